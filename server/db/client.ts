@@ -1,0 +1,130 @@
+import { mkdirSync } from "node:fs";
+import { PGlite } from "@electric-sql/pglite";
+import { sql } from "drizzle-orm";
+import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
+import pg from "pg";
+import type { Logger } from "pino";
+import * as schema from "#server/db/schema/index.ts";
+import { acquireDataDirLock, type DataDirLock } from "#server/db/data-dir-lock.ts";
+import { redactUrl } from "#server/logger.ts";
+import { DatabaseStartError } from "#server/db/errors.ts";
+
+export { DatabaseStartError };
+
+export type Schema = typeof schema;
+export type Db = PgDatabase<PgQueryResultHKT, Schema>;
+
+interface Common {
+  db: Db;
+  /** Round-trip to the database; rejects when it cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+export interface PgliteHandle extends Common {
+  kind: "pglite";
+  pglite: PGlite;
+  dataDir: string;
+}
+export interface PostgresHandle extends Common {
+  kind: "postgres";
+  pool: pg.Pool;
+  url: string;
+}
+export type DbHandle = PgliteHandle | PostgresHandle;
+
+export async function openPglite(dataDir: string, logger: Logger): Promise<PgliteHandle> {
+  const dir = `${dataDir.replace(/\/+$/, "")}/pglite`;
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw new DatabaseStartError(`Cannot create the data folder ${dir}: ${(error as Error).message}`);
+  }
+  const lock: DataDirLock = acquireDataDirLock(dataDir);
+  let pglite: PGlite;
+  try {
+    pglite = await PGlite.create(dir);
+    await pglite.query("select 1");
+  } catch (error) {
+    lock.release();
+    throw new DatabaseStartError(
+      `Cannot open the embedded database in ${dir} (${(error as Error).message}). The folder was left untouched; check its permissions and that it holds an Atelier database.`,
+    );
+  }
+  logger.info({ dataDir: dir }, "embedded database opened");
+  const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
+  return {
+    kind: "pglite",
+    db,
+    pglite,
+    dataDir: dir,
+    async ping() {
+      await pglite.query("select 1");
+    },
+    async close() {
+      try {
+        await pglite.close();
+      } finally {
+        lock.release();
+      }
+    },
+  };
+}
+
+export interface PostgresOptions {
+  url: string;
+  poolMax: number;
+  connectTimeoutSeconds: number;
+  logger: Logger;
+  /** Called between attempts while the server is not reachable yet. */
+  onWaiting?: () => void;
+}
+
+/** Connects to PostgreSQL, retrying with backoff until `connectTimeoutSeconds` have passed. */
+export async function openPostgres(options: PostgresOptions): Promise<PostgresHandle> {
+  const { url, logger } = options;
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolMax,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    application_name: "atelier",
+  });
+  // An idle client losing its connection must not crash the process; the next query gets a fresh one.
+  pool.on("error", (error) => logger.warn({ err: error.message }, "database connection lost"));
+
+  const deadline = Date.now() + options.connectTimeoutSeconds * 1000;
+  let delay = 250;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await pool.query("select 1");
+      break;
+    } catch (error) {
+      if (Date.now() + delay > deadline) {
+        await pool.end().catch(() => undefined);
+        throw new DatabaseStartError(
+          `Cannot reach PostgreSQL at ${redactUrl(url)} after ${options.connectTimeoutSeconds} s: ${(error as Error).message}`,
+        );
+      }
+      logger.warn({ attempt, retryInMs: delay, err: (error as Error).message }, "database not reachable yet");
+      options.onWaiting?.();
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 5_000);
+    }
+  }
+  logger.info({ url: redactUrl(url) }, "connected to PostgreSQL");
+  const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  return {
+    kind: "postgres",
+    db,
+    pool,
+    url,
+    async ping() {
+      await db.execute(sql`select 1`);
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { z } from "zod";
+
+const bool = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v === "on" || v === "true" || v === "1");
+
+const schema = z.object({
+  NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().min(1).default("0.0.0.0"),
+  DATA_DIR: z.string().min(1).default("./data"),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "a postgres:// or postgresql:// connection URL")
+    .optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  DATABASE_CONNECT_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  WORKER: z.enum(["on", "off"]).default("on"),
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(10 * 1024 * 1024),
+  TRUST_PROXY: bool.default(false),
+  SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
+  SITE_NAME: z.string().min(1).max(60).optional(),
+  SITE_SUPPORT_EMAIL: z.email().optional(),
+  SITE_PRIMARY_COLOR: z
+    .string()
+    .regex(/^#[0-9a-fA-F]{6}$/, "a colour like #4f46e5")
+    .optional(),
+  SITE_DEFAULT_LOCALE: z.enum(["en", "zh", "ru", "de", "fr", "ja", "ko", "es", "pt", "tr"]).optional(),
+  TURNSTILE_SITE_KEY: z.string().min(1).optional(),
+  CLARITY_ID: z.string().min(1).optional(),
+  GA4_ID: z.string().min(1).optional(),
+  ADSENSE_ACCOUNT: z.string().min(1).optional(),
+  GOOGLE_SITE_VERIFICATION: z.string().min(1).optional(),
+  BING_SITE_VERIFICATION: z.string().min(1).optional(),
+});
+
+export type Env = z.infer<typeof schema>;
+
+export class EnvError extends Error {}
+
+/** Parses an environment; empty strings count as unset so `FOO=` in a .env file means "default". */
+export function parseEnv(source: Record<string, string | undefined>): Env {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const result = schema.safeParse(cleaned);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const name = String(issue.path[0] ?? "environment");
+  const shown = cleaned[name] === undefined ? "missing" : `got ${JSON.stringify(cleaned[name])}`;
+  throw new EnvError(`Invalid environment variable ${name}: expected ${describe(issue)} (${shown})`);
+}
+
+function describe(issue: z.core.$ZodIssue): string {
+  switch (issue.code) {
+    case "invalid_value":
+      return `one of ${issue.values.map((v) => String(v)).join(", ")}`;
+    case "too_small":
+      return `a value of at least ${String(issue.minimum)}`;
+    case "too_big":
+      return `a value of at most ${String(issue.maximum)}`;
+    case "invalid_type":
+      return `a ${issue.expected}`;
+    default:
+      return issue.message;
+  }
+}
+
+let cached: Env | undefined;
+
+/** The process environment, parsed once. The only place that reads process.env. */
+export function env(): Env {
+  cached ??= parseEnv(process.env);
+  return cached;
+}
+
+/** Parses at boot; on failure prints one line naming the variable and exits with 1. */
+export function loadEnvOrExit(): Env {
+  try {
+    return env();
+  } catch (error) {
+    if (error instanceof EnvError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,176 @@
+import { randomUUID } from "node:crypto";
+import { Hono, type Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { routePath } from "hono/route";
+import { serveStatic } from "@hono/node-server/serve-static";
+import { RouterContextProvider, createRequestHandler, type ServerBuild } from "react-router";
+import type { Logger } from "pino";
+import { requestInfoContext } from "#app/context.ts";
+import { publicSiteConfig, resolveSiteConfig } from "#config/site.ts";
+import type { Env } from "#server/env.ts";
+import type { Runtime } from "#server/runtime.ts";
+import type { BuildInfo } from "#server/build-info.ts";
+import { CLIENT_BUILD_DIR } from "#server/paths.ts";
+import { recordRequest, registry } from "#server/http/metrics.ts";
+import { securityHeaders } from "#server/http/security.ts";
+import { isDatabaseUnavailable } from "#server/http/errors.ts";
+
+/** Mutable process state the HTTP layer reads: the runtime appears once the database is ready. */
+export interface ServerState {
+  runtime?: Runtime;
+  draining: boolean;
+}
+
+export interface AppOptions {
+  env: Env;
+  logger: Logger;
+  state: ServerState;
+  build: BuildInfo;
+  getServerBuild: () => Promise<ServerBuild>;
+  /** Serve build/client (production); in development Vite serves the assets. */
+  serveAssets: boolean;
+}
+
+export type AppEnv = { Variables: { nonce: string; requestId: string; logger: Logger; route?: string } };
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+const READY_TIMEOUT_MS = 2_000;
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref()),
+  ]);
+}
+
+const unavailable = (c: Context) =>
+  c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503, {
+    "Retry-After": "5",
+  });
+
+export function createApp(options: AppOptions): Hono<AppEnv> {
+  const { env, logger, state, build } = options;
+  const site = resolveSiteConfig(env);
+  const development = env.NODE_ENV === "development";
+  const app = new Hono<AppEnv>();
+
+  app.use(async (c, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = c.req.header("x-request-id");
+    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    c.set("requestId", requestId);
+    c.set("logger", logger.child({ requestId }));
+    await next();
+    c.res.headers.set("X-Request-Id", requestId);
+    const route = c.get("route") ?? routePath(c);
+    recordRequest(c.req.method, route, c.res.status, started);
+    if (c.res.status >= 500) {
+      c.get("logger").warn({ method: c.req.method, path: c.req.path, status: c.res.status }, "request failed");
+    } else {
+      c.get("logger").debug({ method: c.req.method, path: c.req.path, status: c.res.status }, "request");
+    }
+  });
+  app.use(async (c, next) => {
+    try {
+      decodeURIComponent(new URL(c.req.url).pathname);
+    } catch {
+      return c.json({ error: { code: "bad_request", message: "Malformed request" } }, 400);
+    }
+    await next();
+  });
+  app.use(securityHeaders({ trustProxy: env.TRUST_PROXY, development }));
+  app.use(
+    bodyLimit({
+      maxSize: env.BODY_LIMIT_BYTES,
+      onError: (c) => c.json({ error: { code: "payload_too_large", message: "Request body too large" } }, 413),
+    }),
+  );
+
+  app.onError((error, c) => {
+    if (isDatabaseUnavailable(error)) {
+      c.get("logger").warn({ err: error.message }, "database unavailable");
+      return unavailable(c);
+    }
+    if (error instanceof URIError) {
+      return c.json({ error: { code: "bad_request", message: "Malformed request" } }, 400);
+    }
+    if ("getResponse" in error && typeof error.getResponse === "function") return error.getResponse() as Response;
+    c.get("logger").error({ err: error, path: c.req.path }, "unhandled error");
+    return c.json({ error: { code: "internal_error", message: "Internal server error" } }, 500);
+  });
+
+  app.get("/healthz", (c) => c.json({ status: "ok" }));
+
+  app.get("/readyz", async (c) => {
+    const runtime = state.runtime;
+    const checks = { database: "down", queue: "down" } as Record<"database" | "queue", "ok" | "down">;
+    if (runtime && !state.draining) {
+      const [db, queue] = await Promise.allSettled([
+        withTimeout(runtime.database.ping(), READY_TIMEOUT_MS),
+        withTimeout(runtime.boss.isInstalled(), READY_TIMEOUT_MS),
+      ]);
+      checks.database = db.status === "fulfilled" ? "ok" : "down";
+      checks.queue = queue.status === "fulfilled" && queue.value ? "ok" : "down";
+    }
+    const ok = checks.database === "ok" && checks.queue === "ok";
+    const status = state.draining ? "draining" : runtime ? (ok ? "ok" : "unavailable") : "starting";
+    return c.json({ status, checks }, ok ? 200 : 503);
+  });
+
+  app.get("/metrics", async (c) => {
+    return c.body(await registry.metrics(), 200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" });
+  });
+
+  if (options.serveAssets) {
+    app.use(
+      "/assets/*",
+      serveStatic({
+        root: CLIENT_BUILD_DIR,
+        precompressed: true,
+        onFound: (_path, c) => {
+          c.header("Cache-Control", "public, max-age=31536000, immutable");
+        },
+      }),
+    );
+    app.all("/assets/*", (c) => c.text("Not found", 404));
+    app.use(
+      "*",
+      serveStatic({
+        root: CLIENT_BUILD_DIR,
+        precompressed: true,
+        onFound: (path, c) => {
+          c.set("route", "static");
+          c.header("Cache-Control", path.endsWith("build.json") ? "no-cache" : "public, max-age=3600");
+        },
+      }),
+    );
+  }
+
+  // Room for the APIs: each area answers JSON, and unknown API paths are a JSON 404 rather than an HTML page.
+  for (const prefix of ["/api/auth", "/api/v1", "/api", "/webhooks"]) {
+    app.all(`${prefix}/*`, (c) => {
+      if (!state.runtime) return unavailable(c);
+      return c.json({ error: { code: "not_found", message: "Not found" } }, 404);
+    });
+  }
+
+  const handleRequest = createRequestHandler(
+    () => options.getServerBuild(),
+    development ? "development" : "production",
+  );
+  const publicSite = publicSiteConfig(site);
+  app.all("*", async (c) => {
+    c.set("route", "page");
+    if (!state.runtime) return unavailable(c);
+    const context = new RouterContextProvider();
+    context.set(requestInfoContext, {
+      requestId: c.get("requestId"),
+      nonce: c.get("nonce"),
+      site: publicSite,
+      build: { version: build.version, id: build.id },
+    });
+    return handleRequest(c.req.raw, context);
+  });
+
+  return app;
+}

@@ -1,0 +1,20 @@
+/** Errors that mean "the database cannot be reached right now" rather than a bug: answered with 503. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === "string") {
+      if (["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EAI_AGAIN"].includes(code)) return true;
+      // SQLSTATE classes 08 (connection exception) and 57P (operator intervention: shutdown, crash recovery)
+      if (code.startsWith("08") || code.startsWith("57P")) return true;
+    }
+    if (
+      typeof message === "string" &&
+      /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/i.test(
+        message,
+      )
+    ) {
+      return true;
+    }
+  }
+  return false;
+}

@@ -1,0 +1,21 @@
+import { PgBoss, fromPglite } from "pg-boss";
+import type { Logger } from "pino";
+import type { DbHandle } from "#server/db/client.ts";
+
+export type { PgBoss };
+
+/** pg-boss on the application database: the shared PGlite instance, or its own pool on PostgreSQL. */
+export function createBoss(handle: DbHandle, logger: Logger, poolMax: number): PgBoss {
+  const boss =
+    handle.kind === "pglite"
+      ? new PgBoss({ db: fromPglite(handle.pglite), backend: "pglite", schema: "pgboss" })
+      : new PgBoss({
+          connectionString: handle.url,
+          max: Math.max(2, Math.ceil(poolMax / 2)),
+          application_name: "atelier-jobs",
+          schema: "pgboss",
+        });
+  // Without a listener an 'error' event would crash the process; a lost database is logged and retried.
+  boss.on("error", (error) => logger.warn({ err: error.message }, "job queue error"));
+  return boss;
+}

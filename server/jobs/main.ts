@@ -1,0 +1,38 @@
+import { loadEnvOrExit } from "#server/env.ts";
+import { createLogger } from "#server/logger.ts";
+import { openRuntime } from "#server/runtime.ts";
+import { DatabaseStartError } from "#server/db/errors.ts";
+
+/** A standalone worker process: works the queues with no HTTP server. Scale out by running several. */
+export async function runWorker() {
+  const env = loadEnvOrExit();
+  const logger = createLogger(env).child({ role: "worker" });
+  if (!env.DATABASE_URL) {
+    process.stderr.write(
+      "A standalone worker needs DATABASE_URL (PostgreSQL): the embedded database serves one process, where the web server's own worker runs the jobs.\n",
+    );
+    process.exit(1);
+  }
+  let runtime;
+  try {
+    runtime = await openRuntime({ env, logger, work: true });
+  } catch (error) {
+    if (error instanceof DatabaseStartError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const ready = runtime;
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, "worker stopping: letting running jobs finish");
+    await ready.close();
+    logger.info("worker stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}

@@ -1,0 +1,101 @@
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import { createAdaptorServer, getRequestListener } from "@hono/node-server";
+import type { ServerBuild } from "react-router";
+import type { Logger } from "pino";
+import { loadEnvOrExit, type Env } from "#server/env.ts";
+import { createLogger } from "#server/logger.ts";
+import { createApp, type ServerState } from "#server/http/app.ts";
+import { openRuntime } from "#server/runtime.ts";
+import { readBuildInfo } from "#server/build-info.ts";
+import { DatabaseStartError } from "#server/db/errors.ts";
+
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+export interface StartOptions {
+  getServerBuild?: () => Promise<ServerBuild>;
+  /** Vite's middlewares in development: assets and hot reload before the app. */
+  devMiddleware?: Middleware;
+}
+
+/** Start-up problems the operator must fix: one plain line on stderr, exit code 1. */
+function fail(logger: Logger, message: string): never {
+  logger.flush?.();
+  process.stderr.write(`${message}\n`);
+  process.exit(1);
+}
+
+/**
+ * The web process: listens first (so /healthz answers and /readyz says 503 while the database comes up),
+ * then opens the database, migrates, seeds and starts the queue, then serves pages.
+ */
+export async function start(options: StartOptions = {}) {
+  const env: Env = loadEnvOrExit();
+  const logger = createLogger(env);
+  const state: ServerState = { draining: false };
+  const build = readBuildInfo();
+  const getServerBuild =
+    options.getServerBuild ?? (() => import("virtual:react-router/server-build") as Promise<ServerBuild>);
+
+  const app = createApp({ env, logger, state, build, getServerBuild, serveAssets: !options.devMiddleware });
+  const listener = getRequestListener(app.fetch);
+  const dev = options.devMiddleware;
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    serverOptions: { requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 },
+  }) as Server;
+  if (dev) {
+    server.removeAllListeners("request");
+    server.on("request", (req: IncomingMessage, res: ServerResponse) => dev(req, res, () => void listener(req, res)));
+  }
+
+  await new Promise<void>((resolve) => {
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code === "EADDRINUSE")
+        fail(logger, `Port ${env.PORT} on ${env.HOST} is already in use; stop the other server or set PORT.`);
+      if (error.code === "EACCES")
+        fail(logger, `No permission to listen on port ${env.PORT}; choose a port above 1023 with PORT.`);
+      fail(logger, `Cannot listen on ${env.HOST}:${env.PORT}: ${error.message}`);
+    });
+    server.listen(env.PORT, env.HOST, () => resolve());
+  });
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : env.PORT;
+  logger.info({ port, host: env.HOST, build: build.id }, "listening");
+
+  let shuttingDown = false;
+  const shutdown = async (signal: string) => {
+    if (shuttingDown) return;
+    shuttingDown = true;
+    state.draining = true;
+    logger.info({ signal }, "shutting down: finishing requests in flight");
+    const force = setTimeout(() => {
+      logger.warn("shutdown timed out; closing remaining connections");
+      server.closeAllConnections();
+    }, env.SHUTDOWN_TIMEOUT_SECONDS * 1000);
+    force.unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    clearTimeout(force);
+    await state.runtime?.close();
+    logger.info("stopped");
+    logger.flush?.();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+
+  try {
+    const runtime = await openRuntime({ env, logger, work: env.WORKER === "on" });
+    // Load the page modules now rather than on the first visitor's request.
+    await getServerBuild();
+    state.runtime = runtime;
+  } catch (error) {
+    if (error instanceof DatabaseStartError) fail(logger, error.message);
+    throw error;
+  }
+  if (shuttingDown) return;
+  logger.info({ database: state.runtime.database.kind, worker: env.WORKER }, "ready");
+  return { server, state, port };
+}

@@ -1,0 +1,87 @@
+import type { Logger } from "pino";
+import { openPglite, openPostgres, type DbHandle } from "#server/db/client.ts";
+import { DatabaseStartError } from "#server/db/errors.ts";
+import { applyMigrations } from "#server/db/migrate.ts";
+import { seed } from "#server/db/seed.ts";
+import type { Env } from "#server/env.ts";
+import { createBoss, type PgBoss } from "#server/jobs/boss.ts";
+import { defineQueues, startWorking } from "#server/jobs/worker.ts";
+import { queueNames } from "#server/jobs/queues.ts";
+import { registerQueueDepth } from "#server/http/metrics.ts";
+import { resolveSiteConfig, type SiteConfig } from "#config/site.ts";
+
+/** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
+export interface Runtime {
+  env: Env;
+  site: SiteConfig;
+  logger: Logger;
+  database: DbHandle;
+  boss: PgBoss;
+  working: boolean;
+  close(): Promise<void>;
+}
+
+export interface OpenRuntimeOptions {
+  env: Env;
+  logger: Logger;
+  /** Subscribe this process to the queues (the embedded worker, or a standalone worker process). */
+  work: boolean;
+}
+
+export async function openDatabase(env: Env, logger: Logger): Promise<DbHandle> {
+  if (env.DATABASE_URL) {
+    return openPostgres({
+      url: env.DATABASE_URL,
+      poolMax: env.DATABASE_POOL_MAX,
+      connectTimeoutSeconds: env.DATABASE_CONNECT_TIMEOUT_SECONDS,
+      logger,
+    });
+  }
+  return openPglite(env.DATA_DIR, logger);
+}
+
+/** Opens the database, migrates, seeds and starts the queue; anything opened is closed again if a later step fails. */
+export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Promise<Runtime> {
+  const database = await openDatabase(env, logger);
+  let boss: PgBoss | undefined;
+  try {
+    await applyMigrations(database);
+    await seed(database.db);
+    boss = createBoss(database, logger, env.DATABASE_POOL_MAX);
+    await boss.start();
+    await defineQueues(boss);
+    const started = boss;
+    registerQueueDepth(async () =>
+      (await started.getQueues(queueNames)).map((q) => ({
+        name: q.name,
+        queued: q.queuedCount,
+        active: q.activeCount,
+      })),
+    );
+    if (work) await startWorking(boss, { db: database.db, logger }, env.WORKER_CONCURRENCY, logger);
+  } catch (error) {
+    await boss?.stop({ graceful: false, close: true }).catch(() => undefined);
+    await database.close().catch(() => undefined);
+    if (error instanceof DatabaseStartError) throw error;
+    throw new DatabaseStartError(`Cannot prepare the database: ${(error as Error).message}`);
+  }
+  const readyBoss = boss;
+  let closed = false;
+  return {
+    env,
+    site: resolveSiteConfig(env),
+    logger,
+    database,
+    boss: readyBoss,
+    working: work,
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Running jobs get the shutdown window to finish; unfinished ones are retried by another worker.
+      await readyBoss
+        .stop({ graceful: true, close: true, timeout: env.SHUTDOWN_TIMEOUT_SECONDS * 1000 })
+        .catch((error: Error) => logger.warn({ err: error.message }, "job queue did not stop cleanly"));
+      await database.close();
+    },
+  };
+}
