@@ -1,0 +1,13 @@
+import { createContext } from "react-router";
+import type { PublicSiteConfig } from "#config/site.ts";
+
+/** What the HTTP layer hands every loader, action and the server entry for one request. */
+export interface RequestInfo {
+  requestId: string;
+  /** Nonce for inline scripts, matching this response's Content-Security-Policy. */
+  nonce: string;
+  site: PublicSiteConfig;
+  build: { version: string; id: string };
+}
+
+export const requestInfoContext = createContext<RequestInfo>();

@@ -1,0 +1,22 @@
+import { createInstance, type i18n, type Resource } from "i18next";
+import { initReactI18next } from "react-i18next";
+import type { Locale } from "#common/locales.ts";
+
+export const NAMESPACES = ["common"] as const;
+export type Namespace = (typeof NAMESPACES)[number];
+
+/** One i18next instance per render on the server, one per page load in the browser, from the same resources. */
+export function createI18n(locale: Locale, resources: Resource): i18n {
+  const instance = createInstance();
+  void instance.use(initReactI18next).init({
+    lng: locale,
+    fallbackLng: "en",
+    ns: [...NAMESPACES],
+    defaultNS: "common",
+    resources,
+    initAsync: false,
+    interpolation: { escapeValue: false },
+    react: { useSuspense: false },
+  });
+  return instance;
+}
