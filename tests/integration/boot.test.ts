@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { request as httpRequest } from "node:http";
+import { connect } from "node:net";
+import { startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
+import { createTestDatabase } from "#tests/support/postgres.ts";
+
+const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
+
+/** A raw request, for what fetch() refuses to send (bad encodings, huge headers). */
+function rawGet(port: number, path: string, headers: Record<string, string> = {}, method = "GET") {
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = httpRequest({ host: "127.0.0.1", port, path, headers, method }, (res) => {
+      let body = "";
+      res.on("data", (d: Buffer) => (body += d.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** Writes a request by hand and returns the status line: for requests the server refuses mid-read. */
+function rawStatusLine(port: number, head: string) {
+  return new Promise<string>((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(head));
+    let text = "";
+    socket.on("data", (d: Buffer) => (text += d.toString()));
+    socket.on("error", (error) => (text ? resolve(text.split("\r\n")[0]!) : reject(error)));
+    socket.on("close", () => resolve(text.split("\r\n")[0]!));
+  });
+}
+
+describe(`the server on ${backend}`, () => {
+  let server: TestServer;
+  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+
+  beforeAll(async () => {
+    db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
+    server = await startServer(db ? { DATABASE_URL: db.url } : {});
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  it("answers liveness and readiness with the database and queue checked", async () => {
+    const health = await fetch(`${server.url}/healthz`);
+    expect(health.status).toBe(200);
+    expect(await health.json()).toEqual({ status: "ok" });
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: "ok", checks: { database: "ok", queue: "ok" } });
+  });
+
+  it("renders the home page on the server with Ant Design's styles in the head", async () => {
+    const res = await fetch(`${server.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/html/);
+    const html = await res.text();
+    const head = html.slice(0, html.indexOf("</head>"));
+    expect(head).toContain("<title>Atelier — AI image and video studio</title>");
+    expect(head).toMatch(/<style[^>]*data-css-hash[^>]*>[^<]*\.ant-card/);
+    expect(html).toContain("Turn ideas into images and videos");
+    expect(html).toMatch(/<html lang="en"/);
+  });
+
+  it("sends security headers with a CSP nonce that matches the page's inline scripts", async () => {
+    const res = await fetch(`${server.url}/`);
+    const csp = res.headers.get("content-security-policy") ?? "";
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).toContain("object-src 'none'");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+    expect(res.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    // Plain http: no HSTS. Behind a TLS proxy it is sent only when the proxy is trusted (see below).
+    expect(res.headers.get("strict-transport-security")).toBeNull();
+    const html = await res.text();
+    const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const tag of scripts) expect(tag).toContain(`nonce="${nonce}"`);
+    const other = await fetch(`${server.url}/`);
+    expect(other.headers.get("content-security-policy")).not.toContain(nonce!);
+  });
+
+  it("keeps a well-formed incoming request id and replaces a malformed one", async () => {
+    const kept = await fetch(`${server.url}/healthz`, { headers: { "x-request-id": "trace-123" } });
+    expect(kept.headers.get("x-request-id")).toBe("trace-123");
+    const replaced = await fetch(`${server.url}/healthz`, { headers: { "x-request-id": "bad id with spaces" } });
+    expect(replaced.headers.get("x-request-id")).not.toBe("bad id with spaces");
+  });
+
+  it("serves hashed assets with immutable caching", async () => {
+    const html = await (await fetch(`${server.url}/`)).text();
+    const asset = /\/assets\/[\w.-]+\.js/.exec(html)?.[0];
+    expect(asset).toBeTruthy();
+    const res = await fetch(`${server.url}${asset}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    expect((await fetch(`${server.url}/assets/missing-0000.js`)).status).toBe(404);
+  });
+
+  it("exposes Prometheus metrics for requests, the queue and the process", async () => {
+    await fetch(`${server.url}/healthz`);
+    const res = await fetch(`${server.url}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    const text = await res.text();
+    expect(text).toMatch(/http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+    expect(text).toContain("http_request_duration_seconds_bucket");
+    expect(text).toMatch(/job_queue_depth\{queue="maintenance.purge-expired-sessions",state="queued"\} \d+/);
+    expect(text).toContain("process_resident_memory_bytes");
+  });
+
+  it("answers unknown API paths with JSON, not a page", async () => {
+    for (const path of ["/api/v1/nothing", "/api/nothing", "/webhooks/nothing", "/api/auth/nothing"]) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status).toBe(404);
+      expect(await res.json()).toEqual({ error: { code: "not_found", message: "Not found" } });
+    }
+  });
+
+  it("refuses a body over the limit with 413 before reading it", async () => {
+    const big = await rawGet(server.port, "/api/v1/anything", { "content-length": String(11 * 1024 * 1024) }, "POST");
+    expect(big.status).toBe(413);
+    expect(JSON.parse(big.body)).toEqual({ error: { code: "payload_too_large", message: "Request body too large" } });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+
+  it("answers a malformed URL with 400 and oversized headers with 431, and keeps serving", async () => {
+    const badEncoding = await rawGet(server.port, "/%E0%A4%A");
+    expect(badEncoding.status).toBe(400);
+    const hugeHeader = await rawStatusLine(
+      server.port,
+      `GET / HTTP/1.1\r\nHost: localhost\r\nX-Filler: ${"a".repeat(64 * 1024)}\r\n\r\n`,
+    );
+    expect(hugeHeader).toBe("HTTP/1.1 431 Request Header Fields Too Large");
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  });
+});

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PgBoss } from "pg-boss";
+import { runRole, startServer, TEST_DATABASE_URL, waitFor } from "#tests/support/server.ts";
+import { createDbProxy, createTestDatabase } from "#tests/support/postgres.ts";
+
+const QUEUE = "maintenance.purge-expired-sessions";
+
+async function insertSessions(db: Awaited<ReturnType<typeof createTestDatabase>>) {
+  await db.query(`insert into "user" (id, name, email) values ('u1', 'Ada', 'ada@example.com') on conflict do nothing`);
+  await db.query(
+    `insert into session (id, token, user_id, expires_at) values
+       ('old', 'tok-old', 'u1', now() - interval '1 day'),
+       ('live', 'tok-live', 'u1', now() + interval '1 day')`,
+  );
+}
+
+async function sendPurge(url: string) {
+  const boss = new PgBoss({ connectionString: url, schema: "pgboss", supervise: false, schedule: false });
+  boss.on("error", () => undefined);
+  await boss.start();
+  await boss.send(QUEUE, {});
+  await boss.stop({ graceful: false });
+}
+
+describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it("migrates once and only once, however many times and processes start", async () => {
+    const runs = [runRole("migrate", { DATABASE_URL: db.url }), runRole("migrate", { DATABASE_URL: db.url })];
+    expect(await Promise.all(runs.map((r) => r.exited))).toEqual([0, 0]);
+    const again = runRole("migrate", { DATABASE_URL: db.url });
+    expect(await again.exited).toBe(0);
+    const applied = await db.query<{ n: string }>("select count(*)::text as n from drizzle.__drizzle_migrations");
+    expect(applied[0]!.n).toBe("1");
+    const settings = await db.query<{ key: string }>("select key from app_setting order by key");
+    expect(settings.map((s) => s.key)).toEqual(["installed_at", "instance_id"]);
+  });
+
+  it("runs jobs in a separate worker process while the web process works none", async () => {
+    await insertSessions(db);
+    const web = await startServer({ DATABASE_URL: db.url, WORKER: "off" });
+    const worker = runRole("worker", { DATABASE_URL: db.url });
+    try {
+      await waitFor("the worker to start", async () => worker.output().includes("worker started"), {
+        output: worker.output,
+      });
+      await sendPurge(db.url);
+      await waitFor(
+        "the expired session to be purged",
+        async () => (await db.query("select id from session where id = 'old'")).length === 0,
+        { output: worker.output },
+      );
+      expect((await db.query("select id from session")).map((r) => r.id)).toEqual(["live"]);
+      expect(worker.output()).toContain("expired sessions purged");
+      expect(web.output()).not.toContain("worker started");
+      expect(await worker.stop()).toBe(0);
+      expect(worker.output()).toContain("worker stopped");
+    } finally {
+      await worker.stop();
+      await web.close();
+    }
+  });
+
+  it("waits for a database that is down at start, reports not ready meanwhile, then serves", async () => {
+    const proxy = await createDbProxy(db.url);
+    const web = await startServer({ DATABASE_URL: proxy.urlFor(db.url) }, { waitReady: false });
+    try {
+      const starting = await fetch(`${web.url}/readyz`);
+      expect(starting.status).toBe(503);
+      expect((await starting.json()).status).toBe("starting");
+      expect((await fetch(`${web.url}/`)).status).toBe(503);
+      proxy.up();
+      await waitFor("readiness", async () => (await fetch(`${web.url}/readyz`)).status === 200, {
+        output: web.output,
+      });
+      expect((await fetch(`${web.url}/`)).status).toBe(200);
+
+      // The database goes away while running: not ready, no crash; it comes back: ready again.
+      proxy.down();
+      await waitFor("readiness to fail", async () => (await fetch(`${web.url}/readyz`)).status === 503);
+      expect(await (await fetch(`${web.url}/readyz`)).json()).toMatchObject({ status: "unavailable" });
+      expect((await fetch(`${web.url}/healthz`)).status).toBe(200);
+      proxy.up();
+      await waitFor("readiness to recover", async () => (await fetch(`${web.url}/readyz`)).status === 200, {
+        output: web.output,
+        timeoutMs: 60_000,
+      });
+      expect(web.proc.exitCode).toBeNull();
+    } finally {
+      await web.close();
+      await proxy.close();
+    }
+  });
+
+  it("gives up with a clear error when the database never comes", async () => {
+    const proxy = await createDbProxy(db.url);
+    try {
+      const run = runRole("web", {
+        DATABASE_URL: proxy.urlFor(db.url),
+        PORT: "0",
+        DATABASE_CONNECT_TIMEOUT_SECONDS: "2",
+      });
+      expect(await run.exited).toBe(1);
+      expect(run.output()).toMatch(/Cannot reach PostgreSQL at postgres(ql)?:\/\/[^ ]*127\.0\.0\.1:\d+\/\S+ after 2 s/);
+      expect(run.output()).not.toMatch(/:[^:@/]+@127/); // no password in the message
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("refuses to run a standalone worker on the embedded database", async () => {
+    const run = runRole("worker", {});
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain("A standalone worker needs DATABASE_URL (PostgreSQL)");
+  });
+});

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const address = srv.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function tempDir(prefix = "atelier-test-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export interface RunningProcess {
+  proc: ChildProcess;
+  output(): string;
+  /** Resolves with the exit code (or the signal's name) once the process has exited. */
+  exited: Promise<number | string>;
+  stop(signal?: NodeJS.Signals): Promise<number | string>;
+}
+
+/** Runs one of the server's roles (`web`, `worker`, `migrate`) from the build, as `npm start` would. */
+export function runRole(role: "web" | "worker" | "migrate", env: Record<string, string | undefined>): RunningProcess {
+  const proc = spawn(process.execPath, [join(ROOT, "scripts/start.mjs"), role], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  proc.stdout!.on("data", (d: Buffer) => (out += d.toString()));
+  proc.stderr!.on("data", (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | string>((resolve) =>
+    proc.once("exit", (code, signal) => resolve(code ?? signal ?? "unknown")),
+  );
+  return {
+    proc,
+    output: () => out,
+    exited,
+    async stop(signal = "SIGTERM") {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill(signal);
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 30_000);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  };
+}
+
+/** Polls until `check` passes; bounded in time, with a clear message and the process output when it does not. */
+export async function waitFor(
+  what: string,
+  check: () => Promise<boolean>,
+  {
+    timeoutMs = 60_000,
+    intervalMs = 100,
+    output,
+  }: { timeoutMs?: number; intervalMs?: number; output?: () => string } = {},
+) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw new Error(`Timed out waiting for ${what}${output ? `\n--- output ---\n${output()}` : ""}`);
+}
+
+export interface TestServer extends RunningProcess {
+  url: string;
+  port: number;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** The web server on a spare port with a fresh data folder (PGlite) unless DATABASE_URL is given. */
+export async function startServer(env: Record<string, string | undefined> = {}, opts: { waitReady?: boolean } = {}) {
+  const port = await freePort();
+  const dataDir = env.DATA_DIR ?? tempDir();
+  const running = runRole("web", { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, ...env });
+  const url = `http://127.0.0.1:${port}`;
+  if (opts.waitReady !== false) {
+    await waitFor("the server to be ready", async () => (await fetch(`${url}/readyz`)).status === 200, {
+      output: running.output,
+    });
+  } else {
+    await waitFor("the server to listen", async () => (await fetch(`${url}/healthz`)).status === 200, {
+      output: running.output,
+    });
+  }
+  const server: TestServer = {
+    ...running,
+    url,
+    port,
+    dataDir,
+    async close() {
+      await running.stop();
+      if (!env.DATA_DIR) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+  return server;
+}
+
+/** The PostgreSQL server for this run, when one is configured (CI sets it); PGlite otherwise. */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
