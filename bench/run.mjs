@@ -1,0 +1,487 @@
+// `npm run bench`: measures Atelier's production server against the budgets in the engineering guide and a
+// plain Node `http` server run on the same machine in the same run, then writes bench/results/latest.json.
+// It records; it never fails on a budget. It exits non-zero only when a server cannot be built or started.
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import os from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import { isBuildStale, writeBuildStamp } from "../scripts/build-stamp.mjs";
+
+// Same spelling as scripts/start.mjs computes it (with the trailing slash): the build stamp hashes paths
+// relative to it, so a different spelling would make start.mjs think the build is stale.
+const root = fileURLToPath(new URL("..", import.meta.url));
+const benchDir = join(root, "bench");
+const resultsDir = join(benchDir, "results");
+const HOST = "127.0.0.1";
+
+const LOAD = { connections: 50, durationSeconds: 10, warmupSeconds: 2 };
+const LIMITS = {
+  buildMs: 15 * 60_000,
+  readyMs: 120_000,
+  plainReadyMs: 10_000,
+  pollIntervalMs: 50,
+  pollRequestMs: 5_000,
+  shutdownMs: 30_000,
+  killWaitMs: 5_000,
+  rebuilds: 1,
+};
+const BUDGETS = {
+  home: {
+    source: "docs: SSR home page, 50 connections, uncached",
+    minRequestsPerSecond: 900,
+    maxP99Ms: 100,
+    note: "also requires 0 non-2xx responses and 0 connection errors",
+  },
+  memory: {
+    source: "docs: resident memory after load",
+    maxRssMiB: 250,
+    note: "VmRSS of the server process read from /proc after the load; MB read as MiB",
+  },
+};
+
+// ---------------------------------------------------------------------------------------------------------
+// Cleanup: every child and temp folder is tracked so that any exit path (error, Ctrl-C, SIGTERM) removes it.
+
+const children = new Set();
+const tempDirs = new Set();
+let currentLoad = null;
+
+function track(child) {
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  return child;
+}
+
+function killAll() {
+  for (const child of children) {
+    try {
+      child.kill("SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+}
+
+function removeTempDirs() {
+  for (const dir of tempDirs) {
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch (error) {
+      process.stderr.write(`bench: could not remove ${dir}: ${error.message}\n`);
+    }
+    tempDirs.delete(dir);
+  }
+}
+
+process.on("exit", () => {
+  killAll();
+  removeTempDirs();
+});
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
+  process.on(signal, () => {
+    process.stderr.write(`\nbench: ${signal} received, stopping servers.\n`);
+    currentLoad?.stop();
+    killAll();
+    removeTempDirs();
+    process.exit(130);
+  });
+}
+
+class StartError extends Error {}
+
+// ---------------------------------------------------------------------------------------------------------
+// Helpers
+
+function sparePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.unref();
+    probe.once("error", reject);
+    probe.listen(0, HOST, () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Keeps the last lines a child printed, for error reports; a busy server must not grow memory here. */
+function captureOutput(child, maxChars = 32_000) {
+  let text = "";
+  let lines = 0;
+  const add = (chunk) => {
+    const s = chunk.toString();
+    lines += s.split("\n").length - 1;
+    text = (text + s).slice(-maxChars);
+  };
+  child.stdout?.on("data", add);
+  child.stderr?.on("data", add);
+  return {
+    get lines() {
+      return lines;
+    },
+    tail(count = 20) {
+      return text.trimEnd().split("\n").slice(-count).join("\n");
+    },
+  };
+}
+
+function waitForExit(child, timeoutMs) {
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode, timedOut: false });
+  }
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      child.off("exit", onExit);
+      resolve({ code: null, signal: null, timedOut: true });
+    }, timeoutMs);
+    const onExit = (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, timedOut: false });
+    };
+    child.once("exit", onExit);
+  });
+}
+
+/** SIGTERM, wait up to `graceMs`, then SIGKILL. Returns how long the process took to go away. */
+async function stopProcess(child, graceMs) {
+  const started = performance.now();
+  if (child.exitCode !== null || child.signalCode !== null) {
+    return { ms: 0, code: child.exitCode, signal: child.signalCode, killed: false, alreadyExited: true };
+  }
+  child.kill("SIGTERM");
+  const graceful = await waitForExit(child, graceMs);
+  if (!graceful.timedOut)
+    return { ms: performance.now() - started, code: graceful.code, signal: graceful.signal, killed: false };
+  child.kill("SIGKILL");
+  const forced = await waitForExit(child, LIMITS.killWaitMs);
+  return { ms: performance.now() - started, code: forced.code, signal: forced.signal, killed: true };
+}
+
+function hasExited(child) {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/**
+ * Polls `url` every `intervalMs` until it answers 200. Bounded by `deadlineMs` after `since` and by attempt count;
+ * gives up at once if `child` exits. Returns milliseconds from `since` to the first 200.
+ */
+async function waitFor200(url, { since, deadlineMs, intervalMs = LIMITS.pollIntervalMs, child }) {
+  const maxAttempts = Math.ceil(deadlineMs / intervalMs) + 1;
+  let last = "no answer yet";
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+    const attemptAt = performance.now();
+    const remaining = since + deadlineMs - attemptAt;
+    if (remaining <= 0) break;
+    if (child && hasExited(child)) {
+      throw new StartError(
+        `the process exited (code ${child.exitCode}, signal ${child.signalCode}) before ${url} answered 200; last: ${last}`,
+      );
+    }
+    try {
+      const response = await fetch(url, {
+        redirect: "manual",
+        signal: AbortSignal.timeout(Math.max(1, Math.min(LIMITS.pollRequestMs, remaining))),
+      });
+      await response.arrayBuffer();
+      if (response.status === 200) return { ms: performance.now() - since, attempts: attempt };
+      last = `HTTP ${response.status}`;
+    } catch (error) {
+      last = error.cause?.code ?? error.name ?? String(error);
+    }
+    await sleep(Math.max(0, attemptAt + intervalMs - performance.now()));
+  }
+  throw new StartError(`${url} did not answer 200 within ${deadlineMs} ms; last: ${last}`);
+}
+
+async function measure(url, { connections = LOAD.connections, durationSeconds = LOAD.durationSeconds, headers } = {}) {
+  const instance = autocannon({ url, connections, duration: durationSeconds, timeout: 10, headers });
+  currentLoad = instance;
+  try {
+    const r = await instance;
+    return {
+      url: new URL(url).pathname,
+      connections,
+      durationSeconds: r.duration,
+      requestsPerSecond: round(r.requests.average),
+      requestsTotal: r.requests.total,
+      latencyMs: { average: round(r.latency.average), p50: r.latency.p50, p99: r.latency.p99, max: r.latency.max },
+      throughputBytesPerSecond: Math.round(r.throughput.average),
+      non2xx: r.non2xx,
+      errors: r.errors,
+      timeouts: r.timeouts,
+      statusCodes: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([code, v]) => [code, v.count])),
+    };
+  } finally {
+    currentLoad = null;
+  }
+}
+
+/** One GET of a page: what a single response weighs, to read the throughput numbers against. */
+async function describePage(url) {
+  try {
+    const response = await fetch(url, { redirect: "manual", signal: AbortSignal.timeout(LIMITS.pollRequestMs) });
+    const body = Buffer.from(await response.arrayBuffer());
+    return {
+      status: response.status,
+      contentType: response.headers.get("content-type"),
+      cacheControl: response.headers.get("cache-control"),
+      bytes: body.length,
+    };
+  } catch (error) {
+    return { error: error.cause?.code ?? error.message };
+  }
+}
+
+function round(n, digits = 2) {
+  if (typeof n !== "number" || !Number.isFinite(n)) return null;
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+function readStatus(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kib = (key) => {
+    const match = status.match(new RegExp(`^${key}:\\s+(\\d+) kB`, "m"));
+    return match ? Number(match[1]) : null;
+  };
+  return { rssKiB: kib("VmRSS"), peakRssKiB: kib("VmHWM") };
+}
+
+function memory(pid) {
+  try {
+    const { rssKiB, peakRssKiB } = readStatus(pid);
+    return {
+      rssMiB: rssKiB === null ? null : round(rssKiB / 1024, 1),
+      peakRssMiB: peakRssKiB === null ? null : round(peakRssKiB / 1024, 1),
+    };
+  } catch (error) {
+    return { rssMiB: null, peakRssMiB: null, error: error.message };
+  }
+}
+
+function runBuild() {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    // The build's own output goes to stderr so stdout stays the results table.
+    const child = track(
+      spawn("npm", ["run", "build", "--silent"], {
+        cwd: root,
+        stdio: ["ignore", process.stderr, process.stderr],
+        env: process.env,
+      }),
+    );
+    const timer = setTimeout(() => child.kill("SIGKILL"), LIMITS.buildMs);
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(new StartError(`could not run npm run build: ${error.message}`));
+    });
+    child.once("exit", (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) {
+        writeBuildStamp(root);
+        resolve(performance.now() - started);
+      } else reject(new StartError(`npm run build failed (code ${code}, signal ${signal})`));
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Phases
+
+async function benchPlain() {
+  const port = await sparePort();
+  const child = track(
+    spawn(process.execPath, [join(benchDir, "plain-server.mjs")], {
+      cwd: root,
+      env: { ...process.env, PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
+  const output = captureOutput(child);
+  const url = `http://${HOST}:${port}/`;
+  try {
+    await waitFor200(url, { since: performance.now(), deadlineMs: LIMITS.plainReadyMs, child });
+  } catch (error) {
+    await stopProcess(child, LIMITS.killWaitMs);
+    throw new StartError(`plain server: ${error.message}\n${output.tail()}`);
+  }
+  try {
+    await measure(url, { durationSeconds: LOAD.warmupSeconds });
+    return await measure(url);
+  } finally {
+    await stopProcess(child, LIMITS.killWaitMs);
+  }
+}
+
+async function benchAtelier() {
+  // The other side of the repo may have changed since the build; start.mjs would then rebuild inside the
+  // start-up measurement. Rebuild here instead (a bounded number of times) so start-up measures starting.
+  let rebuilds = 0;
+  while (isBuildStale(root) && rebuilds < LIMITS.rebuilds) {
+    rebuilds++;
+    process.stderr.write("bench: sources changed since the build; building again.\n");
+    await runBuild();
+  }
+  const staleAtStart = isBuildStale(root);
+
+  const dataDir = mkdtempSync(join(os.tmpdir(), "atelier-bench-"));
+  tempDirs.add(dataDir);
+  const port = await sparePort();
+  const base = `http://${HOST}:${port}`;
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+  };
+  // Always the embedded default (PGlite in the fresh folder), whatever the calling shell has set.
+  delete env.DATABASE_URL;
+
+  const spawnedAt = performance.now();
+  // process.execPath is the Node running this script (24 under `npm run bench`); no shell, so child.pid is the
+  // server itself (start.mjs imports the server in-process).
+  const child = track(
+    spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
+      cwd: root,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
+  const output = captureOutput(child);
+  let spawnError = null;
+  child.once("error", (error) => (spawnError = error));
+
+  const result = { buildStaleAtStart: staleAtStart, rebuiltBeforeStart: rebuilds };
+  try {
+    try {
+      const ready = await waitFor200(`${base}/readyz`, { since: spawnedAt, deadlineMs: LIMITS.readyMs, child });
+      const home = await waitFor200(`${base}/`, { since: spawnedAt, deadlineMs: LIMITS.readyMs, child });
+      result.startup = { readyzFirst200Ms: Math.round(ready.ms), homeFirst200Ms: Math.round(home.ms) };
+    } catch (error) {
+      const reason = spawnError ? spawnError.message : error.message;
+      throw new StartError(`Atelier did not start: ${reason}\n--- server output (last lines) ---\n${output.tail(40)}`);
+    }
+    result.homePage = await describePage(`${base}/`);
+    result.memoryBeforeLoad = memory(child.pid);
+
+    await measure(`${base}/`, { durationSeconds: LOAD.warmupSeconds });
+    result.healthz = await measure(`${base}/healthz`);
+    result.home = await measure(`${base}/`);
+    result.memoryAfterLoad = memory(child.pid);
+    result.serverAliveAfterLoad = !hasExited(child);
+  } finally {
+    const stopped = await stopProcess(child, LIMITS.shutdownMs);
+    result.shutdown = {
+      ms: Math.round(stopped.ms),
+      exitCode: stopped.code,
+      signal: stopped.signal,
+      forcedKill: stopped.killed,
+    };
+    result.serverOutputLines = output.lines;
+    if (output.lines > 0) result.serverOutputTail = output.tail(20);
+    removeTempDirs();
+  }
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Report
+
+function printTable(report) {
+  const { plain, atelier, ratios } = report.results;
+  const pad = (s, n) => String(s ?? "–").padEnd(n);
+  const padL = (s, n) => String(s ?? "–").padStart(n);
+  const mark = (ok) => (ok === undefined ? "" : ok ? "  ok" : "  OVER BUDGET");
+  const row = (name, r, ok) =>
+    `${pad(name, 18)}${padL(r.requestsPerSecond, 10)}${padL(r.latencyMs.p50, 8)}${padL(r.latencyMs.p99, 8)}${padL(r.non2xx, 8)}${padL(r.errors, 8)}${mark(ok)}`;
+  const lines = [
+    "",
+    `Atelier bench — ${report.date} — Node ${report.node} — ${report.cpus.count}× ${report.cpus.model}`,
+    "",
+    `${pad("target", 18)}${padL("req/s", 10)}${padL("p50 ms", 8)}${padL("p99 ms", 8)}${padL("non2xx", 8)}${padL("errors", 8)}`,
+    row("plain node 10 KB", plain),
+    row("atelier /healthz", atelier.healthz),
+    row("atelier / (SSR)", atelier.home, atelier.home.withinBudget),
+    "",
+    `ratio to plain     home ${ratios.homeToPlain}   healthz ${ratios.healthzToPlain}`,
+    `home page          ${atelier.homePage.bytes ?? "?"} bytes uncompressed, status ${atelier.homePage.status ?? atelier.homePage.error}`,
+    `start → first 200  /readyz ${atelier.startup.readyzFirst200Ms} ms   / ${atelier.startup.homeFirst200Ms} ms`,
+    `memory (VmRSS)     before load ${atelier.memoryBeforeLoad.rssMiB} MiB   after load ${atelier.memoryAfterLoad.rssMiB} MiB   peak ${atelier.memoryAfterLoad.peakRssMiB} MiB${mark(atelier.memoryAfterLoad.withinBudget)}`,
+    `shutdown (SIGTERM) ${atelier.shutdown.ms} ms, exit code ${atelier.shutdown.exitCode}${atelier.shutdown.forcedKill ? " (had to SIGKILL)" : ""}`,
+    `budgets            home ≥ ${BUDGETS.home.minRequestsPerSecond} req/s & p99 ≤ ${BUDGETS.home.maxP99Ms} ms; RSS ≤ ${BUDGETS.memory.maxRssMiB} MiB`,
+    "",
+  ];
+  process.stdout.write(lines.join("\n") + "\n");
+}
+
+async function main() {
+  const date = new Date().toISOString();
+  // Other work on the machine skews every number here; the load average before and after makes that visible.
+  const loadAverageAtStart = os.loadavg().map((n) => round(n));
+  process.stderr.write("bench: building…\n");
+  const buildMs = await runBuild();
+
+  process.stderr.write(`bench: plain Node server, ${LOAD.connections} connections, ${LOAD.durationSeconds} s…\n`);
+  const plain = await benchPlain();
+
+  process.stderr.write(
+    `bench: Atelier (start-up, warm-up ${LOAD.warmupSeconds} s, /healthz and / for ${LOAD.durationSeconds} s each)…\n`,
+  );
+  const atelier = await benchAtelier();
+
+  const home = atelier.home;
+  home.withinBudget =
+    home.requestsPerSecond >= BUDGETS.home.minRequestsPerSecond &&
+    home.latencyMs.p99 <= BUDGETS.home.maxP99Ms &&
+    home.non2xx === 0 &&
+    home.errors === 0;
+  const rss = atelier.memoryAfterLoad.rssMiB;
+  atelier.memoryAfterLoad.withinBudget = rss !== null && rss <= BUDGETS.memory.maxRssMiB;
+
+  const ratio = (a, b) => (b > 0 ? round(a / b, 4) : null);
+  const ratios = {
+    homeToPlain: ratio(home.requestsPerSecond, plain.requestsPerSecond),
+    healthzToPlain: ratio(atelier.healthz.requestsPerSecond, plain.requestsPerSecond),
+  };
+
+  const cpus = os.cpus();
+  const report = {
+    date,
+    node: process.version,
+    cpus: { count: cpus.length, model: cpus[0]?.model?.trim() ?? "unknown" },
+    machine: {
+      platform: os.platform(),
+      release: os.release(),
+      arch: os.arch(),
+      totalMemoryMiB: Math.round(os.totalmem() / 1024 / 1024),
+      loadAverageAtStart,
+      loadAverageAtEnd: os.loadavg().map((n) => round(n)),
+    },
+    settings: { ...LOAD, host: HOST, buildMs: Math.round(buildMs) },
+    results: { plain, atelier, ratios },
+    budgets: BUDGETS,
+  };
+
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(join(resultsDir, "latest.json"), `${JSON.stringify(report, null, 2)}\n`);
+  printTable(report);
+  process.stdout.write(`Written to bench/results/latest.json\n`);
+}
+
+try {
+  await main();
+  process.exit(0);
+} catch (error) {
+  currentLoad?.stop();
+  killAll();
+  removeTempDirs();
+  process.stderr.write(`bench: ${error instanceof StartError ? error.message : (error.stack ?? error)}\n`);
+  process.exit(1);
+}
