@@ -41,7 +41,9 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta name="theme-color" content={primary} />
         <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <Meta />
-        <Links />
+        {/* Stylesheets need no nonce (style-src allows 'self'); the server's nonce would not survive the browser's
+            nonce hiding and would make hydration see a different attribute than the client renders. */}
+        <Links nonce="" />
       </head>
       <body style={{ ["--atelier-primary" as string]: primary }}>
         <ConfigProvider theme={theme(primary)}>

@@ -70,6 +70,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       c.get("logger").debug({ method: c.req.method, path: c.req.path, status: c.res.status }, "request");
     }
   });
+  app.use(securityHeaders({ trustProxy: env.TRUST_PROXY, development }));
   app.use(async (c, next) => {
     try {
       decodeURIComponent(new URL(c.req.url).pathname);
@@ -78,11 +79,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
     await next();
   });
-  app.use(securityHeaders({ trustProxy: env.TRUST_PROXY, development }));
   app.use(
     bodyLimit({
       maxSize: env.BODY_LIMIT_BYTES,
-      onError: (c) => c.json({ error: { code: "payload_too_large", message: "Request body too large" } }, 413),
+      // The unread body is still on its way: close the connection rather than parse it as the next request.
+      onError: (c) =>
+        c.json({ error: { code: "payload_too_large", message: "Request body too large" } }, 413, {
+          Connection: "close",
+        }),
     }),
   );
 

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { readdirSync, rmSync } from "node:fs";
+import { readdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { createServer } from "node:net";
 import { runRole, startServer, tempDir } from "#tests/support/server.ts";
 
@@ -91,8 +92,10 @@ describe("the embedded database folder", () => {
     }
   });
 
-  it("reports an unreadable data folder clearly", async () => {
-    const { code, lines } = await failsWith({ DATA_DIR: "/proc/atelier-cannot-exist", PORT: "0" });
+  it("reports a data folder that cannot be created clearly", async () => {
+    const notAFolder = join(dir(), "a-file");
+    writeFileSync(notAFolder, "not a folder");
+    const { code, lines } = await failsWith({ DATA_DIR: notAFolder, PORT: "0" });
     expect(code).toBe(1);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^Cannot create the data folder/);

@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser } from "playwright-core";
+import { startServer, type TestServer } from "#tests/support/server.ts";
+import { launchBrowser } from "#tests/support/browser.ts";
+
+describe("the home page in Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("is fully styled by the server's HTML alone, with JavaScript disabled", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const res = await page.goto(`${server.url}/`);
+    expect(res?.status()).toBe(200);
+    await expect(page.title()).resolves.toBe("Atelier — AI image and video studio");
+    await expect(page.locator("h1").innerText()).resolves.toBe("Turn ideas into images and videos");
+    // Only Ant Design's CSS-in-JS styles give a card its white surface and padded body, and an icon inline-flex.
+    const looks = await page.evaluate(() => {
+      const card = document.querySelector(".ant-card")!;
+      const body = document.querySelector(".ant-card-body")!;
+      const icon = document.querySelector(".anticon")!;
+      return {
+        cards: document.querySelectorAll(".ant-card").length,
+        cardBackground: getComputedStyle(card).backgroundColor,
+        bodyPadding: getComputedStyle(body).paddingTop,
+        iconDisplay: getComputedStyle(icon).display,
+        scripts: document.querySelectorAll("script").length,
+      };
+    });
+    expect(looks.cards).toBe(3);
+    expect(looks.cardBackground).toBe("rgb(255, 255, 255)");
+    expect(looks.bodyPadding).not.toBe("0px");
+    expect(looks.iconDisplay).toBe("inline-flex");
+    expect(looks.scripts).toBeGreaterThan(0); // present, but never run in this context
+    await context.close();
+  });
+
+  it("hydrates without a console error, a page error or a failed request", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("console", (m) => {
+      if (m.type() === "error" || m.type() === "warning") problems.push(`${m.type()}: ${m.text()}`);
+    });
+    page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+    page.on("response", (r) => {
+      if (r.status() >= 400) problems.push(`${r.status()} ${r.url()}`);
+    });
+    page.on("requestfailed", (r) => problems.push(`failed ${r.url()}`));
+    await page.goto(`${server.url}/`, { waitUntil: "networkidle" });
+    // React marks every element it has hydrated with its fiber; the heading has one once hydration is done.
+    await page.waitForFunction(() => {
+      const h1 = document.querySelector("h1");
+      return !!h1 && Object.keys(h1).some((k) => k.startsWith("__reactFiber$"));
+    });
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

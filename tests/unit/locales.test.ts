@@ -1,0 +1,45 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LOCALES } from "#common/locales.ts";
+import { ROOT } from "#tests/support/server.ts";
+
+type Tree = { [key: string]: string | Tree };
+
+function flatten(tree: Tree, prefix = ""): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, value] of Object.entries(tree)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === "string") out.set(path, value);
+    else for (const [k, v] of flatten(value, path)) out.set(k, v);
+  }
+  return out;
+}
+
+const dir = join(ROOT, "locales");
+const load = (locale: string, ns: string) =>
+  flatten(JSON.parse(readFileSync(join(dir, locale, `${ns}.json`), "utf8")) as Tree);
+const namespaces = readdirSync(join(dir, "en")).map((f) => f.replace(/\.json$/, ""));
+const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
+
+describe.each(namespaces)("translations of %s", (ns) => {
+  const english = load("en", ns);
+
+  it.each(LOCALES.filter((l) => l !== "en"))("%s has exactly the English keys, translated", (locale) => {
+    const translated = load(locale, ns);
+    expect([...translated.keys()].sort()).toEqual([...english.keys()].sort());
+    for (const [key, text] of translated) {
+      expect(text.trim(), `${locale}:${ns}:${key} is empty`).not.toBe("");
+      expect(placeholders(text), `${locale}:${ns}:${key} placeholders`).toEqual(placeholders(english.get(key)!));
+    }
+    // Real translations, not English copies: a few short strings (names, codes) may legitimately match.
+    const copies = [...translated].filter(([key, text]) => text === english.get(key) && text.length > 12);
+    expect(copies.map(([key]) => key)).toEqual([]);
+  });
+});
+
+it("every locale has a folder with the same namespaces", () => {
+  for (const locale of LOCALES) {
+    expect(readdirSync(join(dir, locale)).sort()).toEqual([...namespaces].map((n) => `${n}.json`).sort());
+  }
+});
