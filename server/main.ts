@@ -8,6 +8,7 @@ import { createApp, type ServerState } from "#server/http/app.ts";
 import { openRuntime } from "#server/runtime.ts";
 import { readBuildInfo } from "#server/build-info.ts";
 import { DatabaseStartError } from "#server/db/errors.ts";
+import { survivingLostConnections } from "#server/http/errors.ts";
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
@@ -31,6 +32,7 @@ function fail(logger: Logger, message: string): never {
 export async function start(options: StartOptions = {}) {
   const env: Env = loadEnvOrExit();
   const logger = createLogger(env);
+  survivingLostConnections(logger);
   const state: ServerState = { draining: false };
   const build = readBuildInfo();
   const getServerBuild =

@@ -18,3 +18,24 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return false;
 }
+
+/**
+ * A connection that drops between queries can surface as an 'error' event nobody listens to (a pool client
+ * checked out at that moment, a library's own client). That must not take the process down: it is logged and
+ * the next query reconnects. Any other uncaught error still ends the process, as it should.
+ */
+export function survivingLostConnections(logger: {
+  warn(obj: object, msg: string): void;
+  fatal(obj: object, msg: string): void;
+}) {
+  const onError = (error: unknown) => {
+    if (isDatabaseUnavailable(error)) {
+      logger.warn({ err: (error as Error).message }, "database connection lost outside a request");
+      return;
+    }
+    logger.fatal({ err: error }, "uncaught error");
+    process.exit(1);
+  };
+  process.on("uncaughtException", onError);
+  process.on("unhandledRejection", onError);
+}

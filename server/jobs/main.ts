@@ -2,11 +2,13 @@ import { loadEnvOrExit } from "#server/env.ts";
 import { createLogger } from "#server/logger.ts";
 import { openRuntime } from "#server/runtime.ts";
 import { DatabaseStartError } from "#server/db/errors.ts";
+import { survivingLostConnections } from "#server/http/errors.ts";
 
 /** A standalone worker process: works the queues with no HTTP server. Scale out by running several. */
 export async function runWorker() {
   const env = loadEnvOrExit();
   const logger = createLogger(env).child({ role: "worker" });
+  survivingLostConnections(logger);
   if (!env.DATABASE_URL) {
     process.stderr.write(
       "A standalone worker needs DATABASE_URL (PostgreSQL): the embedded database serves one process, where the web server's own worker runs the jobs.\n",

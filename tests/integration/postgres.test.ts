@@ -83,7 +83,9 @@ describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
 
       // The database goes away while running: not ready, no crash; it comes back: ready again.
       proxy.down();
-      await waitFor("readiness to fail", async () => (await fetch(`${web.url}/readyz`)).status === 503);
+      await waitFor("readiness to fail", async () => (await fetch(`${web.url}/readyz`)).status === 503, {
+        output: web.output,
+      });
       expect(await (await fetch(`${web.url}/readyz`)).json()).toMatchObject({ status: "unavailable" });
       expect((await fetch(`${web.url}/healthz`)).status).toBe(200);
       proxy.up();
