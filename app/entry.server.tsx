@@ -4,6 +4,8 @@ import { ServerRouter } from "react-router";
 import { renderToPipeableStream } from "react-dom/server";
 import { StyleProvider, createCache, extractStyle } from "@ant-design/cssinjs";
 import { requestInfoContext } from "#app/context.ts";
+import { loadAntdLocale } from "#app/i18n/antd.ts";
+import { localeOfPath } from "#common/locales.ts";
 
 export const streamTimeout = 5_000;
 
@@ -11,7 +13,7 @@ export const streamTimeout = 5_000;
  * Renders the whole document before answering so that Ant Design's styles, collected during the render,
  * can be placed in <head>: the page is styled before any script runs.
  */
-export default function handleRequest(
+export default async function handleRequest(
   request: Request,
   responseStatusCode: number,
   responseHeaders: Headers,
@@ -22,6 +24,7 @@ export default function handleRequest(
     return new Response(null, { status: responseStatusCode, headers: responseHeaders });
   }
   const { nonce } = loadContext.get(requestInfoContext);
+  await loadAntdLocale(localeOfPath(new URL(request.url).pathname));
   const cache = createCache();
 
   return new Promise<Response>((resolve, reject) => {

@@ -1,4 +1,4 @@
-import type { ReactNode } from "react";
+import { useEffect, useMemo, type ReactNode } from "react";
 import {
   Links,
   Meta,
@@ -6,51 +6,90 @@ import {
   Scripts,
   ScrollRestoration,
   isRouteErrorResponse,
+  useMatches,
   useRouteLoaderData,
+  type ShouldRevalidateFunctionArgs,
 } from "react-router";
-import { App as AntApp, ConfigProvider, Result, Button } from "antd";
+import { App as AntApp, ConfigProvider } from "antd";
 import { I18nextProvider, useTranslation } from "react-i18next";
-import { useState } from "react";
+import type { Resource } from "i18next";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
 import { requestInfoContext } from "#app/context.ts";
 import { createI18n } from "#app/i18n/i18n.ts";
 import { resourcesFor } from "#app/i18n/resources.server.ts";
-import { DEFAULT_LOCALE } from "#common/locales.ts";
-import { siteDefaults } from "#config/site.ts";
+import { antdLocale, loadAntdLocale } from "#app/i18n/antd.ts";
+import { takePendingLanguageToast } from "#app/components/layout/language-switcher.tsx";
+import { ThemeProvider } from "#app/components/preferences.tsx";
+import { LoadingBar } from "#app/components/loading-bar.tsx";
+import { ErrorPage } from "#app/components/error-page.tsx";
+import { ThirdPartyTags } from "#app/components/third-party.tsx";
+import { useToast } from "#app/components/feedback.ts";
 import { messageConfig, notificationConfig, theme } from "#app/components/theme.ts";
+import { readCookie } from "#common/cookies.ts";
+import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath } from "#common/locales.ts";
+import { COLOR_SCHEME_HINT, THEME_COOKIE, isThemeMode, resolveScheme } from "#common/theme.ts";
+import { siteDefaults } from "#config/site.ts";
 
-export const links: Route.LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
+export const links: Route.LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
 
-export function loader({ context }: Route.LoaderArgs) {
-  const { site, build } = context.get(requestInfoContext);
-  // Locale routing arrives with the language prefixes; until then every page renders in the default locale.
-  const locale = DEFAULT_LOCALE;
-  return { locale, site, build, resources: resourcesFor(locale, ["common"]) };
+export function loader({ context, request }: Route.LoaderArgs) {
+  const { site, build, nonce } = context.get(requestInfoContext);
+  const locale = localeOfPath(new URL(request.url).pathname);
+  const cookies = request.headers.get("cookie");
+  const storedMode = readCookie(cookies, THEME_COOKIE);
+  const themeMode = isThemeMode(storedMode) ? storedMode : "system";
+  const scheme = resolveScheme(themeMode, request.headers.get(COLOR_SCHEME_HINT));
+  return { locale, site, build, nonce, themeMode, scheme, resources: resourcesFor(locale, ["common"]) };
 }
+
+// Ant Design's texts for the next page's language arrive before that page renders.
+export async function clientLoader({ serverLoader, request }: Route.ClientLoaderArgs) {
+  const [data] = await Promise.all([serverLoader(), loadAntdLocale(localeOfPath(new URL(request.url).pathname))]);
+  return data;
+}
+
+// Everything the root loads depends on the language alone (the nonce only matters to the first document).
+export function shouldRevalidate({ currentUrl, nextUrl }: ShouldRevalidateFunctionArgs) {
+  return localeOfPath(currentUrl.pathname) !== localeOfPath(nextUrl.pathname);
+}
+
+// Ask Chromium for the system colour scheme so that "follow the system" renders right from the server.
+export const headers: Route.HeadersFunction = () => ({
+  "Accept-CH": COLOR_SCHEME_HINT,
+  Vary: COLOR_SCHEME_HINT,
+});
 
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const locale = data?.locale ?? DEFAULT_LOCALE;
   const primary = data?.site.primaryColor ?? siteDefaults.primaryColor;
+  const scheme = data?.scheme ?? "light";
   return (
-    <html lang={locale}>
+    <html lang={LOCALE_TAGS[locale]} data-theme={scheme} style={{ colorScheme: scheme }}>
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content={primary} />
-        <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
         <Meta />
         {/* Stylesheets need no nonce (style-src allows 'self'); the server's nonce would not survive the browser's
             nonce hiding and would make hydration see a different attribute than the client renders. */}
         <Links nonce="" />
+        {data && <ThirdPartyTags ids={data.site.thirdParty} nonce={data.nonce} />}
       </head>
       <body style={{ ["--atelier-primary" as string]: primary }}>
-        <ConfigProvider theme={theme(primary)}>
-          <AntApp message={messageConfig} notification={notificationConfig}>
-            {children}
-          </AntApp>
-        </ConfigProvider>
+        <ThemeProvider initialMode={data?.themeMode ?? "system"} initialScheme={scheme}>
+          {(current) => (
+            <ConfigProvider theme={theme(primary, current)} locale={antdLocale(locale)}>
+              <AntApp message={messageConfig} notification={notificationConfig}>
+                {children}
+              </AntApp>
+            </ConfigProvider>
+          )}
+        </ThemeProvider>
         <ScrollRestoration />
         <Scripts />
       </body>
@@ -58,36 +97,56 @@ export function Layout({ children }: { children: ReactNode }) {
   );
 }
 
+/** Adds the namespaces each matched route sent with its data to this page's translations. */
+function useRouteResources(i18n: ReturnType<typeof createI18n>) {
+  const matches = useMatches();
+  for (const match of matches) {
+    const resources = (match.loaderData as { i18n?: Resource } | undefined)?.i18n;
+    if (!resources) continue;
+    for (const [lng, namespaces] of Object.entries(resources)) {
+      for (const [ns, bundle] of Object.entries(namespaces)) {
+        if (!i18n.hasResourceBundle(lng, ns)) i18n.addResourceBundle(lng, ns, bundle);
+      }
+    }
+  }
+}
+
+function LanguageChangedToast() {
+  const { t, i18n } = useTranslation();
+  const toast = useToast();
+  useEffect(() => {
+    if (takePendingLanguageToast()) toast.success(t("language.changed"));
+  }, [i18n, t, toast]);
+  return null;
+}
+
 export default function Root({ loaderData }: Route.ComponentProps) {
-  const [i18n] = useState(() => createI18n(loaderData.locale, loaderData.resources));
+  const { locale, resources } = loaderData;
+  // One instance per language: switching language swaps it, and every component re-renders with it.
+  const i18n = useMemo(() => createI18n(locale, resources), [locale, resources]);
+  useRouteResources(i18n);
   return (
     <I18nextProvider i18n={i18n}>
+      <LoadingBar />
+      <LanguageChangedToast />
       <Outlet />
     </I18nextProvider>
   );
 }
 
-function ErrorText() {
-  const { t } = useTranslation();
-  return t("error.unknown");
-}
-
 export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const data = useRouteLoaderData<typeof loader>("root");
-  const [i18n] = useState(() => createI18n(data?.locale ?? DEFAULT_LOCALE, data?.resources ?? {}));
+  const locale = data?.locale ?? DEFAULT_LOCALE;
+  const i18n = useMemo(() => createI18n(locale, data?.resources ?? {}), [locale, data?.resources]);
   const status = isRouteErrorResponse(error) ? error.status : 500;
+  // Only messages the application chose to show; an unexpected error never shows its internals.
+  const messageKey =
+    isRouteErrorResponse(error) && typeof error.data === "object" && error.data && "messageKey" in error.data
+      ? String(error.data.messageKey)
+      : undefined;
   return (
     <I18nextProvider i18n={i18n}>
-      <Result
-        status={status === 404 ? "404" : status === 403 ? "403" : "error"}
-        title={status}
-        subTitle={<ErrorText />}
-        extra={
-          <Button type="primary" href="/">
-            {i18n.t("action.backHome")}
-          </Button>
-        }
-      />
+      <ErrorPage status={status} messageKey={messageKey} />
     </I18nextProvider>
   );
 }

@@ -52,7 +52,10 @@ export function resolveSiteConfig(env: Env): SiteConfig {
 }
 
 /** What the browser may see of the configuration. */
-export type PublicSiteConfig = Pick<SiteConfig, "name" | "url" | "supportEmail" | "primaryColor" | "defaultLocale">;
+export type PublicSiteConfig = Pick<
+  SiteConfig,
+  "name" | "url" | "supportEmail" | "primaryColor" | "defaultLocale" | "signupBonusCredits" | "thirdParty"
+>;
 
 export function publicSiteConfig(site: SiteConfig): PublicSiteConfig {
   return {
@@ -61,5 +64,8 @@ export function publicSiteConfig(site: SiteConfig): PublicSiteConfig {
     supportEmail: site.supportEmail,
     primaryColor: site.primaryColor,
     defaultLocale: site.defaultLocale,
+    signupBonusCredits: site.signupBonusCredits,
+    // These IDs are public by nature: they end up in the page's tags.
+    thirdParty: site.thirdParty,
   };
 }

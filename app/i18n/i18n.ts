@@ -2,16 +2,19 @@ import { createInstance, type i18n, type Resource } from "i18next";
 import { initReactI18next } from "react-i18next";
 import type { Locale } from "#common/locales.ts";
 
-export const NAMESPACES = ["common"] as const;
+export const NAMESPACES = ["common", "home"] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 
-/** One i18next instance per render on the server, one per page load in the browser, from the same resources. */
+/**
+ * One i18next instance per render on the server, one per language in the browser, from the same resources.
+ * The root sends `common`; each page adds its own namespaces with its data.
+ */
 export function createI18n(locale: Locale, resources: Resource): i18n {
   const instance = createInstance();
   void instance.use(initReactI18next).init({
     lng: locale,
     fallbackLng: "en",
-    ns: [...NAMESPACES],
+    ns: ["common"],
     defaultNS: "common",
     resources,
     initAsync: false,

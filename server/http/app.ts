@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { Hono, type Context } from "hono";
+import { getCookie } from "hono/cookie";
+import { serialize } from "hono/utils/cookie";
 import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
 import { serveStatic } from "@hono/node-server/serve-static";
@@ -14,6 +16,16 @@ import { CLIENT_BUILD_DIR } from "#server/paths.ts";
 import { recordRequest, registry } from "#server/http/metrics.ts";
 import { securityHeaders } from "#server/http/security.ts";
 import { isDatabaseUnavailable } from "#server/http/errors.ts";
+import { rootLocale } from "#server/http/locale.ts";
+import {
+  DEFAULT_LOCALE,
+  LOCALE_COOKIE,
+  LOCALE_COOKIE_MAX_AGE_SECONDS,
+  isLocale,
+  localeOfPath,
+  localizePath,
+  type Locale,
+} from "#common/locales.ts";
 
 /** Mutable process state the HTTP layer reads: the runtime appears once the database is ready. */
 export interface ServerState {
@@ -48,6 +60,9 @@ const unavailable = (c: Context) =>
     "Retry-After": "5",
   });
 
+const localeCookie = (locale: Locale) =>
+  serialize(LOCALE_COOKIE, locale, { path: "/", maxAge: LOCALE_COOKIE_MAX_AGE_SECONDS, sameSite: "Lax" });
+
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { env, logger, state, build } = options;
   const site = resolveSiteConfig(env);
@@ -70,7 +85,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       c.get("logger").debug({ method: c.req.method, path: c.req.path, status: c.res.status }, "request");
     }
   });
-  app.use(securityHeaders({ trustProxy: env.TRUST_PROXY, development }));
+  app.use(securityHeaders({ trustProxy: env.TRUST_PROXY, development, thirdParty: site.thirdParty }));
   app.use(async (c, next) => {
     try {
       decodeURIComponent(new URL(c.req.url).pathname);
@@ -166,6 +181,26 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.all("*", async (c) => {
     c.set("route", "page");
     if (!state.runtime) return unavailable(c);
+    const extra = new Headers();
+    const cookieLocale = getCookie(c, LOCALE_COOKIE);
+    // A malformed or unsupported cookie is ignored and replaced by the locale actually served.
+    const replaceCookie = cookieLocale !== undefined && !isLocale(cookieLocale);
+    let servedLocale = localeOfPath(c.req.path);
+    if (c.req.path === "/" && (c.req.method === "GET" || c.req.method === "HEAD")) {
+      extra.set("Vary", "Accept-Language, Cookie");
+      servedLocale = rootLocale({
+        cookie: cookieLocale,
+        acceptLanguage: c.req.header("accept-language"),
+        userAgent: c.req.header("user-agent"),
+        fallback: site.defaultLocale,
+      });
+      if (servedLocale !== DEFAULT_LOCALE) {
+        if (replaceCookie) extra.append("Set-Cookie", localeCookie(servedLocale));
+        extra.set("Location", `${localizePath("/", servedLocale)}${new URL(c.req.url).search}`);
+        return new Response(null, { status: 302, headers: extra });
+      }
+    }
+    if (replaceCookie) extra.append("Set-Cookie", localeCookie(servedLocale));
     const context = new RouterContextProvider();
     context.set(requestInfoContext, {
       requestId: c.get("requestId"),
@@ -173,7 +208,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       site: publicSite,
       build: { version: build.version, id: build.id },
     });
-    return handleRequest(c.req.raw, context);
+    const response = await handleRequest(c.req.raw, context);
+    for (const [name, value] of extra) response.headers.append(name, value);
+    return response;
   });
 
   return app;

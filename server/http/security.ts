@@ -1,10 +1,37 @@
 import { randomBytes } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
+import type { ThirdPartyIds } from "#config/site.ts";
 
 export interface SecurityOptions {
   /** Honour X-Forwarded-Proto from a reverse proxy when deciding whether the request came over https. */
   trustProxy: boolean;
   development: boolean;
+  /** Configured third parties: the policy lets in exactly the services whose ID is set. */
+  thirdParty: ThirdPartyIds;
+}
+
+/** Hosts each configured third party needs, by directive. */
+export function thirdPartySources(ids: ThirdPartyIds) {
+  const script: string[] = [];
+  const connect: string[] = [];
+  const frame: string[] = [];
+  if (ids.ga4Id) {
+    script.push("https://www.googletagmanager.com");
+    connect.push(
+      "https://*.google-analytics.com",
+      "https://*.analytics.google.com",
+      "https://www.googletagmanager.com",
+    );
+  }
+  if (ids.clarityId) {
+    script.push("https://www.clarity.ms", "https://*.clarity.ms");
+    connect.push("https://*.clarity.ms");
+  }
+  if (ids.turnstileSiteKey) {
+    script.push("https://challenges.cloudflare.com");
+    frame.push("https://challenges.cloudflare.com");
+  }
+  return { script, connect, frame };
 }
 
 export function isHttps(url: string, forwardedProto: string | undefined, trustProxy: boolean): boolean {
@@ -17,6 +44,8 @@ export function isHttps(url: string, forwardedProto: string | undefined, trustPr
  * trusted through 'strict-dynamic'. Styles allow inline because Ant Design writes style attributes.
  */
 export function securityHeaders(options: SecurityOptions): MiddlewareHandler<{ Variables: { nonce: string } }> {
+  const extra = thirdPartySources(options.thirdParty);
+  const withExtra = (base: string, hosts: string[]) => [base, ...hosts].join(" ");
   return async (c, next) => {
     const nonce = randomBytes(16).toString("base64");
     c.set("nonce", nonce);
@@ -26,12 +55,13 @@ export function securityHeaders(options: SecurityOptions): MiddlewareHandler<{ V
     const connect = options.development ? "'self' ws: wss:" : "'self'";
     const csp = [
       "default-src 'self'",
-      `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`,
+      withExtra(`script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`, extra.script),
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data: blob: https:",
       "media-src 'self' data: blob: https:",
       "font-src 'self' data:",
-      `connect-src ${connect}`,
+      withExtra(`connect-src ${connect}`, extra.connect),
+      withExtra("frame-src 'self'", extra.frame),
       "worker-src 'self' blob:",
       "manifest-src 'self'",
       "object-src 'none'",

@@ -26,7 +26,7 @@ describe("the home page in Chromium", () => {
     const looks = await page.evaluate(() => {
       const card = document.querySelector(".ant-card")!;
       const body = document.querySelector(".ant-card-body")!;
-      const icon = document.querySelector(".anticon")!;
+      const icon = document.querySelector(".home-feature-icon .anticon")!;
       return {
         cards: document.querySelectorAll(".ant-card").length,
         cardBackground: getComputedStyle(card).backgroundColor,

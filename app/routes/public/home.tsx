@@ -1,19 +1,25 @@
-import { Card, Typography } from "antd";
+import { Button, Card, Typography } from "antd";
 import { ApiOutlined, PictureOutlined, VideoCameraOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/home";
 import { requestInfoContext } from "#app/context.ts";
-import { serverT } from "#app/i18n/resources.server.ts";
-import { DEFAULT_LOCALE } from "#common/locales.ts";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { AUTH_READY } from "#app/components/layout/nav.ts";
 
-export function meta({ loaderData }: Route.MetaArgs) {
-  return [{ title: loaderData.title }, { name: "description", content: loaderData.description }];
-}
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
-export function loader({ context }: Route.LoaderArgs) {
+export function loader({ context, request }: Route.LoaderArgs) {
   const { site } = context.get(requestInfoContext);
-  const t = serverT(DEFAULT_LOCALE);
-  return { title: t("home.metaTitle", { site: site.name }), description: t("home.metaDescription") };
+  const { locale, t, i18n } = pageI18n(request, ["home"]);
+  const seo = buildSeo({
+    site,
+    locale,
+    pathname: new URL(request.url).pathname,
+    title: t("home:metaTitle", { site: site.name }),
+    description: t("home:metaDescription"),
+  });
+  return { seo, i18n, signupBonus: site.signupBonusCredits };
 }
 
 const FEATURES = [
@@ -22,28 +28,49 @@ const FEATURES = [
   { key: "api", icon: <ApiOutlined /> },
 ] as const;
 
-export default function Home() {
-  const { t } = useTranslation();
+export default function Home({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation("home");
   return (
     <main className="home">
       <section className="home-hero">
+        <p className="home-eyebrow">{t("eyebrow")}</p>
         <Typography.Title level={1} className="home-title">
-          {t("home.title")}
+          {t("title")}
         </Typography.Title>
-        <Typography.Paragraph className="home-subtitle">{t("home.subtitle")}</Typography.Paragraph>
+        <Typography.Paragraph className="home-subtitle">{t("subtitle")}</Typography.Paragraph>
+        <div className="home-actions">
+          {/* Sign-up is the call to action once accounts exist. */}
+          {AUTH_READY && (
+            <Button type="primary" size="large" href="/auth/register">
+              {t("primaryCta")}
+            </Button>
+          )}
+          <Button type={AUTH_READY ? "default" : "primary"} size="large" href="#features">
+            {t("secondaryCta")}
+          </Button>
+        </div>
       </section>
-      <section className="home-features" aria-label={t("home.featuresLabel")}>
+      <section id="features" className="home-features" aria-label={t("featuresLabel")}>
         {FEATURES.map((f) => (
           <Card variant="borderless" className="home-feature" key={f.key}>
             <div className="home-feature-icon" aria-hidden>
               {f.icon}
             </div>
             <Typography.Title level={2} className="home-feature-title">
-              {t(`home.features.${f.key}.title`)}
+              {t(`features.${f.key}.title`)}
             </Typography.Title>
-            <Typography.Paragraph type="secondary">{t(`home.features.${f.key}.text`)}</Typography.Paragraph>
+            <Typography.Paragraph type="secondary">{t(`features.${f.key}.text`)}</Typography.Paragraph>
           </Card>
         ))}
+      </section>
+      <section className="home-cta">
+        <Typography.Title level={2}>{t("cta.title")}</Typography.Title>
+        <Typography.Paragraph>{t("cta.text", { credits: loaderData.signupBonus })}</Typography.Paragraph>
+        {AUTH_READY && (
+          <Button type="primary" size="large" href="/auth/register">
+            {t("cta.button")}
+          </Button>
+        )}
       </section>
     </main>
   );

@@ -1,0 +1,19 @@
+/**
+ * The site's public navigation. An entry appears only once its page exists: `ready` is switched on by the
+ * change that brings the page, so no link ever leads to a page that is not there yet.
+ */
+export const HEADER_NAV = [
+  { key: "home", to: "/", ready: true },
+  { key: "pricing", to: "/pricing", ready: false },
+  { key: "blog", to: "/blog", ready: false },
+  { key: "docs", to: "/docs", ready: false },
+] as const;
+
+export const LEGAL_NAV = [
+  { key: "terms", to: "/legal/terms", ready: false },
+  { key: "privacy", to: "/legal/privacy", ready: false },
+  { key: "refund", to: "/legal/refund", ready: false },
+  { key: "cookies", to: "/legal/cookies", ready: false },
+] as const;
+
+export const AUTH_READY = false;

@@ -1,0 +1,80 @@
+import type { MetaDescriptor } from "react-router";
+import type { PublicSiteConfig } from "#config/site.ts";
+import { LOCALES, LOCALE_TAGS, stripLocale, type Locale } from "#common/locales.ts";
+
+export interface Seo {
+  title: string;
+  description?: string;
+  canonical: string;
+  alternates: { hreflang: string; href: string }[];
+  image: string;
+  siteName: string;
+  ogLocale: string;
+  noindex: boolean;
+}
+
+/** Private areas are never indexed. */
+const PRIVATE = /^\/(dashboard|user|auth)(\/|$)/;
+
+/** The public URL of a page in a locale: English unprefixed, every other locale under its prefix. */
+export function localizedUrl(site: PublicSiteConfig, bare: string, locale: Locale): string {
+  if (locale === "en") return `${site.url}${bare}`;
+  return `${site.url}/${locale}${bare === "/" ? "/" : bare}`;
+}
+
+/** Everything a page's head says about it; computed in the loader, turned into tags by `seoMeta`. */
+export function buildSeo(options: {
+  site: PublicSiteConfig;
+  pathname: string;
+  locale: Locale;
+  title: string;
+  description?: string;
+  noindex?: boolean;
+}): Seo {
+  const { site, pathname, locale } = options;
+  const bare = stripLocale(pathname);
+  return {
+    title: options.title,
+    description: options.description,
+    canonical: localizedUrl(site, bare, locale),
+    alternates: [
+      ...LOCALES.map((l) => ({ hreflang: LOCALE_TAGS[l], href: localizedUrl(site, bare, l) })),
+      { hreflang: "x-default", href: localizedUrl(site, bare, "en") },
+    ],
+    image: `${site.url}/og-image.png`,
+    siteName: site.name,
+    ogLocale: LOCALE_TAGS[locale].replace("-", "_"),
+    noindex: options.noindex ?? PRIVATE.test(bare),
+  };
+}
+
+export function seoMeta(seo: Seo | undefined): MetaDescriptor[] {
+  if (!seo) return [];
+  const tags: MetaDescriptor[] = [
+    { title: seo.title },
+    { property: "og:title", content: seo.title },
+    { property: "og:type", content: "website" },
+    { property: "og:url", content: seo.canonical },
+    { property: "og:site_name", content: seo.siteName },
+    { property: "og:locale", content: seo.ogLocale },
+    { property: "og:image", content: seo.image },
+    { name: "twitter:card", content: "summary_large_image" },
+    { name: "twitter:title", content: seo.title },
+    { name: "twitter:image", content: seo.image },
+  ];
+  if (seo.description) {
+    tags.push(
+      { name: "description", content: seo.description },
+      { property: "og:description", content: seo.description },
+      { name: "twitter:description", content: seo.description },
+    );
+  }
+  if (seo.noindex) {
+    tags.push({ name: "robots", content: "noindex, nofollow" });
+    return tags;
+  }
+  tags.push({ tagName: "link", rel: "canonical", href: seo.canonical });
+  for (const alt of seo.alternates)
+    tags.push({ tagName: "link", rel: "alternate", hrefLang: alt.hreflang, href: alt.href });
+  return tags;
+}

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { LOCALES, LOCALE_TAGS } from "#common/locales.ts";
+import { startServer, type TestServer } from "#tests/support/server.ts";
+import { text } from "#tests/support/locales.ts";
+
+const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36";
+const BINGBOT = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+const SITE = "https://atelier.example";
+
+const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+
+describe("locale routing", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ SITE_URL: SITE });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, { headers: { "user-agent": CHROME, ...headers }, redirect: "manual" });
+
+  it.each([["", "en"], ...LOCALES.map((l) => [`/${l}`, l])])("%s/ renders in %s", async (prefix, locale) => {
+    const res = await get(`${prefix}/`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain(`<html lang="${LOCALE_TAGS[locale as keyof typeof LOCALE_TAGS]}"`);
+    expect(html).toContain(escapeHtml(text(locale, "home", "title")));
+    expect(html).toContain(escapeHtml(text(locale, "common", "site.tagline")));
+  });
+
+  it.each([
+    ["neither cookie nor languages", {}, 200, undefined],
+    ["a supported browser language", { "accept-language": "ja-JP,ja;q=0.9,en;q=0.5" }, 302, "/ja/"],
+    ["an unsupported browser language", { "accept-language": "nl-NL,sv;q=0.8" }, 200, undefined],
+    ["a cookie", { cookie: "locale=ko" }, 302, "/ko/"],
+    ["a cookie and another browser language", { cookie: "locale=fr", "accept-language": "de" }, 302, "/fr/"],
+    ["an English cookie over a German browser", { cookie: "locale=en", "accept-language": "de" }, 200, undefined],
+    ["a crawler with a browser language", { "accept-language": "de", "user-agent": BINGBOT }, 200, undefined],
+  ])("the root with %s", async (_name, headers, status, location) => {
+    const res = await get("/", headers as Record<string, string>);
+    expect(res.status).toBe(status);
+    expect(res.headers.get("location") ?? undefined).toBe(location);
+    expect(res.headers.get("vary")).toContain("Accept-Language");
+  });
+
+  it("never redirects a path other than the root", async () => {
+    const res = await get("/en/", { "accept-language": "de", cookie: "locale=de" });
+    expect(res.status).toBe(200);
+    const other = await get("/somewhere", { "accept-language": "de" });
+    expect(other.status).toBe(404);
+    expect(await other.text()).toContain('<html lang="en"');
+  });
+
+  it("ignores and replaces a malformed or unsupported cookie", async () => {
+    for (const cookie of ["locale=xx", "locale=%E0%A4%A", "locale="]) {
+      const res = await get("/ru/", { cookie });
+      expect(res.status).toBe(200);
+      expect(res.headers.get("set-cookie")).toBe("locale=ru; Max-Age=31536000; Path=/; SameSite=Lax");
+    }
+    const root = await get("/", { cookie: "locale=klingon", "accept-language": "es" });
+    expect(root.headers.get("location")).toBe("/es/");
+    expect(root.headers.get("set-cookie")).toBe("locale=es; Max-Age=31536000; Path=/; SameSite=Lax");
+  });
+
+  it("survives any Accept-Language header", async () => {
+    for (const header of ["*;q=x,,,;;;", "a".repeat(4000), `${"zz-ZZ;q=0.1,".repeat(300)}pt`, "é,ü,ß"]) {
+      const res = await get("/", { "accept-language": header });
+      expect([200, 302]).toContain(res.status);
+    }
+  });
+
+  it("answers unknown paths with 404 in the prefix's language, inside the site's frame", async () => {
+    for (const locale of LOCALES) {
+      const res = await get(`/${locale}/no-such-page`);
+      expect(res.status).toBe(404);
+      const html = await res.text();
+      expect(html).toContain(`<html lang="${LOCALE_TAGS[locale]}"`);
+      expect(html).toContain(escapeHtml(text(locale, "common", "msg.pageNotFound")));
+      expect(html).toContain(`/${locale}/no-such-page`);
+      expect(html).toContain('class="site-header');
+      expect(html).toMatch(/<meta name="robots" content="noindex/);
+    }
+  });
+
+  it("treats an unknown locale-like prefix as a missing page, not as English", async () => {
+    for (const path of ["/xx/pricing", "/xx", "/de-DE/"]) {
+      const res = await get(path);
+      expect(res.status).toBe(404);
+      expect(await res.text()).toContain("Page not found");
+    }
+  });
+
+  it("gives each variant its canonical URL and all hreflang alternates", async () => {
+    const head = async (path: string) => {
+      const html = await (await get(path)).text();
+      return html.slice(0, html.indexOf("</head>"));
+    };
+    for (const [path, canonical] of [
+      ["/", `${SITE}/`],
+      ["/en/", `${SITE}/`],
+      ["/zh/", `${SITE}/zh/`],
+    ] as const) {
+      const h = await head(path);
+      expect(h).toContain(`<link rel="canonical" href="${canonical}"/>`);
+      for (const locale of LOCALES) {
+        const href = locale === "en" ? `${SITE}/` : `${SITE}/${locale}/`;
+        expect(h).toContain(`<link rel="alternate" hrefLang="${LOCALE_TAGS[locale]}" href="${href}"/>`);
+      }
+      expect(h).toContain(`<link rel="alternate" hrefLang="x-default" href="${SITE}/"/>`);
+      expect(h).toContain('<meta property="og:title"');
+      expect(h).toContain(`<meta property="og:image" content="${SITE}/og-image.png"/>`);
+      expect(h).toContain('<meta name="twitter:card" content="summary_large_image"/>');
+      expect(h).not.toContain('name="robots"');
+    }
+  });
+
+  it("renders the remembered theme, or the system's when the browser tells it", async () => {
+    expect(await (await get("/", { cookie: "theme=dark" })).text()).toContain('data-theme="dark"');
+    expect(await (await get("/", { "sec-ch-prefers-color-scheme": "dark" })).text()).toContain('data-theme="dark"');
+    const light = await get("/", { cookie: "theme=light", "sec-ch-prefers-color-scheme": "dark" });
+    expect(await light.text()).toContain('data-theme="light"');
+    expect(light.headers.get("accept-ch")).toBe("Sec-CH-Prefers-Color-Scheme");
+  });
+
+  it("loads no third-party tag when no ID is configured", async () => {
+    const res = await get("/");
+    const html = await res.text();
+    expect(html).not.toMatch(/googletagmanager|clarity\.ms|google-adsense-account|google-site-verification|msvalidate/);
+    expect(res.headers.get("content-security-policy")).not.toMatch(/googletagmanager|clarity|cloudflare/);
+  });
+});
+
+describe("third-party tags", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({
+      GA4_ID: "G-TEST123",
+      CLARITY_ID: "clar1ty",
+      ADSENSE_ACCOUNT: "ca-pub-123",
+      GOOGLE_SITE_VERIFICATION: "google-token",
+      BING_SITE_VERIFICATION: "bing-token",
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  it("loads each configured tag with the page's nonce, and the policy lets exactly those services in", async () => {
+    const res = await fetch(`${server.url}/`);
+    const csp = res.headers.get("content-security-policy")!;
+    const nonce = /'nonce-([^']+)'/.exec(csp)![1];
+    const html = await res.text();
+    expect(html).toContain(
+      `<script async="" src="https://www.googletagmanager.com/gtag/js?id=G-TEST123" nonce="${nonce}">`,
+    );
+    expect(html).toContain("gtag('config','G-TEST123')");
+    expect(html).toContain('"clarity","script","clar1ty"');
+    expect(html).toContain('<meta name="google-adsense-account" content="ca-pub-123"/>');
+    expect(html).toContain('<meta name="google-site-verification" content="google-token"/>');
+    expect(html).toContain('<meta name="msvalidate.01" content="bing-token"/>');
+    expect(csp).toContain("https://www.googletagmanager.com");
+    expect(csp).toContain("https://*.clarity.ms");
+    expect(csp).not.toContain("challenges.cloudflare.com");
+  });
+});
