@@ -8,6 +8,8 @@ export interface RequestInfo {
   nonce: string;
   site: PublicSiteConfig;
   build: { version: string; id: string };
+  /** Whether the `/__test/` pages answer (TEST_ROUTES); they are 404 otherwise. */
+  testRoutes: boolean;
 }
 
 export const requestInfoContext = createContext<RequestInfo>();

@@ -140,8 +140,9 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const i18n = useMemo(() => createI18n(locale, data?.resources ?? {}), [locale, data?.resources]);
   const status = isRouteErrorResponse(error) ? error.status : 500;
   // Only messages the application chose to show; an unexpected error never shows its internals.
-  const messageKey =
-    isRouteErrorResponse(error) && typeof error.data === "object" && error.data && "messageKey" in error.data
+  const messageKey = !isRouteErrorResponse(error)
+    ? "error.unknown"
+    : typeof error.data === "object" && error.data && "messageKey" in error.data
       ? String(error.data.messageKey)
       : undefined;
   return (

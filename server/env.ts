@@ -23,6 +23,8 @@ const schema = z.object({
     .min(1024)
     .default(10 * 1024 * 1024),
   TRUST_PROXY: bool.default(false),
+  /** Pages under `/__test/` that the end-to-end suite uses to raise each kind of error; never set in production. */
+  TEST_ROUTES: bool.default(false),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
   SITE_NAME: z.string().min(1).max(60).optional(),
   SITE_SUPPORT_EMAIL: z.email().optional(),

@@ -207,6 +207,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       nonce: c.get("nonce"),
       site: publicSite,
       build: { version: build.version, id: build.id },
+      testRoutes: env.TEST_ROUTES,
     });
     const response = await handleRequest(c.req.raw, context);
     for (const [name, value] of extra) response.headers.append(name, value);

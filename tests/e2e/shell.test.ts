@@ -49,7 +49,12 @@ describe("the app shell in Chromium", () => {
     const cookie = (await context.cookies()).find((c) => c.name === "locale");
     expect(cookie).toMatchObject({ value: "de", path: "/", sameSite: "Lax" });
     expect(cookie!.expires * 1000 - Date.now()).toBeGreaterThan(364 * 24 * 3600 * 1000);
-    // A toast closes when clicked.
+    // Toasts sit 8 px from the top and close when clicked.
+    await page.waitForFunction(
+      () => document.querySelector(".ant-message-notice")?.getBoundingClientRect().top === 8,
+      undefined,
+      { timeout: 5000 },
+    );
     await toast.click();
     await toast.waitFor({ state: "detached" });
 
@@ -84,8 +89,11 @@ describe("the app shell in Chromium", () => {
     await drawer.waitFor({ state: "hidden" });
 
     const backTop = page.locator(".ant-float-btn");
+    const settle = () => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    await page.evaluate(() => window.scrollTo(0, 300));
+    await settle();
     await expect(backTop.count()).resolves.toBe(0);
-    await page.mouse.wheel(0, 450);
+    await page.evaluate(() => window.scrollTo(0, 450));
     await backTop.waitFor();
     await backTop.click();
     await page.waitForFunction(() => window.scrollY === 0);

@@ -92,6 +92,12 @@ describe("locale routing", () => {
     }
   });
 
+  it("keeps the error-raising test pages closed unless TEST_ROUTES is on", async () => {
+    for (const path of ["/__test/error/500", "/__test/error/crash", "/__test/error/401"]) {
+      expect((await get(path)).status).toBe(404);
+    }
+  });
+
   it("gives each variant its canonical URL and all hreflang alternates", async () => {
     const head = async (path: string) => {
       const html = await (await get(path)).text();
@@ -114,6 +120,12 @@ describe("locale routing", () => {
       expect(h).toContain('<meta name="twitter:card" content="summary_large_image"/>');
       expect(h).not.toContain('name="robots"');
     }
+  });
+
+  it("serves the default sharing image the Open Graph tags point to", async () => {
+    const res = await get("/og-image.png");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/png");
   });
 
   it("renders the remembered theme, or the system's when the browser tells it", async () => {

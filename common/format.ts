@@ -1,0 +1,59 @@
+import { LOCALE_TAGS, type Locale } from "#common/locales.ts";
+
+// Intl formatters are costly to build and safe to share: one per locale and options.
+const cache = new Map<string, Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>();
+function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.RelativeTimeFormat>(
+  key: string,
+  make: () => T,
+): T {
+  let formatter = cache.get(key) as T | undefined;
+  if (!formatter) {
+    formatter = make();
+    cache.set(key, formatter);
+  }
+  return formatter;
+}
+
+export function formatNumber(locale: Locale, value: number, options: Intl.NumberFormatOptions = {}): string {
+  const tag = LOCALE_TAGS[locale];
+  return cached(`n|${tag}|${JSON.stringify(options)}`, () => new Intl.NumberFormat(tag, options)).format(value);
+}
+
+/** Money from an amount in minor units (cents), as payment providers report it. */
+export function formatMoney(locale: Locale, amountMinor: number, currency: string): string {
+  const tag = LOCALE_TAGS[locale];
+  const code = currency.toUpperCase();
+  const formatter = cached(`m|${tag}|${code}`, () => new Intl.NumberFormat(tag, { style: "currency", currency: code }));
+  const digits = formatter.resolvedOptions().maximumFractionDigits ?? 2;
+  return formatter.format(amountMinor / 10 ** digits);
+}
+
+/** A date (and time, unless `dateOnly`) in UTC, so that the server's and the browser's renders agree. */
+export function formatDate(locale: Locale, date: Date | string | number, { dateOnly = false } = {}): string {
+  const tag = LOCALE_TAGS[locale];
+  const options: Intl.DateTimeFormatOptions = dateOnly
+    ? { dateStyle: "medium", timeZone: "UTC" }
+    : { dateStyle: "medium", timeStyle: "short", timeZone: "UTC" };
+  return cached(`d|${tag}|${dateOnly}`, () => new Intl.DateTimeFormat(tag, options)).format(new Date(date));
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["year", 365 * 24 * 3600],
+  ["month", 30 * 24 * 3600],
+  ["week", 7 * 24 * 3600],
+  ["day", 24 * 3600],
+  ["hour", 3600],
+  ["minute", 60],
+  ["second", 1],
+];
+
+/** "3 minutes ago", "in 2 days": the largest unit that fits. */
+export function formatRelative(locale: Locale, date: Date | string | number, now: Date = new Date()): string {
+  const tag = LOCALE_TAGS[locale];
+  const formatter = cached(`r|${tag}`, () => new Intl.RelativeTimeFormat(tag, { numeric: "auto" }));
+  const seconds = Math.round((new Date(date).getTime() - now.getTime()) / 1000);
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(seconds) >= size || unit === "second") return formatter.format(Math.round(seconds / size), unit);
+  }
+  return formatter.format(0, "second");
+}
