@@ -7,7 +7,7 @@ export interface RequestInfo {
   /** Nonce for inline scripts, matching this response's Content-Security-Policy. */
   nonce: string;
   site: PublicSiteConfig;
-  build: { version: string; id: string };
+  build: { version: string; id: string; timestamp: number };
   /** Whether the `/__test/` pages answer (TEST_ROUTES); they are 404 otherwise. */
   testRoutes: boolean;
 }

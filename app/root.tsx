@@ -24,6 +24,8 @@ import { ThemeProvider } from "#app/components/preferences.tsx";
 import { LoadingBar } from "#app/components/loading-bar.tsx";
 import { ErrorPage } from "#app/components/error-page.tsx";
 import { ThirdPartyTags } from "#app/components/third-party.tsx";
+import { UpdateNotice } from "#app/updates/update-notice.tsx";
+import { isChunkLoadError, shouldReloadForChunk } from "#app/updates/policy.ts";
 import { useToast } from "#app/components/feedback.ts";
 import { messageConfig, notificationConfig, theme } from "#app/components/theme.ts";
 import { readCookie } from "#common/cookies.ts";
@@ -121,7 +123,7 @@ function LanguageChangedToast() {
 }
 
 export default function Root({ loaderData }: Route.ComponentProps) {
-  const { locale, resources } = loaderData;
+  const { locale, resources, build, site } = loaderData;
   // One instance per language: switching language swaps it, and every component re-renders with it.
   const i18n = useMemo(() => createI18n(locale, resources), [locale, resources]);
   useRouteResources(i18n);
@@ -129,6 +131,7 @@ export default function Root({ loaderData }: Route.ComponentProps) {
     <I18nextProvider i18n={i18n}>
       <LoadingBar />
       <LanguageChangedToast />
+      <UpdateNotice build={build} siteName={site.name} />
       <Outlet />
     </I18nextProvider>
   );
@@ -139,6 +142,12 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
   const locale = data?.locale ?? DEFAULT_LOCALE;
   const i18n = useMemo(() => createI18n(locale, data?.resources ?? {}), [locale, data?.resources]);
   const status = isRouteErrorResponse(error) ? error.status : 500;
+  // A script chunk gone missing after a deploy: reload once for this path; a second time, the error page stays.
+  useEffect(() => {
+    if (isChunkLoadError(error) && shouldReloadForChunk(sessionStorage, window.location.pathname, Date.now())) {
+      window.location.reload();
+    }
+  }, [error]);
   // Only messages the application chose to show; an unexpected error never shows its internals.
   const messageKey = !isRouteErrorResponse(error)
     ? "error.unknown"

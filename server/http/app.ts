@@ -136,6 +136,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return c.json({ status, checks }, ok ? 200 : 503);
   });
 
+  // The service worker changes with every build, so the browser installs the new one after a deploy; it then
+  // tells the open pages, which offer a reload. It handles no fetches: pages always come from the network.
+  const serviceWorker = serviceWorkerScript(build.id);
+  app.get("/sw.js", (c) =>
+    c.body(serviceWorker, 200, {
+      "Content-Type": "text/javascript; charset=utf-8",
+      "Cache-Control": "no-cache",
+    }),
+  );
+
   app.get("/metrics", async (c) => {
     return c.body(await registry.metrics(), 200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" });
   });
@@ -206,7 +216,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       requestId: c.get("requestId"),
       nonce: c.get("nonce"),
       site: publicSite,
-      build: { version: build.version, id: build.id },
+      build: { version: build.version, id: build.id, timestamp: build.timestamp },
       testRoutes: env.TEST_ROUTES,
     });
     const response = await handleRequest(c.req.raw, context);
@@ -215,4 +225,21 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   return app;
+}
+
+function serviceWorkerScript(buildId: string): string {
+  return `// Atelier service worker for build ${JSON.stringify(buildId)}
+const BUILD = ${JSON.stringify(buildId)};
+self.addEventListener("install", () => self.skipWaiting());
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    (async () => {
+      await self.clients.claim();
+      for (const client of await self.clients.matchAll({ type: "window" })) {
+        client.postMessage({ type: "UPDATE_AVAILABLE", build: BUILD });
+      }
+    })(),
+  );
+});
+`;
 }

@@ -101,6 +101,19 @@ describe(`the server on ${backend}`, () => {
     expect((await fetch(`${server.url}/assets/missing-0000.js`)).status).toBe(404);
   });
 
+  it("publishes the running build and a service worker that changes with it, neither cached without checking", async () => {
+    const info = (await (await fetch(`${server.url}/build.json?t=1`)).json()) as { id: string; timestamp: number };
+    expect(info.id).toMatch(/^[\w-]+$/);
+    expect(info.timestamp).toBeGreaterThan(0);
+    const sw = await fetch(`${server.url}/sw.js`);
+    expect(sw.status).toBe(200);
+    expect(sw.headers.get("content-type")).toMatch(/^text\/javascript/);
+    expect(sw.headers.get("cache-control")).toBe("no-cache");
+    const script = await sw.text();
+    expect(script).toContain(JSON.stringify(info.id));
+    expect(script).toContain("UPDATE_AVAILABLE");
+  });
+
   it("exposes Prometheus metrics for requests, the queue and the process", async () => {
     await fetch(`${server.url}/healthz`);
     const res = await fetch(`${server.url}/metrics`);
