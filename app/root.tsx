@@ -16,6 +16,9 @@ import type { Resource } from "i18next";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
 import { requestInfoContext } from "#app/context.ts";
+import { serverContext } from "#app/server-context.ts";
+import { FlashToast } from "#app/components/flash-toast.tsx";
+import { FLASH_COOKIE, parseFlash } from "#common/flash.ts";
 import { createI18n } from "#app/i18n/i18n.ts";
 import { resourcesFor } from "#app/i18n/resources.server.ts";
 import { antdLocale, loadAntdLocale } from "#app/i18n/antd.ts";
@@ -45,7 +48,19 @@ export function loader({ context, request }: Route.LoaderArgs) {
   const storedMode = readCookie(cookies, THEME_COOKIE);
   const themeMode = isThemeMode(storedMode) ? storedMode : "system";
   const scheme = resolveScheme(themeMode, request.headers.get(COLOR_SCHEME_HINT));
-  return { locale, site, build, nonce, themeMode, scheme, resources: resourcesFor(locale, ["common"]) };
+  const { session } = context.get(serverContext);
+  const flash = parseFlash(readCookie(cookies, FLASH_COOKIE));
+  return {
+    locale,
+    site,
+    build,
+    nonce,
+    themeMode,
+    scheme,
+    viewer: session.viewer,
+    flash,
+    resources: resourcesFor(locale, ["common"]),
+  };
 }
 
 // Ant Design's texts for the next page's language arrive before that page renders.
@@ -54,8 +69,10 @@ export async function clientLoader({ serverLoader, request }: Route.ClientLoader
   return data;
 }
 
-// Everything the root loads depends on the language alone (the nonce only matters to the first document).
-export function shouldRevalidate({ currentUrl, nextUrl }: ShouldRevalidateFunctionArgs) {
+// What the root loads changes with the language, and with a form that signs in or out or edits the profile (the
+// nonce only matters to the first document).
+export function shouldRevalidate({ currentUrl, nextUrl, formMethod }: ShouldRevalidateFunctionArgs) {
+  if (formMethod && formMethod !== "GET") return true;
   return localeOfPath(currentUrl.pathname) !== localeOfPath(nextUrl.pathname);
 }
 
@@ -131,6 +148,7 @@ export default function Root({ loaderData }: Route.ComponentProps) {
     <I18nextProvider i18n={i18n}>
       <LoadingBar />
       <LanguageChangedToast />
+      <FlashToast flash={loaderData.flash} />
       <UpdateNotice build={build} siteName={site.name} />
       <Outlet />
     </I18nextProvider>

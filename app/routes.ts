@@ -1,12 +1,25 @@
 import { type RouteConfig, index, route } from "@react-router/dev/routes";
 
 // Every page exists unprefixed (English) and under each locale prefix: `:lang?` is the optional prefix,
-// checked by the layout route, which answers 404 for anything that is not one of the ten locales.
+// checked by the layout routes, which answer 404 for anything that is not one of the ten locales.
 export default [
   // Raises each kind of error for the end-to-end suite; answers 404 unless TEST_ROUTES is on.
   route("__test/error/:status", "routes/test/error.tsx"),
+  route(":lang?/dashboard", "routes/dashboard/layout.tsx", [
+    index("routes/dashboard/index.tsx"),
+    route("home", "routes/dashboard/home.tsx"),
+    route("*", "routes/dashboard/not-found.tsx"),
+  ]),
   route(":lang?", "routes/public/layout.tsx", [
     index("routes/public/home.tsx"),
+    route("auth/login", "routes/auth/login.tsx"),
+    route("auth/register", "routes/auth/register.tsx"),
+    route("auth/callback", "routes/auth/callback.tsx"),
+    route("auth/update-password", "routes/auth/update-password.tsx"),
+    route("auth/logout", "routes/auth/logout.tsx"),
+    route("auth/oauth/:provider", "routes/auth/oauth.tsx"),
+    route("user/profile", "routes/user/profile.tsx"),
+    route("user/admin", "routes/user/admin.tsx"),
     route("*", "routes/public/not-found.tsx"),
   ]),
 ] satisfies RouteConfig;

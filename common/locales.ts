@@ -63,3 +63,11 @@ export function hrefIn(currentPathname: string, to: string): string {
   if (!isLocale(first)) return to;
   return to === "/" ? `/${first}/` : `/${first}${to}`;
 }
+
+/**
+ * A path in `locale` for someone now on `currentPathname`: the same prefix style when the language does not
+ * change (unprefixed English stays unprefixed), the locale's prefix when it does.
+ */
+export function pathFor(currentPathname: string, to: string, locale: Locale = localeOfPath(currentPathname)): string {
+  return locale === localeOfPath(currentPathname) ? hrefIn(currentPathname, to) : localizePath(to, locale);
+}

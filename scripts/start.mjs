@@ -1,4 +1,4 @@
-// Starts a process from the server build: `web` (default), `worker` or `migrate`.
+// Starts a process from the server build: `web` (default), `worker`, `migrate` or `admin`.
 // Builds first when the build is missing or older than the sources, so a fresh clone needs only `npm start`.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -24,7 +24,8 @@ const server = await import(pathToFileURL(entry).href);
 if (role === "web") await server.start();
 else if (role === "worker") await server.runWorker();
 else if (role === "migrate") await server.runMigrations();
+else if (role === "admin") await server.runAdmin(process.argv.slice(3));
 else {
-  process.stderr.write(`Unknown role ${role}: expected web, worker or migrate.\n`);
+  process.stderr.write(`Unknown role ${role}: expected web, worker, migrate or admin.\n`);
   process.exit(1);
 }

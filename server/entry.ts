@@ -2,3 +2,4 @@
 export { start } from "#server/main.ts";
 export { runWorker } from "#server/jobs/main.ts";
 export { runMigrations } from "#server/db/main.ts";
+export { runAdmin } from "#server/admin/main.ts";

@@ -34,6 +34,46 @@ const schema = z.object({
     .optional(),
   SITE_DEFAULT_LOCALE: z.enum(["en", "zh", "ru", "de", "fr", "ja", "ko", "es", "pt", "tr"]).optional(),
   TURNSTILE_SITE_KEY: z.string().min(1).optional(),
+  TURNSTILE_SECRET_KEY: z.string().min(1).optional(),
+  /** Where Turnstile tokens are verified; only tests point it elsewhere. */
+  TURNSTILE_VERIFY_URL: z.url().default("https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+  /** Signs session cookies and tokens; generated once and kept in the database when unset. */
+  AUTH_SECRET: z.string().min(32, "a random string of at least 32 characters").optional(),
+  /** Comma-separated e-mails that become admins when they sign up or sign in. */
+  ADMIN_EMAILS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((e) => e.trim().toLowerCase())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.email()))
+    .default([]),
+  /** Request header that carries the client's address, set by your reverse proxy (e.g. x-forwarded-for). */
+  CLIENT_IP_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]+$/, "a header name such as x-forwarded-for")
+    .transform((v) => v.toLowerCase())
+    .optional(),
+  /** smtp:// or smtps:// URL; without it e-mails are written to the outbox folder in DATA_DIR. */
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\//, "an smtp:// or smtps:// URL")
+    .optional(),
+  MAIL_FROM: z.string().min(3).optional(),
+  GITHUB_CLIENT_ID: z.string().min(1).optional(),
+  GITHUB_CLIENT_SECRET: z.string().min(1).optional(),
+  GOOGLE_CLIENT_ID: z.string().min(1).optional(),
+  GOOGLE_CLIENT_SECRET: z.string().min(1).optional(),
+  /** Any OpenID Connect / OAuth 2.0 provider (Keycloak, Authentik, Auth0, ...) as a sign-in button. */
+  OIDC_NAME: z.string().min(1).max(40).optional(),
+  OIDC_CLIENT_ID: z.string().min(1).optional(),
+  OIDC_CLIENT_SECRET: z.string().min(1).optional(),
+  OIDC_DISCOVERY_URL: z.url().optional(),
+  OIDC_AUTHORIZATION_URL: z.url().optional(),
+  OIDC_TOKEN_URL: z.url().optional(),
+  OIDC_USERINFO_URL: z.url().optional(),
   CLARITY_ID: z.string().min(1).optional(),
   GA4_ID: z.string().min(1).optional(),
   ADSENSE_ACCOUNT: z.string().min(1).optional(),

@@ -9,6 +9,10 @@ import { defineQueues, startWorking } from "#server/jobs/worker.ts";
 import { queueNames } from "#server/jobs/queues.ts";
 import { registerQueueDepth } from "#server/http/metrics.ts";
 import { resolveSiteConfig, type SiteConfig } from "#config/site.ts";
+import { createAuth, type Auth } from "#server/modules/auth/auth.ts";
+import { loadAuthSecret } from "#server/modules/auth/load-auth-secret.ts";
+import { createMailer, type Mailer } from "#server/modules/mail/transport.ts";
+import { createLocalStorage, type Storage } from "#server/storage/local.ts";
 
 /** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
 export interface Runtime {
@@ -17,6 +21,9 @@ export interface Runtime {
   logger: Logger;
   database: DbHandle;
   boss: PgBoss;
+  auth: Auth;
+  mailer: Mailer;
+  storage: Storage;
   working: boolean;
   close(): Promise<void>;
 }
@@ -43,7 +50,15 @@ export async function openDatabase(env: Env, logger: Logger): Promise<DbHandle> 
 /** Opens the database, migrates, seeds and starts the queue; anything opened is closed again if a later step fails. */
 export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Promise<Runtime> {
   const database = await openDatabase(env, logger);
+  const site = resolveSiteConfig(env);
+  const mailer = createMailer({
+    smtpUrl: env.SMTP_URL,
+    from: env.MAIL_FROM ?? `${site.name} <${site.supportEmail}>`,
+    dataDir: env.DATA_DIR,
+    logger,
+  });
   let boss: PgBoss | undefined;
+  let auth: Auth;
   try {
     await applyMigrations(database);
     await seed(database.db);
@@ -58,7 +73,9 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
         active: q.activeCount,
       })),
     );
-    if (work) await startWorking(boss, { db: database.db, logger }, env.WORKER_CONCURRENCY, logger);
+    const secret = await loadAuthSecret({ db: database.db, configured: env.AUTH_SECRET });
+    auth = createAuth({ db: database.db, env, site, logger, boss, secret });
+    if (work) await startWorking(boss, { db: database.db, logger, site, mailer }, env.WORKER_CONCURRENCY, logger);
   } catch (error) {
     await boss?.stop({ graceful: false, close: true }).catch(() => undefined);
     await database.close().catch(() => undefined);
@@ -69,10 +86,13 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
   let closed = false;
   return {
     env,
-    site: resolveSiteConfig(env),
+    site,
     logger,
     database,
     boss: readyBoss,
+    auth,
+    mailer,
+    storage: createLocalStorage(env.DATA_DIR),
     working: work,
     async close() {
       if (closed) return;
@@ -81,6 +101,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
       await readyBoss
         .stop({ graceful: true, close: true, timeout: env.SHUTDOWN_TIMEOUT_SECONDS * 1000 })
         .catch((error: Error) => logger.warn({ err: error.message }, "job queue did not stop cleanly"));
+      mailer.close();
       await database.close();
     },
   };

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { Hono, type Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { serialize } from "hono/utils/cookie";
@@ -8,6 +9,7 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { RouterContextProvider, createRequestHandler, type ServerBuild } from "react-router";
 import type { Logger } from "pino";
 import { requestInfoContext } from "#app/context.ts";
+import { serverContext } from "#app/server-context.ts";
 import { publicSiteConfig, resolveSiteConfig } from "#config/site.ts";
 import type { Env } from "#server/env.ts";
 import type { Runtime } from "#server/runtime.ts";
@@ -17,6 +19,11 @@ import { recordRequest, registry } from "#server/http/metrics.ts";
 import { securityHeaders } from "#server/http/security.ts";
 import { isDatabaseUnavailable } from "#server/http/errors.ts";
 import { rootLocale } from "#server/http/locale.ts";
+import { authHeaders, authRoutes, clientIp, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
+import { internalApi } from "#server/api/internal.ts";
+import { createLocalStorage } from "#server/storage/local.ts";
+import type { ResolvedSession } from "#server/modules/auth/resolve-session.ts";
+import type { Viewer } from "#common/viewer.ts";
 import {
   DEFAULT_LOCALE,
   LOCALE_COOKIE,
@@ -43,7 +50,18 @@ export interface AppOptions {
   serveAssets: boolean;
 }
 
-export type AppEnv = { Variables: { nonce: string; requestId: string; logger: Logger; route?: string } };
+export type AppEnv = {
+  Variables: {
+    nonce: string;
+    requestId: string;
+    logger: Logger;
+    route?: string;
+    clientIp: string;
+    session?: ResolvedSession;
+    /** Set by the internal API's guard for the routes behind it. */
+    viewer?: Viewer;
+  };
+};
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const READY_TIMEOUT_MS = 2_000;
@@ -75,6 +93,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     c.set("requestId", requestId);
     c.set("logger", logger.child({ requestId }));
+    c.set("clientIp", clientIp(c, env));
     await next();
     c.res.headers.set("X-Request-Id", requestId);
     const route = c.get("route") ?? routePath(c);
@@ -175,8 +194,32 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     );
   }
 
+  // Uploaded files (avatars now, generated media later): immutable, since every new file gets a new name.
+  const files = createLocalStorage(env.DATA_DIR);
+  mkdirSync(files.root, { recursive: true });
+  app.use(
+    "/files/*",
+    serveStatic({
+      root: files.root,
+      rewriteRequestPath: (path) => path.slice("/files".length),
+      onFound: (_path, c) => {
+        c.set("route", "files");
+        c.header("Cache-Control", "public, max-age=31536000, immutable");
+      },
+    }),
+  );
+  app.all("/files/*", (c) => c.text("Not found", 404));
+
+  app.all("/api/auth/*", authRoutes(state));
+  const internal = internalApi(state);
+  app.use("/api/*", async (c, next) => {
+    if (c.req.path.startsWith("/api/v1/") || c.req.path.startsWith("/api/auth/")) return next();
+    return sameOriginWrites(site.url)(c, next);
+  });
+  app.route("/api", internal);
+
   // Room for the APIs: each area answers JSON, and unknown API paths are a JSON 404 rather than an HTML page.
-  for (const prefix of ["/api/auth", "/api/v1", "/api", "/webhooks"]) {
+  for (const prefix of ["/api/v1", "/api", "/webhooks"]) {
     app.all(`${prefix}/*`, (c) => {
       if (!state.runtime) return unavailable(c);
       return c.json({ error: { code: "not_found", message: "Not found" } }, 404);
@@ -188,9 +231,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     development ? "development" : "production",
   );
   const publicSite = publicSiteConfig(site);
+  app.use("*", sameOriginWrites(site.url));
   app.all("*", async (c) => {
     c.set("route", "page");
-    if (!state.runtime) return unavailable(c);
+    const runtime = state.runtime;
+    if (!runtime) return unavailable(c);
     const extra = new Headers();
     const cookieLocale = getCookie(c, LOCALE_COOKIE);
     // A malformed or unsupported cookie is ignored and replaced by the locale actually served.
@@ -211,7 +256,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       }
     }
     if (replaceCookie) extra.append("Set-Cookie", localeCookie(servedLocale));
+    const session = await sessionOf(c, state);
     const context = new RouterContextProvider();
+    context.set(serverContext, {
+      runtime,
+      session,
+      clientIp: c.get("clientIp"),
+      authHeaders: authHeaders(c.req.raw.headers, c.get("clientIp")),
+    });
     context.set(requestInfoContext, {
       requestId: c.get("requestId"),
       nonce: c.get("nonce"),
@@ -220,6 +272,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       testRoutes: env.TEST_ROUTES,
     });
     const response = await handleRequest(c.req.raw, context);
+    // A page that signed in or out set the session cookie itself; a refresh from the lookup must not undo that.
+    const ownCookies = response.headers.getSetCookie().some((cookie) => cookie.includes("session_token"));
+    if (!ownCookies) for (const cookie of session.setCookies) extra.append("Set-Cookie", cookie);
     for (const [name, value] of extra) response.headers.append(name, value);
     return response;
   });

@@ -86,7 +86,7 @@ export interface TestServer extends RunningProcess {
 
 /** The web server on a spare port with a fresh data folder (PGlite) unless DATABASE_URL is given. */
 export async function startServer(env: Record<string, string | undefined> = {}, opts: { waitReady?: boolean } = {}) {
-  const port = await freePort();
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const dataDir = env.DATA_DIR ?? tempDir();
   const running = runRole("web", { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, ...env });
   const url = `http://127.0.0.1:${port}`;

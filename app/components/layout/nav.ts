@@ -15,5 +15,3 @@ export const LEGAL_NAV = [
   { key: "refund", to: "/legal/refund", ready: false },
   { key: "cookies", to: "/legal/cookies", ready: false },
 ] as const;
-
-export const AUTH_READY = false;

@@ -5,7 +5,8 @@ import type { Route } from "./+types/home";
 import { requestInfoContext } from "#app/context.ts";
 import { pageI18n } from "#app/i18n/resources.server.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
-import { AUTH_READY } from "#app/components/layout/nav.ts";
+import { useLocation } from "react-router";
+import { hrefIn } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -30,6 +31,8 @@ const FEATURES = [
 
 export default function Home({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("home");
+  const { pathname } = useLocation();
+  const register = hrefIn(pathname, "/auth/register");
   return (
     <main className="home">
       <section className="home-hero">
@@ -39,13 +42,10 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         </Typography.Title>
         <Typography.Paragraph className="home-subtitle">{t("subtitle")}</Typography.Paragraph>
         <div className="home-actions">
-          {/* Sign-up is the call to action once accounts exist. */}
-          {AUTH_READY && (
-            <Button type="primary" size="large" href="/auth/register">
-              {t("primaryCta")}
-            </Button>
-          )}
-          <Button type={AUTH_READY ? "default" : "primary"} size="large" href="#features">
+          <Button type="primary" size="large" href={register}>
+            {t("primaryCta")}
+          </Button>
+          <Button size="large" href="#features">
             {t("secondaryCta")}
           </Button>
         </div>
@@ -66,11 +66,9 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       <section className="home-cta">
         <Typography.Title level={2}>{t("cta.title")}</Typography.Title>
         <Typography.Paragraph>{t("cta.text", { credits: loaderData.signupBonus })}</Typography.Paragraph>
-        {AUTH_READY && (
-          <Button type="primary" size="large" href="/auth/register">
-            {t("cta.button")}
-          </Button>
-        )}
+        <Button type="primary" size="large" href={register}>
+          {t("cta.button")}
+        </Button>
       </section>
     </main>
   );

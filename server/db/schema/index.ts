@@ -1,2 +1,3 @@
 export * from "./auth.ts";
 export * from "./settings.ts";
+export * from "./rate-limit.ts";

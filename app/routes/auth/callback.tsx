@@ -1,0 +1,85 @@
+import { Button, Result } from "antd";
+import { useTranslation } from "react-i18next";
+import { Link, redirect, useLocation } from "react-router";
+import type { Route } from "./+types/callback";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import {
+  afterSignIn,
+  authErrorCode,
+  cookiesOf,
+  flashCookie,
+  localeCookie,
+  server,
+  siteOf,
+} from "#app/lib/auth.server.ts";
+import { hrefIn } from "#common/locales.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+/**
+ * Where e-mail links and OAuth providers send people back: a verification link confirms the address and signs in;
+ * an OAuth return already has its session. Either way the visit ends on the page the person was going to.
+ */
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { runtime, session, authHeaders } = server(context);
+  const url = new URL(request.url);
+  const next = url.searchParams.get("next");
+  const token = url.searchParams.get("verify");
+
+  if (token) {
+    try {
+      const { headers, response } = await runtime.auth.api.verifyEmail({
+        query: { token },
+        headers: authHeaders,
+        returnHeaders: true,
+      });
+      const preferred = (response as { user?: { locale?: string | null } } | null)?.user?.locale;
+      const target = afterSignIn(next, preferred, request);
+      const out = cookiesOf(headers);
+      out.append("Set-Cookie", flashCookie("emailVerified"));
+      out.append("Set-Cookie", localeCookie(target.locale));
+      throw redirect(target.to, { headers: out });
+    } catch (error) {
+      if (error instanceof Response) throw error;
+      runtime.logger.info({ code: authErrorCode(error) }, "e-mail verification link rejected");
+    }
+  } else if (session.viewer && !url.searchParams.has("error")) {
+    const target = afterSignIn(next, session.viewer.locale, request);
+    const out = new Headers();
+    out.append("Set-Cookie", flashCookie("loginSuccess"));
+    out.append("Set-Cookie", localeCookie(target.locale));
+    throw redirect(target.to, { headers: out });
+  }
+
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["auth"]);
+  const seo = buildSeo({
+    site,
+    locale,
+    pathname: url.pathname,
+    title: `${t("auth:callback.title")} · ${site.name}`,
+    noindex: true,
+  });
+  return { seo, i18n, kind: token ? ("verify" as const) : ("oauth" as const) };
+}
+
+export default function Callback({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation("auth");
+  const { pathname } = useLocation();
+  return (
+    <main className="auth-page">
+      <Result
+        className="auth-card"
+        status="warning"
+        title={t("verify.failedTitle")}
+        subTitle={t(loaderData.kind === "verify" ? "error.linkInvalid" : "error.oauthFailed")}
+        extra={
+          <Button type="primary">
+            <Link to={hrefIn(pathname, "/auth/login")}>{t("verify.backToSignIn")}</Link>
+          </Button>
+        }
+      />
+    </main>
+  );
+}

@@ -1,0 +1,203 @@
+import { Alert, Button, Form as AntForm, Typography } from "antd";
+import { useTranslation } from "react-i18next";
+import { Form, Link, redirect, useLocation, useNavigation, data } from "react-router";
+import type { Route } from "./+types/login";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { AuthCard } from "#app/components/auth/auth-card.tsx";
+import { Field } from "#app/components/auth/fields.tsx";
+import { OAuthButtons } from "#app/components/auth/oauth-buttons.tsx";
+import { Turnstile } from "#app/components/auth/turnstile.tsx";
+import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
+import { useRoot } from "#app/lib/use-site.ts";
+import {
+  afterSignIn,
+  answerFloor,
+  authErrorCode,
+  botCheckPassed,
+  cookiesOf,
+  flashCookie,
+  limit,
+  localeCookie,
+  server,
+  siteOf,
+} from "#app/lib/auth.server.ts";
+import { oauthProviders } from "#server/modules/auth/auth.ts";
+import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
+import { resetRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
+import { emailOnlySchema, fieldErrors, signInSchema, type FieldErrors } from "#common/auth-schema.ts";
+import { safeReturnPath } from "#common/return-path.ts";
+import { hrefIn } from "#common/locales.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  const { runtime, session } = server(context);
+  const url = new URL(request.url);
+  const returnTo = safeReturnPath(url.searchParams.get("redirect"));
+  // Already signed in: nothing to do here.
+  if (session.viewer) throw redirect(afterSignIn(returnTo, null, request).to);
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["auth"]);
+  const seo = buildSeo({
+    site,
+    locale,
+    pathname: url.pathname,
+    title: `${t("auth:login.title")} · ${site.name}`,
+    description: t("auth:login.metaDescription", { site: site.name }),
+    noindex: true,
+  });
+  const reason = url.searchParams.get("reason");
+  return {
+    seo,
+    i18n,
+    returnTo,
+    notice: reason === "expired" ? ("notice.sessionExpired" as const) : null,
+    oauthError: url.searchParams.has("error"),
+    providers: oauthProviders(runtime.env),
+  };
+}
+
+type ActionResult =
+  | { formError: string; minutes?: number; fields?: FieldErrors; email?: string; unverified?: boolean }
+  | { resent: true };
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const started = Date.now();
+  const { runtime, authHeaders, clientIp } = server(context);
+  const form = await request.formData();
+  const url = new URL(request.url);
+
+  if (form.get("intent") === "resend") {
+    const parsed = emailOnlySchema.safeParse({ email: form.get("email") });
+    if (parsed.success) {
+      const limited = await limit(context, [
+        { key: `verify:ip:${clientIp}`, rule: RATE_LIMITS.verifyPerIp },
+        { key: `verify:email:${parsed.data.email}`, rule: RATE_LIMITS.verifyPerEmail },
+      ]);
+      if (limited) return data<ActionResult>(limited, { status: 429 });
+      await runtime.auth.api
+        .sendVerificationEmail({ body: { email: parsed.data.email }, headers: authHeaders })
+        .catch(() => undefined);
+    }
+    await answerFloor(started);
+    return { resent: true } satisfies ActionResult;
+  }
+
+  const parsed = signInSchema.safeParse({ email: form.get("email"), password: form.get("password") });
+  if (!parsed.success) return data<ActionResult>({ formError: "", fields: fieldErrors(parsed.error) }, { status: 400 });
+  const { email, password } = parsed.data;
+  if (!(await botCheckPassed(context, form)))
+    return data<ActionResult>({ formError: "error.botCheck", email }, { status: 400 });
+  const limited = await limit(context, [
+    { key: `sign-in:ip:${clientIp}`, rule: RATE_LIMITS.signInPerIp },
+    { key: `sign-in:email:${email}`, rule: RATE_LIMITS.signInPerEmail },
+  ]);
+  if (limited) {
+    await answerFloor(started);
+    return data<ActionResult>({ ...limited, email }, { status: 429 });
+  }
+  try {
+    const { headers, response } = await runtime.auth.api.signInEmail({
+      body: { email, password, rememberMe: true },
+      headers: authHeaders,
+      returnHeaders: true,
+    });
+    await resetRateLimit({ db: runtime.database.db, key: `sign-in:email:${email}` });
+    const preferred = (response.user as { locale?: string | null }).locale;
+    const target = afterSignIn(form.get("redirect") ?? url.searchParams.get("redirect"), preferred, request);
+    const out = cookiesOf(headers);
+    out.append("Set-Cookie", flashCookie("loginSuccess"));
+    out.append("Set-Cookie", localeCookie(target.locale));
+    return redirect(target.to, { headers: out });
+  } catch (error) {
+    const code = authErrorCode(error);
+    await answerFloor(started);
+    if (code === "EMAIL_NOT_VERIFIED") {
+      return data<ActionResult>({ formError: "error.emailNotVerified", email, unverified: true }, { status: 403 });
+    }
+    if (code === "BANNED_USER") return data<ActionResult>({ formError: "error.banned", email }, { status: 403 });
+    if (code === "INVALID_EMAIL_OR_PASSWORD" || code === "INVALID_EMAIL") {
+      return data<ActionResult>({ formError: "error.invalidCredentials", email }, { status: 401 });
+    }
+    runtime.logger.error({ err: (error as Error).message, code }, "sign-in failed");
+    return data<ActionResult>({ formError: "error.generic", email }, { status: 500 });
+  }
+}
+
+export default function Login({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("auth");
+  const { pathname } = useLocation();
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") !== "resend";
+  const resending = navigation.state === "submitting" && navigation.formData?.get("intent") === "resend";
+  const result = actionData as ActionResult | undefined;
+  const failure = result && "formError" in result ? result : undefined;
+  const { errors, onSubmit } = useFormErrors(signInSchema, failure?.fields);
+  const { site } = useRoot();
+  const withReturn = (to: string) =>
+    `${hrefIn(pathname, to)}?${new URLSearchParams({ redirect: loaderData.returnTo }).toString()}`;
+
+  return (
+    <AuthCard title={t("login.title")} subtitle={t("login.subtitle")}>
+      {loaderData.notice && <Alert className="auth-alert" type="warning" showIcon title={t(loaderData.notice)} />}
+      {loaderData.oauthError && !failure && (
+        <Alert className="auth-alert" type="error" showIcon title={t("error.oauthFailed")} />
+      )}
+      {failure?.formError && (
+        <Alert
+          className="auth-alert"
+          role="alert"
+          type="error"
+          showIcon
+          title={t(failure.formError, { minutes: failure.minutes, support: site.supportEmail })}
+        />
+      )}
+      {result && "resent" in result && (
+        <Alert className="auth-alert" type="success" showIcon title={t("verify.resent")} />
+      )}
+      <OAuthButtons providers={loaderData.providers} returnTo={loaderData.returnTo} />
+      <Form method="post" noValidate onSubmit={onSubmit} className="auth-form">
+        <AntForm component={false} layout="vertical">
+          <input type="hidden" name="redirect" value={loaderData.returnTo} />
+          <Field
+            name="email"
+            type="email"
+            label={t("field.email")}
+            autoComplete="email"
+            errors={errors}
+            defaultValue={failure?.email}
+            autoFocus
+          />
+          <Field
+            name="password"
+            type="password"
+            label={t("field.password")}
+            autoComplete="current-password"
+            errors={errors}
+          />
+          <div className="auth-row">
+            <Link to={hrefIn(pathname, "/auth/update-password")}>{t("login.forgot")}</Link>
+          </div>
+          <Turnstile />
+          <Button type="primary" htmlType="submit" size="large" block loading={busy} name="intent" value="signin">
+            {t("login.submit")}
+          </Button>
+        </AntForm>
+      </Form>
+      {failure?.unverified && (
+        <Form method="post" className="auth-resend">
+          <input type="hidden" name="intent" value="resend" />
+          <input type="hidden" name="email" value={failure.email} />
+          <Button htmlType="submit" block loading={resending}>
+            {t("verify.resend")}
+          </Button>
+        </Form>
+      )}
+      <Typography.Paragraph className="auth-switch">
+        {t("login.noAccount", { site: site.name })}{" "}
+        <Link to={withReturn("/auth/register")}>{t("login.createAccount")}</Link>
+      </Typography.Paragraph>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,169 @@
+import { Alert, Button, Checkbox, Form as AntForm, Result, Typography } from "antd";
+import { Trans, useTranslation } from "react-i18next";
+import { Form, Link, data, redirect, useLocation, useNavigation } from "react-router";
+import type { Route } from "./+types/register";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { AuthCard } from "#app/components/auth/auth-card.tsx";
+import { Field, NewPasswordField } from "#app/components/auth/fields.tsx";
+import { OAuthButtons } from "#app/components/auth/oauth-buttons.tsx";
+import { Turnstile } from "#app/components/auth/turnstile.tsx";
+import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
+import { LEGAL_NAV } from "#app/components/layout/nav.ts";
+import {
+  afterSignIn,
+  answerFloor,
+  authErrorCode,
+  botCheckPassed,
+  limit,
+  pathLocale,
+  server,
+  siteOf,
+} from "#app/lib/auth.server.ts";
+import { oauthProviders } from "#server/modules/auth/auth.ts";
+import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
+import { fieldErrors, signUpSchema, type FieldErrors } from "#common/auth-schema.ts";
+import { safeReturnPath } from "#common/return-path.ts";
+import { hrefIn } from "#common/locales.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  const { runtime, session } = server(context);
+  const url = new URL(request.url);
+  const returnTo = safeReturnPath(url.searchParams.get("redirect"));
+  if (session.viewer) throw redirect(afterSignIn(returnTo, null, request).to);
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["auth"]);
+  const seo = buildSeo({
+    site,
+    locale,
+    pathname: url.pathname,
+    title: `${t("auth:register.title")} · ${site.name}`,
+    description: t("auth:register.metaDescription", { site: site.name }),
+  });
+  return { seo, i18n, returnTo, providers: oauthProviders(runtime.env), bonus: site.signupBonusCredits };
+}
+
+type ActionResult =
+  | { formError?: string; minutes?: number; fields?: FieldErrors; values?: { name: string; email: string } }
+  | { sent: string };
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const started = Date.now();
+  const { runtime, authHeaders, clientIp } = server(context);
+  const form = await request.formData();
+  const values = { name: String(form.get("name") ?? ""), email: String(form.get("email") ?? "") };
+  const parsed = signUpSchema.safeParse({
+    ...values,
+    password: form.get("password"),
+    terms: form.get("terms") ?? undefined,
+  });
+  if (!parsed.success) return data<ActionResult>({ fields: fieldErrors(parsed.error), values }, { status: 400 });
+  if (!(await botCheckPassed(context, form)))
+    return data<ActionResult>({ formError: "error.botCheck", values }, { status: 400 });
+  const limited = await limit(context, [{ key: `sign-up:ip:${clientIp}`, rule: RATE_LIMITS.signUpPerIp }]);
+  if (limited) return data<ActionResult>({ ...limited, values }, { status: 429 });
+  const { name, email, password } = parsed.data;
+  const returnTo = safeReturnPath(form.get("redirect"));
+  try {
+    // A taken address gets the same answer (the owner is told by e-mail), so sign-up reveals no accounts.
+    await runtime.auth.api.signUpEmail({
+      body: { name, email, password, locale: pathLocale(request), callbackURL: returnTo },
+      headers: authHeaders,
+    });
+  } catch (error) {
+    const code = authErrorCode(error);
+    runtime.logger.error({ err: (error as Error).message, code }, "sign-up failed");
+    await answerFloor(started);
+    return data<ActionResult>({ formError: "error.generic", values }, { status: 500 });
+  }
+  await answerFloor(started);
+  return { sent: email } satisfies ActionResult;
+}
+
+export default function Register({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("auth");
+  const { pathname } = useLocation();
+  const navigation = useNavigation();
+  const result = actionData as ActionResult | undefined;
+  const failure = result && !("sent" in result) ? result : undefined;
+  const { errors, onSubmit } = useFormErrors(signUpSchema, failure?.fields);
+  const loginHref = `${hrefIn(pathname, "/auth/login")}?${new URLSearchParams({ redirect: loaderData.returnTo }).toString()}`;
+
+  if (result && "sent" in result) {
+    return (
+      <main className="auth-page">
+        <Result
+          className="auth-card"
+          status="success"
+          title={t("register.checkInboxTitle")}
+          subTitle={t("register.checkInbox", { email: result.sent })}
+          extra={<Link to={loginHref}>{t("verify.backToSignIn")}</Link>}
+        />
+      </main>
+    );
+  }
+
+  const legal = (key: "terms" | "privacy") => {
+    const item = LEGAL_NAV.find((n) => n.key === key)!;
+    // Legal pages are linked once they exist; until then the words stand alone.
+    return item.ready ? <Link to={hrefIn(pathname, item.to)} target="_blank" /> : <span />;
+  };
+
+  return (
+    <AuthCard title={t("register.title")} subtitle={t("register.subtitle", { credits: loaderData.bonus })}>
+      {failure?.formError && (
+        <Alert
+          className="auth-alert"
+          role="alert"
+          type="error"
+          showIcon
+          title={t(failure.formError, { minutes: failure.minutes })}
+        />
+      )}
+      <OAuthButtons providers={loaderData.providers} returnTo={loaderData.returnTo} />
+      <Form method="post" noValidate onSubmit={onSubmit} className="auth-form">
+        <AntForm component={false} layout="vertical">
+          <input type="hidden" name="redirect" value={loaderData.returnTo} />
+          <Field
+            name="name"
+            label={t("field.name")}
+            autoComplete="name"
+            errors={errors}
+            defaultValue={failure?.values?.name}
+            autoFocus
+          />
+          <Field
+            name="email"
+            type="email"
+            label={t("field.email")}
+            autoComplete="email"
+            errors={errors}
+            defaultValue={failure?.values?.email}
+          />
+          <NewPasswordField errors={errors} label={t("field.password")} />
+          <AntForm.Item
+            validateStatus={errors.terms ? "error" : undefined}
+            help={errors.terms ? t(errors.terms) : undefined}
+          >
+            <Checkbox name="terms" value="on" id="field-terms">
+              <Trans
+                t={t}
+                i18nKey="register.acceptTerms"
+                components={{ terms: legal("terms"), privacy: legal("privacy") }}
+              />
+            </Checkbox>
+          </AntForm.Item>
+          <Turnstile />
+          <Button type="primary" htmlType="submit" size="large" block loading={navigation.state === "submitting"}>
+            {t("register.submit")}
+          </Button>
+        </AntForm>
+      </Form>
+      <Typography.Paragraph className="auth-switch">
+        {t("register.haveAccount")} <Link to={loginHref}>{t("register.signIn")}</Link>
+      </Typography.Paragraph>
+    </AuthCard>
+  );
+}

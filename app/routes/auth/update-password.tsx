@@ -1,0 +1,249 @@
+import { Alert, Button, Form as AntForm, Result } from "antd";
+import { useTranslation } from "react-i18next";
+import { Form, Link, data, redirect, useLocation, useNavigation } from "react-router";
+import type { Route } from "./+types/update-password";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { AuthCard } from "#app/components/auth/auth-card.tsx";
+import { Field, NewPasswordField } from "#app/components/auth/fields.tsx";
+import { Turnstile } from "#app/components/auth/turnstile.tsx";
+import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
+import {
+  answerFloor,
+  authErrorCode,
+  botCheckPassed,
+  cookiesOf,
+  flashCookie,
+  here,
+  limit,
+  pathLocale,
+  server,
+  siteOf,
+} from "#app/lib/auth.server.ts";
+import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
+import { queueMail } from "#server/modules/mail/queue-mail.ts";
+import {
+  changePasswordSchema,
+  emailOnlySchema,
+  fieldErrors,
+  newPasswordSchema,
+  type FieldErrors,
+} from "#common/auth-schema.ts";
+import { hrefIn, isLocale, localizePath } from "#common/locales.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+type Mode = "reset" | "change" | "request";
+
+function modeOf(request: Request, signedIn: boolean): { mode: Mode; token: string | null } {
+  const token = new URL(request.url).searchParams.get("token");
+  if (token) return { mode: "reset", token };
+  return { mode: signedIn ? "change" : "request", token: null };
+}
+
+/**
+ * One page, three uses: with a reset link's token it sets a new password; signed in, it changes the password;
+ * otherwise it sends a reset link.
+ */
+export function loader({ context, request }: Route.LoaderArgs) {
+  const { session } = server(context);
+  const { mode } = modeOf(request, !!session.viewer);
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["auth"]);
+  const titleKey =
+    mode === "reset" ? "auth:reset.title" : mode === "change" ? "auth:change.title" : "auth:forgot.title";
+  const seo = buildSeo({
+    site,
+    locale,
+    pathname: new URL(request.url).pathname,
+    title: `${t(titleKey)} · ${site.name}`,
+    noindex: true,
+  });
+  return { seo, i18n, mode };
+}
+
+type ActionResult = { formError?: string; minutes?: number; fields?: FieldErrors; sent?: string; changed?: true };
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const started = Date.now();
+  const { runtime, session, authHeaders, clientIp } = server(context);
+  const form = await request.formData();
+  const { mode, token } = modeOf(request, !!session.viewer);
+
+  if (mode === "request") {
+    const parsed = emailOnlySchema.safeParse({ email: form.get("email") });
+    if (!parsed.success) return data<ActionResult>({ fields: fieldErrors(parsed.error) }, { status: 400 });
+    if (!(await botCheckPassed(context, form)))
+      return data<ActionResult>({ formError: "error.botCheck" }, { status: 400 });
+    const { email } = parsed.data;
+    const limited = await limit(context, [
+      { key: `reset:ip:${clientIp}`, rule: RATE_LIMITS.resetPerIp },
+      { key: `reset:email:${email}`, rule: RATE_LIMITS.resetPerEmail },
+    ]);
+    if (limited) {
+      await answerFloor(started);
+      return data<ActionResult>(limited, { status: 429 });
+    }
+    // The same answer, in the same time, whether or not the address has an account.
+    await runtime.auth.api.requestPasswordReset({ body: { email }, headers: authHeaders }).catch((error: unknown) => {
+      runtime.logger.error({ code: authErrorCode(error) }, "password reset request failed");
+    });
+    await answerFloor(started);
+    return { sent: email } satisfies ActionResult;
+  }
+
+  if (mode === "reset") {
+    const parsed = newPasswordSchema.safeParse({ password: form.get("password"), confirm: form.get("confirm") });
+    if (!parsed.success) return data<ActionResult>({ fields: fieldErrors(parsed.error) }, { status: 400 });
+    try {
+      await runtime.auth.api.resetPassword({
+        body: { newPassword: parsed.data.password, token: token! },
+        headers: authHeaders,
+      });
+    } catch (error) {
+      const code = authErrorCode(error);
+      if (code !== "INVALID_TOKEN") runtime.logger.error({ code }, "password reset failed");
+      return data<ActionResult>({ formError: "error.linkInvalid" }, { status: 400 });
+    }
+    // Every session was revoked, this browser's included: sign in again with the new password.
+    const out = new Headers();
+    out.append("Set-Cookie", flashCookie("passwordReset"));
+    return redirect(here(request, "/auth/login"), { headers: out });
+  }
+
+  const viewer = session.viewer!;
+  const parsed = changePasswordSchema.safeParse({
+    current: form.get("current"),
+    password: form.get("password"),
+    confirm: form.get("confirm"),
+  });
+  if (!parsed.success) return data<ActionResult>({ fields: fieldErrors(parsed.error) }, { status: 400 });
+  const limited = await limit(context, [
+    { key: `change-password:user:${viewer.id}`, rule: RATE_LIMITS.changePasswordPerUser },
+  ]);
+  if (limited) return data<ActionResult>(limited, { status: 429 });
+  try {
+    const { headers } = await runtime.auth.api.changePassword({
+      body: { currentPassword: parsed.data.current, newPassword: parsed.data.password, revokeOtherSessions: true },
+      headers: authHeaders,
+      returnHeaders: true,
+    });
+    await queueMail({
+      boss: runtime.boss,
+      mail: {
+        to: viewer.email,
+        kind: "passwordChanged",
+        locale: viewer.locale,
+        name: viewer.name,
+        url: `${runtime.site.url}${localizePath("/auth/update-password", viewer.locale && isLocale(viewer.locale) ? viewer.locale : pathLocale(request))}`,
+      },
+    });
+    return data<ActionResult>({ changed: true }, { headers: cookiesOf(headers) });
+  } catch (error) {
+    const code = authErrorCode(error);
+    if (code === "INVALID_PASSWORD") {
+      return data<ActionResult>({ fields: { current: "error.wrongPassword" } }, { status: 400 });
+    }
+    if (code === "CREDENTIAL_ACCOUNT_NOT_FOUND") {
+      return data<ActionResult>({ formError: "error.generic" }, { status: 400 });
+    }
+    runtime.logger.error({ code }, "password change failed");
+    return data<ActionResult>({ formError: "error.generic" }, { status: 500 });
+  }
+}
+
+export default function UpdatePassword({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("auth");
+  const { pathname } = useLocation();
+  const navigation = useNavigation();
+  const result = actionData as ActionResult | undefined;
+  const { mode } = loaderData;
+  const schema = mode === "request" ? emailOnlySchema : mode === "reset" ? newPasswordSchema : changePasswordSchema;
+  const { errors, onSubmit } = useFormErrors(schema, result?.fields);
+  const busy = navigation.state === "submitting";
+  const login = hrefIn(pathname, "/auth/login");
+
+  if (result?.sent) {
+    return (
+      <main className="auth-page">
+        <Result
+          className="auth-card"
+          status="success"
+          title={t("forgot.title")}
+          subTitle={t("forgot.sent", { email: result.sent })}
+          extra={<Link to={login}>{t("forgot.back")}</Link>}
+        />
+      </main>
+    );
+  }
+
+  const alert = result?.formError && (
+    <Alert
+      className="auth-alert"
+      role="alert"
+      type="error"
+      showIcon
+      title={t(result.formError, { minutes: result.minutes })}
+    />
+  );
+
+  if (mode === "request") {
+    return (
+      <AuthCard title={t("forgot.title")} subtitle={t("forgot.subtitle")}>
+        {alert}
+        <Form method="post" noValidate onSubmit={onSubmit} className="auth-form">
+          <AntForm component={false} layout="vertical">
+            <Field name="email" type="email" label={t("field.email")} autoComplete="email" errors={errors} autoFocus />
+            <Turnstile />
+            <Button type="primary" htmlType="submit" size="large" block loading={busy}>
+              {t("forgot.submit")}
+            </Button>
+          </AntForm>
+        </Form>
+        <p className="auth-switch">
+          <Link to={login}>{t("forgot.back")}</Link>
+        </p>
+      </AuthCard>
+    );
+  }
+
+  const reset = mode === "reset";
+  return (
+    <AuthCard
+      title={t(reset ? "reset.title" : "change.title")}
+      subtitle={t(reset ? "reset.subtitle" : "change.subtitle")}
+    >
+      {alert}
+      {result?.changed && <Alert className="auth-alert" type="success" showIcon title={t("change.done")} />}
+      {reset && result?.formError === "error.linkInvalid" && (
+        <p className="auth-switch">
+          <Link to={hrefIn(pathname, "/auth/update-password")}>{t("forgot.submit")}</Link>
+        </p>
+      )}
+      <Form method="post" noValidate onSubmit={onSubmit} className="auth-form" key={result?.changed ? "done" : "form"}>
+        <AntForm component={false} layout="vertical">
+          {!reset && (
+            <Field
+              name="current"
+              type="password"
+              label={t("field.currentPassword")}
+              autoComplete="current-password"
+              errors={errors}
+            />
+          )}
+          <NewPasswordField errors={errors} label={t("field.newPassword")} />
+          <Field
+            name="confirm"
+            type="password"
+            label={t("field.confirmPassword")}
+            autoComplete="new-password"
+            errors={errors}
+          />
+          <Button type="primary" htmlType="submit" size="large" block loading={busy}>
+            {t(reset ? "reset.submit" : "change.submit")}
+          </Button>
+        </AntForm>
+      </Form>
+    </AuthCard>
+  );
+}

@@ -1,0 +1,32 @@
+import { Outlet, data, isRouteErrorResponse } from "react-router";
+import type { Route } from "./+types/layout";
+import { DashboardLayout, SIDEBAR_COOKIE } from "#app/components/layout/dashboard-layout.tsx";
+import { NotFound } from "#app/components/not-found.tsx";
+import { requireViewer } from "#app/lib/auth.server.ts";
+import { resourcesFor } from "#app/i18n/resources.server.ts";
+import { readCookie } from "#common/cookies.ts";
+import { isLocale, localeOfPath } from "#common/locales.ts";
+
+export function loader({ context, request, params }: Route.LoaderArgs) {
+  if (params.lang !== undefined && !isLocale(params.lang)) throw data(null, { status: 404 });
+  requireViewer(context, request);
+  const collapsed = readCookie(request.headers.get("cookie"), SIDEBAR_COOKIE) === "collapsed";
+  return { collapsed, i18n: resourcesFor(localeOfPath(new URL(request.url).pathname), ["dashboard"]) };
+}
+
+export default function DashboardRoute({ loaderData }: Route.ComponentProps) {
+  return (
+    <DashboardLayout initialCollapsed={loaderData.collapsed}>
+      <Outlet />
+    </DashboardLayout>
+  );
+}
+
+export function ErrorBoundary({ error, loaderData }: Route.ErrorBoundaryProps) {
+  if (!isRouteErrorResponse(error) || error.status !== 404 || !loaderData) throw error;
+  return (
+    <DashboardLayout initialCollapsed={loaderData.collapsed}>
+      <NotFound />
+    </DashboardLayout>
+  );
+}

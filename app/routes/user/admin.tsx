@@ -1,0 +1,60 @@
+import { Button, Card, Col, Row, Statistic, Typography } from "antd";
+import { useTranslation } from "react-i18next";
+import { Link, useLocation } from "react-router";
+import type { Route } from "./+types/admin";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { requireAdmin, server, siteOf } from "#app/lib/auth.server.ts";
+import { countUsers } from "#server/modules/users/count-users.ts";
+import { hrefIn } from "#common/locales.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  requireAdmin(context, request);
+  const { runtime } = server(context);
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["user"]);
+  const seo = buildSeo({
+    site,
+    locale,
+    pathname: new URL(request.url).pathname,
+    title: `${t("user:admin.title")} · ${site.name}`,
+    noindex: true,
+  });
+  return { seo, i18n, counts: await countUsers({ db: runtime.database.db }) };
+}
+
+export default function Admin({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation("user");
+  const { pathname } = useLocation();
+  const { counts } = loaderData;
+  return (
+    <main className="page-narrow">
+      <Typography.Title level={1}>{t("admin.title")}</Typography.Title>
+      <Typography.Paragraph type="secondary">{t("admin.subtitle")}</Typography.Paragraph>
+      <Row gutter={[16, 16]}>
+        <Col xs={24} sm={8}>
+          <Card>
+            <Statistic title={t("admin.users")} value={counts.users} data-testid="admin-users" />
+          </Card>
+        </Col>
+        <Col xs={24} sm={8}>
+          <Card>
+            <Statistic title={t("admin.verifiedUsers")} value={counts.verified} />
+          </Card>
+        </Col>
+        <Col xs={24} sm={8}>
+          <Card>
+            <Statistic title={t("admin.admins")} value={counts.admins} />
+          </Card>
+        </Col>
+      </Row>
+      <p className="page-actions">
+        <Button>
+          <Link to={hrefIn(pathname, "/dashboard/home")}>{t("admin.back")}</Link>
+        </Button>
+      </p>
+    </main>
+  );
+}

@@ -1,0 +1,33 @@
+import { Hono } from "hono";
+import type { AppEnv, ServerState } from "#server/http/app.ts";
+import { sessionOf } from "#server/http/auth.ts";
+
+/**
+ * The internal API the pages call with their session cookie. Every route needs a session: without one the answer
+ * is 401 with a code the browser turns into the right message (sign in first, or the session has expired).
+ */
+export function internalApi(state: ServerState) {
+  const api = new Hono<AppEnv>();
+  api.use("*", async (c, next) => {
+    if (c.req.path.startsWith("/api/v1/") || c.req.path.startsWith("/api/auth/")) return next();
+    if (!state.runtime) {
+      return c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503);
+    }
+    const session = await sessionOf(c, state);
+    for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });
+    if (!session.viewer) {
+      return session.expired
+        ? c.json(
+            { error: { code: "session_expired", message: "Your login session has expired, please log in again" } },
+            401,
+          )
+        : c.json({ error: { code: "unauthorized", message: "Please login first" } }, 401);
+    }
+    c.set("viewer", session.viewer);
+    return next();
+  });
+
+  api.get("/me", (c) => c.json({ user: c.get("viewer") }));
+
+  return api;
+}

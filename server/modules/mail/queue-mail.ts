@@ -1,0 +1,20 @@
+import type { PgBoss } from "#server/jobs/boss.ts";
+import type { MailKind } from "#server/modules/mail/templates.ts";
+
+export const MAIL_QUEUE = "mail.send";
+
+export interface MailJob {
+  to: string;
+  kind: MailKind;
+  locale: string | null;
+  name: string;
+  url: string;
+}
+
+/**
+ * E-mails go through the job queue: the request answers at once (and in the same time whether or not a message
+ * was due), and a failing SMTP server is retried rather than losing the message.
+ */
+export async function queueMail({ boss, mail }: { boss: PgBoss; mail: MailJob }): Promise<void> {
+  await boss.send(MAIL_QUEUE, mail, { retryLimit: 8, retryDelay: 15, retryBackoff: true });
+}

@@ -1,0 +1,54 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomUUID } from "node:crypto";
+import nodemailer from "nodemailer";
+import type { Logger } from "pino";
+import type { MailContent } from "#server/modules/mail/templates.ts";
+
+export interface OutgoingMail extends MailContent {
+  to: string;
+  /** The link inside, logged when the message goes to the outbox so an offline install can follow it. */
+  link: string;
+}
+
+export interface Mailer {
+  kind: "smtp" | "outbox";
+  send(mail: OutgoingMail): Promise<void>;
+  close(): void;
+}
+
+export interface MailerOptions {
+  smtpUrl?: string;
+  from: string;
+  dataDir: string;
+  logger: Logger;
+}
+
+/**
+ * SMTP when SMTP_URL is set. Otherwise every message becomes a JSON file in DATA_DIR/outbox and its link is
+ * logged: nothing is lost on an offline install, and the operator can still complete a sign-up.
+ */
+export function createMailer({ smtpUrl, from, dataDir, logger }: MailerOptions): Mailer {
+  if (smtpUrl) {
+    const transport = nodemailer.createTransport(smtpUrl);
+    return {
+      kind: "smtp",
+      async send(mail) {
+        await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+      },
+      close: () => transport.close(),
+    };
+  }
+  const outbox = join(dataDir, "outbox");
+  return {
+    kind: "outbox",
+    async send(mail) {
+      mkdirSync(outbox, { recursive: true });
+      const file = join(outbox, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID().slice(0, 8)}.json`);
+      const record = { from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, link: mail.link };
+      writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+      logger.info({ to: mail.to, subject: mail.subject, link: mail.link, file }, "e-mail written to the outbox");
+    },
+    close: () => undefined,
+  };
+}

@@ -1,0 +1,38 @@
+import { eq } from "drizzle-orm";
+import type { Logger } from "pino";
+import type { Db } from "#server/db/client.ts";
+import { user } from "#server/db/schema/index.ts";
+import type { Storage } from "#server/storage/local.ts";
+import { avatarKey } from "#server/modules/users/set-avatar.ts";
+
+/**
+ * Deletes the account and everything personal hanging off it (sessions, sign-in accounts and, through the
+ * database's cascades, whatever later modules attach to the user). Files go after the rows are gone, so a
+ * crash in between leaves an orphaned file, never a user pointing at a missing one.
+ */
+export async function deleteAccount({
+  db,
+  storage,
+  userId,
+  logger,
+}: {
+  db: Db;
+  storage: Storage;
+  userId: string;
+  logger: Logger;
+}) {
+  const removed = await db.transaction(async (tx) => {
+    const [row] = await tx.select({ image: user.image }).from(user).where(eq(user.id, userId)).for("update");
+    if (!row) return null;
+    await tx.delete(user).where(eq(user.id, userId));
+    return row;
+  });
+  if (!removed) return false;
+  const key = avatarKey(removed.image);
+  if (key)
+    await storage
+      .delete(key)
+      .catch((error: Error) => logger.warn({ err: error.message, key }, "avatar file not removed"));
+  logger.info({ userId }, "account deleted");
+  return true;
+}
