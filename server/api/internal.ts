@@ -1,15 +1,14 @@
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
 import { sessionOf } from "#server/http/auth.ts";
 
 /**
- * The internal API the pages call with their session cookie. Every route needs a session: without one the answer
- * is 401 with a code the browser turns into the right message (sign in first, or the session has expired).
+ * The internal API the pages call with their session cookie. Every route needs a session (`signedIn`): without one
+ * the answer is 401 with a code the browser turns into the right message (sign in first, or the session has expired).
  */
 export function internalApi(state: ServerState) {
   const api = new Hono<AppEnv>();
-  api.use("*", async (c, next) => {
-    if (c.req.path.startsWith("/api/v1/") || c.req.path.startsWith("/api/auth/")) return next();
+  const signedIn: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!state.runtime) {
       return c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503);
     }
@@ -25,9 +24,9 @@ export function internalApi(state: ServerState) {
     }
     c.set("viewer", session.viewer);
     return next();
-  });
+  };
 
-  api.get("/me", (c) => c.json({ user: c.get("viewer") }));
+  api.get("/me", signedIn, (c) => c.json({ user: c.get("viewer") }));
 
   return api;
 }

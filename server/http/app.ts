@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import { Hono, type Context } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { serialize } from "hono/utils/cookie";
 import { bodyLimit } from "hono/body-limit";
@@ -196,18 +196,24 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
 
   // Uploaded files (avatars now, generated media later): immutable, since every new file gets a new name.
   const files = createLocalStorage(env.DATA_DIR);
-  mkdirSync(files.root, { recursive: true });
-  app.use(
-    "/files/*",
-    serveStatic({
+  try {
+    mkdirSync(files.root, { recursive: true });
+  } catch {
+    // An unusable DATA_DIR is reported, in one line, when the database opens.
+  }
+  // Made on first use: the folder exists by then (an unusable DATA_DIR stops the start-up before).
+  let serveFiles: MiddlewareHandler<AppEnv> | undefined;
+  app.use("/files/*", (c, next) => {
+    serveFiles ??= serveStatic({
       root: files.root,
       rewriteRequestPath: (path) => path.slice("/files".length),
-      onFound: (_path, c) => {
-        c.set("route", "files");
-        c.header("Cache-Control", "public, max-age=31536000, immutable");
+      onFound: (_path, ctx) => {
+        ctx.set("route", "files");
+        ctx.header("Cache-Control", "public, max-age=31536000, immutable");
       },
-    }),
-  );
+    });
+    return serveFiles(c, next);
+  });
   app.all("/files/*", (c) => c.text("Not found", 404));
 
   app.all("/api/auth/*", authRoutes(state));
