@@ -6,6 +6,7 @@ import {
   Scripts,
   ScrollRestoration,
   isRouteErrorResponse,
+  useLocation,
   useMatches,
   useRouteLoaderData,
   type ShouldRevalidateFunctionArgs,
@@ -18,6 +19,7 @@ import stylesheet from "./app.css?url";
 import { requestInfoContext } from "#app/context.ts";
 import { serverContext } from "#app/server-context.ts";
 import { FlashToast } from "#app/components/flash-toast.tsx";
+import { SessionWatch } from "#app/components/session-watch.tsx";
 import { FLASH_COOKIE, parseFlash } from "#common/flash.ts";
 import { createI18n } from "#app/i18n/i18n.ts";
 import { resourcesFor } from "#app/i18n/resources.server.ts";
@@ -32,7 +34,7 @@ import { isChunkLoadError, shouldReloadForChunk } from "#app/updates/policy.ts";
 import { useToast } from "#app/components/feedback.ts";
 import { messageConfig, notificationConfig, theme } from "#app/components/theme.ts";
 import { readCookie } from "#common/cookies.ts";
-import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath } from "#common/locales.ts";
+import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath, stripLocale } from "#common/locales.ts";
 import { COLOR_SCHEME_HINT, THEME_COOKIE, isThemeMode, resolveScheme } from "#common/theme.ts";
 import { siteDefaults } from "#config/site.ts";
 
@@ -139,6 +141,12 @@ function LanguageChangedToast() {
   return null;
 }
 
+/** Signed-in pages notice a lost session; public pages stay where they are. */
+function PrivatePageSessionWatch() {
+  const { pathname } = useLocation();
+  return /^\/(dashboard|user)(\/|$)/.test(stripLocale(pathname)) ? <SessionWatch /> : null;
+}
+
 export default function Root({ loaderData }: Route.ComponentProps) {
   const { locale, resources, build, site } = loaderData;
   // One instance per language: switching language swaps it, and every component re-renders with it.
@@ -149,6 +157,7 @@ export default function Root({ loaderData }: Route.ComponentProps) {
       <LoadingBar />
       <LanguageChangedToast />
       <FlashToast flash={loaderData.flash} />
+      {loaderData.viewer && <PrivatePageSessionWatch />}
       <UpdateNotice build={build} siteName={site.name} />
       <Outlet />
     </I18nextProvider>

@@ -1,4 +1,4 @@
-import { stripLocale } from "#common/locales.ts";
+import { pathFor, stripLocale } from "#common/locales.ts";
 
 export const DEFAULT_RETURN_PATH = "/dashboard";
 
@@ -30,4 +30,11 @@ export function safeReturnPath(value: unknown, fallback = DEFAULT_RETURN_PATH): 
   // Going back to a sign-in page after signing in would be a loop.
   if (/^\/auth(\/|$)/.test(stripLocale(parsed.pathname))) return fallback;
   return `${parsed.pathname}${parsed.search}${parsed.hash}`;
+}
+
+/** The sign-in page in the language of `currentPathname`, returning to `returnTo` (saying why when a session expired). */
+export function signInHref(currentPathname: string, returnTo: string, reason?: "expired") {
+  const query = new URLSearchParams({ redirect: returnTo });
+  if (reason) query.set("reason", reason);
+  return `${pathFor(currentPathname, "/auth/login")}?${query.toString()}`;
 }

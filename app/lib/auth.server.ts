@@ -14,7 +14,7 @@ import {
   stripLocale,
   type Locale,
 } from "#common/locales.ts";
-import { safeReturnPath } from "#common/return-path.ts";
+import { safeReturnPath, signInHref } from "#common/return-path.ts";
 import type { Viewer } from "#common/viewer.ts";
 import { FLASH_COOKIE, type FlashKey } from "#common/flash.ts";
 
@@ -28,9 +28,7 @@ export const pathLocale = (request: Request) => localeOfPath(new URL(request.url
 
 /** The sign-in page for this request's language, returning to `returnTo` afterwards. */
 export function signInUrl(request: Request, returnTo: string, reason?: "expired") {
-  const query = new URLSearchParams({ redirect: returnTo });
-  if (reason) query.set("reason", reason);
-  return `${pathFor(new URL(request.url).pathname, "/auth/login")}?${query.toString()}`;
+  return signInHref(new URL(request.url).pathname, returnTo, reason);
 }
 
 /** The signed-in user, or a trip to sign-in that comes back to this page (saying why when the session expired). */

@@ -67,9 +67,9 @@ describe("accounts in Chromium", () => {
   }
 
   /** Signs up, follows the confirmation link and ends signed in. */
-  async function newUser(context: BrowserContext, email: string, name = "Ada") {
+  async function newUser(context: BrowserContext, email: string, name = "Ada", prefix = "") {
     const page = await context.newPage();
-    await register(page, { name, email });
+    await register(page, { name, email, prefix });
     await page.locator(".ant-result-success").waitFor();
     const mail = await nextMail(server.dataDir, email, (m) => m.link.includes("verify="), seen);
     await page.goto(mail.link);
@@ -149,6 +149,46 @@ describe("accounts in Chromium", () => {
     const api = await fetch(`${server.url}/api/me`);
     expect(api.status).toBe(401);
     expect(await api.json()).toEqual({ error: { code: "unauthorized", message: "Please login first" } });
+    await context.close();
+  });
+
+  it("notices a session that ended while the page was open, when the tab comes back into view", async () => {
+    const context = await newContext();
+    const page = await newUser(context, "tab@example.com", "Tove", "/tr");
+    await page.goto(`${server.url}/tr/dashboard/home`);
+    await hydrated(page, ".dash");
+    const session = (await context.cookies()).find((c) => c.name.endsWith("session_token"))!;
+    const comeBack = () => page.evaluate(() => document.dispatchEvent(new Event("visibilitychange")));
+
+    // Still signed in: coming back changes nothing.
+    const check = page.waitForResponse((r) => r.url().endsWith("/api/me"));
+    await comeBack();
+    expect((await check).status()).toBe(200);
+    expect(new URL(page.url()).pathname).toBe("/tr/dashboard/home");
+
+    // The session ended elsewhere: the page goes to sign-in, says why, and comes back after signing in.
+    // (A fresh page, as checks are spaced out in time.)
+    await page.goto(`${server.url}/tr/dashboard/home`);
+    await hydrated(page, ".dash");
+    await context.addCookies([{ ...session, value: "ended-token.signature" }]);
+    await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+    await page.waitForURL("**/tr/auth/login?**");
+    const url = new URL(page.url());
+    expect(url.searchParams.get("reason")).toBe("expired");
+    expect(url.searchParams.get("redirect")).toBe("/tr/dashboard/home");
+    await page.getByText(text("tr", "common", "msg.sessionExpired")).waitFor();
+    await page.fill("#field-email", "tab@example.com");
+    await page.fill("#field-password", PASSWORD);
+    await page.click("button[type=submit]");
+    await page.waitForURL(`${server.url}/tr/dashboard/home`);
+
+    // No session cookie at all (signed out in another tab): "please sign in first".
+    await hydrated(page, ".dash");
+    await context.clearCookies();
+    await page.evaluate(() => window.dispatchEvent(new Event("focus")));
+    await page.waitForURL("**/tr/auth/login?**");
+    expect(new URL(page.url()).searchParams.get("reason")).toBeNull();
+    await page.getByText(text("tr", "common", "msg.loginFirst")).waitFor();
     await context.close();
   });
 

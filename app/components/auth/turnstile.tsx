@@ -2,6 +2,7 @@ import { useEffect, useRef } from "react";
 import { useTranslation } from "react-i18next";
 import { useRouteLoaderData } from "react-router";
 import type { loader as rootLoader } from "#app/root.tsx";
+import { LOCALE_TAGS, isLocale } from "#common/locales.ts";
 
 const SCRIPT = "https://challenges.cloudflare.com/turnstile/v0/api.js?render=explicit";
 
@@ -49,7 +50,9 @@ export function Turnstile() {
       .then((loaded) => {
         if (cancelled || !ref.current) return;
         api = loaded;
-        id = loaded.render(ref.current, { sitekey: siteKey, language: i18n.language, theme: "auto" });
+        // Turnstile names languages in lower case ("zh-cn", "pt-br").
+        const language = isLocale(i18n.language) ? LOCALE_TAGS[i18n.language].toLowerCase() : "auto";
+        id = loaded.render(ref.current, { sitekey: siteKey, language, theme: "auto" });
       })
       .catch(() => undefined);
     return () => {
