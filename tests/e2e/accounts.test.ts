@@ -192,6 +192,33 @@ describe("accounts in Chromium", () => {
     await context.close();
   });
 
+  it("keeps what was typed before the page's scripts ran", async () => {
+    const context = await newContext();
+    const page = await context.newPage();
+    // Hold the scripts back, as a slow phone would, while the person fills in the server-rendered form.
+    let release!: () => void;
+    const scriptsHeld = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/assets/**/*.js", async (route) => {
+      await scriptsHeld;
+      await route.continue();
+    });
+    await page.goto(`${server.url}/ko/auth/register`, { waitUntil: "domcontentloaded" });
+    await page.fill("#field-name", "Min");
+    await page.fill("#field-email", "early@example.com");
+    await page.fill("#field-password", PASSWORD);
+    await page.check("#field-terms");
+    release();
+    await hydrated(page, "form");
+    await page.locator(".password-strength .ant-progress").waitFor();
+    expect(await page.inputValue("#field-name")).toBe("Min");
+    // Submitting goes through the page's own checks, which read the form's state after hydration.
+    await page.click("button[type=submit]");
+    await expect(page.locator(".ant-result-title").textContent()).resolves.toBe(
+      text("ko", "auth", "register.checkInboxTitle"),
+    );
+    await context.close();
+  });
+
   it("makes ADMIN_EMAILS admins on sign-in and shows the admin landing page", async () => {
     const context = await newContext();
     const page = await newUser(context, "chief@example.com", "Chief");

@@ -1,4 +1,4 @@
-import { Button, Card, Descriptions, Tag, Typography } from "antd";
+import { Card, Descriptions, Tag, Typography } from "antd";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/home";
@@ -55,9 +55,9 @@ export default function DashboardHome({ loaderData }: Route.ComponentProps) {
             {formatDate(locale, account.createdAt, { dateOnly: true })}
           </Descriptions.Item>
         </Descriptions>
-        <Button>
-          <Link to={hrefIn(pathname, "/user/profile")}>{t("home.manageProfile")}</Link>
-        </Button>
+        <Link to={hrefIn(pathname, "/user/profile")} className="dash-profile-link">
+          {t("home.manageProfile")} →
+        </Link>
       </Card>
     </div>
   );

@@ -28,6 +28,7 @@ import { deleteAccount } from "#server/modules/users/delete-account.ts";
 import { nameField } from "#common/auth-schema.ts";
 import { formatDate, formatRelative } from "#common/format.ts";
 import { LOCALES, LOCALE_NAMES, hrefIn, isLocale, localizePath, type Locale } from "#common/locales.ts";
+import { useRestoreTypedFields } from "#app/lib/typed-before-hydration.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -183,9 +184,10 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
   const toast = useToast();
   const others = sessions.filter((s) => s.id !== currentSessionId);
   const nameError = nameFetcher.data?.field === "name" ? nameFetcher.data.error : undefined;
+  const main = useRestoreTypedFields<HTMLElement>();
 
   return (
-    <main className="page-narrow profile">
+    <main className="page-narrow profile" ref={main}>
       <Typography.Title level={1}>{t("profile.title")}</Typography.Title>
       <Typography.Paragraph type="secondary">{t("profile.subtitle")}</Typography.Paragraph>
 
