@@ -5,13 +5,29 @@ import { openDatabase } from "#server/runtime.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
 import { DatabaseStartError } from "#server/db/errors.ts";
 import { setRoleByEmail } from "#server/modules/users/set-role.ts";
+import { setBanByEmail } from "#server/modules/users/set-ban.ts";
 
-const USAGE = "Usage: npm run admin -- grant <email>   (or: revoke <email>)";
+const USAGE = `Usage: npm run admin -- <command> <email>
+  grant <email>            make the account an admin
+  revoke <email>           take the admin role back
+  ban <email> [reason]     suspend the account and end its sessions
+  unban <email>            lift the suspension`;
 
-/** `npm run admin -- grant you@example.com`: makes an existing account an admin (revoke takes it back). */
+const COMMANDS = ["grant", "revoke", "ban", "unban"] as const;
+type Command = (typeof COMMANDS)[number];
+
+const DONE: Record<Command, (email: string) => string> = {
+  grant: (email) => `${email} is now an admin.`,
+  revoke: (email) => `${email} is no longer an admin.`,
+  ban: (email) => `${email} is suspended; its sessions have ended.`,
+  unban: (email) => `${email} can sign in again.`,
+};
+
+/** `npm run admin -- grant you@example.com`: operator commands on an existing account (see USAGE). */
 export async function runAdmin(args: string[]) {
-  const [command, email] = args;
-  if ((command !== "grant" && command !== "revoke") || !email) {
+  const [name, email, ...rest] = args;
+  const command = COMMANDS.find((c) => c === name);
+  if (!command || !email) {
     process.stderr.write(`${USAGE}\n`);
     process.exit(1);
   }
@@ -26,7 +42,15 @@ export async function runAdmin(args: string[]) {
     const database = await openDatabase(env, logger);
     try {
       await applyMigrations(database);
-      changed = await setRoleByEmail({ db: database.db, email, role: command === "grant" ? "admin" : "user" });
+      changed =
+        command === "grant" || command === "revoke"
+          ? await setRoleByEmail({ db: database.db, email, role: command === "grant" ? "admin" : "user" })
+          : await setBanByEmail({
+              db: database.db,
+              email,
+              banned: command === "ban",
+              reason: rest.join(" ").trim() || undefined,
+            });
     } finally {
       await database.close();
     }
@@ -38,9 +62,13 @@ export async function runAdmin(args: string[]) {
     throw error;
   }
   if (!changed) {
-    process.stderr.write(`No account with the e-mail ${email}. It must sign up first (or list it in ADMIN_EMAILS).\n`);
+    process.stderr.write(
+      command === "grant"
+        ? `No account with the e-mail ${email}. It must sign up first (or list it in ADMIN_EMAILS).\n`
+        : `No account with the e-mail ${email}.\n`,
+    );
     process.exit(1);
   }
-  process.stdout.write(command === "grant" ? `${email} is now an admin.\n` : `${email} is no longer an admin.\n`);
+  process.stdout.write(`${DONE[command](email)}\n`);
   process.exit(0);
 }

@@ -32,9 +32,13 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Runs one of the server's roles (`web`, `worker`, `migrate`) from the build, as `npm start` would. */
-export function runRole(role: "web" | "worker" | "migrate", env: Record<string, string | undefined>): RunningProcess {
-  const proc = spawn(process.execPath, [join(ROOT, "scripts/start.mjs"), role], {
+/** Runs one of the server's roles (`web`, `worker`, `migrate`, `admin` with its arguments) from the build, as `npm start` would. */
+export function runRole(
+  role: "web" | "worker" | "migrate" | "admin",
+  env: Record<string, string | undefined>,
+  args: string[] = [],
+): RunningProcess {
+  const proc = spawn(process.execPath, [join(ROOT, "scripts/start.mjs"), role, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],

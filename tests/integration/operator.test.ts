@@ -1,0 +1,92 @@
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { nextMail } from "#tests/support/outbox.ts";
+
+const PASSWORD = "marble-Orchid-73!";
+const EMAIL = "suspect@example.com";
+
+/**
+ * The operator's commands on the embedded database, run between server starts (PGlite is single-process):
+ * `npm run admin -- grant|revoke|ban|unban <email>`.
+ */
+describe("operator commands", () => {
+  const dataDir = tempDir();
+  let port: number;
+  let server: TestServer | undefined;
+  let cookie = "";
+
+  const start = async () => {
+    server = await startServer({ PORT: String(port), DATA_DIR: dataDir, SITE_URL: `http://127.0.0.1:${port}` });
+    return server;
+  };
+  const stop = async () => {
+    await server?.close();
+    server = undefined;
+  };
+  const admin = async (...args: string[]) => {
+    const run = runRole("admin", { DATA_DIR: dataDir }, args);
+    const code = await run.exited;
+    return { code, output: run.output().trim() };
+  };
+  const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+    fetch(`${server!.url}${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Origin: server!.url, "Sec-Fetch-Site": "same-origin", ...headers },
+      body: new URLSearchParams(fields),
+    });
+  const signIn = () => post("/auth/login", { email: EMAIL, password: PASSWORD });
+
+  beforeAll(async () => {
+    port = await freePort();
+    await start();
+    await post("/auth/register", { name: "Sam", email: EMAIL, password: PASSWORD, terms: "on" });
+    const mail = await nextMail(dataDir, EMAIL);
+    expect((await fetch(mail.link, { redirect: "manual" })).status).toBe(302);
+    const res = await signIn();
+    expect(res.status).toBe(302);
+    cookie = res.headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    await stop();
+  });
+  afterAll(async () => {
+    await stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("grants and revokes the admin role, and names an unknown account", async () => {
+    expect(await admin("grant", EMAIL)).toEqual({ code: 0, output: `${EMAIL} is now an admin.` });
+    await start();
+    const me = await fetch(`${server!.url}/api/me`, { headers: { Cookie: cookie } });
+    expect(((await me.json()) as { user: { role: string } }).user.role).toBe("admin");
+    await stop();
+    expect(await admin("revoke", EMAIL)).toEqual({ code: 0, output: `${EMAIL} is no longer an admin.` });
+    expect(await admin("grant", "nobody@example.com")).toMatchObject({ code: 1 });
+    expect((await admin("promote", EMAIL)).code).toBe(1);
+  });
+
+  it("suspends an account: its sessions end and sign-in says why; lifting it lets the person back in", async () => {
+    expect(await admin("ban", EMAIL, "spam")).toEqual({
+      code: 0,
+      output: `${EMAIL} is suspended; its sessions have ended.`,
+    });
+    await start();
+    const api = await fetch(`${server!.url}/api/me`, { headers: { Cookie: cookie } });
+    expect(api.status).toBe(401);
+    expect(((await api.json()) as { error: { code: string } }).error.code).toBe("session_expired");
+    const page = await fetch(`${server!.url}/dashboard/home`, { headers: { Cookie: cookie }, redirect: "manual" });
+    expect(page.headers.get("location")).toBe("/auth/login?redirect=%2Fdashboard%2Fhome&reason=expired");
+
+    const refused = await signIn();
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('\\"formError\\",\\"error.banned\\"');
+    await stop();
+
+    expect(await admin("unban", EMAIL)).toEqual({ code: 0, output: `${EMAIL} can sign in again.` });
+    await start();
+    expect((await signIn()).status).toBe(302);
+  });
+});
