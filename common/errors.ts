@@ -6,6 +6,8 @@ export const ERROR_CODES = {
   forbidden: { status: 403, messageKey: "error.403" },
   not_found: { status: 404, messageKey: "error.404" },
   payload_too_large: { status: 413, messageKey: "error.400" },
+  insufficient_credits: { status: 402, messageKey: "msg.generation.insufficientCredits" },
+  conflict: { status: 409, messageKey: "error.400" },
   rate_limited: { status: 429, messageKey: "error.tooMany" },
   internal_error: { status: 500, messageKey: "error.500" },
   service_unavailable: { status: 503, messageKey: "error.unknown" },

@@ -40,6 +40,7 @@ export function resolveSiteConfig(env: Env): SiteConfig {
     supportEmail: env.SITE_SUPPORT_EMAIL ?? siteDefaults.supportEmail,
     primaryColor: env.SITE_PRIMARY_COLOR ?? siteDefaults.primaryColor,
     defaultLocale: env.SITE_DEFAULT_LOCALE ?? siteDefaults.defaultLocale,
+    signupBonusCredits: env.SIGNUP_BONUS_CREDITS ?? siteDefaults.signupBonusCredits,
     thirdParty: {
       turnstileSiteKey: env.TURNSTILE_SITE_KEY,
       clarityId: env.CLARITY_ID,

@@ -33,6 +33,8 @@ const schema = z.object({
     .regex(/^#[0-9a-fA-F]{6}$/, "a colour like #4f46e5")
     .optional(),
   SITE_DEFAULT_LOCALE: z.enum(["en", "zh", "ru", "de", "fr", "ja", "ko", "es", "pt", "tr"]).optional(),
+  /** Credits every new account gets once, when it first signs in with a confirmed address. */
+  SIGNUP_BONUS_CREDITS: z.coerce.number().int().min(0).max(1_000_000).optional(),
   TURNSTILE_SITE_KEY: z.string().min(1).optional(),
   TURNSTILE_SECRET_KEY: z.string().min(1).optional(),
   /** Where Turnstile tokens are verified; only tests point it elsewhere. */

@@ -1,6 +1,7 @@
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
 import { sessionOf } from "#server/http/auth.ts";
+import { getBalance } from "#server/modules/credits/ledger.ts";
 
 /**
  * The internal API the pages call with their session cookie. Every route needs a session (`signedIn`): without one
@@ -26,7 +27,11 @@ export function internalApi(state: ServerState) {
     return next();
   };
 
-  api.get("/me", signedIn, (c) => c.json({ user: c.get("viewer") }));
+  api.get("/me", signedIn, async (c) => {
+    const viewer = c.get("viewer")!;
+    const credits = await getBalance(state.runtime!.database.db, viewer.id);
+    return c.json({ user: viewer, credits });
+  });
 
   return api;
 }

@@ -61,7 +61,10 @@ describe("operator commands", () => {
     expect(await admin("grant", EMAIL)).toEqual({ code: 0, output: `${EMAIL} is now an admin.` });
     await start();
     const me = await fetch(`${server!.url}/api/me`, { headers: { Cookie: cookie } });
-    expect(((await me.json()) as { user: { role: string } }).user.role).toBe("admin");
+    const body = (await me.json()) as { user: { role: string }; credits: unknown };
+    expect(body.user.role).toBe("admin");
+    // The sign-up bonus came with the first sign-in, once.
+    expect(body.credits).toEqual({ balance: 20, held: 0, available: 20 });
     await stop();
     expect(await admin("revoke", EMAIL)).toEqual({ code: 0, output: `${EMAIL} is no longer an admin.` });
     expect(await admin("grant", "nobody@example.com")).toMatchObject({ code: 1 });

@@ -1,3 +1,4 @@
 export * from "./auth.ts";
 export * from "./settings.ts";
 export * from "./rate-limit.ts";
+export * from "./credits.ts";

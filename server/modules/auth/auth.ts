@@ -7,6 +7,7 @@ import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import type { SiteConfig } from "#config/site.ts";
+import { grantSignupBonus } from "#server/modules/credits/grant-signup-bonus.ts";
 import * as schema from "#server/db/schema/index.ts";
 import { consumeRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
 import { queueMail } from "#server/modules/mail/queue-mail.ts";
@@ -220,6 +221,10 @@ export function createAuth({ db, env, site, logger, boss, secret }: AuthDeps) {
       session: {
         create: {
           after: async (session) => {
+            // A session only starts for a confirmed address (or one an OAuth provider vouches for).
+            await grantSignupBonus(db, { userId: session.userId, amount: site.signupBonusCredits }).catch((error) =>
+              authLogger.error({ err: (error as Error).message, userId: session.userId }, "sign-up bonus not granted"),
+            );
             await promoteConfiguredAdmin({
               db,
               userId: session.userId,

@@ -1,0 +1,102 @@
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { user } from "./auth.ts";
+
+export const CREDIT_ENTRY_KINDS = [
+  "signup_bonus",
+  "purchase",
+  "hold",
+  "capture",
+  "release",
+  "refund",
+  "admin_adjustment",
+  "redemption",
+  "chargeback",
+] as const;
+export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
+
+export const HOLD_STATUSES = ["open", "captured", "released"] as const;
+export type HoldStatus = (typeof HOLD_STATUSES)[number];
+
+const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+
+/**
+ * One row per user: the settled balance and the part of it held for jobs in flight. Available = balance - held.
+ * The checks are the backstop: no code path can leave a balance negative or hold more than there is.
+ */
+export const creditBalance = pgTable(
+  "credit_balance",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => user.id, { onDelete: "cascade" }),
+    balance: bigint("balance", { mode: "number" }).notNull().default(0),
+    held: bigint("held", { mode: "number" }).notNull().default(0),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("credit_balance_not_negative", sql`${t.balance} >= 0`),
+    check("credit_balance_held_within_balance", sql`${t.held} >= 0 and ${t.held} <= ${t.balance}`),
+  ],
+);
+
+/** Credits reserved for one job: open until captured (charged, possibly for less) or released, exactly once. */
+export const creditHold = pgTable(
+  "credit_hold",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: text("user_id").references(() => user.id, { onDelete: "set null" }),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    status: text("status").$type<HoldStatus>().notNull().default("open"),
+    captured: bigint("captured", { mode: "number" }),
+    reference: text("reference"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    settledAt: timestamp("settled_at", { withTimezone: true }),
+  },
+  (t) => [
+    check("credit_hold_amount_positive", sql`${t.amount} > 0`),
+    check("credit_hold_status", sql`${t.status} in (${list(HOLD_STATUSES)})`),
+    check(
+      "credit_hold_settlement",
+      sql`(${t.status} = 'open' and ${t.captured} is null and ${t.settledAt} is null)
+        or (${t.status} = 'released' and ${t.captured} is null and ${t.settledAt} is not null)
+        or (${t.status} = 'captured' and ${t.captured} between 0 and ${t.amount} and ${t.settledAt} is not null)`,
+    ),
+    index("credit_hold_user_status_idx").on(t.userId, t.status),
+  ],
+);
+
+/**
+ * The append-only ledger. `amount` moves the balance, `heldChange` moves the held part; a hold is
+ * (0, +n), its capture (-charged, -n), its release (0, -n). The balance always equals the sum of `amount`.
+ * Deleting a user keeps the entries without the user (accounting), which is the only update a trigger allows.
+ */
+export const creditEntry = pgTable(
+  "credit_entry",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: text("user_id").references(() => user.id, { onDelete: "set null" }),
+    kind: text("kind").$type<CreditEntryKind>().notNull(),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    heldChange: bigint("held_change", { mode: "number" }).notNull().default(0),
+    balanceAfter: bigint("balance_after", { mode: "number" }).notNull(),
+    holdId: uuid("hold_id").references(() => creditHold.id),
+    /** What caused it: `order:<id>`, `job:<id>`, `code:<id>`, `admin:<id>`. */
+    reference: text("reference"),
+    idempotencyKey: text("idempotency_key").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("credit_entry_idempotency_key_idx").on(t.idempotencyKey),
+    index("credit_entry_user_created_idx").on(t.userId, t.createdAt),
+    // A hold is opened once and settled (captured or released) once: the database refuses a second settlement.
+    uniqueIndex("credit_entry_hold_opened_once_idx")
+      .on(t.holdId)
+      .where(sql`${t.kind} = 'hold'`),
+    uniqueIndex("credit_entry_hold_settled_once_idx")
+      .on(t.holdId)
+      .where(sql`${t.kind} in ('capture', 'release')`),
+    check("credit_entry_kind", sql`${t.kind} in (${list(CREDIT_ENTRY_KINDS)})`),
+    check("credit_entry_balance_after_not_negative", sql`${t.balanceAfter} >= 0`),
+  ],
+);

@@ -1,0 +1,277 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { creditBalance, creditEntry, creditHold, type CreditEntryKind } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+
+/** The largest amount one operation may move: far above any real pack, far below bigint's range. */
+export const MAX_CREDIT_AMOUNT = 1_000_000_000;
+
+export type CreditEntry = typeof creditEntry.$inferSelect;
+export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+export interface Balance {
+  balance: number;
+  held: number;
+  available: number;
+}
+
+/** A positive whole number of credits within bounds, or a 400. */
+export function checkAmount(amount: number, { allowZero = false } = {}) {
+  if (!Number.isSafeInteger(amount) || amount < (allowZero ? 0 : 1) || amount > MAX_CREDIT_AMOUNT) {
+    throw new AppError("bad_request", `invalid credit amount: ${amount}`);
+  }
+}
+
+/** The database said a unique index refused the row (PostgreSQL 23505), however the driver wraps it. */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
+    if ((e as { code?: unknown }).code === "23505") return true;
+  }
+  return false;
+}
+
+async function entryByKey(db: Db | Tx, idempotencyKey: string) {
+  const [row] = await db.select().from(creditEntry).where(eq(creditEntry.idempotencyKey, idempotencyKey));
+  return row;
+}
+
+export async function getBalance(db: Db | Tx, userId: string): Promise<Balance> {
+  const [row] = await db
+    .select({ balance: creditBalance.balance, held: creditBalance.held })
+    .from(creditBalance)
+    .where(eq(creditBalance.userId, userId));
+  const balance = row?.balance ?? 0;
+  const held = row?.held ?? 0;
+  return { balance, held, available: balance - held };
+}
+
+interface Movement {
+  userId: string;
+  kind: CreditEntryKind;
+  /** Change to the balance. */
+  amount: number;
+  /** Change to the held part. */
+  heldChange: number;
+  /** The balance may only go down while at least this much stays available (balance - held); null: no guard. */
+  holdId?: string;
+  reference?: string | null;
+  idempotencyKey: string;
+}
+
+/**
+ * Moves a balance and appends its ledger entry in one transaction. The balance row is changed by one guarded
+ * update (the guard keeps balance - held from going below zero, the CHECKs are the backstop) and the entry's
+ * unique idempotency key makes a repeated call a no-op that returns the first entry. Concurrent repeats race on
+ * that key: the loser's transaction rolls back whole, balance change included.
+ */
+async function move(db: Db, m: Movement): Promise<{ entry: CreditEntry; repeated: boolean }> {
+  const existing = await entryByKey(db, m.idempotencyKey);
+  if (existing) return { entry: existing, repeated: true };
+  try {
+    const entry = await db.transaction(async (tx) => applyMovement(tx, m));
+    return { entry, repeated: false };
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const winner = await entryByKey(db, m.idempotencyKey);
+    if (!winner) throw error;
+    return { entry: winner, repeated: true };
+  }
+}
+
+/** The guarded balance update and the entry, inside the caller's transaction. */
+export async function applyMovement(tx: Tx, m: Movement): Promise<CreditEntry> {
+  // Taking credits (or holding them) needs that much available; adding needs a row to exist.
+  const needs = Math.max(0, -m.amount) + Math.max(0, m.heldChange);
+  let row: { balance: number; held: number } | undefined;
+  if (m.amount > 0 && m.heldChange === 0) {
+    [row] = await tx
+      .insert(creditBalance)
+      .values({ userId: m.userId, balance: m.amount })
+      .onConflictDoUpdate({
+        target: creditBalance.userId,
+        set: { balance: sql`${creditBalance.balance} + ${m.amount}`, updatedAt: sql`now()` },
+      })
+      .returning({ balance: creditBalance.balance, held: creditBalance.held });
+  } else {
+    [row] = await tx
+      .update(creditBalance)
+      .set({
+        balance: sql`${creditBalance.balance} + ${m.amount}`,
+        held: sql`${creditBalance.held} + ${m.heldChange}`,
+        updatedAt: sql`now()`,
+      })
+      .where(
+        and(
+          eq(creditBalance.userId, m.userId),
+          // Settling a hold frees what it held, so only new takings are checked against what is available.
+          m.heldChange < 0
+            ? sql`${creditBalance.balance} + ${m.amount} >= ${creditBalance.held} + ${m.heldChange}`
+            : sql`${creditBalance.balance} - ${creditBalance.held} >= ${needs}`,
+        ),
+      )
+      .returning({ balance: creditBalance.balance, held: creditBalance.held });
+  }
+  if (!row) throw new AppError("insufficient_credits");
+  const [entry] = await tx
+    .insert(creditEntry)
+    .values({
+      userId: m.userId,
+      kind: m.kind,
+      amount: m.amount,
+      heldChange: m.heldChange,
+      balanceAfter: row.balance,
+      holdId: m.holdId,
+      reference: m.reference ?? null,
+      idempotencyKey: m.idempotencyKey,
+    })
+    .returning();
+  return entry!;
+}
+
+export type GrantKind = "signup_bonus" | "purchase" | "redemption" | "admin_adjustment";
+
+/** Adds credits: a bonus, a purchase, a redemption or an admin's grant. Repeating the key changes nothing. */
+export async function grantCredits(
+  db: Db,
+  g: { userId: string; amount: number; kind: GrantKind; reference?: string; idempotencyKey: string },
+) {
+  checkAmount(g.amount);
+  return move(db, { ...g, heldChange: 0 });
+}
+
+/**
+ * Reserves credits for a job. Fails with `insufficient_credits` (the catalogue's not-enough-credits message) when
+ * less than `amount` is available. The same key returns the same hold.
+ */
+export async function holdCredits(
+  db: Db,
+  h: { userId: string; amount: number; reference?: string; idempotencyKey: string },
+): Promise<{ holdId: string; entry: CreditEntry; repeated: boolean }> {
+  checkAmount(h.amount);
+  const existing = await entryByKey(db, h.idempotencyKey);
+  if (existing) return { holdId: existing.holdId!, entry: existing, repeated: true };
+  try {
+    return await db.transaction(async (tx) => {
+      const [hold] = await tx
+        .insert(creditHold)
+        .values({ userId: h.userId, amount: h.amount, reference: h.reference ?? null })
+        .returning({ id: creditHold.id });
+      const entry = await applyMovement(tx, {
+        userId: h.userId,
+        kind: "hold",
+        amount: 0,
+        heldChange: h.amount,
+        holdId: hold!.id,
+        reference: h.reference,
+        idempotencyKey: h.idempotencyKey,
+      });
+      return { holdId: hold!.id, entry, repeated: false };
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const winner = await entryByKey(db, h.idempotencyKey);
+    if (!winner) throw error;
+    return { holdId: winner.holdId!, entry: winner, repeated: true };
+  }
+}
+
+export type Settlement = "capture" | "release";
+
+/**
+ * Settles a hold exactly once: `capture` charges `charge` (at most what was held; the rest goes back), `release`
+ * returns it all. The hold row moves from `open` with a conditional update and the ledger's partial unique index
+ * refuses a second settlement entry, so concurrent settlements have one winner. Repeating the winning settlement
+ * is a no-op; the other kind after it is a 409.
+ */
+export async function settleHold(
+  db: Db,
+  s: { holdId: string; as: "capture"; charge: number } | { holdId: string; as: "release" },
+): Promise<{ entry: CreditEntry; repeated: boolean }> {
+  const charge = s.as === "capture" ? s.charge : 0;
+  checkAmount(charge, { allowZero: true });
+  const key = `${s.as}:${s.holdId}`;
+  const earlier = async () => {
+    const [row] = await db
+      .select()
+      .from(creditEntry)
+      .where(and(eq(creditEntry.holdId, s.holdId), sql`${creditEntry.kind} in ('capture', 'release')`));
+    if (!row) return undefined;
+    if (row.kind !== s.as) throw new AppError("conflict", `hold ${s.holdId} was already ${row.kind}d`);
+    return { entry: row, repeated: true };
+  };
+  const done = await earlier();
+  if (done) return done;
+  try {
+    const entry = await db.transaction(async (tx) => {
+      const [hold] = await tx
+        .update(creditHold)
+        .set({
+          status: s.as === "capture" ? "captured" : "released",
+          captured: s.as === "capture" ? charge : null,
+          settledAt: sql`now()`,
+        })
+        .where(and(eq(creditHold.id, s.holdId), eq(creditHold.status, "open"), sql`${creditHold.amount} >= ${charge}`))
+        .returning({ userId: creditHold.userId, amount: creditHold.amount });
+      if (!hold) throw new HoldNotOpen();
+      if (!hold.userId) throw new AppError("not_found", `hold ${s.holdId} belongs to a deleted account`);
+      return applyMovement(tx, {
+        userId: hold.userId,
+        kind: s.as,
+        amount: -charge,
+        heldChange: -hold.amount,
+        holdId: s.holdId,
+        idempotencyKey: key,
+      });
+    });
+    return { entry, repeated: false };
+  } catch (error) {
+    if (!(error instanceof HoldNotOpen) && !isUniqueViolation(error)) throw error;
+    const settled = await earlier();
+    if (settled) return settled;
+    const [hold] = await db.select().from(creditHold).where(eq(creditHold.id, s.holdId));
+    if (!hold) throw new AppError("not_found", `no hold ${s.holdId}`);
+    throw new AppError("bad_request", `cannot charge ${charge} on a hold of ${hold.amount}`);
+  }
+}
+
+class HoldNotOpen extends Error {}
+
+/**
+ * Takes credits back after a refund or chargeback: as many as are available, never below zero (credits held for
+ * jobs in flight stay held). Returns what was taken and the shortfall, which the caller records on the order.
+ */
+export async function takeBackCredits(
+  db: Db,
+  t: { userId: string; amount: number; kind: "refund" | "chargeback"; reference?: string; idempotencyKey: string },
+): Promise<{ entry: CreditEntry | null; taken: number; shortfall: number; repeated: boolean }> {
+  checkAmount(t.amount);
+  const existing = await entryByKey(db, t.idempotencyKey);
+  if (existing)
+    return { entry: existing, taken: -existing.amount, shortfall: t.amount + existing.amount, repeated: true };
+  try {
+    return await db.transaction(async (tx) => {
+      // Lock the balance row so what is available cannot change between reading it and taking it.
+      const [row] = await tx
+        .select({ balance: creditBalance.balance, held: creditBalance.held })
+        .from(creditBalance)
+        .where(eq(creditBalance.userId, t.userId))
+        .for("update");
+      const taken = Math.min(t.amount, row ? row.balance - row.held : 0);
+      const entry = await applyMovementOrRecord(tx, { ...t, amount: -taken, heldChange: 0 }, row !== undefined);
+      return { entry, taken, shortfall: t.amount - taken, repeated: false };
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const winner = await entryByKey(db, t.idempotencyKey);
+    if (!winner) throw error;
+    return { entry: winner, taken: -winner.amount, shortfall: t.amount + winner.amount, repeated: true };
+  }
+}
+
+/** A take-back of nothing still leaves its entry (amount 0), so the history shows the refund and its key holds. */
+async function applyMovementOrRecord(tx: Tx, m: Movement, hasRow: boolean) {
+  if (!hasRow) {
+    await tx.insert(creditBalance).values({ userId: m.userId }).onConflictDoNothing();
+  }
+  return applyMovement(tx, m);
+}

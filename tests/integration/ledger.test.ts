@@ -1,0 +1,306 @@
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import fc from "fast-check";
+import pino from "pino";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openPglite, openPostgres, type DbHandle } from "#server/db/client.ts";
+import { applyMigrations } from "#server/db/migrate.ts";
+import { creditEntry, creditHold, user } from "#server/db/schema/index.ts";
+import {
+  getBalance,
+  grantCredits,
+  holdCredits,
+  settleHold,
+  takeBackCredits,
+  MAX_CREDIT_AMOUNT,
+} from "#server/modules/credits/ledger.ts";
+import { grantSignupBonus } from "#server/modules/credits/grant-signup-bonus.ts";
+import { AppError } from "#server/errors.ts";
+import { tempDir, TEST_DATABASE_URL } from "#tests/support/server.ts";
+import { createTestDatabase } from "#tests/support/postgres.ts";
+
+const logger = pino({ level: "silent" });
+
+interface Backend {
+  name: string;
+  open(): Promise<{ handle: DbHandle; cleanup(): Promise<void> }>;
+}
+
+const backends: Backend[] = [
+  {
+    name: "PGlite",
+    async open() {
+      const dir = tempDir("atelier-ledger-");
+      const handle = await openPglite(dir, logger);
+      return {
+        handle,
+        async cleanup() {
+          await handle.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+if (TEST_DATABASE_URL) {
+  backends.push({
+    name: "PostgreSQL",
+    async open() {
+      const database = await createTestDatabase();
+      const handle = await openPostgres({ url: database.url, poolMax: 25, connectTimeoutSeconds: 10, logger });
+      return {
+        handle,
+        async cleanup() {
+          await handle.close();
+          await database.drop();
+        },
+      };
+    },
+  });
+}
+
+const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
+
+describe.each(backends)("the credit ledger on $name", (backend) => {
+  let handle: DbHandle;
+  let cleanup: () => Promise<void>;
+  const db = () => handle.db;
+
+  beforeAll(async () => {
+    ({ handle, cleanup } = await backend.open());
+    await applyMigrations(handle);
+  });
+  afterAll(async () => {
+    await cleanup?.();
+  });
+
+  async function newUser() {
+    const id = randomUUID();
+    await db()
+      .insert(user)
+      .values({ id, name: "Credit", email: `${id}@example.com`, emailVerified: true });
+    return id;
+  }
+  const key = () => randomUUID();
+
+  /** Balance = sum of entries; held = open holds; nothing negative; every hold settled at most once. */
+  async function expectConsistent(userId: string) {
+    const { balance, held, available } = await getBalance(db(), userId);
+    const [sums] = await db()
+      .select({
+        amount: sql<string>`coalesce(sum(${creditEntry.amount}), 0)::text`,
+        held: sql<string>`coalesce(sum(${creditEntry.heldChange}), 0)::text`,
+      })
+      .from(creditEntry)
+      .where(eq(creditEntry.userId, userId));
+    const [open] = await db()
+      .select({ total: sql<string>`coalesce(sum(${creditHold.amount}), 0)::text` })
+      .from(creditHold)
+      .where(sql`${creditHold.userId} = ${userId} and ${creditHold.status} = 'open'`);
+    expect(balance).toBe(Number(sums!.amount));
+    expect(held).toBe(Number(sums!.held));
+    expect(held).toBe(Number(open!.total));
+    expect(balance).toBeGreaterThanOrEqual(0);
+    expect(available).toBeGreaterThanOrEqual(0);
+    const settlements = await db()
+      .select({ holdId: creditEntry.holdId, n: sql<string>`count(*)::text` })
+      .from(creditEntry)
+      .where(sql`${creditEntry.userId} = ${userId} and ${creditEntry.kind} in ('capture', 'release')`)
+      .groupBy(creditEntry.holdId);
+    for (const s of settlements) expect(s.n).toBe("1");
+    return { balance, held, available };
+  }
+
+  it("grants, holds, captures for less and releases, with the balance after each entry", async () => {
+    const u = await newUser();
+    await grantCredits(db(), { userId: u, amount: 20, kind: "signup_bonus", idempotencyKey: key() });
+    const a = await holdCredits(db(), { userId: u, amount: 8, reference: "job:a", idempotencyKey: key() });
+    const b = await holdCredits(db(), { userId: u, amount: 5, reference: "job:b", idempotencyKey: key() });
+    expect(await getBalance(db(), u)).toEqual({ balance: 20, held: 13, available: 7 });
+    const captured = await settleHold(db(), { holdId: a.holdId, as: "capture", charge: 6 });
+    expect(captured.entry).toMatchObject({ kind: "capture", amount: -6, heldChange: -8, balanceAfter: 14 });
+    await settleHold(db(), { holdId: b.holdId, as: "release" });
+    expect(await expectConsistent(u)).toEqual({ balance: 14, held: 0, available: 14 });
+  });
+
+  it("refuses a hold beyond what is available with the not-enough-credits error, writing nothing", async () => {
+    const u = await newUser();
+    await grantCredits(db(), { userId: u, amount: 3, kind: "purchase", idempotencyKey: key() });
+    await holdCredits(db(), { userId: u, amount: 2, idempotencyKey: key() });
+    const error = await holdCredits(db(), { userId: u, amount: 2, idempotencyKey: key() }).catch((e: unknown) => e);
+    expect(codeOf(error)).toBe("insufficient_credits");
+    expect((error as AppError).messageKey).toBe("msg.generation.insufficientCredits");
+    const stranger = await newUser();
+    expect(
+      codeOf(await holdCredits(db(), { userId: stranger, amount: 1, idempotencyKey: key() }).catch((e) => e)),
+    ).toBe("insufficient_credits");
+    const holds = await db().select().from(creditHold).where(eq(creditHold.userId, u));
+    expect(holds).toHaveLength(1);
+    expect(await expectConsistent(u)).toEqual({ balance: 3, held: 2, available: 1 });
+  });
+
+  it("refuses negative, zero, fractional, huge and non-numeric amounts", async () => {
+    const u = await newUser();
+    for (const amount of [0, -1, 1.5, MAX_CREDIT_AMOUNT + 1, Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(
+        codeOf(
+          await grantCredits(db(), { userId: u, amount, kind: "purchase", idempotencyKey: key() }).catch((e) => e),
+        ),
+      ).toBe("bad_request");
+      expect(codeOf(await holdCredits(db(), { userId: u, amount, idempotencyKey: key() }).catch((e) => e))).toBe(
+        "bad_request",
+      );
+    }
+    expect(await db().select().from(creditEntry).where(eq(creditEntry.userId, u))).toHaveLength(0);
+  });
+
+  it("grants once however often and however concurrently the same key arrives", async () => {
+    const u = await newUser();
+    const k = key();
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        grantCredits(db(), { userId: u, amount: 100, kind: "purchase", idempotencyKey: k }),
+      ),
+    );
+    expect(results.filter((r) => !r.repeated)).toHaveLength(1);
+    expect(new Set(results.map((r) => r.entry.id)).size).toBe(1);
+    await grantSignupBonus(db(), { userId: u, amount: 20 });
+    await grantSignupBonus(db(), { userId: u, amount: 20 });
+    expect(await expectConsistent(u)).toEqual({ balance: 120, held: 0, available: 120 });
+  });
+
+  it("lets exactly 10 of 200 concurrent holds through a balance that covers 10", async () => {
+    const u = await newUser();
+    await grantCredits(db(), { userId: u, amount: 10, kind: "purchase", idempotencyKey: key() });
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 200 }, () => holdCredits(db(), { userId: u, amount: 1, idempotencyKey: key() })),
+    );
+    const won = outcomes.filter((o) => o.status === "fulfilled");
+    const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === "rejected");
+    expect(won).toHaveLength(10);
+    expect(new Set(lost.map((o) => codeOf(o.reason)))).toEqual(new Set(["insufficient_credits"]));
+    expect(await expectConsistent(u)).toEqual({ balance: 10, held: 10, available: 0 });
+  });
+
+  it("settles a hold once when capture and release race", async () => {
+    const u = await newUser();
+    await grantCredits(db(), { userId: u, amount: 50, kind: "purchase", idempotencyKey: key() });
+    for (let i = 0; i < 10; i++) {
+      const { holdId } = await holdCredits(db(), { userId: u, amount: 5, idempotencyKey: key() });
+      const outcomes = await Promise.allSettled([
+        settleHold(db(), { holdId, as: "capture", charge: 5 }),
+        settleHold(db(), { holdId, as: "release" }),
+        settleHold(db(), { holdId, as: "capture", charge: 5 }),
+        settleHold(db(), { holdId, as: "release" }),
+      ]);
+      const fresh = outcomes.filter((o) => o.status === "fulfilled" && !o.value.repeated);
+      expect(fresh).toHaveLength(1);
+      for (const o of outcomes) if (o.status === "rejected") expect(codeOf(o.reason)).toBe("conflict");
+    }
+    await expectConsistent(u);
+  });
+
+  it("refuses to charge more than was held", async () => {
+    const u = await newUser();
+    await grantCredits(db(), { userId: u, amount: 10, kind: "purchase", idempotencyKey: key() });
+    const { holdId } = await holdCredits(db(), { userId: u, amount: 3, idempotencyKey: key() });
+    expect(codeOf(await settleHold(db(), { holdId, as: "capture", charge: 4 }).catch((e) => e))).toBe("bad_request");
+    expect(codeOf(await settleHold(db(), { holdId: randomUUID(), as: "release" }).catch((e) => e))).toBe("not_found");
+    expect(await expectConsistent(u)).toEqual({ balance: 10, held: 3, available: 7 });
+  });
+
+  it("takes refunded credits back without going below zero or touching holds, and reports the shortfall", async () => {
+    const u = await newUser();
+    await grantCredits(db(), { userId: u, amount: 100, kind: "purchase", idempotencyKey: key() });
+    const { holdId } = await holdCredits(db(), { userId: u, amount: 30, idempotencyKey: key() });
+    await settleHold(db(), { holdId, as: "capture", charge: 30 });
+    await holdCredits(db(), { userId: u, amount: 20, idempotencyKey: key() });
+    const k = key();
+    const refund = await takeBackCredits(db(), { userId: u, amount: 100, kind: "refund", idempotencyKey: k });
+    expect(refund).toMatchObject({ taken: 50, shortfall: 50, repeated: false });
+    expect(await takeBackCredits(db(), { userId: u, amount: 100, kind: "refund", idempotencyKey: k })).toMatchObject({
+      taken: 50,
+      shortfall: 50,
+      repeated: true,
+    });
+    expect(await expectConsistent(u)).toEqual({ balance: 20, held: 20, available: 0 });
+  });
+
+  it("keeps the ledger append-only, and anonymous after the account is deleted", async () => {
+    const u = await newUser();
+    await grantCredits(db(), { userId: u, amount: 7, kind: "admin_adjustment", idempotencyKey: key() });
+    await expect(db().execute(sql`update credit_entry set amount = 700 where user_id = ${u}`)).rejects.toThrow();
+    await expect(db().execute(sql`delete from credit_entry where user_id = ${u}`)).rejects.toThrow();
+    const before = await db().select().from(creditEntry).where(eq(creditEntry.userId, u));
+    await db().delete(user).where(eq(user.id, u));
+    const [kept] = await db().select().from(creditEntry).where(eq(creditEntry.id, before[0]!.id));
+    expect(kept).toMatchObject({ userId: null, amount: 7, kind: "admin_adjustment" });
+    expect(await getBalance(db(), u)).toEqual({ balance: 0, held: 0, available: 0 });
+  });
+
+  it("matches a simple model over random sequences of operations, some of them concurrent", async () => {
+    const op = fc.oneof(
+      fc.record({ t: fc.constant("grant" as const), n: fc.integer({ min: 1, max: 50 }) }),
+      fc.record({ t: fc.constant("hold" as const), n: fc.integer({ min: 1, max: 40 }) }),
+      fc.record({ t: fc.constant("capture" as const), i: fc.nat(), part: fc.double({ min: 0, max: 1, noNaN: true }) }),
+      fc.record({ t: fc.constant("release" as const), i: fc.nat() }),
+      fc.record({ t: fc.constant("refund" as const), n: fc.integer({ min: 1, max: 60 }) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(op, { minLength: 1, maxLength: 4 }), { minLength: 1, maxLength: 8 }),
+        async (batches) => {
+          const u = await newUser();
+          const holds: string[] = [];
+          // The model only needs totals: each batch runs concurrently, so its effects are checked as invariants,
+          // and a batch of one runs alone, so its effect is checked exactly.
+          for (const batch of batches) {
+            const before = await getBalance(db(), u);
+            const results = await Promise.allSettled(
+              batch.map(async (o) => {
+                switch (o.t) {
+                  case "grant":
+                    return grantCredits(db(), { userId: u, amount: o.n, kind: "purchase", idempotencyKey: key() });
+                  case "hold": {
+                    const h = await holdCredits(db(), { userId: u, amount: o.n, idempotencyKey: key() });
+                    holds.push(h.holdId);
+                    return h;
+                  }
+                  case "capture": {
+                    const holdId = holds[o.i % Math.max(1, holds.length)];
+                    if (!holdId) return null;
+                    const [h] = await db().select().from(creditHold).where(eq(creditHold.id, holdId));
+                    return settleHold(db(), { holdId, as: "capture", charge: Math.floor(h!.amount * o.part) });
+                  }
+                  case "release": {
+                    const holdId = holds[o.i % Math.max(1, holds.length)];
+                    return holdId ? settleHold(db(), { holdId, as: "release" }) : null;
+                  }
+                  case "refund":
+                    return takeBackCredits(db(), { userId: u, amount: o.n, kind: "refund", idempotencyKey: key() });
+                }
+              }),
+            );
+            for (const r of results) {
+              if (r.status === "rejected") expect(["insufficient_credits", "conflict"]).toContain(codeOf(r.reason));
+            }
+            const after = await expectConsistent(u);
+            if (batch.length === 1) {
+              const [o] = batch;
+              const r = results[0]!;
+              if (o!.t === "grant") expect(after.balance).toBe(before.balance + o!.n);
+              if (o!.t === "hold") {
+                const fits = before.available >= o!.n;
+                expect(r.status).toBe(fits ? "fulfilled" : "rejected");
+                expect(after.held).toBe(before.held + (fits ? o!.n : 0));
+              }
+              if (o!.t === "refund") expect(after.balance).toBe(before.balance - Math.min(o!.n, before.available));
+            }
+          }
+        },
+      ),
+      { numRuns: 25 },
+    );
+  });
+});
