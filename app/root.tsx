@@ -18,6 +18,7 @@ import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
 import { requestInfoContext } from "#app/context.ts";
 import { serverContext } from "#app/server-context.ts";
+import { getBalance } from "#server/modules/credits/ledger.ts";
 import { FlashToast } from "#app/components/flash-toast.tsx";
 import { SessionWatch } from "#app/components/session-watch.tsx";
 import { FLASH_COOKIE, parseFlash } from "#common/flash.ts";
@@ -43,15 +44,17 @@ export const links: Route.LinksFunction = () => [
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
-export function loader({ context, request }: Route.LoaderArgs) {
+export async function loader({ context, request }: Route.LoaderArgs) {
   const { site, build, nonce } = context.get(requestInfoContext);
   const locale = localeOfPath(new URL(request.url).pathname);
   const cookies = request.headers.get("cookie");
   const storedMode = readCookie(cookies, THEME_COOKIE);
   const themeMode = isThemeMode(storedMode) ? storedMode : "system";
   const scheme = resolveScheme(themeMode, request.headers.get(COLOR_SCHEME_HINT));
-  const { session } = context.get(serverContext);
+  const { session, runtime } = context.get(serverContext);
   const flash = parseFlash(readCookie(cookies, FLASH_COOKIE));
+  // The balance shown in both headers; the root revalidates after every form, so it follows every change.
+  const credits = session.viewer ? (await getBalance(runtime.database.db, session.viewer.id)).available : null;
   return {
     locale,
     site,
@@ -60,6 +63,7 @@ export function loader({ context, request }: Route.LoaderArgs) {
     themeMode,
     scheme,
     viewer: session.viewer,
+    credits,
     flash,
     resources: resourcesFor(locale, ["common"]),
   };

@@ -100,6 +100,10 @@ describe("accounts in Chromium", () => {
     await page.waitForURL(`${server.url}/de/dashboard/home`);
     await page.locator(".ant-message-notice").first().waitFor();
     expect(await toasts(page)).toContain(text("de", "common", "flash.emailVerified"));
+    // The sign-up bonus arrived with the first session and shows in the header.
+    await expect(page.locator(".credit-balance").getAttribute("aria-label")).resolves.toBe(
+      text("de", "common", "credits.available").replace("{{formatted}}", "20"),
+    );
 
     await page.click(".user-menu-button");
     await page.getByText(text("de", "common", "user.signOut")).click();

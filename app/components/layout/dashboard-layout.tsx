@@ -14,7 +14,7 @@ import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import { LanguageSwitcher } from "#app/components/layout/language-switcher.tsx";
 import { ThemeSwitch } from "#app/components/layout/theme-switch.tsx";
-import { UserMenu } from "#app/components/layout/user-menu.tsx";
+import { CreditBalance, UserMenu } from "#app/components/layout/user-menu.tsx";
 import { useRoot } from "#app/lib/use-site.ts";
 import { preferenceCookie } from "#common/cookies.ts";
 import { hrefIn, stripLocale } from "#common/locales.ts";
@@ -127,6 +127,7 @@ export function DashboardLayout({ children, initialCollapsed }: { children: Reac
             <span className="dash-theme">
               <ThemeSwitch />
             </span>
+            <CreditBalance />
             <UserMenu />
           </div>
         </Layout.Header>

@@ -7,7 +7,7 @@ import type { loader as rootLoader } from "#app/root.tsx";
 import { BACK_TO_TOP } from "#app/components/theme.ts";
 import { LanguageSwitcher } from "#app/components/layout/language-switcher.tsx";
 import { ThemeSwitch } from "#app/components/layout/theme-switch.tsx";
-import { UserMenu } from "#app/components/layout/user-menu.tsx";
+import { CreditBalance, UserMenu } from "#app/components/layout/user-menu.tsx";
 import { HEADER_NAV, LEGAL_NAV } from "#app/components/layout/nav.ts";
 import { hrefIn, stripLocale } from "#common/locales.ts";
 
@@ -48,6 +48,7 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
         </nav>
         <div className="site-header-tools">
           <LanguageSwitcher />
+          <CreditBalance />
           <UserMenu />
           <Button
             className="site-menu-button"

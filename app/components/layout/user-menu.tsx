@@ -1,9 +1,32 @@
 import { Avatar, Button, Dropdown } from "antd";
-import { DashboardOutlined, LogoutOutlined, SafetyOutlined, UserOutlined } from "@ant-design/icons";
+import {
+  DashboardOutlined,
+  LogoutOutlined,
+  SafetyOutlined,
+  ThunderboltOutlined,
+  UserOutlined,
+} from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate, useSubmit } from "react-router";
 import { hrefIn, stripLocale } from "#common/locales.ts";
 import { useRoot } from "#app/lib/use-site.ts";
+import { formatNumber } from "#common/format.ts";
+import { isLocale } from "#common/locales.ts";
+
+/** The credits available to spend, in the header of both layouts. */
+export function CreditBalance() {
+  const { t, i18n } = useTranslation("common");
+  const { credits } = useRoot();
+  if (credits === null || credits === undefined) return null;
+  const locale = isLocale(i18n.language) ? i18n.language : "en";
+  const label = t("credits.available", { formatted: formatNumber(locale, credits) });
+  return (
+    <span className="credit-balance" title={label} aria-label={label} role="status">
+      <ThunderboltOutlined aria-hidden />
+      <span className="credit-balance-value">{formatNumber(locale, credits)}</span>
+    </span>
+  );
+}
 
 export function UserAvatar({ name, image, size = 32 }: { name: string; image: string | null; size?: number }) {
   return (
