@@ -1,4 +1,8 @@
+import { parseArgs } from "node:util";
 import { z } from "zod";
+import type { Db } from "#server/db/client.ts";
+import { AppError } from "#server/errors.ts";
+import { createCodes } from "#server/modules/credits/redemption-codes.ts";
 import { loadEnvOrExit } from "#server/env.ts";
 import { createLogger } from "#server/logger.ts";
 import { openDatabase } from "#server/runtime.ts";
@@ -11,7 +15,9 @@ const USAGE = `Usage: npm run admin -- <command> <email>
   grant <email>            make the account an admin
   revoke <email>           take the admin role back
   ban <email> [reason]     suspend the account and end its sessions
-  unban <email>            lift the suspension`;
+  unban <email>            lift the suspension
+  codes create --credits <n> [--uses <n>] [--count <n>] [--expires <YYYY-MM-DD>] [--batch <name>]
+                           create redemption codes and print them (only their hashes are kept)`;
 
 const COMMANDS = ["grant", "revoke", "ban", "unban"] as const;
 type Command = (typeof COMMANDS)[number];
@@ -25,6 +31,7 @@ const DONE: Record<Command, (email: string) => string> = {
 
 /** `npm run admin -- grant you@example.com`: operator commands on an existing account (see USAGE). */
 export async function runAdmin(args: string[]) {
+  if (args[0] === "codes") return runCodes(args.slice(1));
   const [name, email, ...rest] = args;
   const command = COMMANDS.find((c) => c === name);
   if (!command || !email) {
@@ -35,32 +42,11 @@ export async function runAdmin(args: string[]) {
     process.stderr.write(`Not an e-mail address: ${email}\n`);
     process.exit(1);
   }
-  const env = loadEnvOrExit();
-  const logger = createLogger({ ...env, LOG_LEVEL: "warn" });
-  let changed: boolean;
-  try {
-    const database = await openDatabase(env, logger);
-    try {
-      await applyMigrations(database);
-      changed =
-        command === "grant" || command === "revoke"
-          ? await setRoleByEmail({ db: database.db, email, role: command === "grant" ? "admin" : "user" })
-          : await setBanByEmail({
-              db: database.db,
-              email,
-              banned: command === "ban",
-              reason: rest.join(" ").trim() || undefined,
-            });
-    } finally {
-      await database.close();
-    }
-  } catch (error) {
-    if (error instanceof DatabaseStartError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
+  const changed = await withDatabase((db) =>
+    command === "grant" || command === "revoke"
+      ? setRoleByEmail({ db, email, role: command === "grant" ? "admin" : "user" })
+      : setBanByEmail({ db, email, banned: command === "ban", reason: rest.join(" ").trim() || undefined }),
+  );
   if (!changed) {
     process.stderr.write(
       command === "grant"
@@ -71,4 +57,78 @@ export async function runAdmin(args: string[]) {
   }
   process.stdout.write(`${DONE[command](email)}\n`);
   process.exit(0);
+}
+
+/** Opens the configured database (migrated), runs `work` and closes it; a database that cannot open is one line. */
+async function withDatabase<T>(work: (db: Db) => Promise<T>): Promise<T> {
+  const env = loadEnvOrExit();
+  const logger = createLogger({ ...env, LOG_LEVEL: "warn" });
+  try {
+    const database = await openDatabase(env, logger);
+    try {
+      await applyMigrations(database);
+      return await work(database.db);
+    } finally {
+      await database.close();
+    }
+  } catch (error) {
+    if (error instanceof DatabaseStartError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
+
+const fail = (message: string): never => {
+  process.stderr.write(`${message}\n${USAGE}\n`);
+  process.exit(1);
+};
+
+/** `npm run admin -- codes create --credits 50 --uses 1 --count 10 --expires 2027-01-31`. */
+async function runCodes(args: string[]) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        credits: { type: "string" },
+        uses: { type: "string", default: "1" },
+        count: { type: "string", default: "1" },
+        expires: { type: "string" },
+        batch: { type: "string" },
+      },
+    });
+  } catch (error) {
+    return fail((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (positionals[0] !== "create" || positionals.length !== 1) return fail("Unknown codes command.");
+  const whole = (name: string, value: string | undefined) => {
+    const n = Number(value);
+    return value !== undefined && /^\d+$/.test(value) && Number.isSafeInteger(n)
+      ? n
+      : fail(`--${name} must be a whole number.`);
+  };
+  const expiresAt = values.expires ? new Date(`${values.expires}T23:59:59Z`) : null;
+  if (expiresAt && Number.isNaN(expiresAt.getTime())) return fail("--expires must be a date like 2027-01-31.");
+  try {
+    const { batch, codes } = await withDatabase((db) =>
+      createCodes(db, {
+        credits: whole("credits", values.credits),
+        maxUses: whole("uses", values.uses),
+        count: whole("count", values.count),
+        expiresAt,
+        batch: values.batch,
+        createdBy: "cli",
+      }),
+    );
+    process.stderr.write(`Batch ${batch}: ${codes.length} code(s).\n`);
+    process.stdout.write(`${codes.join("\n")}\n`);
+    process.exit(0);
+  } catch (error) {
+    if (error instanceof AppError) return fail(error.message);
+    throw error;
+  }
 }

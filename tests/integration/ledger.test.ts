@@ -6,7 +6,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPglite, openPostgres, type DbHandle } from "#server/db/client.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
-import { creditEntry, creditHold, user } from "#server/db/schema/index.ts";
+import { creditEntry, creditHold, redemptionCode, user } from "#server/db/schema/index.ts";
 import {
   getBalance,
   grantCredits,
@@ -16,6 +16,7 @@ import {
   MAX_CREDIT_AMOUNT,
 } from "#server/modules/credits/ledger.ts";
 import { grantSignupBonus } from "#server/modules/credits/grant-signup-bonus.ts";
+import { createCodes, normalizeCode, redeemCode } from "#server/modules/credits/redemption-codes.ts";
 import { AppError } from "#server/errors.ts";
 import { tempDir, TEST_DATABASE_URL } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
@@ -302,5 +303,76 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
       ),
       { numRuns: 25 },
     );
+  });
+
+  describe("redemption codes", () => {
+    const redeem = (userId: string, code: string) =>
+      redeemCode(db(), { userId, code }).then(
+        (r) => r.credits,
+        (e: unknown) => codeOf(e),
+      );
+
+    it("grants a code once per account, forgiving case, spaces and look-alike letters", async () => {
+      const { codes } = await createCodes(db(), { credits: 25, maxUses: 3, count: 2 });
+      expect(codes).toHaveLength(2);
+      expect(codes[0]).toMatch(/^ATL-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
+      const u = await newUser();
+      const typed = ` ${codes[0]!.toLowerCase().replace(/-/g, " ").replace(/0/g, "o").replace(/1/g, "l")} `;
+      expect(normalizeCode(typed)).toBe(normalizeCode(codes[0]!));
+      expect(await redeem(u, typed)).toBe(25);
+      expect(await redeem(u, codes[0]!)).toBe("code_already_redeemed");
+      expect(await redeem(u, codes[1]!)).toBe(25);
+      expect(await expectConsistent(u)).toEqual({ balance: 50, held: 0, available: 50 });
+      // Only hashes are stored.
+      const stored = await db().select().from(redemptionCode);
+      expect(JSON.stringify(stored)).not.toContain(codes[0]!.slice(4));
+    });
+
+    it("answers wrong, expired and used-up codes clearly, changing nothing", async () => {
+      const u = await newUser();
+      expect(await redeem(u, "not a code")).toBe("code_invalid");
+      expect(await redeem(u, "ATL-0000-0000-0000")).toBe("code_invalid");
+      const { codes: expiring } = await createCodes(db(), {
+        credits: 5,
+        maxUses: 1,
+        count: 1,
+        expiresAt: new Date(Date.now() + 60_000),
+        batch: `expiring-${key()}`,
+      });
+      await db().execute(
+        sql`update redemption_code set expires_at = now() - interval '1 second' where uses = 0 and max_uses = 1 and credits = 5`,
+      );
+      expect(await redeem(u, expiring[0]!)).toBe("code_expired");
+      const { codes: single } = await createCodes(db(), { credits: 9, maxUses: 1, count: 1 });
+      expect(await redeem(await newUser(), single[0]!)).toBe(9);
+      expect(await redeem(u, single[0]!)).toBe("code_used_up");
+      expect(await getBalance(db(), u)).toEqual({ balance: 0, held: 0, available: 0 });
+      for (const bad of [
+        { credits: 0, maxUses: 1, count: 1 },
+        { credits: 5, maxUses: 0, count: 1 },
+        { credits: 5, maxUses: 1, count: 1001 },
+        { credits: 5, maxUses: 1, count: 1, expiresAt: new Date(Date.now() - 1000) },
+      ]) {
+        expect(codeOf(await createCodes(db(), bad).catch((e: unknown) => e))).toBe("bad_request");
+      }
+    });
+
+    it("lets one of many concurrent redemptions of a single-use code through", async () => {
+      const { codes } = await createCodes(db(), { credits: 40, maxUses: 1, count: 1 });
+      const users = await Promise.all(Array.from({ length: 12 }, () => newUser()));
+      const outcomes = await Promise.all(users.map((u) => redeem(u, codes[0]!)));
+      expect(outcomes.filter((o) => o === 40)).toHaveLength(1);
+      expect(outcomes.filter((o) => o === "code_used_up")).toHaveLength(11);
+      const balances = await Promise.all(users.map((u) => expectConsistent(u)));
+      expect(balances.reduce((sum, b) => sum + b.balance, 0)).toBe(40);
+    });
+
+    it("limits redemption attempts per account", async () => {
+      const u = await newUser();
+      const outcomes = [];
+      for (let i = 0; i < 11; i++) outcomes.push(await redeem(u, "ATL-ZZZZ-ZZZZ-ZZZZ"));
+      expect(outcomes.slice(0, 10)).toEqual(Array(10).fill("code_invalid"));
+      expect(outcomes[10]).toBe("rate_limited");
+    });
   });
 });

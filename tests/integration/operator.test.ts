@@ -2,6 +2,11 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
 import { nextMail } from "#tests/support/outbox.ts";
+import { eq } from "drizzle-orm";
+import pino from "pino";
+import { openPglite } from "#server/db/client.ts";
+import { user } from "#server/db/schema/index.ts";
+import { redeemCode } from "#server/modules/credits/redemption-codes.ts";
 
 const PASSWORD = "marble-Orchid-73!";
 const EMAIL = "suspect@example.com";
@@ -91,5 +96,41 @@ describe("operator commands", () => {
     expect(await admin("unban", EMAIL)).toEqual({ code: 0, output: `${EMAIL} can sign in again.` });
     await start();
     expect((await signIn()).status).toBe(302);
+  });
+
+  it("creates redemption codes that work, and refuses bad batches", async () => {
+    await stop();
+    const created = await admin(
+      "codes",
+      "create",
+      "--credits",
+      "50",
+      "--uses",
+      "2",
+      "--count",
+      "3",
+      "--expires",
+      "2099-12-31",
+    );
+    expect(created.code, created.output).toBe(0);
+    const codes = created.output.split("\n").filter((line) => /^ATL-/.test(line));
+    expect(codes).toHaveLength(3);
+    for (const bad of [
+      ["--credits", "-5"],
+      ["--credits", "1.5"],
+      ["--credits", "5", "--count", "5000"],
+      ["--credits", "5", "--expires", "2001-01-01"],
+      ["--credits", "5", "--expires", "soon"],
+    ]) {
+      expect((await admin("codes", "create", ...bad)).code, bad.join(" ")).toBe(1);
+    }
+    // The printed codes are the real ones: redeem one with the server stopped (PGlite is single-process).
+    const handle = await openPglite(dataDir, pino({ level: "silent" }));
+    try {
+      const [owner] = await handle.db.select({ id: user.id }).from(user).where(eq(user.email, EMAIL));
+      expect((await redeemCode(handle.db, { userId: owner!.id, code: codes[1]! })).credits).toBe(50);
+    } finally {
+      await handle.close();
+    }
   });
 });

@@ -2,3 +2,4 @@ export * from "./auth.ts";
 export * from "./settings.ts";
 export * from "./rate-limit.ts";
 export * from "./credits.ts";
+export * from "./redemption.ts";

@@ -19,6 +19,7 @@ export const RATE_LIMITS = {
   resetPerIp: { window: 60 * 60, max: 10 },
   resetPerEmail: { window: 60 * 60, max: 3 },
   verifyPerIp: { window: 60 * 60, max: 10 },
+  redeemPerUser: { window: 60 * 60, max: 10 },
   verifyPerEmail: { window: 60 * 60, max: 3 },
   changePasswordPerUser: { window: 15 * 60, max: 10 },
   /** better-auth's own HTTP endpoints (OAuth callbacks, session reads). */
