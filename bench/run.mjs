@@ -1,7 +1,7 @@
 // `npm run bench`: measures Atelier's production server against the budgets in the engineering guide and a
 // plain Node `http` server run on the same machine in the same run, then writes bench/results/latest.json.
 // It records; it never fails on a budget. It exits non-zero only when a server cannot be built or started.
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
@@ -36,6 +36,11 @@ const BUDGETS = {
     minRequestsPerSecond: 900,
     maxP99Ms: 100,
     note: "also requires 0 non-2xx responses and 0 connection errors",
+  },
+  holds: {
+    source: "docs: credit holds on PostgreSQL, 20 clients",
+    minPerSecondPostgres: 500,
+    note: "bench/holds.mjs: 20 clients each holding 1 credit in a loop for 5 s, each from its own account",
   },
   memory: {
     source: "docs: resident memory after load",
@@ -395,7 +400,11 @@ async function benchAtelier() {
 // Report
 
 function printTable(report) {
-  const { plain, atelier, ratios } = report.results;
+  const { plain, atelier, ratios, holds } = report.results;
+  const holdRow = (name, r) =>
+    r?.separateAccounts
+      ? `${pad(name, 18)}${r.separateAccounts.holdsPerSecond}/s (p50 ${r.separateAccounts.latencyMs.p50} ms, p99 ${r.separateAccounts.latencyMs.p99} ms); one shared account ${r.oneAccount.holdsPerSecond}/s (p99 ${r.oneAccount.latencyMs.p99} ms)`
+      : `${pad(name, 18)}${r?.skipped ?? r?.error ?? "not measured"}`;
   const pad = (s, n) => String(s ?? "–").padEnd(n);
   const padL = (s, n) => String(s ?? "–").padStart(n);
   const mark = (ok) => (ok === undefined ? "" : ok ? "  ok" : "  OVER BUDGET");
@@ -414,11 +423,30 @@ function printTable(report) {
     `home page          ${atelier.homePage.bytes ?? "?"} bytes uncompressed, status ${atelier.homePage.status ?? atelier.homePage.error}`,
     `start → first 200  /readyz ${atelier.startup.readyzFirst200Ms} ms   / ${atelier.startup.homeFirst200Ms} ms`,
     `memory (VmRSS)     before load ${atelier.memoryBeforeLoad.rssMiB} MiB   after load ${atelier.memoryAfterLoad.rssMiB} MiB   peak ${atelier.memoryAfterLoad.peakRssMiB} MiB${mark(atelier.memoryAfterLoad.withinBudget)}`,
+    holdRow("holds PGlite", holds.pglite),
+    `${holdRow("holds PostgreSQL", holds.postgres)}${mark(holds.withinBudget ?? undefined)}`,
     `shutdown (SIGTERM) ${atelier.shutdown.ms} ms, exit code ${atelier.shutdown.exitCode}${atelier.shutdown.forcedKill ? " (had to SIGKILL)" : ""}`,
-    `budgets            home ≥ ${BUDGETS.home.minRequestsPerSecond} req/s & p99 ≤ ${BUDGETS.home.maxP99Ms} ms; RSS ≤ ${BUDGETS.memory.maxRssMiB} MiB`,
+    `budgets            home ≥ ${BUDGETS.home.minRequestsPerSecond} req/s & p99 ≤ ${BUDGETS.home.maxP99Ms} ms; RSS ≤ ${BUDGETS.memory.maxRssMiB} MiB; holds on PostgreSQL ≥ ${BUDGETS.holds.minPerSecondPostgres}/s`,
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
+}
+
+/** Runs bench/holds.mjs (it talks to the databases directly, not through the server) and reads its JSON line. */
+function benchHolds() {
+  const run = spawnSync(process.execPath, [join(benchDir, "holds.mjs")], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: 180_000,
+  });
+  try {
+    const holds = JSON.parse(run.stdout.trim().split("\n").at(-1));
+    const rate = holds.postgres?.separateAccounts?.holdsPerSecond;
+    holds.withinBudget = typeof rate === "number" ? rate >= BUDGETS.holds.minPerSecondPostgres : null;
+    return holds;
+  } catch {
+    return { error: (run.stderr || "no output").slice(-2000) };
+  }
 }
 
 async function main() {
@@ -435,6 +463,9 @@ async function main() {
     `bench: Atelier (start-up, warm-up ${LOAD.warmupSeconds} s, /healthz and / for ${LOAD.durationSeconds} s each)…\n`,
   );
   const atelier = await benchAtelier();
+
+  process.stderr.write("bench: credit holds, 20 clients, on PGlite and PostgreSQL…\n");
+  const holds = benchHolds();
 
   const home = atelier.home;
   home.withinBudget =
@@ -465,7 +496,7 @@ async function main() {
       loadAverageAtEnd: os.loadavg().map((n) => round(n)),
     },
     settings: { ...LOAD, host: HOST, buildMs: Math.round(buildMs) },
-    results: { plain, atelier, ratios },
+    results: { plain, atelier, ratios, holds },
     budgets: BUDGETS,
   };
 

@@ -57,3 +57,19 @@ export function formatRelative(locale: Locale, date: Date | string | number, now
   }
   return formatter.format(0, "second");
 }
+
+/** The price of one unit when `amountMinor` buys `units`: two more decimals than the currency uses, at most. */
+export function formatUnitPrice(locale: Locale, amountMinor: number, units: number, currency: string): string {
+  const tag = LOCALE_TAGS[locale];
+  const code = currency.toUpperCase();
+  const digits =
+    cached(
+      `m|${tag}|${code}`,
+      () => new Intl.NumberFormat(tag, { style: "currency", currency: code }),
+    ).resolvedOptions().maximumFractionDigits ?? 2;
+  const formatter = cached(
+    `u|${tag}|${code}`,
+    () => new Intl.NumberFormat(tag, { style: "currency", currency: code, maximumFractionDigits: digits + 2 }),
+  );
+  return formatter.format(amountMinor / units / 10 ** digits);
+}

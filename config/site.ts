@@ -11,6 +11,21 @@ export interface ThirdPartyIds {
   bingSiteVerification?: string;
 }
 
+/** A credit pack sold through checkout; `amount` is in the currency's minor units (cents). */
+export interface CreditPack {
+  id: string;
+  credits: number;
+  amount: number;
+  currency: string;
+  popular?: boolean;
+}
+
+export const defaultPacks: CreditPack[] = [
+  { id: "starter", credits: 100, amount: 500, currency: "usd" },
+  { id: "creator", credits: 500, amount: 2000, currency: "usd", popular: true },
+  { id: "studio", credits: 2000, amount: 7000, currency: "usd" },
+];
+
 export interface SiteConfig {
   name: string;
   url: string;
@@ -18,6 +33,7 @@ export interface SiteConfig {
   primaryColor: string;
   defaultLocale: Locale;
   signupBonusCredits: number;
+  packs: CreditPack[];
   thirdParty: ThirdPartyIds;
 }
 
@@ -29,6 +45,7 @@ export const siteDefaults: SiteConfig = {
   primaryColor: "#4f46e5",
   defaultLocale: "en",
   signupBonusCredits: 20,
+  packs: defaultPacks,
   thirdParty: {},
 };
 
@@ -41,6 +58,7 @@ export function resolveSiteConfig(env: Env): SiteConfig {
     primaryColor: env.SITE_PRIMARY_COLOR ?? siteDefaults.primaryColor,
     defaultLocale: env.SITE_DEFAULT_LOCALE ?? siteDefaults.defaultLocale,
     signupBonusCredits: env.SIGNUP_BONUS_CREDITS ?? siteDefaults.signupBonusCredits,
+    packs: env.CREDIT_PACKS ?? siteDefaults.packs,
     thirdParty: {
       turnstileSiteKey: env.TURNSTILE_SITE_KEY,
       clarityId: env.CLARITY_ID,

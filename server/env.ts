@@ -35,6 +35,51 @@ const schema = z.object({
   SITE_DEFAULT_LOCALE: z.enum(["en", "zh", "ru", "de", "fr", "ja", "ko", "es", "pt", "tr"]).optional(),
   /** Credits every new account gets once, when it first signs in with a confirmed address. */
   SIGNUP_BONUS_CREDITS: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  /**
+   * Credit packs as JSON, replacing the defaults: [{"id":"starter","credits":100,"amount":500,"currency":"usd"}, ...]
+   * (`amount` in minor units; `popular: true` marks one).
+   */
+  CREDIT_PACKS: z
+    .string()
+    .transform((v, ctx) => {
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "a JSON array of packs" });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z
+        .array(
+          z.strictObject({
+            id: z.string().regex(/^[a-z0-9-]{1,32}$/),
+            credits: z.number().int().min(1).max(1_000_000_000),
+            amount: z.number().int().min(50).max(100_000_000),
+            currency: z
+              .string()
+              .regex(/^[a-zA-Z]{3}$/)
+              .transform((c) => c.toLowerCase()),
+            popular: z.boolean().optional(),
+          }),
+        )
+        .min(1)
+        .max(12)
+        .refine((packs) => new Set(packs.map((p) => p.id)).size === packs.length, "packs with distinct ids"),
+    )
+    .optional(),
+  /** Stripe secret key (sk_live_… or sk_test_…); purchasing is offered only with it and the webhook secret. */
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_\w+$/, "a Stripe secret key (sk_test_… or sk_live_…)")
+    .optional(),
+  /** Signing secret of the `/webhooks/stripe` endpoint (whsec_…). */
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_\w+$/, "a Stripe webhook signing secret (whsec_…)")
+    .optional(),
+  /** Where the Stripe API is; only tests point it elsewhere. */
+  STRIPE_API_URL: z.url({ protocol: /^https?$/ }).default("https://api.stripe.com"),
   TURNSTILE_SITE_KEY: z.string().min(1).optional(),
   TURNSTILE_SECRET_KEY: z.string().min(1).optional(),
   /** Where Turnstile tokens are verified; only tests point it elsewhere. */

@@ -13,6 +13,7 @@ import { createAuth, type Auth } from "#server/modules/auth/auth.ts";
 import { loadAuthSecret } from "#server/modules/auth/load-auth-secret.ts";
 import { createMailer, type Mailer } from "#server/modules/mail/transport.ts";
 import { createLocalStorage, type Storage } from "#server/storage/local.ts";
+import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
 
 /** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
 export interface Runtime {
@@ -24,6 +25,8 @@ export interface Runtime {
   auth: Auth;
   mailer: Mailer;
   storage: Storage;
+  /** The payment provider's client, or null when purchasing is not configured. */
+  stripe: StripeClient | null;
   working: boolean;
   close(): Promise<void>;
 }
@@ -93,6 +96,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     auth,
     mailer,
     storage: createLocalStorage(env.DATA_DIR),
+    stripe: createStripeClient(env),
     working: work,
     async close() {
       if (closed) return;

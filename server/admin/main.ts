@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
 import { createCodes } from "#server/modules/credits/redemption-codes.ts";
+import { adjustCredits } from "#server/modules/credits/adjust-credits.ts";
 import { loadEnvOrExit } from "#server/env.ts";
 import { createLogger } from "#server/logger.ts";
 import { openDatabase } from "#server/runtime.ts";
@@ -16,6 +17,7 @@ const USAGE = `Usage: npm run admin -- <command> <email>
   revoke <email>           take the admin role back
   ban <email> [reason]     suspend the account and end its sessions
   unban <email>            lift the suspension
+  credits <email> <+n|-n>   add or remove credits (an adjustment in the account's credit history)
   codes create --credits <n> [--uses <n>] [--count <n>] [--expires <YYYY-MM-DD>] [--batch <name>]
                            create redemption codes and print them (only their hashes are kept)`;
 
@@ -32,6 +34,7 @@ const DONE: Record<Command, (email: string) => string> = {
 /** `npm run admin -- grant you@example.com`: operator commands on an existing account (see USAGE). */
 export async function runAdmin(args: string[]) {
   if (args[0] === "codes") return runCodes(args.slice(1));
+  if (args[0] === "credits") return runCredits(args.slice(1));
   const [name, email, ...rest] = args;
   const command = COMMANDS.find((c) => c === name);
   if (!command || !email) {
@@ -129,6 +132,29 @@ async function runCodes(args: string[]) {
     process.exit(0);
   } catch (error) {
     if (error instanceof AppError) return fail(error.message);
+    throw error;
+  }
+}
+
+/** `npm run admin -- credits you@example.com +100` (or -100). */
+async function runCredits(args: string[]) {
+  const [email, change, ...rest] = args;
+  if (!email || !change || rest.length > 0) return fail("Usage: credits <email> <+n|-n>");
+  if (!/^[+-]?\d+$/.test(change) || !Number.isSafeInteger(Number(change)) || Number(change) === 0)
+    return fail("The change must be a whole number other than 0, like +100 or -20.");
+  try {
+    const { balance } = await withDatabase((db) => adjustCredits({ db, email, amount: Number(change), actor: "cli" }));
+    process.stdout.write(`${email} now has ${balance} credits.\n`);
+    process.exit(0);
+  } catch (error) {
+    if (error instanceof AppError) {
+      process.stderr.write(
+        error.code === "insufficient_credits"
+          ? `${email} does not have that many credits available (${error.message}).\n`
+          : `${error.message}\n`,
+      );
+      process.exit(1);
+    }
     throw error;
   }
 }

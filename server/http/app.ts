@@ -21,6 +21,7 @@ import { isDatabaseUnavailable } from "#server/http/errors.ts";
 import { rootLocale } from "#server/http/locale.ts";
 import { authHeaders, authRoutes, clientIp, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
 import { internalApi } from "#server/api/internal.ts";
+import { webhookRoutes } from "#server/http/webhooks.ts";
 import { createLocalStorage } from "#server/storage/local.ts";
 import type { ResolvedSession } from "#server/modules/auth/resolve-session.ts";
 import type { Viewer } from "#common/viewer.ts";
@@ -223,6 +224,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return sameOriginWrites(site.url)(c, next);
   });
   app.route("/api", internal);
+  app.route("/webhooks", webhookRoutes(state));
 
   // Room for the APIs: each area answers JSON, and unknown API paths are a JSON 404 rather than an HTML page.
   for (const prefix of ["/api/v1", "/api", "/webhooks"]) {

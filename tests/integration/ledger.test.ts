@@ -1,10 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
 import fc from "fast-check";
-import pino from "pino";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openPglite, openPostgres, type DbHandle } from "#server/db/client.ts";
+import type { DbHandle } from "#server/db/client.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
 import { creditEntry, creditHold, redemptionCode, user } from "#server/db/schema/index.ts";
 import {
@@ -18,48 +16,7 @@ import {
 import { grantSignupBonus } from "#server/modules/credits/grant-signup-bonus.ts";
 import { createCodes, normalizeCode, redeemCode } from "#server/modules/credits/redemption-codes.ts";
 import { AppError } from "#server/errors.ts";
-import { tempDir, TEST_DATABASE_URL } from "#tests/support/server.ts";
-import { createTestDatabase } from "#tests/support/postgres.ts";
-
-const logger = pino({ level: "silent" });
-
-interface Backend {
-  name: string;
-  open(): Promise<{ handle: DbHandle; cleanup(): Promise<void> }>;
-}
-
-const backends: Backend[] = [
-  {
-    name: "PGlite",
-    async open() {
-      const dir = tempDir("atelier-ledger-");
-      const handle = await openPglite(dir, logger);
-      return {
-        handle,
-        async cleanup() {
-          await handle.close();
-          rmSync(dir, { recursive: true, force: true });
-        },
-      };
-    },
-  },
-];
-if (TEST_DATABASE_URL) {
-  backends.push({
-    name: "PostgreSQL",
-    async open() {
-      const database = await createTestDatabase();
-      const handle = await openPostgres({ url: database.url, poolMax: 25, connectTimeoutSeconds: 10, logger });
-      return {
-        handle,
-        async cleanup() {
-          await handle.close();
-          await database.drop();
-        },
-      };
-    },
-  });
-}
+import { backends } from "#tests/support/backends.ts";
 
 const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
 

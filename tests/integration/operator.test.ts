@@ -7,6 +7,7 @@ import pino from "pino";
 import { openPglite } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
 import { redeemCode } from "#server/modules/credits/redemption-codes.ts";
+import { getBalance } from "#server/modules/credits/ledger.ts";
 
 const PASSWORD = "marble-Orchid-73!";
 const EMAIL = "suspect@example.com";
@@ -132,5 +133,38 @@ describe("operator commands", () => {
     } finally {
       await handle.close();
     }
+  });
+
+  it("adjusts a balance up and down, never below what is available", async () => {
+    await stop();
+    const handle = await openPglite(dataDir, pino({ level: "silent" }));
+    let before: number;
+    try {
+      const [owner] = await handle.db.select({ id: user.id }).from(user).where(eq(user.email, EMAIL));
+      before = (await getBalance(handle.db, owner!.id)).balance;
+    } finally {
+      await handle.close();
+    }
+    expect(await admin("credits", EMAIL, "+30")).toEqual({
+      code: 0,
+      output: `${EMAIL} now has ${before + 30} credits.`,
+    });
+    expect(await admin("credits", EMAIL, "-10")).toEqual({
+      code: 0,
+      output: `${EMAIL} now has ${before + 20} credits.`,
+    });
+    for (const bad of [["-1000000"], ["0"], ["1.5"], ["lots"], []]) {
+      expect((await admin("credits", EMAIL, ...bad)).code, bad.join(" ")).toBe(1);
+    }
+    expect((await admin("credits", "nobody@example.com", "+5")).code).toBe(1);
+    await start();
+    const cookie = (await signIn()).headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+    const me = (await (await fetch(`${server!.url}/api/me`, { headers: { Cookie: cookie } })).json()) as {
+      credits: { balance: number };
+    };
+    expect(me.credits.balance).toBe(before + 20);
   });
 });

@@ -4,7 +4,7 @@
  */
 export const HEADER_NAV = [
   { key: "home", to: "/", ready: true },
-  { key: "pricing", to: "/pricing", ready: false },
+  { key: "pricing", to: "/pricing", ready: true },
   { key: "blog", to: "/blog", ready: false },
   { key: "docs", to: "/docs", ready: false },
 ] as const;

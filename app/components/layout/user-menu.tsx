@@ -5,6 +5,7 @@ import {
   SafetyOutlined,
   ThunderboltOutlined,
   UserOutlined,
+  WalletOutlined,
 } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate, useSubmit } from "react-router";
@@ -64,6 +65,7 @@ export function UserMenu() {
   const items = [
     { key: "dashboard", icon: <DashboardOutlined />, label: t("user.dashboard"), to: "/dashboard/home" },
     { key: "profile", icon: <UserOutlined />, label: t("user.profile"), to: "/user/profile" },
+    { key: "orders", icon: <WalletOutlined />, label: t("user.orders"), to: "/user/orders" },
     ...(viewer.role === "admin"
       ? [{ key: "admin", icon: <SafetyOutlined />, label: t("user.admin"), to: "/user/admin" }]
       : []),

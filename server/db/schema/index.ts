@@ -3,3 +3,4 @@ export * from "./settings.ts";
 export * from "./rate-limit.ts";
 export * from "./credits.ts";
 export * from "./redemption.ts";
+export * from "./orders.ts";

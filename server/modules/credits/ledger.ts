@@ -249,23 +249,29 @@ export async function takeBackCredits(
   if (existing)
     return { entry: existing, taken: -existing.amount, shortfall: t.amount + existing.amount, repeated: true };
   try {
-    return await db.transaction(async (tx) => {
-      // Lock the balance row so what is available cannot change between reading it and taking it.
-      const [row] = await tx
-        .select({ balance: creditBalance.balance, held: creditBalance.held })
-        .from(creditBalance)
-        .where(eq(creditBalance.userId, t.userId))
-        .for("update");
-      const taken = Math.min(t.amount, row ? row.balance - row.held : 0);
-      const entry = await applyMovementOrRecord(tx, { ...t, amount: -taken, heldChange: 0 }, row !== undefined);
-      return { entry, taken, shortfall: t.amount - taken, repeated: false };
-    });
+    return await db.transaction(async (tx) => ({ ...(await takeBackInTx(tx, t)), repeated: false }));
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const winner = await entryByKey(db, t.idempotencyKey);
     if (!winner) throw error;
     return { entry: winner, taken: -winner.amount, shortfall: t.amount + winner.amount, repeated: true };
   }
+}
+
+/** The take-back inside the caller's transaction (which also records the shortfall, e.g. on the order). */
+export async function takeBackInTx(
+  tx: Tx,
+  t: { userId: string; amount: number; kind: "refund" | "chargeback"; reference?: string; idempotencyKey: string },
+): Promise<{ entry: CreditEntry; taken: number; shortfall: number }> {
+  // Lock the balance row so what is available cannot change between reading it and taking it.
+  const [row] = await tx
+    .select({ balance: creditBalance.balance, held: creditBalance.held })
+    .from(creditBalance)
+    .where(eq(creditBalance.userId, t.userId))
+    .for("update");
+  const taken = Math.min(t.amount, row ? row.balance - row.held : 0);
+  const entry = await applyMovementOrRecord(tx, { ...t, amount: -taken, heldChange: 0 }, row !== undefined);
+  return { entry, taken, shortfall: t.amount - taken };
 }
 
 /** A take-back of nothing still leaves its entry (amount 0), so the history shows the refund and its key holds. */

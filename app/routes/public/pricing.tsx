@@ -1,0 +1,199 @@
+import { randomUUID } from "node:crypto";
+import { Alert, Button, Tag } from "antd";
+import { CheckCircleFilled, LockOutlined } from "@ant-design/icons";
+import { useTranslation } from "react-i18next";
+import { Form, Link, data, redirect, useLocation, useNavigation, useSearchParams } from "react-router";
+import type { Route } from "./+types/pricing";
+import { pageI18n, serverT } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { pathLocale, requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
+import { startCheckout } from "#server/modules/payments/start-checkout.ts";
+import { purchasingConfigured } from "#server/modules/payments/stripe-client.ts";
+import { AppError } from "#server/errors.ts";
+import { offeredModels } from "#config/models.ts";
+import { formatMoney, formatNumber, formatUnitPrice } from "#common/format.ts";
+import { hrefIn, type Locale } from "#common/locales.ts";
+import { signInHref } from "#common/return-path.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  const { runtime, session } = server(context);
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["billing"]);
+  const seo = buildSeo({
+    site,
+    locale,
+    pathname: new URL(request.url).pathname,
+    title: t("billing:pricing.metaTitle", { site: site.name }),
+    description: t("billing:pricing.metaDescription"),
+  });
+  return {
+    seo,
+    i18n,
+    locale,
+    packs: runtime.site.packs,
+    models: offeredModels(runtime.env).map(({ id, name, kind, tools, price }) => ({ id, name, kind, tools, price })),
+    purchasing: purchasingConfigured(runtime.env),
+    signedIn: Boolean(session.viewer),
+    signupBonus: site.signupBonusCredits,
+    // One key per rendered form: a double-click or a resent form finds the order the first click made.
+    requestKey: randomUUID(),
+  };
+}
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const viewer = requireViewer(context, request);
+  const { runtime } = server(context);
+  const form = await request.formData();
+  const locale = pathLocale(request);
+  const pack = runtime.site.packs.find((p) => p.id === form.get("pack"));
+  try {
+    const { url } = await startCheckout({
+      db: runtime.database.db,
+      stripe: runtime.stripe,
+      site: runtime.site,
+      logger: runtime.logger,
+      user: { id: viewer.id, email: viewer.email },
+      packId: String(form.get("pack") ?? ""),
+      requestKey: String(form.get("key") ?? ""),
+      locale,
+      productName: `${runtime.site.name} · ${serverT(locale, ["billing"])("billing:orders.packCredits", {
+        formatted: formatNumber(locale, pack?.credits ?? 0),
+      })}`,
+    });
+    return redirect(url);
+  } catch (error) {
+    if (error instanceof AppError) return data({ error: `common:${error.messageKey}` }, { status: error.status });
+    throw error;
+  }
+}
+
+export default function Pricing({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("billing");
+  const { pathname } = useLocation();
+  const [search] = useSearchParams();
+  const navigation = useNavigation();
+  const locale = loaderData.locale as Locale;
+  const buying = navigation.state !== "idle" ? navigation.formData?.get("pack") : undefined;
+  const signIn = signInHref(pathname, pathname);
+
+  return (
+    <main className="pricing">
+      <section className="pricing-hero">
+        <p className="home-eyebrow">{t("pricing.eyebrow")}</p>
+        <h1 className="pricing-title">{t("pricing.title")}</h1>
+        <p className="pricing-subtitle">{t("pricing.subtitle")}</p>
+        {loaderData.signupBonus > 0 && (
+          <p className="pricing-bonus">
+            {t("pricing.bonus", { formatted: formatNumber(locale, loaderData.signupBonus) })}
+          </p>
+        )}
+      </section>
+
+      <div className="pricing-alerts" aria-live="polite">
+        {search.get("checkout") === "canceled" && <Alert type="info" showIcon title={t("pricing.canceled")} />}
+        {!loaderData.purchasing && <Alert type="warning" showIcon title={t("pricing.notConfigured")} />}
+        {actionData?.error && <Alert type="error" showIcon title={t(actionData.error)} />}
+      </div>
+
+      <section className="pricing-packs" aria-label={t("pricing.packsLabel")}>
+        {loaderData.packs.map((pack) => (
+          <div className={`pricing-pack${pack.popular ? " is-popular" : ""}`} key={pack.id}>
+            {pack.popular && (
+              <Tag color="processing" className="pricing-popular">
+                {t("pricing.popular")}
+              </Tag>
+            )}
+            <p className="pricing-pack-credits">
+              <span className="pricing-pack-number">{formatNumber(locale, pack.credits)}</span>{" "}
+              <span className="pricing-pack-unit">{t("pricing.creditsUnit")}</span>
+            </p>
+            <p className="pricing-pack-price">{formatMoney(locale, pack.amount, pack.currency)}</p>
+            <ul className="pricing-pack-facts">
+              <li>
+                <CheckCircleFilled aria-hidden />{" "}
+                {t("pricing.perCredit", { price: formatUnitPrice(locale, pack.amount, pack.credits, pack.currency) })}
+              </li>
+              <li>
+                <CheckCircleFilled aria-hidden /> {t("pricing.oneOff")}
+              </li>
+            </ul>
+            {!loaderData.signedIn ? (
+              <Button block size="large" type={pack.popular ? "primary" : "default"} href={signIn}>
+                {t("pricing.signInToBuy")}
+              </Button>
+            ) : (
+              <Form method="post">
+                <input type="hidden" name="pack" value={pack.id} />
+                <input type="hidden" name="key" value={`${loaderData.requestKey}-${pack.id}`} />
+                <Button
+                  block
+                  size="large"
+                  htmlType="submit"
+                  type={pack.popular ? "primary" : "default"}
+                  disabled={!loaderData.purchasing || (buying !== undefined && buying !== pack.id)}
+                  loading={buying === pack.id}
+                  data-testid={`buy-${pack.id}`}
+                >
+                  {t("pricing.buy")}
+                </Button>
+              </Form>
+            )}
+          </div>
+        ))}
+      </section>
+      {loaderData.purchasing && (
+        <p className="pricing-secure">
+          <LockOutlined aria-hidden /> {t("pricing.secure")}
+        </p>
+      )}
+
+      <section className="pricing-section" aria-labelledby="pricing-models">
+        <h2 id="pricing-models">{t("pricing.models.title")}</h2>
+        <p className="pricing-section-lead">{t("pricing.models.subtitle")}</p>
+        <div className="pricing-table-wrap">
+          <table className="pricing-table">
+            <thead>
+              <tr>
+                <th scope="col">{t("pricing.models.model")}</th>
+                <th scope="col">{t("pricing.models.kind")}</th>
+                <th scope="col">{t("pricing.models.tools")}</th>
+                <th scope="col" className="num">
+                  {t("pricing.models.price")}
+                </th>
+                <th scope="col">{t("pricing.models.unit")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {loaderData.models.map((m) => (
+                <tr key={m.id}>
+                  <th scope="row">{m.name}</th>
+                  <td>{t(`pricing.models.kinds.${m.kind}`)}</td>
+                  <td>{m.tools.map((tool) => t(`pricing.models.toolNames.${tool}`)).join(", ")}</td>
+                  <td className="num">{formatNumber(locale, m.price.credits)}</td>
+                  <td>{t(`pricing.models.units.${m.price.unit}`)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </section>
+
+      <section className="pricing-section" aria-labelledby="pricing-faq">
+        <h2 id="pricing-faq">{t("pricing.faq.title")}</h2>
+        <div className="pricing-faq">
+          {(["expire", "failed", "refund", "payment", "codes"] as const).map((key) => (
+            <details key={key}>
+              <summary>{t(`pricing.faq.${key}.q`)}</summary>
+              <p>
+                {t(`pricing.faq.${key}.a`)}{" "}
+                {key === "codes" && <Link to={hrefIn(pathname, "/user/orders")}>{t("pricing.faq.codesLink")}</Link>}
+              </p>
+            </details>
+          ))}
+        </div>
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,134 @@
+import { useEffect, useState } from "react";
+import { Button, Descriptions, Result, Spin } from "antd";
+import { CloseCircleOutlined, RollbackOutlined } from "@ant-design/icons";
+import { useTranslation } from "react-i18next";
+import { Link, data, useLocation, useRevalidator } from "react-router";
+import type { Route } from "./+types/order";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
+import { getOrder } from "#server/modules/payments/list-orders.ts";
+import { formatDate, formatMoney, formatNumber } from "#common/format.ts";
+import { hrefIn, type Locale } from "#common/locales.ts";
+
+/** While the payment is being confirmed the page asks again every few seconds, for a few minutes at most. */
+const POLL_MS = 2_000;
+const POLL_FOR_MS = 5 * 60_000;
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export async function loader({ context, request, params }: Route.LoaderArgs) {
+  const viewer = requireViewer(context, request);
+  const { runtime } = server(context);
+  // Only reads: the order moves with the payment provider's signed events, never because this page was opened.
+  const order = await getOrder({ db: runtime.database.db, userId: viewer.id, orderId: params.id });
+  if (!order) throw data({ messageKey: "error.404" }, { status: 404 });
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["billing"]);
+  const seo = buildSeo({
+    site,
+    locale,
+    pathname: new URL(request.url).pathname,
+    title: `${t("billing:orders.detail.title", { id: order.id.slice(0, 8) })} · ${site.name}`,
+    noindex: true,
+  });
+  return { seo, i18n, locale, order };
+}
+
+export default function Order({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation("billing");
+  const { pathname } = useLocation();
+  const { order } = loaderData;
+  const locale = loaderData.locale as Locale;
+  const revalidator = useRevalidator();
+  const [slow, setSlow] = useState(false);
+  const pending = order.status === "pending";
+
+  useEffect(() => {
+    if (!pending) return;
+    const started = Date.now();
+    const timer = setInterval(() => {
+      if (Date.now() - started > POLL_FOR_MS) {
+        clearInterval(timer);
+        setSlow(true);
+        return;
+      }
+      if (document.visibilityState === "visible" && revalidator.state === "idle") void revalidator.revalidate();
+    }, POLL_MS);
+    return () => clearInterval(timer);
+  }, [pending, revalidator]);
+
+  const credits = formatNumber(locale, order.credits);
+  const status = order.status;
+  const result =
+    status === "pending" ? (
+      <Result
+        icon={<Spin size="large" />}
+        title={t("orders.detail.pending")}
+        subTitle={slow ? t("orders.detail.slow") : t("orders.detail.pendingHint")}
+      />
+    ) : status === "paid" ? (
+      <Result
+        status="success"
+        title={t("orders.detail.paid")}
+        subTitle={t("orders.detail.paidHint", { formatted: credits })}
+      />
+    ) : status === "refunded" ? (
+      <Result
+        status="warning"
+        title={t("orders.detail.refunded")}
+        subTitle={
+          <>
+            {t("orders.detail.refundedHint")}
+            {order.shortfall > 0 && (
+              <>
+                <br />
+                {t("orders.detail.shortfall", { formatted: formatNumber(locale, order.shortfall) })}
+              </>
+            )}
+          </>
+        }
+      />
+    ) : (
+      <Result
+        icon={<CloseCircleOutlined />}
+        status={status === "failed" ? "error" : "info"}
+        title={t(`orders.detail.${status}`)}
+        subTitle={t(`orders.detail.${status}Hint`)}
+      />
+    );
+
+  return (
+    <main className="page-narrow" aria-live="polite" aria-busy={pending}>
+      <h1 className="sr-only">{t("orders.detail.title", { id: order.id.slice(0, 8) })}</h1>
+      <div data-testid="order-status" data-status={status}>
+        {result}
+      </div>
+      <Descriptions bordered column={1} size="small" className="order-details">
+        <Descriptions.Item label={t("orders.detail.pack")}>
+          {t("orders.packCredits", { formatted: credits })}
+        </Descriptions.Item>
+        <Descriptions.Item label={t("orders.columns.amount")}>
+          {formatMoney(locale, order.amount, order.currency)}
+        </Descriptions.Item>
+        <Descriptions.Item label={t("orders.columns.status")}>{t(`orders.status.${status}`)}</Descriptions.Item>
+        <Descriptions.Item label={t("orders.detail.created")}>{formatDate(locale, order.createdAt)}</Descriptions.Item>
+        {order.paidAt && (
+          <Descriptions.Item label={t("orders.detail.paidAt")}>{formatDate(locale, order.paidAt)}</Descriptions.Item>
+        )}
+        {order.receiptUrl && (
+          <Descriptions.Item label={t("orders.columns.receipt")}>
+            <a href={order.receiptUrl} target="_blank" rel="noopener noreferrer">
+              {t("orders.receipt")}
+            </a>
+          </Descriptions.Item>
+        )}
+      </Descriptions>
+      <div className="page-actions">
+        <Link to={hrefIn(pathname, "/user/orders")}>
+          <Button icon={<RollbackOutlined />}>{t("orders.detail.back")}</Button>
+        </Link>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,66 @@
+import { sql } from "drizzle-orm";
+import { bigint, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { user } from "./auth.ts";
+
+export const ORDER_STATUSES = ["pending", "paid", "canceled", "refunded", "failed"] as const;
+export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+
+/**
+ * A purchase of a credit pack. Created `pending` with its checkout session; the payment provider's signed events
+ * move it (paid, canceled, failed, refunded). Credits are granted through the ledger with the order as reference, and
+ * taken back after refunds and disputes: what could not be taken back (already spent) is the `shortfall`.
+ */
+export const creditOrder = pgTable(
+  "credit_order",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: text("user_id").references(() => user.id, { onDelete: "set null" }),
+    packId: text("pack_id").notNull(),
+    credits: bigint("credits", { mode: "number" }).notNull(),
+    /** Price in the currency's minor units. */
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    currency: text("currency").notNull(),
+    status: text("status").$type<OrderStatus>().notNull().default("pending"),
+    provider: text("provider").notNull().default("stripe"),
+    providerSessionId: text("provider_session_id").unique(),
+    checkoutUrl: text("checkout_url"),
+    paymentIntentId: text("payment_intent_id"),
+    receiptUrl: text("receipt_url"),
+    /** Minor units refunded so far (cumulative, as the provider reports it). */
+    refundedAmount: bigint("refunded_amount", { mode: "number" }).notNull().default(0),
+    /** Credits the refunds and disputes called for, and the part of them that had already been spent. */
+    creditsReversed: bigint("credits_reversed", { mode: "number" }).notNull().default(0),
+    shortfall: bigint("shortfall", { mode: "number" }).notNull().default(0),
+    disputedAt: timestamp("disputed_at", { withTimezone: true }),
+    /** The buy form's one-time key: a double-click or a resent form finds the same order. */
+    requestKey: text("request_key").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    paidAt: timestamp("paid_at", { withTimezone: true }),
+  },
+  (t) => [
+    check("credit_order_status", sql`${t.status} in (${list(ORDER_STATUSES)})`),
+    check("credit_order_positive", sql`${t.credits} > 0 and ${t.amount} > 0`),
+    check(
+      "credit_order_reversal",
+      sql`${t.refundedAmount} >= 0 and ${t.shortfall} >= 0 and ${t.creditsReversed} between ${t.shortfall} and ${t.credits}`,
+    ),
+    uniqueIndex("credit_order_request_key_idx").on(t.userId, t.requestKey),
+    index("credit_order_user_created_idx").on(t.userId, t.createdAt),
+    index("credit_order_payment_intent_idx").on(t.paymentIntentId),
+  ],
+);
+
+/**
+ * Provider events already applied. An event is recorded in the same transaction as its effect, so a failure
+ * leaves it unrecorded and the provider's retry applies it; a repeated or concurrent delivery finds it recorded.
+ */
+export const paymentEvent = pgTable("payment_event", {
+  id: text("id").primaryKey(),
+  provider: text("provider").notNull(),
+  type: text("type").notNull(),
+  orderId: uuid("order_id"),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});

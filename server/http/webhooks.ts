@@ -1,0 +1,44 @@
+import { Hono } from "hono";
+import type Stripe from "stripe";
+import type { AppEnv, ServerState } from "#server/http/app.ts";
+import { handleStripeEvent } from "#server/modules/payments/handle-stripe-event.ts";
+
+/** Stripe's default: a signature older than five minutes is a replay. */
+const SIGNATURE_TOLERANCE_SECONDS = 300;
+
+/**
+ * Payment provider callbacks. Not behind the session or the same-origin check: the signature over the raw body is
+ * what authenticates them. A 2xx tells the provider the event is done; anything else makes it deliver again.
+ */
+export function webhookRoutes(state: ServerState) {
+  const hooks = new Hono<AppEnv>();
+  hooks.post("/stripe", async (c) => {
+    const runtime = state.runtime;
+    if (!runtime) return c.json({ error: { code: "service_unavailable", message: "Starting" } }, 503);
+    const stripe = runtime.stripe;
+    const secret = runtime.env.STRIPE_WEBHOOK_SECRET;
+    if (!stripe || !secret)
+      return c.json({ error: { code: "not_found", message: "Payments are not configured" } }, 404);
+    const signature = c.req.header("stripe-signature");
+    const raw = Buffer.from(await c.req.arrayBuffer());
+    let event: Stripe.Event;
+    try {
+      if (!signature) throw new Error("no Stripe-Signature header");
+      event = await stripe.webhooks.constructEventAsync(raw, signature, secret, SIGNATURE_TOLERANCE_SECONDS);
+    } catch (error) {
+      c.get("logger").warn({ err: (error as Error).message }, "stripe webhook refused");
+      return c.json({ error: { code: "bad_request", message: "Invalid signature" } }, 400);
+    }
+    try {
+      const outcome = await handleStripeEvent({ db: runtime.database.db, stripe, logger: c.get("logger"), event });
+      return c.json({ received: true, outcome });
+    } catch (error) {
+      c.get("logger").error(
+        { err: error, stripeEvent: event.id, type: event.type },
+        "stripe event failed; will be retried",
+      );
+      return c.json({ error: { code: "internal_error", message: "Event not applied, retry later" } }, 500);
+    }
+  });
+  return hooks;
+}

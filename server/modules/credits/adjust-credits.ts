@@ -1,0 +1,47 @@
+import { randomUUID } from "node:crypto";
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { user } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+import { applyMovement, checkAmount, getBalance } from "./ledger.ts";
+
+/**
+ * An operator's correction of a balance: adds credits, or removes up to what is available (never credits held for
+ * running jobs, never below zero: removing more is `insufficient_credits`). Recorded as `admin_adjustment` with who
+ * asked for it as the reference.
+ */
+export async function adjustCredits({
+  db,
+  email,
+  amount,
+  actor,
+}: {
+  db: Db;
+  email: string;
+  amount: number;
+  actor: string;
+}) {
+  if (amount === 0) throw new AppError("bad_request", "the adjustment must not be zero");
+  checkAmount(Math.abs(amount));
+  const [account] = await db
+    .select({ id: user.id })
+    .from(user)
+    .where(eq(sql`lower(${user.email})`, email.trim().toLowerCase()));
+  if (!account) throw new AppError("not_found", `no account with the e-mail ${email}`);
+  const entry = await db.transaction(async (tx) => {
+    if (amount < 0) {
+      // A balance row to guard against: an account that never had credits has nothing to remove.
+      const { available } = await getBalance(tx, account.id);
+      if (available < -amount) throw new AppError("insufficient_credits", `only ${available} available`);
+    }
+    return applyMovement(tx, {
+      userId: account.id,
+      kind: "admin_adjustment",
+      amount,
+      heldChange: 0,
+      reference: `admin:${actor}`,
+      idempotencyKey: `admin_adjustment:${randomUUID()}`,
+    });
+  });
+  return { balance: entry.balanceAfter };
+}

@@ -1,0 +1,252 @@
+import { eq, sql } from "drizzle-orm";
+import type Stripe from "stripe";
+import type { Logger } from "pino";
+import type { Db } from "#server/db/client.ts";
+import { creditOrder, paymentEvent } from "#server/db/schema/index.ts";
+import { applyMovement, takeBackInTx, type Tx } from "#server/modules/credits/ledger.ts";
+import type { StripeClient } from "./stripe-client.ts";
+
+type Order = typeof creditOrder.$inferSelect;
+export type EventOutcome = "applied" | "duplicate" | "ignored";
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export interface HandleStripeEventOptions {
+  db: Db;
+  stripe: StripeClient;
+  logger: Logger;
+  /** A verified event (the caller checked its signature against the raw body). */
+  event: Stripe.Event;
+}
+
+/**
+ * Applies one verified Stripe event to its order. Each event is recorded in the same transaction as its effect:
+ * a repeated or concurrent delivery finds it recorded and changes nothing, and a failure records nothing, so
+ * Stripe's retry applies it later. Effects are idempotent on their own too (order status moves conditionally
+ * under a row lock, ledger entries carry keys derived from the order), so two different events meaning the same
+ * thing (completed, then async payment succeeded) grant once, and events arriving out of order converge.
+ */
+export async function handleStripeEvent({
+  db,
+  stripe,
+  logger,
+  event,
+}: HandleStripeEventOptions): Promise<EventOutcome> {
+  const log = logger.child({ stripeEvent: event.id, type: event.type });
+  switch (event.type) {
+    case "checkout.session.completed":
+    case "checkout.session.async_payment_succeeded": {
+      const session = event.data.object;
+      const order = await orderOfSession(db, session);
+      if (!order) return ignored(log, "no order for this session");
+      const paid = session.payment_status === "paid" || session.payment_status === "no_payment_required";
+      // An unpaid completion (a bank transfer on its way) waits for async_payment_succeeded or _failed.
+      if (!paid) return record(db, event, order.id, async () => undefined);
+      const receiptUrl = await receiptOf(stripe, session.payment_intent, log);
+      return record(db, event, order.id, (tx, locked) => fulfil(tx, locked, session, receiptUrl, log));
+    }
+    case "checkout.session.async_payment_failed":
+    case "checkout.session.expired": {
+      const order = await orderOfSession(db, event.data.object);
+      if (!order) return ignored(log, "no order for this session");
+      const status = event.type === "checkout.session.expired" ? "canceled" : "failed";
+      return record(db, event, order.id, async (tx, locked) => {
+        if (locked.status !== "pending") return;
+        await tx.update(creditOrder).set({ status, updatedAt: new Date() }).where(eq(creditOrder.id, locked.id));
+      });
+    }
+    case "charge.refunded": {
+      const charge = event.data.object;
+      const found = await orderOfPayment(db, stripe, idOf(charge.payment_intent), log);
+      if (!found) return ignored(log, "no order for this payment");
+      const receiptUrl = charge.receipt_url ?? null;
+      return record(db, event, found.order.id, async (tx, locked) => {
+        if (found.session) await fulfil(tx, locked, found.session, receiptUrl, log);
+        const current = await lockOrder(tx, locked.id);
+        const ratio = Math.min(1, charge.amount_refunded / current.amount);
+        const target = charge.refunded ? current.credits : Math.ceil(current.credits * ratio);
+        await reverse(tx, current, { target, kind: "refund", refundedAmount: charge.amount_refunded });
+      });
+    }
+    case "charge.dispute.created": {
+      const dispute = event.data.object;
+      const found = await orderOfPayment(db, stripe, idOf(dispute.payment_intent), log);
+      if (!found) return ignored(log, "no order for this payment");
+      return record(db, event, found.order.id, async (tx, locked) => {
+        if (found.session) await fulfil(tx, locked, found.session, null, log);
+        const current = await lockOrder(tx, locked.id);
+        await reverse(tx, current, { target: current.credits, kind: "chargeback", disputed: true });
+      });
+    }
+    default:
+      return "ignored";
+  }
+}
+
+function ignored(log: Logger, why: string): EventOutcome {
+  log.warn(why);
+  return "ignored";
+}
+
+const idOf = (value: string | { id: string } | null | undefined) =>
+  typeof value === "string" ? value : (value?.id ?? null);
+
+async function lockOrder(tx: Tx, id: string): Promise<Order> {
+  const [order] = await tx.select().from(creditOrder).where(eq(creditOrder.id, id)).for("update");
+  if (!order) throw new Error(`order ${id} vanished`);
+  return order;
+}
+
+/** Records the event and applies its effect to the locked order, all or nothing. */
+async function record(
+  db: Db,
+  event: Stripe.Event,
+  orderId: string,
+  effect: (tx: Tx, order: Order) => Promise<void>,
+): Promise<EventOutcome> {
+  return db.transaction(async (tx) => {
+    // Concurrent deliveries of one event wait here on the key until the first commits, then find it recorded.
+    const inserted = await tx
+      .insert(paymentEvent)
+      .values({ id: event.id, provider: "stripe", type: event.type, orderId })
+      .onConflictDoNothing()
+      .returning({ id: paymentEvent.id });
+    if (inserted.length === 0) return "duplicate";
+    await effect(tx, await lockOrder(tx, orderId));
+    return "applied";
+  });
+}
+
+/** The order a session was opened for: by its metadata (or reference), checked against what was charged. */
+async function orderOfSession(db: Db, session: Stripe.Checkout.Session): Promise<Order | undefined> {
+  const id = session.metadata?.order_id ?? session.client_reference_id;
+  if (!id || !UUID.test(id)) return undefined;
+  const [order] = await db.select().from(creditOrder).where(eq(creditOrder.id, id));
+  if (!order) return undefined;
+  if (order.providerSessionId && order.providerSessionId !== session.id) return undefined;
+  return order;
+}
+
+/**
+ * The order a payment belongs to. A refund or dispute may arrive before the completed session was applied: then the
+ * payment is not on any order yet, and the session that made it (found through the API) names the order, and is
+ * returned so the caller applies the completion first.
+ */
+async function orderOfPayment(
+  db: Db,
+  stripe: StripeClient,
+  paymentIntent: string | null,
+  log: Logger,
+): Promise<{ order: Order; session?: Stripe.Checkout.Session } | undefined> {
+  if (!paymentIntent) return undefined;
+  const [order] = await db.select().from(creditOrder).where(eq(creditOrder.paymentIntentId, paymentIntent));
+  if (order) return { order };
+  const sessions = await stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });
+  const session = sessions.data[0];
+  if (!session) return undefined;
+  const byMetadata = await orderOfSession(db, session);
+  if (!byMetadata) return undefined;
+  const paid = session.payment_status === "paid" || session.payment_status === "no_payment_required";
+  log.info({ orderId: byMetadata.id }, "payment event before its completed session");
+  return paid ? { order: byMetadata, session } : { order: byMetadata };
+}
+
+/** The receipt link of the payment's charge, when Stripe gives one; never worth failing the event for. */
+async function receiptOf(
+  stripe: StripeClient,
+  paymentIntent: string | Stripe.PaymentIntent | null,
+  log: Logger,
+): Promise<string | null> {
+  const id = idOf(paymentIntent);
+  if (!id) return null;
+  try {
+    const intent = await stripe.paymentIntents.retrieve(id, { expand: ["latest_charge"] });
+    const charge = intent.latest_charge;
+    return typeof charge === "object" && charge ? (charge.receipt_url ?? null) : null;
+  } catch (error) {
+    log.warn({ err: (error as Error).message }, "receipt link unavailable");
+    return null;
+  }
+}
+
+/** Marks the order paid and grants its credits, once: a paid or refunded order was already granted. */
+async function fulfil(
+  tx: Tx,
+  order: Order,
+  session: Stripe.Checkout.Session,
+  receiptUrl: string | null,
+  log: Logger,
+): Promise<void> {
+  if (order.status === "paid" || order.status === "refunded") return;
+  if (session.amount_total !== order.amount || session.currency?.toLowerCase() !== order.currency) {
+    log.error(
+      { orderId: order.id, charged: session.amount_total, currency: session.currency },
+      "paid amount differs from the order; not granting",
+    );
+    await tx.update(creditOrder).set({ status: "failed", updatedAt: new Date() }).where(eq(creditOrder.id, order.id));
+    return;
+  }
+  await tx
+    .update(creditOrder)
+    .set({
+      status: "paid",
+      paidAt: new Date(),
+      updatedAt: new Date(),
+      providerSessionId: session.id,
+      paymentIntentId: idOf(session.payment_intent),
+      receiptUrl: sql`coalesce(${receiptUrl}, ${creditOrder.receiptUrl})`,
+    })
+    .where(eq(creditOrder.id, order.id));
+  if (!order.userId) return;
+  await applyMovement(tx, {
+    userId: order.userId,
+    kind: "purchase",
+    amount: order.credits,
+    heldChange: 0,
+    reference: `order:${order.id}`,
+    idempotencyKey: `purchase:order:${order.id}`,
+  });
+}
+
+/**
+ * Takes back the order's credits up to `target` in all (what earlier refunds took counts): as many as the buyer
+ * still has available, the rest recorded as the order's shortfall. A full reversal marks the order refunded.
+ */
+async function reverse(
+  tx: Tx,
+  order: Order,
+  r: { target: number; kind: "refund" | "chargeback"; refundedAmount?: number; disputed?: boolean },
+): Promise<void> {
+  // Not paid yet (its completion has not been applied): fail, so that Stripe delivers this again later.
+  if (order.status === "pending") throw new Error(`order ${order.id} is not paid yet`);
+  // Never granted (canceled, failed): nothing to take back.
+  if (order.status !== "paid" && order.status !== "refunded") return;
+  const target = Math.min(order.credits, Math.max(r.target, order.creditsReversed));
+  const due = target - order.creditsReversed;
+  let shortfall = 0;
+  if (due > 0) {
+    if (order.userId) {
+      const result = await takeBackInTx(tx, {
+        userId: order.userId,
+        amount: due,
+        kind: r.kind,
+        reference: `order:${order.id}`,
+        idempotencyKey: `${r.kind}:order:${order.id}:${target}`,
+      });
+      shortfall = result.shortfall;
+    } else {
+      shortfall = due;
+    }
+  }
+  await tx
+    .update(creditOrder)
+    .set({
+      creditsReversed: target,
+      shortfall: order.shortfall + shortfall,
+      refundedAmount: Math.max(order.refundedAmount, r.refundedAmount ?? 0),
+      status: target >= order.credits ? "refunded" : order.status,
+      disputedAt: r.disputed ? (order.disputedAt ?? new Date()) : order.disputedAt,
+      updatedAt: new Date(),
+    })
+    .where(eq(creditOrder.id, order.id));
+}

@@ -1,0 +1,55 @@
+import { and, count, desc, eq } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { creditOrder } from "#server/db/schema/index.ts";
+
+const columns = {
+  id: creditOrder.id,
+  packId: creditOrder.packId,
+  credits: creditOrder.credits,
+  amount: creditOrder.amount,
+  currency: creditOrder.currency,
+  status: creditOrder.status,
+  receiptUrl: creditOrder.receiptUrl,
+  refundedAmount: creditOrder.refundedAmount,
+  creditsReversed: creditOrder.creditsReversed,
+  shortfall: creditOrder.shortfall,
+  createdAt: creditOrder.createdAt,
+  paidAt: creditOrder.paidAt,
+};
+
+export type OrderView = { [K in keyof typeof columns]: (typeof creditOrder.$inferSelect)[K] };
+
+/** One page of a user's orders, newest first, and how many there are in all. */
+export async function listOrders({
+  db,
+  userId,
+  page,
+  pageSize,
+}: {
+  db: Db;
+  userId: string;
+  page: number;
+  pageSize: number;
+}): Promise<{ rows: OrderView[]; total: number }> {
+  const [rows, [total]] = await Promise.all([
+    db
+      .select(columns)
+      .from(creditOrder)
+      .where(eq(creditOrder.userId, userId))
+      .orderBy(desc(creditOrder.createdAt), desc(creditOrder.id))
+      .limit(pageSize)
+      .offset((page - 1) * pageSize),
+    db.select({ n: count() }).from(creditOrder).where(eq(creditOrder.userId, userId)),
+  ]);
+  return { rows, total: total?.n ?? 0 };
+}
+
+/** One of the user's orders; another user's order is not found. */
+export async function getOrder({ db, userId, orderId }: { db: Db; userId: string; orderId: string }) {
+  if (!/^[0-9a-f-]{36}$/i.test(orderId)) return undefined;
+  const [row] = await db
+    .select(columns)
+    .from(creditOrder)
+    .where(and(eq(creditOrder.id, orderId), eq(creditOrder.userId, userId)));
+  return row;
+}

@@ -1,0 +1,114 @@
+import { randomUUID } from "node:crypto";
+import { and, eq, isNull } from "drizzle-orm";
+import type { Logger } from "pino";
+import type { Db } from "#server/db/client.ts";
+import { creditOrder } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+import type { SiteConfig } from "#config/site.ts";
+import { localizePath, type Locale } from "#common/locales.ts";
+import type { StripeClient } from "./stripe-client.ts";
+
+/** Stripe's Checkout speaks all ten languages; Portuguese is its Brazilian variant. */
+const CHECKOUT_LOCALES: Record<Locale, string> = {
+  en: "en",
+  zh: "zh",
+  ru: "ru",
+  de: "de",
+  fr: "fr",
+  ja: "ja",
+  ko: "ko",
+  es: "es",
+  pt: "pt-BR",
+  tr: "tr",
+};
+
+const REQUEST_KEY = /^[\w-]{16,64}$/;
+/** Checkout sessions live 30 minutes to 24 hours; an abandoned one cancels its order when it expires. */
+const CHECKOUT_LIFETIME_SECONDS = 60 * 60;
+
+export interface StartCheckoutOptions {
+  db: Db;
+  stripe: StripeClient | null;
+  site: SiteConfig;
+  logger: Logger;
+  user: { id: string; email: string };
+  packId: string;
+  /** The buy form's one-time key; repeating it (a double-click, a resent form) finds the same order. */
+  requestKey?: string;
+  locale: Locale;
+  /** The pack's name on the payment page, in the buyer's language. */
+  productName: string;
+}
+
+/**
+ * Opens a checkout for a pack: a pending order, then a Stripe Checkout session carrying the order (reference and
+ * metadata) created with an idempotency key derived from the order, so a retried or repeated request gets the
+ * same session instead of a second one. Credits come later, from the signed webhook only.
+ */
+export async function startCheckout(o: StartCheckoutOptions): Promise<{ orderId: string; url: string }> {
+  if (!o.stripe) throw new AppError("purchasing_disabled");
+  const pack = o.site.packs.find((p) => p.id === o.packId);
+  if (!pack) throw new AppError("unknown_pack", `no pack ${JSON.stringify(o.packId)}`);
+  const requestKey = o.requestKey && REQUEST_KEY.test(o.requestKey) ? o.requestKey : randomUUID();
+
+  await o.db
+    .insert(creditOrder)
+    .values({
+      userId: o.user.id,
+      packId: pack.id,
+      credits: pack.credits,
+      amount: pack.amount,
+      currency: pack.currency,
+      requestKey,
+    })
+    .onConflictDoNothing();
+  const [order] = await o.db
+    .select()
+    .from(creditOrder)
+    .where(and(eq(creditOrder.userId, o.user.id), eq(creditOrder.requestKey, requestKey)));
+  if (!order) throw new Error("order vanished after insert");
+  if (order.packId !== pack.id) throw new AppError("conflict", "this form already bought another pack");
+  if (order.status !== "pending") throw new AppError("conflict", `order ${order.id} is ${order.status}`);
+  if (order.checkoutUrl) return { orderId: order.id, url: order.checkoutUrl };
+
+  let session;
+  try {
+    session = await o.stripe.checkout.sessions.create(
+      {
+        mode: "payment",
+        line_items: [
+          {
+            quantity: 1,
+            price_data: {
+              currency: order.currency,
+              unit_amount: order.amount,
+              product_data: { name: o.productName, metadata: { pack_id: pack.id } },
+            },
+          },
+        ],
+        client_reference_id: order.id,
+        metadata: { order_id: order.id, pack_id: pack.id },
+        payment_intent_data: { metadata: { order_id: order.id } },
+        customer_email: o.user.email,
+        locale: CHECKOUT_LOCALES[o.locale] as "en",
+        expires_at: Math.floor(Date.now() / 1000) + CHECKOUT_LIFETIME_SECONDS,
+        success_url: `${o.site.url}${localizePath(`/user/orders/${order.id}`, o.locale)}?session_id={CHECKOUT_SESSION_ID}`,
+        cancel_url: `${o.site.url}${localizePath("/pricing", o.locale)}?checkout=canceled`,
+      },
+      { idempotencyKey: `atelier-checkout-${order.id}` },
+    );
+  } catch (error) {
+    o.logger.error({ err: (error as Error).message, orderId: order.id }, "checkout session could not be created");
+    await o.db
+      .update(creditOrder)
+      .set({ status: "failed", updatedAt: new Date() })
+      .where(and(eq(creditOrder.id, order.id), eq(creditOrder.status, "pending"), isNull(creditOrder.checkoutUrl)));
+    throw new AppError("checkout_failed");
+  }
+  if (!session.url) throw new AppError("checkout_failed", "the checkout session has no URL");
+  await o.db
+    .update(creditOrder)
+    .set({ providerSessionId: session.id, checkoutUrl: session.url, updatedAt: new Date() })
+    .where(and(eq(creditOrder.id, order.id), isNull(creditOrder.providerSessionId)));
+  return { orderId: order.id, url: session.url };
+}

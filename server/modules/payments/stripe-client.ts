@@ -1,0 +1,24 @@
+import Stripe from "stripe";
+import type { Env } from "#server/env.ts";
+
+export type StripeClient = Stripe;
+
+/** Purchasing needs both the API key (to open checkouts) and the webhook secret (to learn they were paid). */
+export function purchasingConfigured(env: Env): boolean {
+  return Boolean(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET);
+}
+
+/** The official SDK, pointed at STRIPE_API_URL (Stripe itself unless a test points it at a local fake). */
+export function createStripeClient(env: Env): StripeClient | null {
+  if (!purchasingConfigured(env)) return null;
+  const api = new URL(env.STRIPE_API_URL);
+  const protocol = api.protocol === "http:" ? "http" : "https";
+  return new Stripe(env.STRIPE_SECRET_KEY!, {
+    host: api.hostname,
+    port: api.port ? Number(api.port) : protocol === "http" ? 80 : 443,
+    protocol,
+    maxNetworkRetries: 2,
+    timeout: 15_000,
+    appInfo: { name: "Atelier" },
+  });
+}

@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { launchBrowser } from "#tests/support/browser.ts";
+import { text } from "#tests/support/locales.ts";
+import { nextMail } from "#tests/support/outbox.ts";
+import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
+
+const PASSWORD = "violet-Harbor-42!";
+const EMAIL = "compradora@example.com";
+
+describe("buying and redeeming credits in Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let fake: FakeStripe;
+  let code: string;
+
+  beforeAll(async () => {
+    const dataDir = tempDir();
+    // An operator made a code before the site started (the command line owns the embedded database while it runs).
+    const created = runRole("admin", { DATA_DIR: dataDir }, ["codes", "create", "--credits", "25"]);
+    expect(await created.exited, created.output()).toBe(0);
+    code = /ATL-[\w-]+/.exec(created.output())![0];
+    fake = await startFakeStripe();
+    const port = await freePort();
+    [server, browser] = await Promise.all([
+      startServer({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        SITE_URL: `http://127.0.0.1:${port}`,
+        STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
+        STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
+        STRIPE_API_URL: fake.url,
+      }),
+      launchBrowser(),
+    ]);
+    fake.webhookUrl = `${server.url}/webhooks/stripe`;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await fake?.close();
+  });
+
+  const balance = (page: Page) => page.locator(".credit-balance-value").first();
+  const t = (key: string) => text("es", "billing", key);
+
+  it("buys a pack through checkout, sees the order paid and the balance up, redeems a code and reads the history", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    // Every page of the site on the way hydrates cleanly (a mismatch or a script error shows up here).
+    const problems: string[] = [];
+    page.on("console", (m) => {
+      // A refused code answers 400 on purpose; failed requests are checked by status below.
+      if (m.type() === "error" && m.location().url.startsWith(server.url) && !m.text().startsWith("Failed to load"))
+        problems.push(m.text());
+    });
+    page.on("response", (r) => {
+      if (r.url().startsWith(server.url) && (r.status() >= 500 || r.status() === 404))
+        problems.push(`${r.status()} ${r.url()}`);
+    });
+    page.on("pageerror", (e) => problems.push(e.message));
+
+    // Signed out, the buy buttons lead to sign-in, which comes back to the pricing page.
+    await page.goto(`${server.url}/es/pricing`);
+    await page
+      .getByRole("link", { name: t("pricing.signInToBuy") })
+      .first()
+      .click();
+    await page.waitForURL(/\/es\/auth\/login\?redirect=%2Fes%2Fpricing/);
+    await page.goto(`${server.url}/es/auth/register`);
+    await page.fill("#field-name", "Lucía");
+    await page.fill("#field-email", EMAIL);
+    await page.fill("#field-password", PASSWORD);
+    await page.check("#field-terms");
+    await page.click("button[type=submit]");
+    await page.locator(".ant-result-success").waitFor();
+    const mail = await nextMail(server.dataDir, EMAIL, (m) => m.link.includes("verify="));
+    await page.goto(mail.link);
+    await page.waitForURL("**/dashboard/home");
+    await expect.poll(() => balance(page).textContent()).toBe("20");
+
+    await page.goto(`${server.url}/es/pricing`);
+    await page.getByTestId("buy-creator").click();
+    await page.waitForURL(`${fake.url}/pay/**`);
+    expect(await page.getByTestId("product").textContent()).toContain("500");
+    await page.getByTestId("pay").click();
+
+    // Back on the site: the order page follows the payment until it is confirmed.
+    await page.waitForURL(/\/es\/user\/orders\/[0-9a-f-]{36}\?session_id=cs_test_/);
+    await page.locator('[data-testid="order-status"][data-status="paid"]').waitFor();
+    await expect.poll(() => page.getByText(t("orders.detail.paid")).count()).toBeGreaterThan(0);
+    await expect.poll(() => balance(page).textContent()).toBe("520");
+
+    await page.getByRole("link", { name: t("orders.detail.back") }).click();
+    await page.waitForURL(/\/es\/user\/orders$/);
+    const orders = page.locator("section[aria-labelledby=orders-heading] tr.ant-table-row");
+    await expect.poll(() => orders.count()).toBe(1);
+    const row = (await orders.first().textContent()) ?? "";
+    expect(row).toContain(t("orders.status.paid"));
+    expect(row).toMatch(/20,00\s?US\$|20,00\s?\$/);
+
+    // A wrong code says so; the real one adds its credits.
+    await page.fill("#redeem-code", "ATL-0000-0000-0000");
+    await page.getByRole("button", { name: t("orders.redeem.submit") }).click();
+    await expect
+      .poll(() => page.locator(".ant-message-notice").allTextContents())
+      .toContain(text("es", "common", "credits.redeem.invalid"));
+    await page.fill("#redeem-code", code.toLowerCase());
+    await page.getByRole("button", { name: t("orders.redeem.submit") }).click();
+    await expect.poll(() => balance(page).textContent()).toBe("545");
+
+    const history = page.locator("section[aria-labelledby=history-heading] tr.ant-table-row");
+    await expect.poll(() => history.count()).toBe(3);
+    const rows = await history.allTextContents();
+    expect(rows[0]).toContain(t("orders.kinds.redemption"));
+    expect(rows[0]).toContain("+25");
+    expect(rows[0]).toContain("545");
+    expect(rows[1]).toContain(t("orders.kinds.purchase"));
+    expect(rows[1]).toContain("+500");
+    expect(rows[2]).toContain(t("orders.kinds.signup_bonus"));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});

@@ -1,0 +1,46 @@
+import { rmSync } from "node:fs";
+import pino from "pino";
+import { openPglite, openPostgres, type DbHandle } from "#server/db/client.ts";
+import { tempDir, TEST_DATABASE_URL } from "#tests/support/server.ts";
+import { createTestDatabase } from "#tests/support/postgres.ts";
+
+export interface Backend {
+  name: string;
+  open(): Promise<{ handle: DbHandle; cleanup(): Promise<void> }>;
+}
+
+const silent = pino({ level: "silent" });
+
+/** PGlite always; PostgreSQL too when the run has one (CI's second pass). Each open() is a fresh, empty database. */
+export const backends: Backend[] = [
+  {
+    name: "PGlite",
+    async open() {
+      const dir = tempDir("atelier-db-");
+      const handle = await openPglite(dir, silent);
+      return {
+        handle,
+        async cleanup() {
+          await handle.close();
+          rmSync(dir, { recursive: true, force: true });
+        },
+      };
+    },
+  },
+];
+if (TEST_DATABASE_URL) {
+  backends.push({
+    name: "PostgreSQL",
+    async open() {
+      const database = await createTestDatabase();
+      const handle = await openPostgres({ url: database.url, poolMax: 25, connectTimeoutSeconds: 10, logger: silent });
+      return {
+        handle,
+        async cleanup() {
+          await handle.close();
+          await database.drop();
+        },
+      };
+    },
+  });
+}
