@@ -22,6 +22,7 @@ import { rootLocale } from "#server/http/locale.ts";
 import { authHeaders, authRoutes, clientIp, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
 import { internalApi } from "#server/api/internal.ts";
 import { webhookRoutes } from "#server/http/webhooks.ts";
+import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
 import { createLocalStorage } from "#server/storage/local.ts";
 import type { ResolvedSession } from "#server/modules/auth/resolve-session.ts";
 import type { Viewer } from "#common/viewer.ts";
@@ -105,7 +106,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       c.get("logger").debug({ method: c.req.method, path: c.req.path, status: c.res.status }, "request");
     }
   });
-  app.use(securityHeaders({ trustProxy: env.TRUST_PROXY, development, thirdParty: site.thirdParty }));
+  app.use(
+    securityHeaders({
+      trustProxy: env.TRUST_PROXY,
+      development,
+      thirdParty: site.thirdParty,
+      formTargets: checkoutOrigins(env),
+    }),
+  );
   app.use(async (c, next) => {
     try {
       decodeURIComponent(new URL(c.req.url).pathname);

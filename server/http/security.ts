@@ -8,6 +8,8 @@ export interface SecurityOptions {
   development: boolean;
   /** Configured third parties: the policy lets in exactly the services whose ID is set. */
   thirdParty: ThirdPartyIds;
+  /** Other sites a form may lead to (a buy form answers with a redirect to the payment page). */
+  formTargets?: string[];
 }
 
 /** Hosts each configured third party needs, by directive. */
@@ -66,7 +68,7 @@ export function securityHeaders(options: SecurityOptions): MiddlewareHandler<{ V
       "manifest-src 'self'",
       "object-src 'none'",
       "base-uri 'self'",
-      "form-action 'self'",
+      withExtra("form-action 'self'", options.formTargets ?? []),
       "frame-ancestors 'none'",
       ...(https ? ["upgrade-insecure-requests"] : []),
     ].join("; ");

@@ -70,7 +70,12 @@ describe(`buying credits over HTTP on ${backend}`, () => {
     ((await (await get("/api/me")).json()) as { credits: { available: number } }).credits.available;
 
   it("shows the packs with localized prices, and sends visitors to sign in first", async () => {
-    const en = await (await fetch(`${server.url}/pricing`)).text();
+    const res = await fetch(`${server.url}/pricing`);
+    // Without scripts the buy form is answered with a redirect to the payment page, which the policy must allow.
+    expect(res.headers.get("content-security-policy")).toContain(
+      `form-action 'self' https://checkout.stripe.com ${fake.url}`,
+    );
+    const en = await res.text();
     for (const price of ["$5.00", "$20.00", "$70.00"]) expect(en).toContain(price);
     expect(en).toContain(text("en", "billing", "pricing.popular"));
     expect(en).toContain("Atelier Demo Image");
@@ -178,7 +183,9 @@ describe("a site without Stripe keys", () => {
   });
 
   it("still shows the packs, explains that purchasing is not configured, and has no webhook", async () => {
-    const page = await (await fetch(`${server.url}/fr/pricing`)).text();
+    const res = await fetch(`${server.url}/fr/pricing`);
+    expect(res.headers.get("content-security-policy")).toContain("form-action 'self';");
+    const page = await res.text();
     expect(page).toContain(text("fr", "billing", "pricing.notConfigured"));
     expect(page).toContain("20,00");
     const hook = await fetch(`${server.url}/webhooks/stripe`, { method: "POST", body: "{}" });

@@ -22,3 +22,14 @@ export function createStripeClient(env: Env): StripeClient | null {
     appInfo: { name: "Atelier" },
   });
 }
+
+/**
+ * Where a buy form's redirect goes: Stripe's hosted checkout (and, when the API is elsewhere, that host, as a
+ * local stand-in serves its own payment page). The page policy's form-action must allow it, or a browser without
+ * scripts would refuse to follow the redirect.
+ */
+export function checkoutOrigins(env: Env): string[] {
+  if (!purchasingConfigured(env)) return [];
+  const api = new URL(env.STRIPE_API_URL).origin;
+  return api === "https://api.stripe.com" ? ["https://checkout.stripe.com"] : ["https://checkout.stripe.com", api];
+}
