@@ -71,6 +71,8 @@ export interface FakeStripe {
   autoDeliver: boolean;
   /** When set, the next API requests get this status (Stripe's api_error body). */
   outage: number | null;
+  /** How long creating a checkout session takes, in milliseconds (to hold a request in flight). */
+  latencyMs: number;
   /** Completes a session as paid: a payment intent and a charge with a receipt. Returns the completed event. */
   pay(sessionId: string): Stripe.Event;
   expire(sessionId: string): Stripe.Event;
@@ -157,6 +159,7 @@ export async function startFakeStripe(
     webhookUrl: options.webhookUrl ?? null,
     autoDeliver: true,
     outage: null,
+    latencyMs: 0,
     pay(sessionId) {
       const s = session(sessionId);
       if (s.status !== "complete") {
@@ -257,6 +260,7 @@ export async function startFakeStripe(
         }
         idempotent.set(key, "running");
       }
+      if (fake.latencyMs) await new Promise((resolve) => setTimeout(resolve, fake.latencyMs));
       const item = ((params.line_items as Json | undefined)?.["0"] ?? {}) as Json;
       const price = (item.price_data ?? {}) as Json;
       const amount = Number(price.unit_amount) * Number(item.quantity ?? 1);

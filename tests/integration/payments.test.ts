@@ -97,6 +97,23 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     expect(other.orderId).not.toBe(a.orderId);
   });
 
+  it("answers a second click with the first session even when the clock has moved on", async () => {
+    const userId = await newUser();
+    const key = randomUUID();
+    fake.latencyMs = 2500;
+    try {
+      const first = checkout(userId, "starter", key);
+      // The second click comes more than a second later, while Stripe is still creating the first session.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const [a, b] = await Promise.all([first, checkout(userId, "starter", key)]);
+      expect(b).toEqual(a);
+      expect(await order(a.orderId)).toMatchObject({ status: "pending", checkoutUrl: a.url });
+      expect([...fake.sessions.values()].filter((s) => s.client_reference_id === a.orderId)).toHaveLength(1);
+    } finally {
+      fake.latencyMs = 0;
+    }
+  });
+
   it("refuses unknown packs, and a key reused for another pack", async () => {
     const userId = await newUser();
     for (const pack of ["", "nope", "../starter", "STARTER"]) {

@@ -25,6 +25,8 @@ const CHECKOUT_LOCALES: Record<Locale, string> = {
 const REQUEST_KEY = /^[\w-]{16,64}$/;
 /** Checkout sessions live 30 minutes to 24 hours; an abandoned one cancels its order when it expires. */
 const CHECKOUT_LIFETIME_SECONDS = 60 * 60;
+/** How long a second request for an order waits for the first one's checkout session. */
+const IN_FLIGHT_WAIT_MS = 20_000;
 
 export interface StartCheckoutOptions {
   db: Db;
@@ -46,7 +48,8 @@ export interface StartCheckoutOptions {
  * same session instead of a second one. Credits come later, from the signed webhook only.
  */
 export async function startCheckout(o: StartCheckoutOptions): Promise<{ orderId: string; url: string }> {
-  if (!o.stripe) throw new AppError("purchasing_disabled");
+  const stripe = o.stripe;
+  if (!stripe) throw new AppError("purchasing_disabled");
   const pack = o.site.packs.find((p) => p.id === o.packId);
   if (!pack) throw new AppError("unknown_pack", `no pack ${JSON.stringify(o.packId)}`);
   const requestKey = o.requestKey && REQUEST_KEY.test(o.requestKey) ? o.requestKey : randomUUID();
@@ -71,9 +74,8 @@ export async function startCheckout(o: StartCheckoutOptions): Promise<{ orderId:
   if (order.status !== "pending") throw new AppError("conflict", `order ${order.id} is ${order.status}`);
   if (order.checkoutUrl) return { orderId: order.id, url: order.checkoutUrl };
 
-  let session;
-  try {
-    session = await o.stripe.checkout.sessions.create(
+  const create = () =>
+    stripe.checkout.sessions.create(
       {
         mode: "payment",
         line_items: [
@@ -91,12 +93,31 @@ export async function startCheckout(o: StartCheckoutOptions): Promise<{ orderId:
         payment_intent_data: { metadata: { order_id: order.id } },
         customer_email: o.user.email,
         locale: CHECKOUT_LOCALES[o.locale] as "en",
-        expires_at: Math.floor(Date.now() / 1000) + CHECKOUT_LIFETIME_SECONDS,
+        // From the order, not the clock: a second request for the same order (a double-click) must send the very
+        // same parameters, or Stripe refuses the idempotency key instead of answering with the first session.
+        expires_at: Math.floor(order.createdAt.getTime() / 1000) + CHECKOUT_LIFETIME_SECONDS,
         success_url: `${o.site.url}${localizePath(`/user/orders/${order.id}`, o.locale)}?session_id={CHECKOUT_SESSION_ID}`,
         cancel_url: `${o.site.url}${localizePath("/pricing", o.locale)}?checkout=canceled`,
       },
       { idempotencyKey: `atelier-checkout-${order.id}` },
     );
+
+  let session;
+  const deadline = Date.now() + IN_FLIGHT_WAIT_MS;
+  try {
+    for (;;) {
+      try {
+        session = await create();
+        break;
+      } catch (error) {
+        // Another request for this order (a second click) is still creating the session under the same idempotency
+        // key: wait for it, then take its answer from the order or from Stripe's replay.
+        if ((error as { statusCode?: number }).statusCode !== 409 || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const [now] = await o.db.select().from(creditOrder).where(eq(creditOrder.id, order.id));
+        if (now?.checkoutUrl) return { orderId: order.id, url: now.checkoutUrl };
+      }
+    }
   } catch (error) {
     o.logger.error({ err: (error as Error).message, orderId: order.id }, "checkout session could not be created");
     await o.db
