@@ -1,20 +1,27 @@
-import { mkdir, rm, writeFile, rename } from "node:fs/promises";
-import { dirname, join, resolve, sep } from "node:path";
+import { createReadStream } from "node:fs";
+import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { dirname, extname, join, resolve, sep } from "node:path";
 import { randomUUID } from "node:crypto";
+import { Readable } from "node:stream";
+import { FILES_PREFIX, isStorageKey, type Storage } from "./storage.ts";
 
-/** Where uploaded and generated files live; S3-compatible storage implements the same interface. */
-export interface Storage {
-  put(key: string, body: Uint8Array, contentType: string): Promise<void>;
-  delete(key: string): Promise<void>;
-  /** The URL path the app serves the file under. */
-  url(key: string): string;
-}
+export { FILES_PREFIX, isStorageKey, type Storage };
 
-export const FILES_PREFIX = "/files/";
-const KEY = /^[A-Za-z0-9][A-Za-z0-9/_-]{0,200}\.[a-z0-9]{2,5}$/;
+/** The disk keeps no content type, so it comes from the extension, which every key has. */
+const TYPES: Record<string, string> = {
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".webp": "image/webp",
+  ".gif": "image/gif",
+  ".mp4": "video/mp4",
+  ".webm": "video/webm",
+  ".json": "application/json",
+  ".txt": "text/plain; charset=utf-8",
+};
 
-export function isStorageKey(key: string): boolean {
-  return KEY.test(key) && !key.includes("..") && !key.includes("//");
+export function contentTypeOf(key: string): string {
+  return TYPES[extname(key).toLowerCase()] ?? "application/octet-stream";
 }
 
 /** Files under DATA_DIR/files, written atomically (temporary file, then rename). */
@@ -26,7 +33,16 @@ export function createLocalStorage(dataDir: string): Storage & { root: string; p
     if (!full.startsWith(root + sep)) throw new Error(`invalid storage key ${key}`);
     return full;
   };
-  return {
+  const sizeOf = async (key: string) => {
+    try {
+      const info = await stat(pathOf(key));
+      return info.isFile() ? info.size : null;
+    } catch {
+      return null;
+    }
+  };
+  const storage: Storage & { root: string; pathOf(key: string): string } = {
+    kind: "local",
     root,
     pathOf,
     async put(key, body) {
@@ -36,9 +52,36 @@ export function createLocalStorage(dataDir: string): Storage & { root: string; p
       await writeFile(temp, body, { mode: 0o640 });
       await rename(temp, full);
     },
+    async get(key, range) {
+      const size = await sizeOf(key);
+      if (size === null) return null;
+      const stream = createReadStream(pathOf(key), range ? { start: range.start, end: range.end } : {});
+      return {
+        body: Readable.toWeb(stream) as ReadableStream<Uint8Array>,
+        size,
+        contentType: contentTypeOf(key),
+        range,
+      };
+    },
+    async stat(key) {
+      const size = await sizeOf(key);
+      return size === null ? null : { size, contentType: contentTypeOf(key) };
+    },
     async delete(key) {
       await rm(pathOf(key), { force: true });
     },
+    async check() {
+      const key = `health/${randomUUID()}.txt`;
+      try {
+        await storage.put(key, new TextEncoder().encode("ok"), "text/plain");
+        const ok = (await readFile(pathOf(key), "utf8")) === "ok";
+        await storage.delete(key);
+        return ok;
+      } catch {
+        return false;
+      }
+    },
     url: (key) => `${FILES_PREFIX}${key}`,
   };
+  return storage;
 }

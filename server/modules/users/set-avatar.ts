@@ -3,7 +3,7 @@ import { eq } from "drizzle-orm";
 import sharp from "sharp";
 import type { Db } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
-import { FILES_PREFIX, type Storage } from "#server/storage/local.ts";
+import { FILES_PREFIX, type Storage } from "#server/storage/storage.ts";
 import { AppError } from "#server/errors.ts";
 
 import { AVATAR_MAX_BYTES, AVATAR_SIZE } from "#common/uploads.ts";
