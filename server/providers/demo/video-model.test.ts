@@ -1,0 +1,209 @@
+import { experimental_generateVideo as generateVideo } from "ai";
+import sharp from "sharp";
+import { describe, expect, it } from "vitest";
+import type { Experimental_VideoModelV4CallOptions as VideoCallOptions } from "@ai-sdk/provider";
+import { createDemoVideoModel, DEMO_VIDEO_STYLES } from "#server/providers/demo/index.ts";
+
+interface Box {
+  type: string;
+  start: number;
+  body: number;
+  end: number;
+}
+
+/** The boxes directly inside bytes[start, end). */
+function children(bytes: Uint8Array, start: number, end: number): Box[] {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: Box[] = [];
+  for (let at = start; at + 8 <= end;) {
+    const size = view.getUint32(at);
+    if (size < 8 || at + size > end) break;
+    out.push({
+      type: new TextDecoder().decode(bytes.subarray(at + 4, at + 8)),
+      start: at,
+      body: at + 8,
+      end: at + size,
+    });
+    at += size;
+  }
+  return out;
+}
+
+function find(bytes: Uint8Array, path: string[]): Box {
+  let box: Box = { type: "", start: 0, body: 0, end: bytes.byteLength };
+  for (const type of path) {
+    const next = children(bytes, box.body, box.end).find((b) => b.type === type);
+    if (!next) throw new Error(`no ${path.join("/")}`);
+    box = next;
+  }
+  return box;
+}
+
+function describeMp4(bytes: Uint8Array) {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const top = children(bytes, 0, bytes.byteLength).map((b) => b.type);
+  const mvhd = find(bytes, ["moov", "mvhd"]);
+  const timescale = view.getUint32(mvhd.body + 12);
+  const duration = view.getUint32(mvhd.body + 16);
+  const stbl = ["moov", "trak", "mdia", "minf", "stbl"];
+  const stsd = find(bytes, [...stbl, "stsd"]);
+  const tkhd = find(bytes, ["moov", "trak", "tkhd"]);
+  const stss = find(bytes, [...stbl, "stss"]);
+  return {
+    top,
+    seconds: duration / timescale,
+    sampleEntries: children(bytes, stsd.body + 8, stsd.end).map((b) => b.type),
+    width: view.getUint32(tkhd.body + 76) >>> 16,
+    height: view.getUint32(tkhd.body + 80) >>> 16,
+    keyframes: view.getUint32(stss.body + 4),
+  };
+}
+
+function call(options: Partial<VideoCallOptions>): VideoCallOptions {
+  return {
+    prompt: "sunset over the mountains",
+    n: 1,
+    aspectRatio: undefined,
+    resolution: undefined,
+    duration: undefined,
+    fps: undefined,
+    seed: 3,
+    image: undefined,
+    frameImages: undefined,
+    inputReferences: undefined,
+    generateAudio: undefined,
+    providerOptions: {},
+    ...options,
+  };
+}
+
+async function poster(metadata: unknown): Promise<{ data: Buffer; width: number; height: number }> {
+  const demo = (metadata as { demo: { poster: string } }).demo;
+  const { data, info } = await sharp(Buffer.from(demo.poster, "base64"))
+    .removeAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  return { data, width: info.width, height: info.height };
+}
+
+function meanSaturation(rgb: Buffer): number {
+  let sum = 0;
+  for (let i = 0; i < rgb.length; i += 3)
+    sum += Math.max(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!) - Math.min(rgb[i]!, rgb[i + 1]!, rgb[i + 2]!);
+  return sum / (rgb.length / 3);
+}
+
+// Each test renders and encodes real clips: seconds, not milliseconds.
+describe("demo video model", { timeout: 60_000 }, () => {
+  it("makes a 5 s H.264 MP4 through the AI SDK, reporting progress and letting other work run", async () => {
+    const progress: number[] = [];
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    const result = await generateVideo({
+      model: createDemoVideoModel({ onProgress: (p) => progress.push(p) }),
+      prompt: "a quiet ocean at dawn",
+      seed: 9,
+    }).finally(() => {
+      counting = false;
+    });
+
+    expect(result.video.mediaType).toBe("video/mp4");
+    const mp4 = result.video.uint8Array;
+    expect(new TextDecoder().decode(mp4.subarray(4, 8))).toBe("ftyp");
+    const info = describeMp4(mp4);
+    expect(info.seconds).toBeCloseTo(5, 1);
+    expect(info.sampleEntries).toEqual(["avc1"]);
+    expect([info.width, info.height]).toEqual([768, 432]);
+    // Seekable and streamable: keyframes are indexed and the index comes before the media.
+    expect(info.keyframes).toBeGreaterThan(1);
+    expect(info.top.indexOf("moov")).toBeLessThan(info.top.indexOf("mdat"));
+
+    expect(result.providerMetadata.demo).toMatchObject({ width: 768, height: 432, durationMs: 5000, fps: 24 });
+    const still = await poster(result.providerMetadata);
+    expect([still.width, still.height]).toEqual([768, 432]);
+
+    expect(progress.length).toBeGreaterThan(10);
+    expect(progress.every((p, i) => p >= 0 && p <= 1 && (i === 0 || p >= progress[i - 1]!))).toBe(true);
+    expect(progress.at(-1)).toBe(1);
+    // One frame per turn of the event loop: 120 frames give waiting requests 120 chances to run.
+    expect(turns).toBeGreaterThanOrEqual(120);
+  });
+
+  it("makes a 10 s square clip, and says which asked-for options it could not honour", async () => {
+    const model = createDemoVideoModel();
+    const { videos, providerMetadata, warnings } = await model.doGenerate!(
+      call({ duration: 10, aspectRatio: "1:1", fps: 30, providerOptions: { demo: { style: "noir" } } }),
+    );
+    expect(warnings.map((w) => ("feature" in w ? w.feature : w.type)).sort()).toEqual(["fps", "style"]);
+    const video = videos[0]!;
+    if (video.type !== "binary") throw new Error("expected bytes");
+    const info = describeMp4(video.data);
+    expect(info.seconds).toBeCloseTo(10, 1);
+    expect([info.width, info.height]).toEqual([576, 576]);
+    expect(providerMetadata?.demo).toMatchObject({ width: 576, height: 576, durationMs: 10000, style: "cinematic" });
+  });
+
+  it("gives each style its own look", async () => {
+    const model = createDemoVideoModel();
+    const results = [];
+    for (const style of DEMO_VIDEO_STYLES) {
+      const { videos, providerMetadata } = await model.doGenerate!(call({ providerOptions: { demo: { style } } }));
+      const video = videos[0]!;
+      if (video.type !== "binary") throw new Error("expected bytes");
+      results.push({ style, bytes: Buffer.from(video.data), still: await poster(providerMetadata) });
+    }
+    const unique = new Set(results.map((r) => r.bytes.toString("base64")));
+    expect(unique.size).toBe(DEMO_VIDEO_STYLES.length);
+
+    const byStyle = Object.fromEntries(results.map((r) => [r.style, r.still]));
+    // Cinematic has letterbox bars: the top rows are black.
+    const topRow = (still: { data: Buffer; width: number }) => {
+      const row = still.data.subarray(0, still.width * 3);
+      return row.reduce((a, b) => a + b, 0) / row.length;
+    };
+    expect(topRow(byStyle.cinematic!)).toBeLessThan(3);
+    expect(topRow(byStyle.realistic!)).toBeGreaterThan(20);
+    // Documentary is muted; abstract is vivid.
+    expect(meanSaturation(byStyle.documentary!.data)).toBeLessThan(meanSaturation(byStyle.realistic!.data) * 0.75);
+    expect(meanSaturation(byStyle.abstract!.data)).toBeGreaterThan(meanSaturation(byStyle.documentary!.data) * 1.5);
+  });
+
+  it("gives the same bytes for the same request", async () => {
+    const model = createDemoVideoModel();
+    const options = call({ prompt: "abstract shapes", seed: 8, providerOptions: { demo: { style: "abstract" } } });
+    const bytes = async () => {
+      const video = (await model.doGenerate!(options)).videos[0]!;
+      if (video.type !== "binary") throw new Error("expected bytes");
+      return Buffer.from(video.data);
+    };
+    expect((await bytes()).equals(await bytes())).toBe(true);
+  });
+
+  it("stops rendering soon after the caller aborts", async () => {
+    const controller = new AbortController();
+    const progress: number[] = [];
+    const model = createDemoVideoModel({
+      onProgress: (p) => {
+        progress.push(p);
+        if (p >= 0.2) controller.abort(new Error("cancelled by user"));
+      },
+    });
+    await expect(model.doGenerate!(call({ duration: 10, abortSignal: controller.signal }))).rejects.toThrow(
+      "cancelled by user",
+    );
+    expect(Math.max(...progress)).toBeLessThan(0.25);
+  });
+
+  it("rejects at once when the signal is already aborted", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    await expect(createDemoVideoModel().doGenerate!(call({ abortSignal: controller.signal }))).rejects.toMatchObject({
+      name: "AbortError",
+    });
+  });
+});
