@@ -1,13 +1,45 @@
 import type { Env } from "#server/env.ts";
+import {
+  IMAGE_ASPECT_RATIOS,
+  VIDEO_ASPECT_RATIOS,
+  VIDEO_DURATIONS,
+  VIDEO_STYLES,
+  type AspectRatio,
+  type GenerationKind,
+  type GenerationParams,
+  type GenerationTool,
+  type VideoDuration,
+  type VideoStyle,
+} from "#common/generation.ts";
 
-export type ModelKind = "image" | "video";
-export type Tool = "text-to-image" | "image-to-image" | "text-to-video";
-export type Provider = "demo";
+export type ModelKind = GenerationKind;
+export type Tool = GenerationTool;
+export type Provider = "demo" | "openai" | "replicate" | "fal" | "openai-compatible";
 
 /** What one unit of a model's output costs, in credits. */
 export interface ModelPrice {
   unit: "image" | "video" | "videoSecond";
   credits: number;
+}
+
+/** One way to run a model: a provider and its id for the model, per tool when the provider splits them. */
+export interface Binding {
+  provider: Provider;
+  model: string;
+  /** The provider's id for image-to-image, when it differs. */
+  imageToImageModel?: string;
+}
+
+export interface ModelOptions {
+  aspectRatios: readonly AspectRatio[];
+  /** Most images one request may ask for. */
+  maxCount: number;
+  durations?: readonly VideoDuration[];
+  styles?: readonly VideoStyle[];
+  negativePrompt: boolean;
+  seed: boolean;
+  /** Image-to-image strength. */
+  strength: boolean;
 }
 
 export interface CatalogModel {
@@ -16,39 +48,197 @@ export interface CatalogModel {
   name: string;
   kind: ModelKind;
   tools: Tool[];
-  provider: Provider;
+  /** Tried in this order: a provider-side failure moves on to the next configured one. */
+  bindings: Binding[];
   price: ModelPrice;
+  options: ModelOptions;
   /** Seconds a job usually takes, until the model's own recent durations are known. */
   expectedSeconds: number;
+  /** A run taking longer is stopped, failed and refunded. */
+  timeoutSeconds: number;
+  /** Runs on this machine with no key and no network; labelled "Offline demo". */
+  offline?: boolean;
 }
 
-/** The catalog; a model is offered only when its provider is configured. */
+const IMAGE_RATIOS = IMAGE_ASPECT_RATIOS;
+
+/** The catalog; a model is offered only when at least one of its providers is configured. */
 export const modelCatalog: CatalogModel[] = [
   {
     id: "demo-image",
     name: "Atelier Demo Image",
     kind: "image",
     tools: ["text-to-image", "image-to-image"],
-    provider: "demo",
+    bindings: [{ provider: "demo", model: "demo-image" }],
     price: { unit: "image", credits: 1 },
-    expectedSeconds: 3,
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: true, seed: true, strength: true },
+    expectedSeconds: 2,
+    timeoutSeconds: 60,
+    offline: true,
   },
   {
     id: "demo-video",
     name: "Atelier Demo Video",
     kind: "video",
     tools: ["text-to-video"],
-    provider: "demo",
+    bindings: [{ provider: "demo", model: "demo-video" }],
     price: { unit: "video", credits: 5 },
-    expectedSeconds: 12,
+    options: {
+      aspectRatios: VIDEO_ASPECT_RATIOS,
+      maxCount: 1,
+      durations: VIDEO_DURATIONS,
+      styles: VIDEO_STYLES,
+      negativePrompt: false,
+      seed: true,
+      strength: false,
+    },
+    expectedSeconds: 8,
+    timeoutSeconds: 180,
+    offline: true,
+  },
+  {
+    id: "gpt-image-1",
+    name: "GPT Image 1",
+    kind: "image",
+    tools: ["text-to-image", "image-to-image"],
+    bindings: [{ provider: "openai", model: "gpt-image-1" }],
+    price: { unit: "image", credits: 8 },
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: false, strength: false },
+    expectedSeconds: 40,
+    timeoutSeconds: 240,
+  },
+  {
+    id: "dall-e-3",
+    name: "DALL·E 3",
+    kind: "image",
+    tools: ["text-to-image"],
+    bindings: [{ provider: "openai", model: "dall-e-3" }],
+    price: { unit: "image", credits: 6 },
+    options: {
+      aspectRatios: ["1:1", "16:9", "9:16"],
+      maxCount: 1,
+      negativePrompt: false,
+      seed: false,
+      strength: false,
+    },
+    expectedSeconds: 20,
+    timeoutSeconds: 180,
+  },
+  {
+    id: "flux-schnell",
+    name: "FLUX.1 [schnell]",
+    kind: "image",
+    tools: ["text-to-image"],
+    bindings: [
+      { provider: "fal", model: "fal-ai/flux/schnell" },
+      { provider: "replicate", model: "black-forest-labs/flux-schnell" },
+    ],
+    price: { unit: "image", credits: 1 },
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    expectedSeconds: 4,
+    timeoutSeconds: 120,
+  },
+  {
+    id: "flux-dev",
+    name: "FLUX.1 [dev]",
+    kind: "image",
+    tools: ["text-to-image", "image-to-image"],
+    bindings: [
+      { provider: "fal", model: "fal-ai/flux/dev", imageToImageModel: "fal-ai/flux/dev/image-to-image" },
+      { provider: "replicate", model: "black-forest-labs/flux-dev" },
+    ],
+    price: { unit: "image", credits: 3 },
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: true },
+    expectedSeconds: 10,
+    timeoutSeconds: 180,
+  },
+  {
+    id: "kling-video",
+    name: "Kling 2.5 Turbo",
+    kind: "video",
+    tools: ["text-to-video"],
+    bindings: [
+      { provider: "fal", model: "fal-ai/kling-video/v2.5-turbo/pro/text-to-video" },
+      { provider: "replicate", model: "kwaivgi/kling-v2.5-turbo-pro" },
+    ],
+    price: { unit: "videoSecond", credits: 6 },
+    options: {
+      aspectRatios: VIDEO_ASPECT_RATIOS,
+      maxCount: 1,
+      durations: VIDEO_DURATIONS,
+      styles: VIDEO_STYLES,
+      negativePrompt: true,
+      seed: false,
+      strength: false,
+    },
+    expectedSeconds: 180,
+    timeoutSeconds: 900,
   },
 ];
 
-/** The offline demo provider needs nothing, so there is always something to try. */
-function providerConfigured(provider: Provider, _env: Env): boolean {
-  return provider === "demo";
+export function providerConfigured(provider: Provider, env: Env): boolean {
+  switch (provider) {
+    case "demo":
+      return env.DEMO_MODELS;
+    case "openai":
+      return Boolean(env.OPENAI_API_KEY);
+    case "replicate":
+      return Boolean(env.REPLICATE_API_TOKEN);
+    case "fal":
+      return Boolean(env.FAL_KEY);
+    case "openai-compatible":
+      return Boolean(env.OPENAI_COMPATIBLE_BASE_URL);
+  }
 }
 
+/** Image models of an OpenAI-compatible server, one catalog entry each. */
+function compatibleModels(env: Env): CatalogModel[] {
+  return env.OPENAI_COMPATIBLE_IMAGE_MODELS.map((model) => ({
+    id: `compat-${model.replace(/[^\w.-]+/g, "-").toLowerCase()}`,
+    name: model,
+    kind: "image" as const,
+    tools: ["text-to-image" as const],
+    bindings: [{ provider: "openai-compatible" as const, model }],
+    price: { unit: "image" as const, credits: 2 },
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: false, strength: false },
+    expectedSeconds: 20,
+    timeoutSeconds: 180,
+  }));
+}
+
+/**
+ * The models this deployment offers: those with at least one configured provider (only those bindings kept),
+ * minus the ones the operator disabled, with the operator's prices and timeouts.
+ */
 export function offeredModels(env: Env): CatalogModel[] {
-  return modelCatalog.filter((m) => providerConfigured(m.provider, env));
+  const disabled = new Set(env.DISABLED_MODELS);
+  return [...modelCatalog, ...compatibleModels(env)]
+    .filter((m) => !disabled.has(m.id))
+    .map((m) => {
+      const own = env.MODEL_SETTINGS[m.id] ?? {};
+      return {
+        ...m,
+        price: { ...m.price, credits: own.credits ?? m.price.credits },
+        timeoutSeconds: own.timeoutSeconds ?? m.timeoutSeconds,
+        expectedSeconds: own.expectedSeconds ?? m.expectedSeconds,
+        bindings: m.bindings.filter((b) => providerConfigured(b.provider, env)),
+      };
+    })
+    .filter((m) => m.bindings.length > 0);
+}
+
+export function findOfferedModel(env: Env, id: string): CatalogModel | undefined {
+  return offeredModels(env).find((m) => m.id === id);
+}
+
+/** Credits a request costs: per image times the count, per video, or per second of video. */
+export function costOf(model: CatalogModel, params: Pick<GenerationParams, "count" | "duration">): number {
+  switch (model.price.unit) {
+    case "image":
+      return model.price.credits * params.count;
+    case "video":
+      return model.price.credits;
+    case "videoSecond":
+      return model.price.credits * (params.duration ?? 5);
+  }
 }

@@ -80,6 +80,78 @@ const schema = z.object({
     .optional(),
   /** Where the Stripe API is; only tests point it elsewhere. */
   STRIPE_API_URL: z.url({ protocol: /^https?$/ }).default("https://api.stripe.com"),
+  /** OpenAI Images (gpt-image-1, dall-e-3); OPENAI_BASE_URL points at a proxy or a local stand-in. */
+  OPENAI_API_KEY: z.string().min(1).optional(),
+  OPENAI_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Replicate (Flux and video models). */
+  REPLICATE_API_TOKEN: z.string().min(1).optional(),
+  REPLICATE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * fal.ai (Flux and video models). FAL_BASE_URL replaces both of fal's hosts: synchronous calls go to it, queued
+   * ones (video) to `<FAL_BASE_URL>/queue`.
+   */
+  FAL_KEY: z.string().min(1).optional(),
+  FAL_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Any server speaking OpenAI's images API (LocalAI, vLLM, a gateway): base URL, optional key, its model ids. */
+  OPENAI_COMPATIBLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),
+  OPENAI_COMPATIBLE_IMAGE_MODELS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((m) => m.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[\w./:-]{1,100}$/)))
+    .default([]),
+  /** Model ids an operator turns off (comma-separated), even when their provider is configured. */
+  DISABLED_MODELS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((m) => m.trim())
+        .filter(Boolean),
+    )
+    .default([]),
+  /**
+   * Per-model settings as JSON, over the catalog's: {"flux-dev": {"credits": 4, "timeoutSeconds": 120}}. `credits`
+   * is the price per unit (image, video or second of video), `expectedSeconds` the first estimate of a job.
+   */
+  MODEL_SETTINGS: z
+    .string()
+    .transform((v, ctx) => {
+      try {
+        return JSON.parse(v) as unknown;
+      } catch {
+        ctx.addIssue({ code: "custom", message: "a JSON object of model settings" });
+        return z.NEVER;
+      }
+    })
+    .pipe(
+      z.record(
+        z.string().regex(/^[\w.-]{1,100}$/),
+        z.strictObject({
+          credits: z.number().int().min(0).max(1_000_000).optional(),
+          timeoutSeconds: z.number().int().min(1).max(86_400).optional(),
+          expectedSeconds: z.number().min(0.1).max(86_400).optional(),
+        }),
+      ),
+    )
+    .default({}),
+  /** The offline demo models (on by default, so the product works with no keys and no network). */
+  DEMO_MODELS: bool.default(true),
+  /** S3-compatible storage (AWS S3, Cloudflare R2, MinIO); without S3_BUCKET files stay under DATA_DIR. */
+  S3_BUCKET: z.string().min(3).max(63).optional(),
+  S3_ENDPOINT: z.url({ protocol: /^https?$/ }).optional(),
+  S3_REGION: z.string().min(1).default("us-east-1"),
+  S3_ACCESS_KEY_ID: z.string().min(1).optional(),
+  S3_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  /** Path-style URLs (bucket in the path), which MinIO and most self-hosted servers need. */
+  S3_FORCE_PATH_STYLE: bool.optional(),
+  /** Extra seconds after a job's timeout before the sweeper fails it and returns its credits. */
+  GENERATION_SWEEP_MARGIN_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
   TURNSTILE_SITE_KEY: z.string().min(1).optional(),
   TURNSTILE_SECRET_KEY: z.string().min(1).optional(),
   /** Where Turnstile tokens are verified; only tests point it elsewhere. */

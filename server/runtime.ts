@@ -12,7 +12,7 @@ import { resolveSiteConfig, type SiteConfig } from "#config/site.ts";
 import { createAuth, type Auth } from "#server/modules/auth/auth.ts";
 import { loadAuthSecret } from "#server/modules/auth/load-auth-secret.ts";
 import { createMailer, type Mailer } from "#server/modules/mail/transport.ts";
-import { createLocalStorage, type Storage } from "#server/storage/local.ts";
+import { createStorage, type Storage } from "#server/storage/index.ts";
 import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
 
 /** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
@@ -60,6 +60,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     dataDir: env.DATA_DIR,
     logger,
   });
+  const storage = createStorage(env);
   let boss: PgBoss | undefined;
   let auth: Auth;
   try {
@@ -78,7 +79,8 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     );
     const secret = await loadAuthSecret({ db: database.db, configured: env.AUTH_SECRET });
     auth = createAuth({ db: database.db, env, site, logger, boss, secret });
-    if (work) await startWorking(boss, { db: database.db, logger, site, mailer }, env.WORKER_CONCURRENCY, logger);
+    if (work)
+      await startWorking(boss, { db: database.db, logger, site, mailer, env, storage }, env.WORKER_CONCURRENCY, logger);
   } catch (error) {
     await boss?.stop({ graceful: false, close: true }).catch(() => undefined);
     await database.close().catch(() => undefined);
@@ -95,7 +97,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     boss: readyBoss,
     auth,
     mailer,
-    storage: createLocalStorage(env.DATA_DIR),
+    storage,
     stripe: createStripeClient(env),
     working: work,
     async close() {

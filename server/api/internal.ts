@@ -2,6 +2,17 @@ import { Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
 import { sessionOf } from "#server/http/auth.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
+import { answering } from "#server/http/api-error.ts";
+import { AppError } from "#server/errors.ts";
+import { consumeRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
+import { submitGeneration } from "#server/modules/generation/submit-generation.ts";
+import { getGeneration, mediaView } from "#server/modules/generation/get-generation.ts";
+import { listGenerations } from "#server/modules/generation/list-generations.ts";
+import { cancelGeneration } from "#server/modules/generation/cancel-generation.ts";
+import { deleteGeneration } from "#server/modules/generation/delete-generation.ts";
+import { setVisibility } from "#server/modules/generation/set-visibility.ts";
+import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
+import { listModels } from "#server/modules/generation/list-models.ts";
 
 /**
  * The internal API the pages call with their session cookie. Every route needs a session (`signedIn`): without one
@@ -32,6 +43,114 @@ export function internalApi(state: ServerState) {
     const credits = await getBalance(state.runtime!.database.db, viewer.id);
     return c.json({ user: viewer, credits });
   });
+
+  const runtime = () => state.runtime!;
+  /** Jobs and uploads a user may start per minute, on every instance together. */
+  const limited = async (userId: string, what: "submit" | "upload") => {
+    const verdict = await consumeRateLimit({
+      db: runtime().database.db,
+      key: `${what}:user:${userId}`,
+      rule: { window: 60, max: what === "submit" ? 60 : 30 },
+    });
+    if (!verdict.allowed) throw new AppError("rate_limited", `retry in ${verdict.retryAfter} s`);
+  };
+  const json = async (c: { req: { json(): Promise<unknown> } }) => {
+    try {
+      return await c.req.json();
+    } catch {
+      throw new AppError("bad_request", "the body is not JSON");
+    }
+  };
+
+  api.get("/models", signedIn, (c) => c.json({ models: listModels(runtime().env) }));
+
+  api.post("/generations", signedIn, (c) =>
+    answering(c, async () => {
+      const viewer = c.get("viewer")!;
+      await limited(viewer.id, "submit");
+      const { database, env, storage, boss } = runtime();
+      const { id, repeated } = await submitGeneration(
+        { db: database.db, boss, env, storage },
+        { user: viewer, input: await json(c), source: "web", idempotencyKey: c.req.header("idempotency-key") },
+      );
+      const generation = await getGeneration({ db: database.db, env, id, viewerId: viewer.id });
+      return c.json({ generation }, repeated ? 200 : 201);
+    }),
+  );
+
+  api.get("/generations", signedIn, (c) =>
+    answering(c, async () =>
+      c.json(await listGenerations({ db: runtime().database.db, userId: c.get("viewer")!.id, query: c.req.query() })),
+    ),
+  );
+
+  api.get("/generations/:id", signedIn, (c) =>
+    answering(c, async () => {
+      const { database, env } = runtime();
+      const generation = await getGeneration({
+        db: database.db,
+        env,
+        id: c.req.param("id"),
+        viewerId: c.get("viewer")!.id,
+      });
+      c.header("Cache-Control", "no-store");
+      return c.json({ generation });
+    }),
+  );
+
+  api.post("/generations/:id/cancel", signedIn, (c) =>
+    answering(c, async () => {
+      const { database, env } = runtime();
+      const viewerId = c.get("viewer")!.id;
+      await cancelGeneration({ db: database.db, userId: viewerId, id: c.req.param("id") });
+      return c.json({ generation: await getGeneration({ db: database.db, env, id: c.req.param("id"), viewerId }) });
+    }),
+  );
+
+  api.patch("/generations/:id", signedIn, (c) =>
+    answering(c, async () => {
+      const { database, env } = runtime();
+      const viewerId = c.get("viewer")!.id;
+      const body = (await json(c)) as { visibility?: unknown };
+      await setVisibility({
+        db: database.db,
+        userId: viewerId,
+        id: c.req.param("id"),
+        visibility: body.visibility as "public",
+      });
+      return c.json({ generation: await getGeneration({ db: database.db, env, id: c.req.param("id"), viewerId }) });
+    }),
+  );
+
+  api.delete("/generations/:id", signedIn, (c) =>
+    answering(c, async () => {
+      const { database, storage } = runtime();
+      await deleteGeneration({ db: database.db, storage, userId: c.get("viewer")!.id, id: c.req.param("id") });
+      return c.body(null, 204);
+    }),
+  );
+
+  api.post("/uploads", signedIn, (c) =>
+    answering(c, async () => {
+      const viewer = c.get("viewer")!;
+      await limited(viewer.id, "upload");
+      let file: unknown;
+      try {
+        file = (await c.req.formData()).get("file");
+      } catch {
+        throw new AppError("bad_request", "expected a multipart form with a file");
+      }
+      if (!(file instanceof File)) throw new AppError("input_image_required", "the form has no file");
+      const { database, storage } = runtime();
+      const saved = await saveInputImage({
+        db: database.db,
+        storage,
+        userId: viewer.id,
+        bytes: new Uint8Array(await file.arrayBuffer()),
+      });
+      return c.json({ upload: mediaView({ ...saved, durationMs: null, thumbKey: null }) }, 201);
+    }),
+  );
 
   return api;
 }

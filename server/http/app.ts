@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { Hono, type Context, type MiddlewareHandler } from "hono";
+import { Hono, type Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { serialize } from "hono/utils/cookie";
 import { bodyLimit } from "hono/body-limit";
@@ -23,7 +22,8 @@ import { authHeaders, authRoutes, clientIp, sameOriginWrites, sessionOf } from "
 import { internalApi } from "#server/api/internal.ts";
 import { webhookRoutes } from "#server/http/webhooks.ts";
 import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
-import { createLocalStorage } from "#server/storage/local.ts";
+import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
+import { mediaRoutes, sendStored } from "#server/http/media.ts";
 import type { ResolvedSession } from "#server/modules/auth/resolve-session.ts";
 import type { Viewer } from "#common/viewer.ts";
 import {
@@ -203,27 +203,21 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     );
   }
 
-  // Uploaded files (avatars now, generated media later): immutable, since every new file gets a new name.
-  const files = createLocalStorage(env.DATA_DIR);
-  try {
-    mkdirSync(files.root, { recursive: true });
-  } catch {
-    // An unusable DATA_DIR is reported, in one line, when the database opens.
-  }
-  // Made on first use: the folder exists by then (an unusable DATA_DIR stops the start-up before).
-  let serveFiles: MiddlewareHandler<AppEnv> | undefined;
-  app.use("/files/*", (c, next) => {
-    serveFiles ??= serveStatic({
-      root: files.root,
-      rewriteRequestPath: (path) => path.slice("/files".length),
-      onFound: (_path, ctx) => {
-        ctx.set("route", "files");
-        ctx.header("Cache-Control", "public, max-age=31536000, immutable");
-      },
-    });
-    return serveFiles(c, next);
+  // Avatars: public and immutable, since every new picture gets a new name; from whichever storage is configured.
+  app.on(["GET", "HEAD"], "/files/*", async (c) => {
+    const runtime = state.runtime;
+    if (!runtime) return unavailable(c);
+    c.set("route", "files");
+    const key = c.req.path.slice(FILES_PREFIX.length);
+    if (!key.startsWith("avatars/") || !isStorageKey(key)) return c.text("Not found", 404);
+    return sendStored(c, runtime.storage, key, { cacheControl: "public, max-age=31536000, immutable" });
   });
   app.all("/files/*", (c) => c.text("Not found", 404));
+  app.use("/media/*", async (c, next) => {
+    c.set("route", "media");
+    return next();
+  });
+  app.route("/media", mediaRoutes(state));
 
   app.all("/api/auth/*", authRoutes(state));
   const internal = internalApi(state);

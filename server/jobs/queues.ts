@@ -7,12 +7,25 @@ import { purgeRateLimits } from "#server/modules/rate-limits/purge-rate-limits.t
 import { MAIL_QUEUE, type MailJob } from "#server/modules/mail/queue-mail.ts";
 import { renderMail } from "#server/modules/mail/templates.ts";
 import type { Mailer } from "#server/modules/mail/transport.ts";
+import type { Env } from "#server/env.ts";
+import type { Storage } from "#server/storage/storage.ts";
+import {
+  GENERATION_QUEUE,
+  GENERATION_SWEEP_QUEUE,
+  HEARTBEAT_SECONDS,
+  MAX_RUNS,
+  type GenerationJob,
+} from "#server/modules/generation/queue.ts";
+import { runGeneration } from "#server/modules/generation/run-generation.ts";
+import { sweepGenerations } from "#server/modules/generation/sweep-generations.ts";
 
 export interface JobContext {
   db: Db;
   logger: Logger;
   site: SiteConfig;
   mailer: Mailer;
+  env: Env;
+  storage: Storage;
 }
 
 export interface QueueDefinition<T extends object = object> {
@@ -21,6 +34,10 @@ export interface QueueDefinition<T extends object = object> {
   cron?: string;
   retryLimit: number;
   expireInSeconds: number;
+  /** Workers prove they are alive this often; a job whose worker went silent is retried. */
+  heartbeatSeconds?: number;
+  /** Wake workers the moment a job is sent (LISTEN/NOTIFY) instead of at their next poll. */
+  notify?: boolean;
   handle(jobs: Job<T>[], ctx: JobContext): Promise<unknown>;
 }
 
@@ -53,5 +70,31 @@ export const queues: QueueDefinition[] = [
     },
   }),
 ];
+
+queues.push(
+  defineQueue<GenerationJob>({
+    name: GENERATION_QUEUE,
+    retryLimit: MAX_RUNS - 1,
+    expireInSeconds: 1800,
+    heartbeatSeconds: HEARTBEAT_SECONDS,
+    notify: true,
+    async handle(jobs, { db, env, storage, logger }) {
+      for (const job of jobs) {
+        await runGeneration({ db, env, storage, logger }, { generationId: job.data.generationId, signal: job.signal });
+      }
+    },
+  }),
+  defineQueue({
+    name: GENERATION_SWEEP_QUEUE,
+    cron: "* * * * *",
+    retryLimit: 0,
+    expireInSeconds: 120,
+    async handle(_jobs, { db, env, logger }) {
+      const swept = await sweepGenerations({ db, marginSeconds: env.GENERATION_SWEEP_MARGIN_SECONDS });
+      if (swept.failed || swept.settled) logger.warn(swept, "stale generations ended");
+      return swept;
+    },
+  }),
+);
 
 export const queueNames = queues.map((q) => q.name);

@@ -6,7 +6,12 @@ import { recordJob } from "#server/http/metrics.ts";
 /** Creates the queues and cron schedules (idempotent); every process that sends or works jobs calls this. */
 export async function defineQueues(boss: PgBoss): Promise<void> {
   for (const q of queues) {
-    await boss.createQueue(q.name, { retryLimit: q.retryLimit, expireInSeconds: q.expireInSeconds });
+    await boss.createQueue(q.name, {
+      retryLimit: q.retryLimit,
+      expireInSeconds: q.expireInSeconds,
+      ...(q.heartbeatSeconds ? { heartbeatSeconds: q.heartbeatSeconds } : {}),
+      ...(q.notify ? { notify: true } : {}),
+    });
     if (q.cron) await boss.schedule(q.name, q.cron, {}, { tz: "UTC" });
   }
 }

@@ -1,32 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
-import { nextMail } from "#tests/support/outbox.ts";
+import { signedIn } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
 
-const PASSWORD = "harbor-Violet-42!";
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
-
-/** Signs up, confirms and signs in; returns the Cookie header of the session. */
-async function signedIn(server: TestServer, origin: string, email: string) {
-  const post = (path: string, fields: Record<string, string>) =>
-    fetch(`${server.url}${path}`, {
-      method: "POST",
-      redirect: "manual",
-      headers: { Origin: origin, "Sec-Fetch-Site": "same-origin" },
-      body: new URLSearchParams(fields),
-    });
-  await post("/auth/register", { name: "Buyer", email, password: PASSWORD, terms: "on" });
-  const mail = await nextMail(server.dataDir, email);
-  await fetch(mail.link, { redirect: "manual" });
-  const login = await post("/auth/login", { email, password: PASSWORD });
-  expect(login.status).toBe(302);
-  return login.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
-}
 
 describe(`buying credits over HTTP on ${backend}`, () => {
   let server: TestServer;

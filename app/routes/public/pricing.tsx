@@ -33,7 +33,14 @@ export function loader({ context, request }: Route.LoaderArgs) {
     i18n,
     locale,
     packs: runtime.site.packs,
-    models: offeredModels(runtime.env).map(({ id, name, kind, tools, price }) => ({ id, name, kind, tools, price })),
+    models: offeredModels(runtime.env).map(({ id, name, kind, tools, price, offline }) => ({
+      id,
+      name,
+      kind,
+      tools,
+      price,
+      offline: Boolean(offline),
+    })),
     purchasing: purchasingConfigured(runtime.env),
     signedIn: Boolean(session.viewer),
     signupBonus: site.signupBonusCredits,
@@ -168,7 +175,10 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
             <tbody>
               {loaderData.models.map((m) => (
                 <tr key={m.id}>
-                  <th scope="row">{m.name}</th>
+                  <th scope="row">
+                    {m.name}
+                    {m.offline && <span className="model-tag-offline">{t("common:generation.offlineDemo")}</span>}
+                  </th>
                   <td>{t(`pricing.models.kinds.${m.kind}`)}</td>
                   <td>{m.tools.map((tool) => t(`pricing.models.toolNames.${tool}`)).join(", ")}</td>
                   <td className="num">{formatNumber(locale, m.price.credits)}</td>

@@ -4,3 +4,4 @@ export * from "./rate-limit.ts";
 export * from "./credits.ts";
 export * from "./redemption.ts";
 export * from "./orders.ts";
+export * from "./generations.ts";

@@ -151,22 +151,7 @@ export async function holdCredits(
   const existing = await entryByKey(db, h.idempotencyKey);
   if (existing) return { holdId: existing.holdId!, entry: existing, repeated: true };
   try {
-    return await db.transaction(async (tx) => {
-      const [hold] = await tx
-        .insert(creditHold)
-        .values({ userId: h.userId, amount: h.amount, reference: h.reference ?? null })
-        .returning({ id: creditHold.id });
-      const entry = await applyMovement(tx, {
-        userId: h.userId,
-        kind: "hold",
-        amount: 0,
-        heldChange: h.amount,
-        holdId: hold!.id,
-        reference: h.reference,
-        idempotencyKey: h.idempotencyKey,
-      });
-      return { holdId: hold!.id, entry, repeated: false };
-    });
+    return await db.transaction(async (tx) => ({ ...(await holdInTx(tx, h)), repeated: false }));
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
     const winner = await entryByKey(db, h.idempotencyKey);
@@ -189,7 +174,6 @@ export async function settleHold(
 ): Promise<{ entry: CreditEntry; repeated: boolean }> {
   const charge = s.as === "capture" ? s.charge : 0;
   checkAmount(charge, { allowZero: true });
-  const key = `${s.as}:${s.holdId}`;
   const earlier = async () => {
     const [row] = await db
       .select()
@@ -202,27 +186,7 @@ export async function settleHold(
   const done = await earlier();
   if (done) return done;
   try {
-    const entry = await db.transaction(async (tx) => {
-      const [hold] = await tx
-        .update(creditHold)
-        .set({
-          status: s.as === "capture" ? "captured" : "released",
-          captured: s.as === "capture" ? charge : null,
-          settledAt: sql`now()`,
-        })
-        .where(and(eq(creditHold.id, s.holdId), eq(creditHold.status, "open"), sql`${creditHold.amount} >= ${charge}`))
-        .returning({ userId: creditHold.userId, amount: creditHold.amount });
-      if (!hold) throw new HoldNotOpen();
-      if (!hold.userId) throw new AppError("not_found", `hold ${s.holdId} belongs to a deleted account`);
-      return applyMovement(tx, {
-        userId: hold.userId,
-        kind: s.as,
-        amount: -charge,
-        heldChange: -hold.amount,
-        holdId: s.holdId,
-        idempotencyKey: key,
-      });
-    });
+    const entry = await db.transaction((tx) => settleHoldInTx(tx, s));
     return { entry, repeated: false };
   } catch (error) {
     if (!(error instanceof HoldNotOpen) && !isUniqueViolation(error)) throw error;
@@ -234,7 +198,60 @@ export async function settleHold(
   }
 }
 
-class HoldNotOpen extends Error {}
+export class HoldNotOpen extends Error {}
+
+/**
+ * The settlement inside the caller's transaction, for callers that change their own rows with it (a job's status).
+ * Throws HoldNotOpen when the hold was already settled; the ledger's unique index stops a second settlement entry.
+ */
+export async function settleHoldInTx(
+  tx: Tx,
+  s: { holdId: string; as: "capture"; charge: number } | { holdId: string; as: "release" },
+): Promise<CreditEntry> {
+  const charge = s.as === "capture" ? s.charge : 0;
+  checkAmount(charge, { allowZero: true });
+  const [hold] = await tx
+    .update(creditHold)
+    .set({
+      status: s.as === "capture" ? "captured" : "released",
+      captured: s.as === "capture" ? charge : null,
+      settledAt: sql`now()`,
+    })
+    .where(and(eq(creditHold.id, s.holdId), eq(creditHold.status, "open"), sql`${creditHold.amount} >= ${charge}`))
+    .returning({ userId: creditHold.userId, amount: creditHold.amount });
+  if (!hold) throw new HoldNotOpen();
+  if (!hold.userId) throw new AppError("not_found", `hold ${s.holdId} belongs to a deleted account`);
+  return applyMovement(tx, {
+    userId: hold.userId,
+    kind: s.as,
+    amount: -charge,
+    heldChange: -hold.amount,
+    holdId: s.holdId,
+    idempotencyKey: `${s.as}:${s.holdId}`,
+  });
+}
+
+/** A hold inside the caller's transaction (a job created with its hold): refused when too little is available. */
+export async function holdInTx(
+  tx: Tx,
+  h: { userId: string; amount: number; reference?: string; idempotencyKey: string },
+): Promise<{ holdId: string; entry: CreditEntry }> {
+  checkAmount(h.amount);
+  const [hold] = await tx
+    .insert(creditHold)
+    .values({ userId: h.userId, amount: h.amount, reference: h.reference ?? null })
+    .returning({ id: creditHold.id });
+  const entry = await applyMovement(tx, {
+    userId: h.userId,
+    kind: "hold",
+    amount: 0,
+    heldChange: h.amount,
+    holdId: hold!.id,
+    reference: h.reference,
+    idempotencyKey: h.idempotencyKey,
+  });
+  return { holdId: hold!.id, entry };
+}
 
 /**
  * Takes credits back after a refund or chargeback: as many as are available, never below zero (credits held for

@@ -1,0 +1,160 @@
+import { sql } from "drizzle-orm";
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+  type AnyPgColumn,
+} from "drizzle-orm/pg-core";
+import { user } from "./auth.ts";
+import { creditHold } from "./credits.ts";
+import {
+  GENERATION_KINDS,
+  GENERATION_STATUSES,
+  GENERATION_TOOLS,
+  VISIBILITIES,
+  type GenerationKind,
+  type GenerationParams,
+  type GenerationStatus,
+  type GenerationTool,
+  type Visibility,
+} from "#common/generation.ts";
+
+const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+
+/**
+ * One generation job. Its credits are held at submit (`holdId`) and captured or released exactly once, in the same
+ * transaction as the status change that ends the job. `attempt` counts the runs a worker started: only the current
+ * run may report progress or finish, so a run that lost its claim (a crash, an expiry) cannot settle anything.
+ */
+export const generation = pgTable(
+  "generation",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    kind: text("kind").$type<GenerationKind>().notNull(),
+    tool: text("tool").$type<GenerationTool>().notNull(),
+    modelId: text("model_id").notNull(),
+    prompt: text("prompt").notNull(),
+    negativePrompt: text("negative_prompt"),
+    params: jsonb("params").$type<GenerationParams>().notNull(),
+    inputAssetId: uuid("input_asset_id").references((): AnyPgColumn => asset.id, { onDelete: "set null" }),
+    status: text("status").$type<GenerationStatus>().notNull().default("queued"),
+    progress: integer("progress").notNull().default(0),
+    creditsHeld: bigint("credits_held", { mode: "number" }).notNull(),
+    creditsCharged: bigint("credits_charged", { mode: "number" }),
+    holdId: uuid("hold_id").references(() => creditHold.id),
+    /** Which binding served it, once one did. */
+    provider: text("provider"),
+    providerModel: text("provider_model"),
+    errorCode: text("error_code"),
+    /** A message safe to show the user (English; pages translate by code). */
+    errorMessage: text("error_message"),
+    visibility: text("visibility").$type<Visibility>().notNull().default("private"),
+    source: text("source").$type<"web" | "api">().notNull().default("web"),
+    /** The client's key: the same key (for the same user) returns the same job. */
+    idempotencyKey: text("idempotency_key"),
+    /** Hash of the request the key came with, to tell a repeat from a different request reusing the key. */
+    requestHash: text("request_hash"),
+    attempt: integer("attempt").notNull().default(0),
+    timeoutSeconds: integer("timeout_seconds").notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    startedAt: timestamp("started_at", { withTimezone: true }),
+    heartbeatAt: timestamp("heartbeat_at", { withTimezone: true }),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /** Time the provider took for the run that succeeded; the ETA learns from these. */
+    durationMs: integer("duration_ms"),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("generation_kind", sql`${t.kind} in (${list(GENERATION_KINDS)})`),
+    check("generation_tool", sql`${t.tool} in (${list(GENERATION_TOOLS)})`),
+    check("generation_status", sql`${t.status} in (${list(GENERATION_STATUSES)})`),
+    check("generation_visibility", sql`${t.visibility} in (${list(VISIBILITIES)})`),
+    check("generation_progress", sql`${t.progress} between 0 and 100`),
+    check(
+      "generation_credits",
+      sql`${t.creditsHeld} >= 0 and coalesce(${t.creditsCharged}, 0) between 0 and ${t.creditsHeld}`,
+    ),
+    index("generation_user_created_idx").on(t.userId, t.createdAt.desc(), t.id.desc()),
+    uniqueIndex("generation_user_idempotency_idx")
+      .on(t.userId, t.idempotencyKey)
+      .where(sql`${t.idempotencyKey} is not null`),
+    // The sweeper's and the ETA's queries.
+    index("generation_open_idx")
+      .on(t.status, t.createdAt)
+      .where(sql`${t.status} in ('queued', 'processing')`),
+    index("generation_model_succeeded_idx")
+      .on(t.modelId, t.finishedAt.desc())
+      .where(sql`${t.status} = 'succeeded'`),
+    index("generation_public_idx")
+      .on(t.createdAt.desc())
+      .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
+  ],
+);
+
+export const ASSET_ROLES = ["output", "input"] as const;
+export type AssetRole = (typeof ASSET_ROLES)[number];
+
+/**
+ * A stored media file: an output of a generation, or an input image a user uploaded. The bytes live in storage
+ * under `storageKey` (and a thumbnail or poster frame under `thumbKey`); the row says who may read them.
+ */
+export const asset = pgTable(
+  "asset",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    generationId: uuid("generation_id").references((): AnyPgColumn => generation.id, { onDelete: "cascade" }),
+    role: text("role").$type<AssetRole>().notNull(),
+    kind: text("kind").$type<"image" | "video">().notNull(),
+    mimeType: text("mime_type").notNull(),
+    width: integer("width"),
+    height: integer("height"),
+    durationMs: integer("duration_ms"),
+    sizeBytes: bigint("size_bytes", { mode: "number" }).notNull(),
+    checksum: text("checksum").notNull(),
+    storageKey: text("storage_key").notNull().unique(),
+    thumbKey: text("thumb_key"),
+    position: integer("position").notNull().default(0),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("asset_role", sql`${t.role} in (${list(ASSET_ROLES)})`),
+    check("asset_kind", sql`${t.kind} in ('image', 'video')`),
+    index("asset_generation_idx").on(t.generationId, t.position),
+    index("asset_user_created_idx").on(t.userId, t.createdAt),
+  ],
+);
+
+/** Each provider call a run made: which binding, how it ended, and why. Failover shows here. */
+export const generationAttempt = pgTable(
+  "generation_attempt",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    generationId: uuid("generation_id")
+      .notNull()
+      .references(() => generation.id, { onDelete: "cascade" }),
+    run: integer("run").notNull(),
+    binding: integer("binding").notNull(),
+    provider: text("provider").notNull(),
+    providerModel: text("provider_model").notNull(),
+    outcome: text("outcome").$type<"succeeded" | "failed">(),
+    errorCode: text("error_code"),
+    detail: text("detail"),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [index("generation_attempt_generation_idx").on(t.generationId, t.id)],
+);

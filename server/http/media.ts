@@ -1,0 +1,115 @@
+import { Hono, type Context } from "hono";
+import type { AppEnv, ServerState } from "#server/http/app.ts";
+import { sessionOf } from "#server/http/auth.ts";
+import type { Storage } from "#server/storage/storage.ts";
+import { isStorageKey } from "#server/storage/storage.ts";
+import { findMedia } from "#server/modules/generation/find-media.ts";
+
+/**
+ * Sends a stored object with the headers a browser and a video player need: its type and size, byte ranges
+ * (206 for `Range: bytes=a-b`, 416 for a range past the end), an ETag for revalidation, and HEAD without a body.
+ */
+export async function sendStored(
+  c: Context<AppEnv>,
+  storage: Storage,
+  key: string,
+  o: { cacheControl: string; etag?: string; contentType?: string; download?: string },
+): Promise<Response> {
+  const info = await storage.stat(key);
+  if (!info) return c.text("Not found", 404);
+  const headers: Record<string, string> = {
+    "Content-Type": o.contentType ?? info.contentType,
+    "Accept-Ranges": "bytes",
+    "Cache-Control": o.cacheControl,
+    "X-Content-Type-Options": "nosniff",
+    // Media never runs as a page, whatever a file's bytes say.
+    "Content-Security-Policy": "default-src 'none'; sandbox",
+    // Public media may be embedded elsewhere (a shared link's preview); private media only by this site.
+    "Cross-Origin-Resource-Policy": o.cacheControl.startsWith("public") ? "cross-origin" : "same-origin",
+  };
+  if (o.etag) headers.ETag = `"${o.etag}"`;
+  if (o.download) headers["Content-Disposition"] = `attachment; filename="${o.download}"`;
+  if (
+    o.etag &&
+    c.req
+      .header("if-none-match")
+      ?.split(/\s*,\s*/)
+      .includes(`"${o.etag}"`)
+  ) {
+    return new Response(null, { status: 304, headers });
+  }
+  const range = parseRange(c.req.header("range"), info.size);
+  if (range === "unsatisfiable") {
+    return new Response(null, { status: 416, headers: { ...headers, "Content-Range": `bytes */${info.size}` } });
+  }
+  if (c.req.method === "HEAD") {
+    return new Response(null, { status: 200, headers: { ...headers, "Content-Length": String(info.size) } });
+  }
+  const file = await storage.get(key, range ?? undefined);
+  if (!file) return c.text("Not found", 404);
+  if (range) {
+    return new Response(file.body, {
+      status: 206,
+      headers: {
+        ...headers,
+        "Content-Range": `bytes ${range.start}-${range.end}/${info.size}`,
+        "Content-Length": String(range.end - range.start + 1),
+      },
+    });
+  }
+  return new Response(file.body, { status: 200, headers: { ...headers, "Content-Length": String(info.size) } });
+}
+
+/** One `bytes=` range (the form players send); several ranges or a malformed header mean the whole file. */
+export function parseRange(
+  header: string | undefined,
+  size: number,
+): { start: number; end: number } | "unsatisfiable" | null {
+  const match = header?.match(/^bytes=(\d*)-(\d*)$/);
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  if (size === 0) return "unsatisfiable";
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return "unsatisfiable";
+    return { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  if (start >= size) return "unsatisfiable";
+  if (end < start) return null;
+  return { start, end };
+}
+
+/**
+ * `/media/<asset>.<ext>` and `/media/<asset>/thumb.webp`: generated and uploaded media at stable URLs. Private
+ * media goes only to its owner (others get the same 404 as for a missing file); public media to anyone, cached
+ * briefly by shared caches, since its owner can make it private again.
+ */
+export function mediaRoutes(state: ServerState) {
+  const media = new Hono<AppEnv>();
+  const serve = async (c: Context<AppEnv>, id: string, variant: "file" | "thumb") => {
+    const runtime = state.runtime;
+    if (!runtime)
+      return c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503);
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return c.text("Not found", 404);
+    const session = await sessionOf(c, state);
+    for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });
+    const found = await findMedia({ db: runtime.database.db, assetId: id, viewerId: session.viewer?.id ?? null });
+    if (!found) return c.text("Not found", 404);
+    const key = variant === "thumb" ? found.thumbKey : found.storageKey;
+    if (!key || !isStorageKey(key)) return c.text("Not found", 404);
+    const cacheControl = found.public ? "public, max-age=300, stale-while-revalidate=60" : "private, max-age=86400";
+    const ext = found.storageKey.split(".").pop();
+    return sendStored(c, runtime.storage, key, {
+      cacheControl,
+      etag: variant === "thumb" ? `${found.checksum.slice(0, 32)}-t` : found.checksum.slice(0, 32),
+      download: c.req.query("download") !== undefined && variant === "file" ? `atelier-${id}.${ext}` : undefined,
+    });
+  };
+  media.on(["GET", "HEAD"], "/:id{[0-9a-fA-F-]{36}}/thumb.webp", (c) => serve(c, c.req.param("id"), "thumb"));
+  media.on(["GET", "HEAD"], "/:file{[0-9a-fA-F-]{36}\\.[a-z0-9]{2,5}}", (c) =>
+    serve(c, c.req.param("file").split(".")[0]!, "file"),
+  );
+  media.all("*", (c) => c.text("Not found", 404));
+  return media;
+}

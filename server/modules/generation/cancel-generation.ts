@@ -1,0 +1,42 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { generation } from "#server/db/schema/index.ts";
+import { settleHoldInTx } from "#server/modules/credits/ledger.ts";
+import { AppError } from "#server/errors.ts";
+
+/**
+ * Cancels a queued or running job of the user: canceled, and its credits released, in one transaction. A running
+ * worker notices within a second and stops. Canceling a canceled job again is a no-op; a finished one is a 409.
+ */
+export async function cancelGeneration(o: { db: Db; userId: string; id: string }): Promise<void> {
+  const canceled = await o.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(generation)
+      .set({
+        status: "canceled",
+        creditsCharged: 0,
+        errorCode: null,
+        errorMessage: null,
+        finishedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
+      .where(
+        and(
+          eq(generation.id, o.id),
+          eq(generation.userId, o.userId),
+          inArray(generation.status, ["queued", "processing"]),
+        ),
+      )
+      .returning({ holdId: generation.holdId });
+    if (!row) return false;
+    if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "release" });
+    return true;
+  });
+  if (canceled) return;
+  const [job] = await o.db
+    .select({ status: generation.status })
+    .from(generation)
+    .where(and(eq(generation.id, o.id), eq(generation.userId, o.userId)));
+  if (!job) throw new AppError("not_found", `no generation ${o.id}`);
+  if (job.status !== "canceled") throw new AppError("not_cancelable", `the generation has ${job.status}`);
+}

@@ -1,0 +1,139 @@
+import { and, asc, eq, or } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import type { Env } from "#server/env.ts";
+import { asset, generation } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+import { findOfferedModel, modelCatalog } from "#config/models.ts";
+import { FAILURES, type FailureCode, type GenerationParams } from "#common/generation.ts";
+import { remainingSeconds, typicalSeconds } from "./estimate.ts";
+
+type Generation = typeof generation.$inferSelect;
+type Asset = typeof asset.$inferSelect;
+
+export interface MediaView {
+  id: string;
+  url: string;
+  thumbUrl: string | null;
+  mimeType: string;
+  width: number | null;
+  height: number | null;
+  durationMs: number | null;
+  sizeBytes: number;
+}
+
+export interface GenerationView {
+  id: string;
+  kind: Generation["kind"];
+  tool: Generation["tool"];
+  model: { id: string; name: string; offline: boolean };
+  prompt: string;
+  negativePrompt: string | null;
+  params: GenerationParams;
+  status: Generation["status"];
+  progress: number;
+  etaSeconds: number | null;
+  creditsHeld: number;
+  creditsCharged: number | null;
+  error: { code: string; message: string; messageKey: string } | null;
+  visibility: Generation["visibility"];
+  outputs: MediaView[];
+  input: MediaView | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+const EXT: Record<string, string> = {
+  "image/png": "png",
+  "image/jpeg": "jpg",
+  "image/webp": "webp",
+  "video/mp4": "mp4",
+  "video/webm": "webm",
+};
+
+/** Media is served by the app at stable URLs that name the asset, never the storage location. */
+export function mediaView(
+  a: Pick<Asset, "id" | "mimeType" | "width" | "height" | "durationMs" | "sizeBytes" | "thumbKey">,
+): MediaView {
+  return {
+    id: a.id,
+    url: `/media/${a.id}.${EXT[a.mimeType] ?? "bin"}`,
+    thumbUrl: a.thumbKey ? `/media/${a.id}/thumb.webp` : null,
+    mimeType: a.mimeType,
+    width: a.width,
+    height: a.height,
+    durationMs: a.durationMs,
+    sizeBytes: a.sizeBytes,
+  };
+}
+
+export function presentGeneration(g: Generation, assets: Asset[], typical: number | null): GenerationView {
+  const model = modelCatalog.find((m) => m.id === g.modelId);
+  const failure = g.errorCode && g.errorCode in FAILURES ? FAILURES[g.errorCode as FailureCode] : null;
+  const input = g.inputAssetId ? assets.find((a) => a.id === g.inputAssetId) : undefined;
+  return {
+    id: g.id,
+    kind: g.kind,
+    tool: g.tool,
+    model: { id: g.modelId, name: model?.name ?? g.modelId, offline: Boolean(model?.offline) },
+    prompt: g.prompt,
+    negativePrompt: g.negativePrompt,
+    params: g.params,
+    status: g.status,
+    progress: g.progress,
+    etaSeconds: typical === null ? null : remainingSeconds(g, typical),
+    creditsHeld: g.creditsHeld,
+    creditsCharged: g.creditsCharged,
+    error: g.errorCode
+      ? {
+          code: g.errorCode,
+          message: g.errorMessage ?? failure?.text ?? "Unknown error",
+          messageKey: failure?.key ?? "msg.unknownError",
+        }
+      : null,
+    visibility: g.visibility,
+    outputs: assets.filter((a) => a.generationId === g.id && a.role === "output").map(mediaView),
+    input: input ? mediaView(input) : null,
+    createdAt: g.createdAt.toISOString(),
+    startedAt: g.startedAt?.toISOString() ?? null,
+    finishedAt: g.finishedAt?.toISOString() ?? null,
+  };
+}
+
+/**
+ * One generation as its owner sees it (or anyone, when it is public and `viewer` is not the owner): status,
+ * progress and estimate, outputs. Someone else's private generation does not exist for the caller (404).
+ */
+export async function getGeneration(o: {
+  db: Db;
+  env: Env;
+  id: string;
+  viewerId: string | null;
+  /** Whether a public generation of someone else may be returned. */
+  allowPublic?: boolean;
+}): Promise<GenerationView & { mine: boolean }> {
+  if (!/^[0-9a-f-]{36}$/i.test(o.id)) throw new AppError("not_found", "no such generation");
+  const [g] = await o.db.select().from(generation).where(eq(generation.id, o.id));
+  const mine = Boolean(g && o.viewerId && g.userId === o.viewerId);
+  if (!g || (!mine && !(o.allowPublic && g.visibility === "public" && g.status === "succeeded"))) {
+    throw new AppError("not_found", "no such generation");
+  }
+  // A job still running has no outputs yet: its status read stays the one query above.
+  const assets =
+    g.status !== "succeeded" && !g.inputAssetId
+      ? []
+      : await o.db
+          .select()
+          .from(asset)
+          .where(
+            g.inputAssetId
+              ? or(eq(asset.generationId, g.id), and(eq(asset.id, g.inputAssetId)))
+              : eq(asset.generationId, g.id),
+          )
+          .orderBy(asc(asset.position));
+  const model = findOfferedModel(o.env, g.modelId) ?? modelCatalog.find((m) => m.id === g.modelId);
+  const open = g.status === "queued" || g.status === "processing";
+  const typical = open && model ? await typicalSeconds(o.db, model) : null;
+  const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical);
+  return { ...view, mine };
+}

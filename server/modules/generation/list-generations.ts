@@ -1,0 +1,81 @@
+import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { asset, generation } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+import { listSchema } from "#common/generation.ts";
+import { modelCatalog } from "#config/models.ts";
+import { presentGeneration, type GenerationView } from "./get-generation.ts";
+
+/**
+ * A position in the newest-first list: the last item's creation time, to the microsecond the database keeps (a
+ * JavaScript date would round it and skip rows), and its id; opaque to clients.
+ */
+function encodeCursor(createdAt: string, id: string): string {
+  return Buffer.from(`${createdAt}|${id}`).toString("base64url");
+}
+
+const CURSOR_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
+
+function decodeCursor(cursor: string): { createdAt: string; id: string } {
+  const [createdAt, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+  if (!id || !/^[0-9a-f-]{36}$/i.test(id) || !createdAt || !CURSOR_TIME.test(createdAt)) {
+    throw new AppError("invalid_options", "cursor: not a cursor this API gave out");
+  }
+  return { createdAt, id };
+}
+
+const exactTime = sql<string>`to_char(${generation.createdAt} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/**
+ * The user's generations, newest first, filtered by kind, tool, status and visibility, a page at a time: the
+ * cursor of the last item fetches the next page, unaffected by jobs created meanwhile.
+ */
+export async function listGenerations(o: {
+  db: Db;
+  userId: string;
+  query: unknown;
+}): Promise<{ items: GenerationView[]; nextCursor: string | null }> {
+  const parsed = listSchema.safeParse(o.query);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new AppError("invalid_options", `${issue.path.join(".")}: ${issue.message}`);
+  }
+  const q = parsed.data;
+  const where: SQL[] = [eq(generation.userId, o.userId)];
+  if (q.kind) where.push(eq(generation.kind, q.kind));
+  if (q.tool) where.push(eq(generation.tool, q.tool));
+  if (q.status) where.push(eq(generation.status, q.status));
+  if (q.visibility) where.push(eq(generation.visibility, q.visibility));
+  if (q.cursor) {
+    const c = decodeCursor(q.cursor);
+    where.push(sql`(${generation.createdAt}, ${generation.id}) < (${c.createdAt}::timestamptz, ${c.id}::uuid)`);
+  }
+  const rows = await o.db
+    .select({ row: generation, at: exactTime })
+    .from(generation)
+    .where(and(...where))
+    .orderBy(desc(generation.createdAt), desc(generation.id))
+    .limit(q.limit + 1);
+  const page = rows.slice(0, q.limit).map((r) => r.row);
+  const ids = page.map((g) => g.id);
+  const inputs = page.map((g) => g.inputAssetId).filter((id): id is string => Boolean(id));
+  const assets =
+    ids.length === 0
+      ? []
+      : await o.db
+          .select()
+          .from(asset)
+          .where(
+            inputs.length
+              ? or(inArray(asset.generationId, ids), inArray(asset.id, inputs))
+              : inArray(asset.generationId, ids),
+          )
+          .orderBy(asc(asset.position));
+  const last = page.at(-1);
+  return {
+    items: page.map((g) =>
+      presentGeneration(g, assets, modelCatalog.find((m) => m.id === g.modelId)?.expectedSeconds ?? null),
+    ),
+    nextCursor: rows.length > q.limit && last ? encodeCursor(rows[q.limit - 1]!.at, last.id) : null,
+  };
+}

@@ -1,0 +1,16 @@
+import type { Env } from "#server/env.ts";
+import { offeredModels } from "#config/models.ts";
+
+/** The models this deployment offers, as the pages and the public API show them (no provider details). */
+export function listModels(env: Env) {
+  return offeredModels(env).map((m) => ({
+    id: m.id,
+    name: m.name,
+    kind: m.kind,
+    tools: m.tools,
+    price: m.price,
+    options: m.options,
+    offline: Boolean(m.offline),
+    expectedSeconds: m.expectedSeconds,
+  }));
+}

@@ -1,0 +1,283 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Logger } from "pino";
+import type { Db } from "#server/db/client.ts";
+import type { Env } from "#server/env.ts";
+import { asset, generation, generationAttempt } from "#server/db/schema/index.ts";
+import { settleHoldInTx, type Tx } from "#server/modules/credits/ledger.ts";
+import type { Storage } from "#server/storage/storage.ts";
+import { findOfferedModel, type CatalogModel } from "#config/models.ts";
+import { FAILURES, type FailureCode } from "#common/generation.ts";
+import { runBinding } from "#server/providers/index.ts";
+import { classifyProviderError, type ProviderFailure } from "#server/providers/errors.ts";
+import { MAX_RUNS } from "./queue.ts";
+import { removeFiles, storeOutputs, UnreadableOutput, type ProviderOutput } from "./store-outputs.ts";
+import { recordDuration } from "./estimate.ts";
+
+export interface RunDeps {
+  db: Db;
+  env: Env;
+  storage: Storage;
+  logger: Logger;
+}
+
+type Generation = typeof generation.$inferSelect;
+
+/** How often a run writes its progress and proves it is still the current run. */
+const TICK_MS = 1000;
+
+/**
+ * Runs one generation's job. Safe to run twice, even at once: the run claims the job by moving it to
+ * `processing` with the next run number, and every later write (progress, outputs, the final status with its
+ * credit settlement) is conditional on that run still being the current one. A run that lost its claim (the job
+ * was canceled, or given to another run after a crash) stops and throws its files away.
+ */
+export async function runGeneration(deps: RunDeps, o: { generationId: string; signal?: AbortSignal }): Promise<void> {
+  const { db, logger } = deps;
+  const [job] = await db
+    .update(generation)
+    .set({
+      status: "processing",
+      attempt: sql`${generation.attempt} + 1`,
+      startedAt: sql`now()`,
+      heartbeatAt: sql`now()`,
+      progress: 0,
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(generation.id, o.generationId), inArray(generation.status, ["queued", "processing"])))
+    .returning();
+  if (!job) return; // Canceled, deleted or already finished: nothing to do.
+  const log = logger.child({ generationId: job.id, run: job.attempt, model: job.modelId });
+  if (job.attempt > MAX_RUNS) {
+    await finish(deps, job, { failure: "interrupted", detail: `gave up after ${MAX_RUNS} runs` });
+    return;
+  }
+  const model = findOfferedModel(deps.env, job.modelId);
+  if (!model) {
+    await finish(deps, job, { failure: kindFailure(job), detail: `model ${job.modelId} is no longer offered` });
+    return;
+  }
+
+  const canceled = new AbortController();
+  const timeout = AbortSignal.timeout(model.timeoutSeconds * 1000);
+  const signal = AbortSignal.any([canceled.signal, timeout, ...(o.signal ? [o.signal] : [])]);
+  let reported = 0;
+  let fraction: number | null = null;
+  const started = Date.now();
+  const ticker = setInterval(() => {
+    // Real progress when the model reports it, otherwise an estimate that slows down as it nears the end.
+    const elapsed = (Date.now() - started) / 1000;
+    const estimate = 1 - Math.exp(-elapsed / Math.max(1, model.expectedSeconds));
+    const progress = Math.min(99, Math.floor((fraction ?? estimate * 0.95) * 100));
+    void heartbeat(db, job, Math.max(reported, progress))
+      .then((current) => {
+        reported = Math.max(reported, progress);
+        if (!current) canceled.abort(new Error("the job was canceled or taken over"));
+      })
+      .catch((error: Error) => log.warn({ err: error.message }, "progress not recorded"));
+  }, TICK_MS);
+  ticker.unref();
+
+  let outputs: ProviderOutput[] | null = null;
+  let failure: ProviderFailure | null = null;
+  let binding = 0;
+  try {
+    const input = await loadInput(deps, job);
+    for (const [index, b] of model.bindings.entries()) {
+      binding = index;
+      const [attemptRow] = await db
+        .insert(generationAttempt)
+        .values({
+          generationId: job.id,
+          run: job.attempt,
+          binding: index,
+          provider: b.provider,
+          providerModel: b.model,
+        })
+        .returning({ id: generationAttempt.id });
+      try {
+        outputs = await runBinding({
+          env: deps.env,
+          model,
+          binding: b,
+          tool: job.tool,
+          prompt: job.prompt,
+          negativePrompt: job.negativePrompt ?? undefined,
+          params: job.params,
+          inputImage: input ?? undefined,
+          abortSignal: signal,
+          onProgress: (f) => {
+            fraction = Math.max(fraction ?? 0, Math.min(1, f));
+          },
+        });
+        if (outputs.length === 0) throw new UnreadableOutput("the provider returned no output");
+        await endAttempt(db, attemptRow!.id, { outcome: "succeeded" });
+        failure = null;
+        break;
+      } catch (error) {
+        failure =
+          error instanceof UnreadableOutput
+            ? { code: "parse_error", failover: true, detail: error.message }
+            : classifyProviderError(error, { timedOut: timeout.aborted, canceled: canceled.signal.aborted });
+        outputs = null;
+        await endAttempt(db, attemptRow!.id, { outcome: "failed", errorCode: failure.code, detail: failure.detail });
+        log.warn({ provider: b.provider, code: failure.code, detail: failure.detail }, "provider call failed");
+        if (!failure.failover || signal.aborted) break;
+      }
+    }
+  } finally {
+    clearInterval(ticker);
+  }
+
+  if (o.signal?.aborted && !canceled.signal.aborted && !timeout.aborted) {
+    // The queue took the job back (shutdown, lost claim): the next run starts it again.
+    throw new Error("the run was stopped by the queue; it will be retried");
+  }
+  if (canceled.signal.aborted && !timeout.aborted) {
+    log.info("run stopped: the job was canceled or taken over");
+    return;
+  }
+  if (!outputs) {
+    const code: FailureCode =
+      failure?.code === "timeout" || timeout.aborted
+        ? "timeout"
+        : failure?.code === "content_rejected"
+          ? "content_rejected"
+          : failure?.code === "invalid_request"
+            ? "invalid_request"
+            : failure?.code === "parse_error"
+              ? "parse_error"
+              : failure?.code === "canceled"
+                ? "interrupted"
+                : kindFailure(job);
+    await finish(deps, job, { failure: code, detail: failure?.detail ?? "no output" });
+    return;
+  }
+
+  let stored;
+  try {
+    stored = await storeOutputs(deps.storage, { userId: job.userId, generationId: job.id, kind: job.kind, outputs });
+  } catch (error) {
+    const parse = error instanceof UnreadableOutput;
+    log.error({ err: (error as Error).message }, parse ? "provider output unreadable" : "outputs not stored");
+    await finish(deps, job, { failure: parse ? "parse_error" : kindFailure(job), detail: (error as Error).message });
+    return;
+  }
+  const provider = model.bindings[binding]!;
+  const durationMs = Date.now() - started;
+  const done = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(generation)
+      .set({
+        status: "succeeded",
+        progress: 100,
+        provider: provider.provider,
+        providerModel: provider.model,
+        creditsCharged: chargeFor(model, job, stored.length),
+        finishedAt: sql`now()`,
+        durationMs,
+        updatedAt: sql`now()`,
+      })
+      .where(current(job))
+      .returning({ holdId: generation.holdId, creditsCharged: generation.creditsCharged });
+    if (!row) return false;
+    await tx.insert(asset).values(
+      stored.map((s, position) => ({
+        ...s,
+        userId: job.userId,
+        generationId: job.id,
+        role: "output" as const,
+        position,
+      })),
+    );
+    if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "capture", charge: row.creditsCharged ?? 0 });
+    return true;
+  });
+  if (!done) {
+    await removeFiles(
+      deps.storage,
+      stored.flatMap((s) => [s.storageKey, s.thumbKey]),
+    );
+    log.info("finished after the job was canceled or taken over: outputs discarded");
+    return;
+  }
+  recordDuration(job.modelId, durationMs);
+  log.info({ durationMs, outputs: stored.length, provider: provider.provider }, "generation succeeded");
+}
+
+/** Images are charged per image actually delivered (a provider may return fewer); anything else as held. */
+function chargeFor(model: CatalogModel, job: Generation, delivered: number): number {
+  if (model.price.unit !== "image") return job.creditsHeld;
+  return Math.min(job.creditsHeld, model.price.credits * Math.min(delivered, job.params.count));
+}
+
+const kindFailure = (job: Generation): FailureCode => (job.kind === "video" ? "video_failed" : "image_failed");
+
+/** The run's claim on its job: still processing, under this run's number. */
+const current = (job: Generation) =>
+  and(eq(generation.id, job.id), eq(generation.status, "processing"), eq(generation.attempt, job.attempt));
+
+async function heartbeat(db: Db, job: Generation, progress: number): Promise<boolean> {
+  const rows = await db
+    .update(generation)
+    .set({
+      progress: sql`greatest(${generation.progress}, ${progress})`,
+      heartbeatAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(current(job))
+    .returning({ id: generation.id });
+  return rows.length > 0;
+}
+
+async function endAttempt(
+  db: Db,
+  id: number,
+  r: { outcome: "succeeded" | "failed"; errorCode?: string; detail?: string },
+): Promise<void> {
+  await db
+    .update(generationAttempt)
+    .set({
+      outcome: r.outcome,
+      errorCode: r.errorCode ?? null,
+      detail: r.detail?.slice(0, 500) ?? null,
+      finishedAt: sql`now()`,
+    })
+    .where(eq(generationAttempt.id, id));
+}
+
+async function loadInput(deps: RunDeps, job: Generation) {
+  if (!job.inputAssetId) return null;
+  const [input] = await deps.db
+    .select({ key: asset.storageKey, mimeType: asset.mimeType })
+    .from(asset)
+    .where(eq(asset.id, job.inputAssetId));
+  if (!input) return null;
+  const file = await deps.storage.get(input.key);
+  if (!file) return null;
+  return { bytes: new Uint8Array(await new Response(file.body).arrayBuffer()), mediaType: input.mimeType };
+}
+
+/** Ends a run that produced nothing: failed with its reason, and the hold released, in one transaction. */
+async function finish(deps: RunDeps, job: Generation, r: { failure: FailureCode; detail: string }): Promise<void> {
+  const ended = await deps.db.transaction((tx) => failInTx(tx, current(job), r.failure));
+  if (ended) deps.logger.warn({ generationId: job.id, code: r.failure, detail: r.detail }, "generation failed");
+}
+
+/** Marks the matching open job failed and releases its hold; false when it was no longer open. */
+export async function failInTx(tx: Tx, where: ReturnType<typeof current>, failure: FailureCode): Promise<boolean> {
+  const [row] = await tx
+    .update(generation)
+    .set({
+      status: "failed",
+      errorCode: failure,
+      errorMessage: FAILURES[failure].text,
+      creditsCharged: 0,
+      finishedAt: sql`now()`,
+      updatedAt: sql`now()`,
+    })
+    .where(where)
+    .returning({ holdId: generation.holdId });
+  if (!row) return false;
+  if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "release" });
+  return true;
+}

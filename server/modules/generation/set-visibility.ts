@@ -1,0 +1,16 @@
+import { and, eq, sql } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { generation } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+import type { Visibility } from "#common/generation.ts";
+
+/** Makes a generation of the user public (anyone with the link sees it and its media) or private again. */
+export async function setVisibility(o: { db: Db; userId: string; id: string; visibility: Visibility }): Promise<void> {
+  if (o.visibility !== "public" && o.visibility !== "private") throw new AppError("invalid_options", "visibility");
+  const rows = await o.db
+    .update(generation)
+    .set({ visibility: o.visibility, updatedAt: sql`now()` })
+    .where(and(eq(generation.id, o.id), eq(generation.userId, o.userId)))
+    .returning({ id: generation.id });
+  if (rows.length === 0) throw new AppError("not_found", `no generation ${o.id}`);
+}

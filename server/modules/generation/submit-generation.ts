@@ -1,0 +1,170 @@
+import { createHash, randomUUID } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import type { Env } from "#server/env.ts";
+import type { PgBoss } from "#server/jobs/boss.ts";
+import { asset, generation } from "#server/db/schema/index.ts";
+import { holdInTx, isUniqueViolation } from "#server/modules/credits/ledger.ts";
+import { AppError } from "#server/errors.ts";
+import type { Storage } from "#server/storage/storage.ts";
+import { costOf, findOfferedModel, type CatalogModel } from "#config/models.ts";
+import { KIND_OF_TOOL, submitSchema, type GenerationParams, type SubmitRequest } from "#common/generation.ts";
+import { enqueueGenerationInTx, warmQueue } from "./queue.ts";
+import { fetchImageUrl } from "./fetch-image-url.ts";
+import { saveInputImage } from "./save-input-image.ts";
+
+export interface SubmitDeps {
+  db: Db;
+  boss: PgBoss;
+  env: Env;
+  storage: Storage;
+}
+
+export interface SubmitOptions {
+  user: { id: string };
+  /** The request as received; parsed and checked here. */
+  input: unknown;
+  source?: "web" | "api";
+  /** The client's key: the same key with the same request returns the first job. */
+  idempotencyKey?: string;
+}
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/**
+ * The one way a generation starts, for the pages and the public API: checks the request against the model,
+ * holds its cost, and creates the generation with its queued job, all in one transaction, then returns at once.
+ */
+export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Promise<{ id: string; repeated: boolean }> {
+  const parsed = submitSchema.safeParse(o.input);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join(".");
+    if (field === "prompt") throw new AppError("prompt_invalid", issue.message);
+    throw new AppError("invalid_options", `${field || "request"}: ${issue.message}`);
+  }
+  const request = parsed.data;
+  const model = findOfferedModel(deps.env, request.model);
+  if (!model || model.kind !== KIND_OF_TOOL[request.tool]) throw new AppError("unknown_model", request.model);
+  const params = checkOptions(model, request);
+
+  const key = o.idempotencyKey;
+  if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
+    throw new AppError("invalid_options", "the idempotency key must be 1 to 255 visible ASCII characters");
+  }
+  const requestHash = createHash("sha256").update(JSON.stringify(request)).digest("hex");
+  if (key) {
+    const earlier = await byKey(deps.db, o.user.id, key, requestHash);
+    if (earlier) return earlier;
+  }
+
+  const inputAssetId = request.tool === "image-to-image" ? await inputFor(deps, o.user.id, request) : null;
+  const cost = costOf(model, params);
+  const id = randomUUID();
+  await warmQueue(deps.boss);
+  try {
+    await deps.db.transaction(async (tx) => {
+      // A model an operator made free holds nothing.
+      const { holdId } =
+        cost > 0
+          ? await holdInTx(tx, {
+              userId: o.user.id,
+              amount: cost,
+              reference: `job:${id}`,
+              idempotencyKey: `hold:job:${id}`,
+            })
+          : { holdId: null };
+      await tx.insert(generation).values({
+        id,
+        userId: o.user.id,
+        kind: model.kind,
+        tool: request.tool,
+        modelId: model.id,
+        prompt: request.prompt,
+        negativePrompt: "negativePrompt" in request && request.negativePrompt ? request.negativePrompt : null,
+        params,
+        inputAssetId,
+        creditsHeld: cost,
+        holdId,
+        source: o.source ?? "web",
+        idempotencyKey: key ?? null,
+        requestHash,
+        timeoutSeconds: model.timeoutSeconds,
+      });
+      await enqueueGenerationInTx(deps.boss, tx, { generationId: id }, { timeoutSeconds: model.timeoutSeconds });
+    });
+  } catch (error) {
+    // Two requests with one key at once: the loser's transaction (hold included) rolled back whole.
+    if (key && isUniqueViolation(error)) {
+      const winner = await byKey(deps.db, o.user.id, key, requestHash);
+      if (winner) return winner;
+    }
+    throw error;
+  }
+  return { id, repeated: false };
+}
+
+async function byKey(db: Db, userId: string, key: string, requestHash: string) {
+  const [row] = await db
+    .select({ id: generation.id, requestHash: generation.requestHash })
+    .from(generation)
+    .where(and(eq(generation.userId, userId), eq(generation.idempotencyKey, key)));
+  if (!row) return null;
+  if (row.requestHash !== requestHash) {
+    throw new AppError("idempotency_mismatch", "this idempotency key was used with a different request");
+  }
+  return { id: row.id, repeated: true };
+}
+
+/** The model's own limits: ratios, counts, durations, styles, and which optional fields it takes. */
+function checkOptions(model: CatalogModel, r: SubmitRequest): GenerationParams {
+  if (!model.tools.includes(r.tool)) throw new AppError("invalid_options", `${model.id} does not do ${r.tool}`);
+  const { options } = model;
+  if (!options.aspectRatios.includes(r.aspectRatio)) {
+    throw new AppError("invalid_options", `aspectRatio: ${model.id} takes ${options.aspectRatios.join(", ")}`);
+  }
+  if (r.seed !== undefined && !options.seed) throw new AppError("invalid_options", `seed: ${model.id} takes none`);
+  if (r.tool === "text-to-video") {
+    if (options.durations && !options.durations.includes(r.duration)) {
+      throw new AppError("invalid_options", `duration: ${model.id} takes ${options.durations.join(", ")}`);
+    }
+    if (options.styles && !options.styles.includes(r.style)) {
+      throw new AppError("invalid_options", `style: ${model.id} takes ${options.styles.join(", ")}`);
+    }
+    return { aspectRatio: r.aspectRatio, count: 1, seed: r.seed, style: r.style, duration: r.duration };
+  }
+  if (r.count > options.maxCount) throw new AppError("invalid_options", `count: at most ${options.maxCount}`);
+  if (r.negativePrompt && !options.negativePrompt) {
+    throw new AppError("invalid_options", `negativePrompt: ${model.id} takes none`);
+  }
+  return {
+    aspectRatio: r.aspectRatio,
+    count: r.count,
+    seed: r.seed,
+    ...(r.tool === "image-to-image" && options.strength ? { strength: r.strength } : {}),
+  };
+}
+
+/** The input image: one of the user's own images (uploaded or generated), or one fetched from a URL now. */
+async function inputFor(
+  deps: SubmitDeps,
+  userId: string,
+  r: Extract<SubmitRequest, { tool: "image-to-image" }>,
+): Promise<string> {
+  if (r.inputAssetId) {
+    const [row] = await deps.db
+      .select({ id: asset.id })
+      .from(asset)
+      .where(
+        // An upload, or one of the user's own generated images ("pick from my gallery").
+        and(eq(asset.id, r.inputAssetId), eq(asset.userId, userId), eq(asset.kind, "image")),
+      );
+    if (!row) throw new AppError("input_image_required", "no such uploaded image");
+    return row.id;
+  }
+  if (r.inputUrl) {
+    const bytes = await fetchImageUrl(r.inputUrl);
+    return (await saveInputImage({ db: deps.db, storage: deps.storage, userId, bytes })).id;
+  }
+  throw new AppError("input_image_required", "image-to-image needs an input image");
+}

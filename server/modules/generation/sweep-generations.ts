@@ -1,0 +1,58 @@
+import { and, eq, inArray, sql } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { creditHold, generation } from "#server/db/schema/index.ts";
+import { settleHoldInTx } from "#server/modules/credits/ledger.ts";
+import { failInTx } from "./run-generation.ts";
+
+/** How long a job may wait in the queue beyond its own timeout before it is given up. */
+const QUEUE_WAIT_SECONDS = 30 * 60;
+
+/**
+ * The backstop that keeps credits from being held forever: a job running past its timeout plus the margin (its
+ * worker died and no retry finished it), or waiting in the queue far too long, is failed and its credits released;
+ * a finished job whose hold is somehow still open has it settled the way its status says. Each in its own
+ * transaction, conditional on the state it found, so it is safe next to running workers and other sweepers.
+ */
+export async function sweepGenerations(o: { db: Db; marginSeconds: number; limit?: number }) {
+  const limit = o.limit ?? 200;
+  const stale = await o.db
+    .select({ id: generation.id, status: generation.status, attempt: generation.attempt })
+    .from(generation)
+    .where(
+      sql`(${generation.status} = 'processing' and ${generation.startedAt} < now() - make_interval(secs => ${generation.timeoutSeconds} + ${o.marginSeconds}))
+        or (${generation.status} = 'queued' and ${generation.createdAt} < now() - make_interval(secs => ${generation.timeoutSeconds} + ${QUEUE_WAIT_SECONDS}))`,
+    )
+    .limit(limit);
+  let failed = 0;
+  for (const job of stale) {
+    const ended = await o.db.transaction((tx) =>
+      failInTx(
+        tx,
+        and(eq(generation.id, job.id), eq(generation.status, job.status), eq(generation.attempt, job.attempt))!,
+        job.status === "processing" ? "timeout" : "interrupted",
+      ),
+    );
+    if (ended) failed++;
+  }
+
+  // Ended jobs with a hold still open: only possible if something outside the engine changed a row.
+  const orphaned = await o.db
+    .select({ holdId: creditHold.id, status: generation.status, charged: generation.creditsCharged })
+    .from(generation)
+    .innerJoin(creditHold, eq(creditHold.id, generation.holdId))
+    .where(and(eq(creditHold.status, "open"), inArray(generation.status, ["succeeded", "failed", "canceled"])))
+    .limit(limit);
+  for (const h of orphaned) {
+    await o.db
+      .transaction((tx) =>
+        settleHoldInTx(
+          tx,
+          h.status === "succeeded"
+            ? { holdId: h.holdId, as: "capture", charge: h.charged ?? 0 }
+            : { holdId: h.holdId, as: "release" },
+        ),
+      )
+      .catch(() => undefined);
+  }
+  return { failed, settled: orphaned.length };
+}

@@ -1,0 +1,428 @@
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import pino from "pino";
+import sharp from "sharp";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DbHandle } from "#server/db/client.ts";
+import { applyMigrations } from "#server/db/migrate.ts";
+import { asset, creditEntry, creditHold, generation, generationAttempt, user } from "#server/db/schema/index.ts";
+import { getBalance, grantCredits } from "#server/modules/credits/ledger.ts";
+import { createBoss, type PgBoss } from "#server/jobs/boss.ts";
+import { defineQueues } from "#server/jobs/worker.ts";
+import { parseEnv, type Env } from "#server/env.ts";
+import { createLocalStorage } from "#server/storage/local.ts";
+import { submitGeneration } from "#server/modules/generation/submit-generation.ts";
+import { runGeneration } from "#server/modules/generation/run-generation.ts";
+import { cancelGeneration } from "#server/modules/generation/cancel-generation.ts";
+import { deleteGeneration } from "#server/modules/generation/delete-generation.ts";
+import { getGeneration } from "#server/modules/generation/get-generation.ts";
+import { listGenerations } from "#server/modules/generation/list-generations.ts";
+import { setVisibility } from "#server/modules/generation/set-visibility.ts";
+import { sweepGenerations } from "#server/modules/generation/sweep-generations.ts";
+import { GENERATION_QUEUE } from "#server/modules/generation/queue.ts";
+import { AppError } from "#server/errors.ts";
+import { backends } from "#tests/support/backends.ts";
+import { tempDir } from "#tests/support/server.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
+import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
+import { startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
+
+const logger = pino({ level: "silent" });
+const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
+
+describe.each(backends)("the generation engine on $name", (backend) => {
+  let handle: DbHandle;
+  let cleanup: () => Promise<void>;
+  let boss: PgBoss;
+  let storage: ReturnType<typeof createLocalStorage>;
+  let filesDir: string;
+  let openai: FakeOpenAI;
+  let fal: FakeFal;
+  let replicate: FakeReplicate;
+  let env: Env;
+  const db = () => handle.db;
+  const deps = () => ({ db: db(), boss, env, storage, logger });
+
+  beforeAll(async () => {
+    ({ handle, cleanup } = await backend.open());
+    await applyMigrations(handle);
+    boss = createBoss(handle, logger, 4);
+    await boss.start();
+    await defineQueues(boss);
+    filesDir = tempDir("atelier-files-");
+    storage = createLocalStorage(filesDir);
+    [openai, fal, replicate] = await Promise.all([startFakeOpenAI(), startFakeFal(), startFakeReplicate()]);
+    env = parseEnv({
+      OPENAI_API_KEY: "sk-test-openai",
+      OPENAI_BASE_URL: `${openai.url}/v1`,
+      FAL_KEY: "fal-test-key",
+      FAL_BASE_URL: fal.url,
+      REPLICATE_API_TOKEN: "r8_test_token",
+      REPLICATE_BASE_URL: `${replicate.url}/v1`,
+      MODEL_SETTINGS: JSON.stringify({ "gpt-image-1": { timeoutSeconds: 2 } }),
+    });
+  });
+  afterAll(async () => {
+    await boss?.stop({ graceful: false, close: true });
+    await Promise.all([openai?.close(), fal?.close(), replicate?.close()]);
+    await cleanup?.();
+    rmSync(filesDir, { recursive: true, force: true });
+  });
+
+  async function newUser(credits = 100) {
+    const id = randomUUID();
+    await db()
+      .insert(user)
+      .values({ id, name: "Maker", email: `${id}@example.com`, emailVerified: true });
+    if (credits > 0)
+      await grantCredits(db(), { userId: id, amount: credits, kind: "admin_adjustment", idempotencyKey: randomUUID() });
+    return id;
+  }
+  const submit = (userId: string, input: object, idempotencyKey?: string) =>
+    submitGeneration(deps(), { user: { id: userId }, input, idempotencyKey });
+  const run = (id: string) => runGeneration(deps(), { generationId: id });
+  const row = async (id: string) => (await db().select().from(generation).where(eq(generation.id, id)))[0]!;
+  const entries = (userId: string) =>
+    db().select().from(creditEntry).where(eq(creditEntry.userId, userId)).orderBy(creditEntry.id);
+  const image = (extra: object = {}) => ({
+    tool: "text-to-image",
+    model: "demo-image",
+    prompt: "a red fox at dawn",
+    ...extra,
+  });
+
+  /** Every hold of the user settled exactly once, and the balance the sum of the ledger. */
+  async function expectSettled(userId: string) {
+    const open = await db()
+      .select()
+      .from(creditHold)
+      .where(sql`${creditHold.userId} = ${userId} and ${creditHold.status} = 'open'`);
+    expect(open).toEqual([]);
+    const settlements = await db()
+      .select({ holdId: creditEntry.holdId, n: sql<number>`count(*)::int` })
+      .from(creditEntry)
+      .where(sql`${creditEntry.userId} = ${userId} and ${creditEntry.kind} in ('capture', 'release')`)
+      .groupBy(creditEntry.holdId);
+    for (const s of settlements) expect(s.n).toBe(1);
+    const { balance } = await getBalance(db(), userId);
+    const [sum] = await db()
+      .select({ total: sql<string>`coalesce(sum(${creditEntry.amount}), 0)::text` })
+      .from(creditEntry)
+      .where(eq(creditEntry.userId, userId));
+    expect(balance).toBe(Number(sum!.total));
+  }
+
+  it("holds the cost, queues the job in the same transaction, and charges it once the images are stored", async () => {
+    const userId = await newUser(10);
+    const { id } = await submit(userId, image({ count: 3, aspectRatio: "16:9", seed: 7 }));
+    const queued = await row(id);
+    expect(queued).toMatchObject({ status: "queued", creditsHeld: 3, progress: 0, modelId: "demo-image" });
+    expect(await getBalance(db(), userId)).toEqual({ balance: 10, held: 3, available: 7 });
+    expect(await boss.getJobById(GENERATION_QUEUE, id)).toMatchObject({ id, data: { generationId: id } });
+
+    await run(id);
+    const view = await getGeneration({ db: db(), env, id, viewerId: userId });
+    expect(view).toMatchObject({
+      status: "succeeded",
+      progress: 100,
+      creditsCharged: 3,
+      etaSeconds: null,
+      error: null,
+    });
+    expect(view.outputs).toHaveLength(3);
+    for (const out of view.outputs) {
+      expect(out).toMatchObject({ mimeType: "image/png", width: 1024, height: 576 });
+      const [a] = await db().select().from(asset).where(eq(asset.id, out.id));
+      const file = await sharp(storage.pathOf(a!.storageKey)).metadata();
+      expect([file.width, file.height]).toEqual([1024, 576]);
+      expect((await sharp(storage.pathOf(a!.thumbKey!)).metadata()).width).toBeLessThanOrEqual(512);
+    }
+    expect(await getBalance(db(), userId)).toEqual({ balance: 7, held: 0, available: 7 });
+    expect((await entries(userId)).map((e) => e.kind)).toEqual(["admin_adjustment", "hold", "capture"]);
+    // A second run of the same job (a redelivery) changes nothing.
+    await run(id);
+    expect(await getBalance(db(), userId)).toEqual({ balance: 7, held: 0, available: 7 });
+    await expectSettled(userId);
+  });
+
+  it("refuses what it cannot do, with nothing created and nothing held", async () => {
+    const userId = await newUser(2);
+    const cases: Array<[object, string]> = [
+      [image({ count: 3 }), "insufficient_credits"],
+      [image({ model: "no-such-model" }), "unknown_model"],
+      [image({ model: "demo-video" }), "unknown_model"],
+      [image({ prompt: "   " }), "prompt_invalid"],
+      [image({ prompt: "x".repeat(2001) }), "prompt_invalid"],
+      [image({ count: 5 }), "invalid_options"],
+      [image({ count: 0 }), "invalid_options"],
+      [image({ aspectRatio: "21:9" }), "invalid_options"],
+      [image({ seed: -1 }), "invalid_options"],
+      [image({ model: "dall-e-3", seed: 3 }), "invalid_options"],
+      [image({ model: "gpt-image-1", negativePrompt: "blur" }), "invalid_options"],
+      [image({ tool: "image-to-image" }), "input_image_required"],
+      [{ tool: "text-to-video", model: "demo-video", prompt: "waves", duration: 7 }, "invalid_options"],
+      [{ tool: "text-to-video", model: "demo-video", prompt: "waves", style: "noir" }, "invalid_options"],
+      [{ tool: "upscale", model: "demo-image", prompt: "x" }, "invalid_options"],
+      [{ ...image(), extra: 1 }, "invalid_options"],
+    ];
+    for (const [input, code] of cases) {
+      await expect(submit(userId, input).catch(codeOf), JSON.stringify(input).slice(0, 80)).resolves.toBe(code);
+    }
+    expect(await db().select().from(generation).where(eq(generation.userId, userId))).toEqual([]);
+    expect(await getBalance(db(), userId)).toEqual({ balance: 2, held: 0, available: 2 });
+  });
+
+  it("turns one idempotency key into one job, however often and however concurrently it is sent", async () => {
+    const userId = await newUser(50);
+    const key = randomUUID();
+    const results = await Promise.all(Array.from({ length: 20 }, () => submit(userId, image(), key)));
+    expect(new Set(results.map((r) => r.id)).size).toBe(1);
+    expect(results.filter((r) => !r.repeated)).toHaveLength(1);
+    expect(await db().select().from(generation).where(eq(generation.userId, userId))).toHaveLength(1);
+    expect(await getBalance(db(), userId)).toMatchObject({ held: 1 });
+    await expect(submit(userId, image({ prompt: "something else" }), key).catch(codeOf)).resolves.toBe(
+      "idempotency_mismatch",
+    );
+  });
+
+  it("cancels a queued job and returns its credits; the worker then leaves it alone", async () => {
+    const userId = await newUser(5);
+    const { id } = await submit(userId, image({ count: 2 }));
+    await cancelGeneration({ db: db(), userId, id });
+    await cancelGeneration({ db: db(), userId, id });
+    await run(id);
+    expect(await row(id)).toMatchObject({ status: "canceled", creditsCharged: 0 });
+    expect(await getBalance(db(), userId)).toEqual({ balance: 5, held: 0, available: 5 });
+    expect(await db().select().from(asset).where(eq(asset.generationId, id))).toEqual([]);
+    await expectSettled(userId);
+
+    const done = (await submit(userId, image())).id;
+    await run(done);
+    await expect(cancelGeneration({ db: db(), userId, id: done }).catch(codeOf)).resolves.toBe("not_cancelable");
+  });
+
+  it("cancels a video while it renders: the run stops, nothing is charged, no file is kept", async () => {
+    const userId = await newUser(20);
+    const { id } = await submit(userId, { tool: "text-to-video", model: "demo-video", prompt: "sea", duration: 10 });
+    const running = run(id);
+    // Wait for real progress, then cancel.
+    for (let i = 0; i < 200 && (await row(id)).progress < 10; i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await row(id)).status).toBe("processing");
+    await cancelGeneration({ db: db(), userId, id });
+    await running;
+    expect(await row(id)).toMatchObject({ status: "canceled" });
+    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+    expect(await db().select().from(asset).where(eq(asset.generationId, id))).toEqual([]);
+    await expectSettled(userId);
+  });
+
+  it("renders a video with progress, a poster and the right duration, and charges its price", async () => {
+    const userId = await newUser(20);
+    const { id } = await submit(userId, {
+      tool: "text-to-video",
+      model: "demo-video",
+      prompt: "a lighthouse in a storm",
+      style: "documentary",
+      aspectRatio: "9:16",
+    });
+    const seen: number[] = [];
+    const running = run(id);
+    const watch = setInterval(() => void row(id).then((r) => seen.push(r.progress)), 200);
+    await running;
+    clearInterval(watch);
+    const view = await getGeneration({ db: db(), env, id, viewerId: userId });
+    expect(view).toMatchObject({ status: "succeeded", creditsCharged: 5, kind: "video" });
+    expect(view.outputs[0]).toMatchObject({ mimeType: "video/mp4", durationMs: 5000 });
+    expect(view.outputs[0]!.height).toBeGreaterThan(view.outputs[0]!.width!);
+    expect(view.outputs[0]!.thumbUrl).toMatch(/\/thumb\.webp$/);
+    expect(seen.some((p) => p > 0 && p < 100)).toBe(true);
+    expect(await getBalance(db(), userId)).toEqual({ balance: 15, held: 0, available: 15 });
+  });
+
+  it("fails over to the next provider of a model after a provider-side error, and records both attempts", async () => {
+    const userId = await newUser(20);
+    fal.failNext = 1;
+    const { id } = await submit(userId, image({ model: "flux-schnell", count: 2 }));
+    await run(id);
+    expect(await row(id)).toMatchObject({ status: "succeeded", provider: "replicate", creditsCharged: 2 });
+    const attempts = await db().select().from(generationAttempt).where(eq(generationAttempt.generationId, id));
+    expect(attempts.map((a) => [a.provider, a.outcome])).toEqual([
+      ["fal", "failed"],
+      ["replicate", "succeeded"],
+    ]);
+    expect(attempts[0]!.errorCode).toBe("provider_unavailable");
+  });
+
+  it("does not fail over a rejected prompt, and refunds it", async () => {
+    const userId = await newUser(20);
+    fal.reject = true;
+    try {
+      const { id } = await submit(userId, image({ model: "flux-schnell" }));
+      await run(id);
+      expect(await row(id)).toMatchObject({ status: "failed", errorCode: "content_rejected", creditsCharged: 0 });
+      expect(await db().select().from(generationAttempt).where(eq(generationAttempt.generationId, id))).toHaveLength(1);
+    } finally {
+      fal.reject = false;
+    }
+    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+    await expectSettled(userId);
+  });
+
+  it("fails with the parse error when every provider answers nonsense, and refunds it", async () => {
+    const userId = await newUser(20);
+    fal.malformed = true;
+    replicate.malformed = true;
+    try {
+      const { id } = await submit(userId, image({ model: "flux-schnell" }));
+      await run(id);
+      const view = await getGeneration({ db: db(), env, id, viewerId: userId });
+      expect(view).toMatchObject({ status: "failed", error: { code: "parse_error", message: "Parse response error" } });
+    } finally {
+      fal.malformed = false;
+      replicate.malformed = false;
+    }
+    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+  });
+
+  it("stops a provider that takes longer than the model's timeout, and refunds it", async () => {
+    const userId = await newUser(20);
+    openai.delayMs = 6000;
+    try {
+      const { id } = await submit(userId, image({ model: "gpt-image-1" }));
+      await run(id);
+      expect(await row(id)).toMatchObject({ status: "failed", errorCode: "timeout" });
+    } finally {
+      openai.delayMs = 0;
+    }
+    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+  });
+
+  it("treats an output URL that has already expired as a provider failure", async () => {
+    const userId = await newUser(20);
+    fal.expireOutputs = true;
+    replicate.expireOutputs = true;
+    try {
+      const { id } = await submit(userId, image({ model: "flux-schnell" }));
+      await run(id);
+      expect(await row(id)).toMatchObject({ status: "failed", errorCode: "image_failed" });
+      const attempts = await db().select().from(generationAttempt).where(eq(generationAttempt.generationId, id));
+      expect(attempts.map((a) => a.errorCode)).toEqual(["output_unavailable", "output_unavailable"]);
+    } finally {
+      fal.expireOutputs = false;
+      replicate.expireOutputs = false;
+    }
+    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+  });
+
+  it("refunds exactly the failures of 200 jobs when the provider fails 30% of the time", async () => {
+    const userId = await newUser(200 * 8);
+    openai.failRate = 0.3;
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 200; i++)
+        ids.push((await submit(userId, image({ model: "gpt-image-1", prompt: `job ${i}` }))).id);
+      const queue = [...ids];
+      await Promise.all(
+        Array.from({ length: 8 }, async () => {
+          for (let id = queue.shift(); id; id = queue.shift()) await run(id);
+        }),
+      );
+    } finally {
+      openai.failRate = 0;
+    }
+    const rows = await db().select().from(generation).where(eq(generation.userId, userId));
+    const succeeded = rows.filter((r) => r.status === "succeeded").length;
+    const failed = rows.filter((r) => r.status === "failed").length;
+    expect(succeeded + failed).toBe(200);
+    expect(failed).toBeGreaterThan(20);
+    expect(succeeded).toBeGreaterThan(80);
+    const releases = (await entries(userId)).filter((e) => e.kind === "release").length;
+    expect(releases).toBe(failed);
+    expect(await getBalance(db(), userId)).toEqual({
+      balance: 1600 - succeeded * 8,
+      held: 0,
+      available: 1600 - succeeded * 8,
+    });
+    await expectSettled(userId);
+  });
+
+  it("sweeps a job whose worker vanished: failed and refunded once, however often the sweeper runs", async () => {
+    const userId = await newUser(10);
+    const { id } = await submit(userId, image({ count: 2 }));
+    await db()
+      .update(generation)
+      .set({ status: "processing", attempt: 1, startedAt: sql`now() - interval '2 hours'` })
+      .where(eq(generation.id, id));
+    await Promise.all([
+      sweepGenerations({ db: db(), marginSeconds: 60 }),
+      sweepGenerations({ db: db(), marginSeconds: 60 }),
+    ]);
+    await sweepGenerations({ db: db(), marginSeconds: 60 });
+    expect(await row(id)).toMatchObject({ status: "failed", errorCode: "timeout" });
+    expect(await getBalance(db(), userId)).toEqual({ balance: 10, held: 0, available: 10 });
+    await expectSettled(userId);
+    // The job's late worker cannot undo it.
+    await run(id);
+    expect(await row(id)).toMatchObject({ status: "failed" });
+  });
+
+  it("keeps each user's generations to themselves; public ones can be read by anyone", async () => {
+    const owner = await newUser(10);
+    const other = await newUser(10);
+    const { id } = await submit(owner, image());
+    await run(id);
+    for (const attempt of [
+      () => getGeneration({ db: db(), env, id, viewerId: other }),
+      () => getGeneration({ db: db(), env, id, viewerId: null, allowPublic: true }),
+      () => cancelGeneration({ db: db(), userId: other, id }),
+      () => deleteGeneration({ db: db(), storage, userId: other, id }),
+      () => setVisibility({ db: db(), userId: other, id, visibility: "public" }),
+    ]) {
+      await expect(attempt().catch(codeOf)).resolves.toBe("not_found");
+    }
+    expect((await listGenerations({ db: db(), userId: other, query: {} })).items).toEqual([]);
+    await setVisibility({ db: db(), userId: owner, id, visibility: "public" });
+    await expect(getGeneration({ db: db(), env, id, viewerId: null, allowPublic: true })).resolves.toMatchObject({
+      id,
+      mine: false,
+      input: null,
+    });
+  });
+
+  it("lists newest first with filters and a cursor that skips and repeats nothing", async () => {
+    const userId = await newUser(100);
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) ids.push((await submit(userId, image({ prompt: `p${i}` }))).id);
+    await cancelGeneration({ db: db(), userId, id: ids[2]! });
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await listGenerations({ db: db(), userId, query: { limit: "3", ...(cursor ? { cursor } : {}) } });
+      seen.push(...page.items.map((g) => g.id));
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual([...ids].reverse());
+    const canceled = await listGenerations({ db: db(), userId, query: { status: "canceled" } });
+    expect(canceled.items.map((g) => g.id)).toEqual([ids[2]]);
+    await expect(listGenerations({ db: db(), userId, query: { cursor: "garbage" } }).catch(codeOf)).resolves.toBe(
+      "invalid_options",
+    );
+  });
+
+  it("deletes a generation with its files, releasing the hold of one still queued", async () => {
+    const userId = await newUser(10);
+    const { id } = await submit(userId, image());
+    await run(id);
+    const [out] = await db().select().from(asset).where(eq(asset.generationId, id));
+    await deleteGeneration({ db: db(), storage, userId, id });
+    expect(await storage.stat(out!.storageKey)).toBeNull();
+    expect(await storage.stat(out!.thumbKey!)).toBeNull();
+    expect(await db().select().from(asset).where(eq(asset.id, out!.id))).toEqual([]);
+
+    const queued = (await submit(userId, image({ count: 2 }))).id;
+    await deleteGeneration({ db: db(), storage, userId, id: queued });
+    expect(await getBalance(db(), userId)).toEqual({ balance: 9, held: 0, available: 9 });
+    await expectSettled(userId);
+  });
+});
