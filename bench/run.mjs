@@ -42,6 +42,11 @@ const BUDGETS = {
     minPerSecondPostgres: 500,
     note: "bench/holds.mjs: 20 clients each holding 1 credit in a loop for 5 s, each from its own account",
   },
+  pickup: {
+    source: "docs: job pick-up (submit → processing) on PostgreSQL",
+    maxMedianMsPostgres: 1000,
+    note: "bench/generation.mjs: one offline-demo image job at a time on an idle queue, one worker process",
+  },
   memory: {
     source: "docs: resident memory after load",
     maxRssMiB: 250,
@@ -400,7 +405,20 @@ async function benchAtelier() {
 // Report
 
 function printTable(report) {
-  const { plain, atelier, ratios, holds } = report.results;
+  const { plain, atelier, ratios, holds, generation } = report.results;
+  const loadRow = (name, r) =>
+    r?.jobsPerSecond !== undefined
+      ? `${pad(name, 18)}${r.jobsPerSecond} jobs/s; submit p50 ${r.submitMs.p50} ms, p99 ${r.submitMs.p99} ms; pick-up behind the backlog p50 ${r.backlogPickupMs.p50} ms`
+      : `${pad(name, 18)}${r?.error ?? "not measured"}`;
+  const genRows = (name, r, ok) =>
+    r?.idlePickupMs
+      ? [
+          `${pad(name, 18)}pick-up on an idle queue p50 ${r.idlePickupMs.p50} ms, max ${r.idlePickupMs.max} ms${mark(ok)}`,
+          ...Object.entries(r)
+            .filter(([key]) => key !== "idlePickupMs")
+            .map(([key, value]) => loadRow(`  ${key}`, value)),
+        ]
+      : [`${pad(name, 18)}${r?.skipped ?? r?.error ?? "not measured"}`];
   const holdRow = (name, r) =>
     r?.separateAccounts
       ? `${pad(name, 18)}${r.separateAccounts.holdsPerSecond}/s (p50 ${r.separateAccounts.latencyMs.p50} ms, p99 ${r.separateAccounts.latencyMs.p99} ms); one shared account ${r.oneAccount.holdsPerSecond}/s (p99 ${r.oneAccount.latencyMs.p99} ms)`
@@ -425,28 +443,37 @@ function printTable(report) {
     `memory (VmRSS)     before load ${atelier.memoryBeforeLoad.rssMiB} MiB   after load ${atelier.memoryAfterLoad.rssMiB} MiB   peak ${atelier.memoryAfterLoad.peakRssMiB} MiB${mark(atelier.memoryAfterLoad.withinBudget)}`,
     holdRow("holds PGlite", holds.pglite),
     `${holdRow("holds PostgreSQL", holds.postgres)}${mark(holds.withinBudget ?? undefined)}`,
+    ...genRows("jobs PGlite", generation.pglite),
+    ...genRows("jobs PostgreSQL", generation.postgres, generation.withinBudget ?? undefined),
     `shutdown (SIGTERM) ${atelier.shutdown.ms} ms, exit code ${atelier.shutdown.exitCode}${atelier.shutdown.forcedKill ? " (had to SIGKILL)" : ""}`,
-    `budgets            home ≥ ${BUDGETS.home.minRequestsPerSecond} req/s & p99 ≤ ${BUDGETS.home.maxP99Ms} ms; RSS ≤ ${BUDGETS.memory.maxRssMiB} MiB; holds on PostgreSQL ≥ ${BUDGETS.holds.minPerSecondPostgres}/s`,
+    `budgets            home ≥ ${BUDGETS.home.minRequestsPerSecond} req/s & p99 ≤ ${BUDGETS.home.maxP99Ms} ms; RSS ≤ ${BUDGETS.memory.maxRssMiB} MiB; holds on PostgreSQL ≥ ${BUDGETS.holds.minPerSecondPostgres}/s; pick-up on PostgreSQL ≤ ${BUDGETS.pickup.maxMedianMsPostgres} ms`,
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
 }
 
-/** Runs bench/holds.mjs (it talks to the databases directly, not through the server) and reads its JSON line. */
-function benchHolds() {
-  const run = spawnSync(process.execPath, [join(benchDir, "holds.mjs")], {
-    cwd: root,
-    encoding: "utf8",
-    timeout: 180_000,
-  });
+/** Runs one of the database benchmarks (they talk to the databases directly) and reads its JSON line. */
+function benchScript(file, timeoutMs) {
+  const run = spawnSync(process.execPath, [join(benchDir, file)], { cwd: root, encoding: "utf8", timeout: timeoutMs });
   try {
-    const holds = JSON.parse(run.stdout.trim().split("\n").at(-1));
-    const rate = holds.postgres?.separateAccounts?.holdsPerSecond;
-    holds.withinBudget = typeof rate === "number" ? rate >= BUDGETS.holds.minPerSecondPostgres : null;
-    return holds;
+    return JSON.parse(run.stdout.trim().split("\n").at(-1));
   } catch {
     return { error: (run.stderr || "no output").slice(-2000) };
   }
+}
+
+function benchHolds() {
+  const holds = benchScript("holds.mjs", 180_000);
+  const rate = holds.postgres?.separateAccounts?.holdsPerSecond;
+  holds.withinBudget = typeof rate === "number" ? rate >= BUDGETS.holds.minPerSecondPostgres : null;
+  return holds;
+}
+
+function benchGeneration() {
+  const generation = benchScript("generation.mjs", 900_000);
+  const median = generation.postgres?.idlePickupMs?.p50;
+  generation.withinBudget = typeof median === "number" ? median <= BUDGETS.pickup.maxMedianMsPostgres : null;
+  return generation;
 }
 
 async function main() {
@@ -466,6 +493,9 @@ async function main() {
 
   process.stderr.write("bench: credit holds, 20 clients, on PGlite and PostgreSQL…\n");
   const holds = benchHolds();
+
+  process.stderr.write("bench: generation jobs (offline image model) on PGlite and PostgreSQL…\n");
+  const generation = benchGeneration();
 
   const home = atelier.home;
   home.withinBudget =
@@ -496,7 +526,7 @@ async function main() {
       loadAverageAtEnd: os.loadavg().map((n) => round(n)),
     },
     settings: { ...LOAD, host: HOST, buildMs: Math.round(buildMs) },
-    results: { plain, atelier, ratios, holds },
+    results: { plain, atelier, ratios, holds, generation },
     budgets: BUDGETS,
   };
 

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { PgBoss } from "pg-boss";
-import { ROOT, runRole, startServer, TEST_DATABASE_URL, waitFor } from "#tests/support/server.ts";
+import { freePort, ROOT, runRole, startServer, TEST_DATABASE_URL, waitFor } from "#tests/support/server.ts";
+import { signedIn } from "#tests/support/session.ts";
 import { createDbProxy, createTestDatabase } from "#tests/support/postgres.ts";
 
 const QUEUE = "maintenance.purge-expired-sessions";
@@ -70,6 +71,73 @@ describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
       expect(worker.output()).toContain("worker stopped");
     } finally {
       await worker.stop();
+      await web.close();
+    }
+  });
+
+  it("finishes a generation whose worker was killed mid-job, settling its credits exactly once", async () => {
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const web = await startServer({ DATABASE_URL: db.url, WORKER: "off", PORT: String(port), SITE_URL: origin });
+    const workerEnv = { DATABASE_URL: db.url, DATA_DIR: web.dataDir };
+    const first = runRole("worker", workerEnv);
+    let second: ReturnType<typeof runRole> | undefined;
+    try {
+      const cookie = await signedIn(web, origin, "crash@example.com");
+      const submitted = await fetch(`${web.url}/api/generations`, {
+        method: "POST",
+        headers: {
+          Cookie: cookie,
+          Origin: origin,
+          "Sec-Fetch-Site": "same-origin",
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify({ tool: "text-to-video", model: "demo-video", prompt: "a storm at sea", duration: 10 }),
+      });
+      expect(submitted.status).toBe(201);
+      const { generation } = (await submitted.json()) as { generation: { id: string } };
+      const read = async () =>
+        (
+          (await (
+            await fetch(`${web.url}/api/generations/${generation.id}`, { headers: { Cookie: cookie } })
+          ).json()) as {
+            generation: { status: string; progress: number; creditsCharged: number | null };
+          }
+        ).generation;
+      await waitFor("the first worker to be rendering", async () => (await read()).progress >= 5, {
+        output: first.output,
+      });
+      // The worker dies without a chance to clean up: no shutdown, no release, no heartbeat.
+      expect(await first.stop("SIGKILL")).toBe("SIGKILL");
+      second = runRole("worker", workerEnv);
+      const running = second;
+      await waitFor(
+        "the job to be retried and to end",
+        async () => !["queued", "processing"].includes((await read()).status),
+        {
+          output: () => running.output() + web.output(),
+          timeoutMs: 150_000,
+        },
+      );
+      const ended = await read();
+      expect(["succeeded", "failed"]).toContain(ended.status);
+      const entries = await db.query<{ kind: string; amount: string }>(
+        "select kind, amount::text from credit_entry where reference = $1 or hold_id = (select hold_id from generation where id = $2) order by id",
+        [`job:${generation.id}`, generation.id],
+      );
+      expect(entries.map((e) => e.kind)).toEqual(["hold", ended.status === "succeeded" ? "capture" : "release"]);
+      const [runs] = await db.query<{ attempt: number }>("select attempt from generation where id = $1", [
+        generation.id,
+      ]);
+      expect(runs!.attempt).toBeGreaterThanOrEqual(2);
+      const me = (await (await fetch(`${web.url}/api/me`, { headers: { Cookie: cookie } })).json()) as {
+        credits: { held: number; balance: number };
+      };
+      expect(me.credits.held).toBe(0);
+      expect(me.credits.balance).toBe(ended.status === "succeeded" ? 15 : 20);
+    } finally {
+      await first.stop();
+      await second?.stop();
       await web.close();
     }
   });
