@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
 import { freePort, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
-import { launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { nextMail, outbox } from "#tests/support/outbox.ts";
 import { startFakeOAuth, type FakeOAuth } from "#tests/fakes/oauth.ts";
@@ -43,12 +43,6 @@ describe("accounts in Chromium", () => {
 
   const newContext = () => browser.newContext({ viewport: { width: 1280, height: 900 } });
   const toasts = (page: Page) => page.locator(".ant-message-notice").allTextContents();
-  /** Waits until React has taken over the page, so that widgets that need scripts respond. */
-  const hydrated = (page: Page, selector: string) =>
-    page.waitForFunction((sel) => {
-      const el = document.querySelector(sel);
-      return !!el && Object.keys(el).some((k) => k.startsWith("__reactFiber$"));
-    }, selector);
 
   async function register(page: Page, { name, email, prefix = "" }: { name: string; email: string; prefix?: string }) {
     await page.goto(`${server.url}${prefix}/auth/register`);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { startServer, type TestServer } from "#tests/support/server.ts";
-import { launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 
 const t = (key: string) => text("en", "common", key);
@@ -28,10 +28,7 @@ describe("the full-screen error page in Chromium", () => {
     const res = await page.goto(`${server.url}${path}`, { waitUntil: "networkidle" });
     expect(res?.status()).toBe(status);
     // Hydrated: React has attached itself to the page's buttons.
-    await page.waitForFunction(() => {
-      const el = document.querySelector(".error-page .ant-btn");
-      return !!el && Object.keys(el).some((k) => k.startsWith("__reactFiber$") || k.startsWith("__reactProps$"));
-    });
+    await hydrated(page, ".error-page .ant-btn");
     return { page, problems };
   }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { startServer, type TestServer } from "#tests/support/server.ts";
-import { launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 
 describe("the home page in Chromium", () => {
   let server: TestServer;
@@ -57,10 +57,7 @@ describe("the home page in Chromium", () => {
     page.on("requestfailed", (r) => problems.push(`failed ${r.url()}`));
     await page.goto(`${server.url}/`, { waitUntil: "networkidle" });
     // React marks every element it has hydrated with its fiber; the heading has one once hydration is done.
-    await page.waitForFunction(() => {
-      const h1 = document.querySelector("h1");
-      return !!h1 && Object.keys(h1).some((k) => k.startsWith("__reactFiber$"));
-    });
+    await hydrated(page, "h1");
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { startServer, type TestServer } from "#tests/support/server.ts";
-import { launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 
 describe("the app shell in Chromium", () => {
@@ -29,12 +29,6 @@ describe("the app shell in Chromium", () => {
     await hydrated(page);
     return { page, problems };
   }
-
-  const hydrated = (page: Page) =>
-    page.waitForFunction(() => {
-      const el = document.querySelector(".site-header");
-      return !!el && Object.keys(el).some((k) => k.startsWith("__reactFiber$"));
-    });
 
   it("switches language: same page under the new prefix, cookie set, toast in the new language", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

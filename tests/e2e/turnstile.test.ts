@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { startServer, type TestServer } from "#tests/support/server.ts";
-import { launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { startFakeTurnstile, TURNSTILE_TEST, type FakeTurnstile } from "#tests/fakes/turnstile.ts";
 
@@ -80,6 +80,7 @@ describe("the bot check in Chromium", () => {
 
   it("explains the refusal when the widget could not run", async () => {
     const page = await openWith(null, "/fr/auth/login");
+    await hydrated(page, "form");
     await page.fill("#field-email", "someone@example.com");
     await page.fill("#field-password", "lantern-Quiet-58!");
     await page.click("button[type=submit]");

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { ROOT, startServer, type TestServer } from "#tests/support/server.ts";
-import { launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 
 const running = JSON.parse(readFileSync(join(ROOT, "build/client/build.json"), "utf8")) as {
@@ -28,10 +28,7 @@ describe("new versions and missing chunks in Chromium", () => {
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(`${server.url}${path}`, { waitUntil: "networkidle" });
-    await page.waitForFunction(() => {
-      const el = document.querySelector(".site-header");
-      return !!el && Object.keys(el).some((k) => k.startsWith("__reactFiber$"));
-    });
+    await hydrated(page);
     return { page, errors };
   }
 
@@ -127,12 +124,20 @@ describe("new versions and missing chunks in Chromium", () => {
   it("reloads once when a script chunk is missing", async () => {
     const context = await browser.newContext();
     const { page } = await open(context, "/");
-    await page.route("**/assets/de_DE-*.js", (route) => route.abort());
-    let loads = 0;
-    page.on("load", () => loads++);
+    // What happened on the way, for the failure message should the reload not come.
+    const seen: string[] = [];
+    page.on("console", (m) => seen.push(`${m.type()}: ${m.text()}`));
+    page.on("framenavigated", (f) => seen.push(`navigated: ${f.url()}`));
+    await page.route("**/assets/de_DE-*.js", (route) => {
+      seen.push(`aborted: ${route.request().url()}`);
+      return route.abort();
+    });
+    const reloaded = page.waitForEvent("load", { timeout: 30_000 }).catch(() => {
+      throw new Error(`no reload; saw:\n${seen.join("\n")}`);
+    });
     await page.getByTestId("language-switcher").first().click();
     await page.getByRole("menuitem", { name: "Deutsch" }).click();
-    await expect.poll(() => loads, { timeout: 10_000 }).toBeGreaterThan(0);
+    await reloaded;
     const record = await page.evaluate(() => JSON.parse(sessionStorage.getItem("chunk_reload") ?? "{}") as object);
     expect(Object.keys(record)).toContain("/");
     await context.close();

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -23,4 +23,15 @@ export async function launchBrowser(): Promise<Browser> {
       "--no-first-run",
     ],
   });
+}
+
+/**
+ * Waits until React has hydrated the element matching `selector` (React marks the elements it has taken over with
+ * its fiber): before that, typing and clicks reach server-rendered markup that no script listens to yet.
+ */
+export async function hydrated(page: Page, selector = ".site-header"): Promise<void> {
+  await page.waitForFunction((sel) => {
+    const el = document.querySelector(sel);
+    return !!el && Object.keys(el).some((k) => k.startsWith("__reactFiber$") || k.startsWith("__reactProps$"));
+  }, selector);
 }
