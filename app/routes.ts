@@ -8,6 +8,14 @@ export default [
   route(":lang?/dashboard", "routes/dashboard/layout.tsx", [
     index("routes/dashboard/index.tsx"),
     route("home", "routes/dashboard/home.tsx"),
+    route("image", "routes/dashboard/image/gallery.tsx"),
+    route("image/create/:tool", "routes/dashboard/image/create.tsx"),
+    route("image/:toolId", "routes/dashboard/image/workspace.tsx"),
+    route("image/:toolId/:id", "routes/dashboard/image/result.tsx"),
+    route("video", "routes/dashboard/video/index.tsx"),
+    route("video/create", "routes/dashboard/video/studio.tsx", { id: "video-create" }),
+    route("video/5afe14a8", "routes/dashboard/video/studio.tsx", { id: "video-workspace" }),
+    route("video/5afe14a8/:id", "routes/dashboard/video/result.tsx"),
     route("*", "routes/dashboard/not-found.tsx"),
   ]),
   route(":lang?", "routes/public/layout.tsx", [
@@ -19,6 +27,7 @@ export default [
     route("auth/logout", "routes/auth/logout.tsx"),
     route("auth/oauth/:provider", "routes/auth/oauth.tsx"),
     route("pricing", "routes/public/pricing.tsx"),
+    route("share/:id", "routes/public/share.tsx"),
     route("user/profile", "routes/user/profile.tsx"),
     route("user/orders", "routes/user/orders.tsx"),
     route("user/orders/:id", "routes/user/order.tsx"),

@@ -30,6 +30,8 @@ export function buildSeo(options: {
   title: string;
   description?: string;
   noindex?: boolean;
+  /** A path on this site for the preview image, instead of the site's own. */
+  image?: string;
 }): Seo {
   const { site, pathname, locale } = options;
   const bare = stripLocale(pathname);
@@ -41,7 +43,7 @@ export function buildSeo(options: {
       ...LOCALES.map((l) => ({ hreflang: LOCALE_TAGS[l], href: localizedUrl(site, bare, l) })),
       { hreflang: "x-default", href: localizedUrl(site, bare, "en") },
     ],
-    image: `${site.url}/og-image.png`,
+    image: `${site.url}${options.image ?? "/og-image.png"}`,
     siteName: site.name,
     ogLocale: LOCALE_TAGS[locale].replace("-", "_"),
     noindex: options.noindex ?? PRIVATE.test(bare),

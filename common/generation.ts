@@ -42,6 +42,35 @@ export const KIND_OF_TOOL: Record<GenerationTool, GenerationKind> = {
   "text-to-video": "video",
 };
 
+export interface ModelPrice {
+  unit: "image" | "video" | "videoSecond";
+  credits: number;
+}
+
+export interface ModelOptions {
+  aspectRatios: readonly AspectRatio[];
+  /** Most images one request may ask for. */
+  maxCount: number;
+  durations?: readonly VideoDuration[];
+  styles?: readonly VideoStyle[];
+  negativePrompt: boolean;
+  seed: boolean;
+  /** Image-to-image strength. */
+  strength: boolean;
+}
+
+/** Credits a request costs: per image times the count, per video, or per second of video. */
+export function priceOf(price: ModelPrice, params: { count: number; duration?: number }): number {
+  switch (price.unit) {
+    case "image":
+      return price.credits * params.count;
+    case "video":
+      return price.credits;
+    case "videoSecond":
+      return price.credits * (params.duration ?? 5);
+  }
+}
+
 /** What a generation was asked for, besides prompt, model and input image. */
 export interface GenerationParams {
   aspectRatio: AspectRatio;

@@ -1,45 +1,30 @@
 import type { Env } from "#server/env.ts";
 import {
+  priceOf,
+  type ModelOptions,
+  type ModelPrice,
   IMAGE_ASPECT_RATIOS,
   VIDEO_ASPECT_RATIOS,
   VIDEO_DURATIONS,
   VIDEO_STYLES,
-  type AspectRatio,
   type GenerationKind,
   type GenerationParams,
   type GenerationTool,
-  type VideoDuration,
-  type VideoStyle,
 } from "#common/generation.ts";
+
+export type { ModelOptions, ModelPrice };
 
 export type ModelKind = GenerationKind;
 export type Tool = GenerationTool;
 export type Provider = "demo" | "openai" | "replicate" | "fal" | "openai-compatible";
 
 /** What one unit of a model's output costs, in credits. */
-export interface ModelPrice {
-  unit: "image" | "video" | "videoSecond";
-  credits: number;
-}
-
 /** One way to run a model: a provider and its id for the model, per tool when the provider splits them. */
 export interface Binding {
   provider: Provider;
   model: string;
   /** The provider's id for image-to-image, when it differs. */
   imageToImageModel?: string;
-}
-
-export interface ModelOptions {
-  aspectRatios: readonly AspectRatio[];
-  /** Most images one request may ask for. */
-  maxCount: number;
-  durations?: readonly VideoDuration[];
-  styles?: readonly VideoStyle[];
-  negativePrompt: boolean;
-  seed: boolean;
-  /** Image-to-image strength. */
-  strength: boolean;
 }
 
 export interface CatalogModel {
@@ -233,12 +218,5 @@ export function findOfferedModel(env: Env, id: string): CatalogModel | undefined
 
 /** Credits a request costs: per image times the count, per video, or per second of video. */
 export function costOf(model: CatalogModel, params: Pick<GenerationParams, "count" | "duration">): number {
-  switch (model.price.unit) {
-    case "image":
-      return model.price.credits * params.count;
-    case "video":
-      return model.price.credits;
-    case "videoSecond":
-      return model.price.credits * (params.duration ?? 5);
-  }
+  return priceOf(model.price, params);
 }

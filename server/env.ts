@@ -152,6 +152,8 @@ const schema = z.object({
   S3_FORCE_PATH_STYLE: bool.optional(),
   /** Extra seconds after a job's timeout before the sweeper fails it and returns its credits. */
   GENERATION_SWEEP_MARGIN_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
+  /** How long the video page keeps checking a running video before it says to try again. */
+  VIDEO_POLL_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(600),
   TURNSTILE_SITE_KEY: z.string().min(1).optional(),
   TURNSTILE_SECRET_KEY: z.string().min(1).optional(),
   /** Where Turnstile tokens are verified; only tests point it elsewhere. */

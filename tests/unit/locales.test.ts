@@ -22,17 +22,40 @@ const load = (locale: string, ns: string) =>
 const namespaces = readdirSync(join(dir, "en")).map((f) => f.replace(/\.json$/, ""));
 const placeholders = (text: string) => [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((m) => m[1]).sort();
 
+const PLURAL = /_(zero|one|two|few|many|other)$/;
+
+/**
+ * The keys a locale must have: the English ones, where each English plural pair (`x_one`, `x_other`) becomes the
+ * plural forms of the locale's own language (as i18next picks them, through Intl.PluralRules): `x_other` alone in
+ * Japanese, `x_one`, `x_few`, `x_many` and `x_other` in Russian.
+ */
+function expectedKeys(english: Map<string, string>, locale: string): Map<string, string> {
+  const categories = new Intl.PluralRules(locale).resolvedOptions().pluralCategories;
+  const out = new Map<string, string>();
+  for (const [key, text] of english) {
+    if (!PLURAL.test(key)) {
+      out.set(key, text);
+      continue;
+    }
+    const base = key.replace(PLURAL, "");
+    const other = english.get(`${base}_other`) ?? text;
+    for (const category of categories) out.set(`${base}_${category}`, other);
+  }
+  return out;
+}
+
 describe.each(namespaces)("translations of %s", (ns) => {
   const english = load("en", ns);
 
   it.each(LOCALES.filter((l) => l !== "en"))(
-    "%s has exactly the English keys, none empty, with the same placeholders",
+    "%s has exactly the English keys (plurals in its own forms), none empty, with the same placeholders",
     (locale) => {
       const translated = load(locale, ns);
-      expect([...translated.keys()].sort()).toEqual([...english.keys()].sort());
+      const expected = expectedKeys(english, locale);
+      expect([...translated.keys()].sort()).toEqual([...expected.keys()].sort());
       for (const [key, text] of translated) {
         expect(text.trim(), `${locale}:${ns}:${key} is empty`).not.toBe("");
-        expect(placeholders(text), `${locale}:${ns}:${key} placeholders`).toEqual(placeholders(english.get(key)!));
+        expect(placeholders(text), `${locale}:${ns}:${key} placeholders`).toEqual(placeholders(expected.get(key)!));
       }
     },
   );

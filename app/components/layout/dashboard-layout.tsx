@@ -24,8 +24,8 @@ export const SIDEBAR_COOKIE = "sidebar";
 /** The studio's sections; one becomes a link when its page exists, until then it is shown as coming. */
 export const DASHBOARD_NAV = [
   { key: "home", to: "/dashboard/home", icon: <HomeOutlined />, ready: true },
-  { key: "image", to: "/dashboard/image", icon: <PictureOutlined />, ready: false },
-  { key: "video", to: "/dashboard/video/5afe14a8", icon: <VideoCameraOutlined />, ready: false },
+  { key: "image", to: "/dashboard/image", icon: <PictureOutlined />, ready: true },
+  { key: "video", to: "/dashboard/video", icon: <VideoCameraOutlined />, ready: true },
   { key: "chat", to: "/dashboard/chat", icon: <MessageOutlined />, ready: false },
   { key: "apiKeys", to: "/dashboard/api", icon: <ApiOutlined />, ready: false },
 ] as const;

@@ -11,14 +11,15 @@ import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate, useSubmit } from "react-router";
 import { hrefIn, stripLocale } from "#common/locales.ts";
 import { useRoot } from "#app/lib/use-site.ts";
+import { useAvailableCredits } from "#app/lib/credits.ts";
 import { formatNumber } from "#common/format.ts";
 import { isLocale } from "#common/locales.ts";
 
 /** The credits available to spend, in the header of both layouts. */
 export function CreditBalance() {
   const { t, i18n } = useTranslation("common");
-  const { credits } = useRoot();
-  if (credits === null || credits === undefined) return null;
+  const credits = useAvailableCredits();
+  if (credits === null) return null;
   const locale = isLocale(i18n.language) ? i18n.language : "en";
   const label = t("credits.available", { formatted: formatNumber(locale, credits) });
   return (

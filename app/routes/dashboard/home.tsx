@@ -1,4 +1,5 @@
-import { Card, Descriptions, Tag, Typography } from "antd";
+import { Button, Card, Typography } from "antd";
+import { FileImageOutlined, FontSizeOutlined, ThunderboltOutlined, VideoCameraOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/home";
@@ -6,8 +7,13 @@ import { pageI18n } from "#app/i18n/resources.server.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
 import { UserAvatar } from "#app/components/layout/user-menu.tsx";
+import { GenerationCard } from "#app/components/studio/generation-card.tsx";
+import { UsageChart } from "#app/components/studio/usage-chart.tsx";
+import { useAvailableCredits } from "#app/lib/credits.ts";
 import { getAccount } from "#server/modules/users/get-account.ts";
-import { formatDate } from "#common/format.ts";
+import { creditsUsedByDay } from "#server/modules/credits/credits-used-by-day.ts";
+import { listGenerations } from "#server/modules/generation/list-generations.ts";
+import { formatNumber } from "#common/format.ts";
 import { hrefIn } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
@@ -15,9 +21,14 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
 export async function loader({ context, request }: Route.LoaderArgs) {
   const viewer = requireViewer(context, request);
   const { runtime } = server(context);
-  const account = await getAccount({ db: runtime.database.db, userId: viewer.id });
+  const db = runtime.database.db;
+  const [account, usage, recent] = await Promise.all([
+    getAccount({ db, userId: viewer.id }),
+    creditsUsedByDay({ db, userId: viewer.id, days: 30 }),
+    listGenerations({ db, userId: viewer.id, query: { limit: "6" } }),
+  ]);
   const site = siteOf(context);
-  const { locale, t } = pageI18n(request, ["dashboard"]);
+  const { locale, t, i18n } = pageI18n(request, ["dashboard", "studio"]);
   const seo = buildSeo({
     site,
     locale,
@@ -25,15 +36,23 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     title: `${t("dashboard:home.title")} · ${site.name}`,
     noindex: true,
   });
-  return { seo, account, locale };
+  return { seo, i18n, account: { name: account.name, image: account.image }, locale, usage, recent: recent.items };
 }
+
+const ACTIONS = [
+  { key: "text-to-image", to: "/dashboard/image/create/text-to-image", icon: <FontSizeOutlined /> },
+  { key: "image-to-image", to: "/dashboard/image/create/image-to-image", icon: <FileImageOutlined /> },
+  { key: "text-to-video", to: "/dashboard/video/create", icon: <VideoCameraOutlined /> },
+] as const;
 
 export default function DashboardHome({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("dashboard");
   const { pathname } = useLocation();
-  const { account, locale } = loaderData;
+  const { account, locale, usage, recent } = loaderData;
+  const credits = useAvailableCredits() ?? 0;
+  const used = usage.reduce((sum, d) => sum + d.credits, 0);
   return (
-    <div className="dash-page">
+    <div className="dash-page dash-home">
       <div className="dash-welcome">
         <UserAvatar name={account.name} image={account.image} size={56} />
         <div>
@@ -43,22 +62,59 @@ export default function DashboardHome({ loaderData }: Route.ComponentProps) {
           <Typography.Text type="secondary">{t("home.subtitle")}</Typography.Text>
         </div>
       </div>
-      <Card title={t("home.account")} className="dash-card">
-        <Descriptions column={1} size="small">
-          <Descriptions.Item label={t("home.email")}>{account.email}</Descriptions.Item>
-          <Descriptions.Item label={t("home.role")}>
-            <Tag color={account.role === "admin" ? "purple" : undefined}>
-              {t(account.role === "admin" ? "home.roleAdmin" : "home.roleUser")}
-            </Tag>
-          </Descriptions.Item>
-          <Descriptions.Item label={t("home.memberSince")}>
-            {formatDate(locale, account.createdAt, { dateOnly: true })}
-          </Descriptions.Item>
-        </Descriptions>
-        <Link to={hrefIn(pathname, "/user/profile")} className="dash-profile-link">
-          {t("home.manageProfile")} →
-        </Link>
+      <div className="dash-home-top">
+        <Card className="dash-balance">
+          <span className="dash-balance-label">{t("home.balance")}</span>
+          <span className="dash-balance-value">
+            <ThunderboltOutlined aria-hidden /> {formatNumber(locale, credits)}
+          </span>
+          <Link to={hrefIn(pathname, "/pricing")}>
+            <Button type="primary">{t("home.topUp")}</Button>
+          </Link>
+          <Link to={hrefIn(pathname, "/user/orders")} className="dash-balance-history">
+            {t("home.history")}
+          </Link>
+        </Card>
+        <nav className="dash-actions" aria-label={t("home.quickActions")}>
+          {ACTIONS.map((a) => (
+            <Link key={a.key} to={hrefIn(pathname, a.to)} className="dash-action">
+              <span className="dash-action-icon" aria-hidden>
+                {a.icon}
+              </span>
+              <span className="dash-action-text">
+                <strong>{t(`studio:tools.${a.key}.title`)}</strong>
+                <span>{t(`studio:tools.${a.key}.short`)}</span>
+              </span>
+            </Link>
+          ))}
+        </nav>
+      </div>
+      <Card
+        className="dash-usage"
+        title={t("home.usageTitle")}
+        extra={
+          <span className="dash-usage-total">{t("home.usageTotal", { formatted: formatNumber(locale, used) })}</span>
+        }
+      >
+        <UsageChart days={usage} locale={locale} />
       </Card>
+      <section className="dash-recent" aria-labelledby="dash-recent-title">
+        <div className="dash-recent-head">
+          <Typography.Title level={2} id="dash-recent-title" className="dash-section-title">
+            {t("home.recent")}
+          </Typography.Title>
+          <Link to={hrefIn(pathname, "/dashboard/image")}>{t("home.seeAll")}</Link>
+        </div>
+        {recent.length === 0 ? (
+          <p className="dash-recent-empty">{t("home.recentEmpty")}</p>
+        ) : (
+          <div className="gen-grid gen-grid-wide">
+            {recent.map((g) => (
+              <GenerationCard key={g.id} generation={g} />
+            ))}
+          </div>
+        )}
+      </section>
     </div>
   );
 }

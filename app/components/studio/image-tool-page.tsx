@@ -1,0 +1,177 @@
+import { useCallback, useEffect, useEffectEvent, useMemo, useRef } from "react";
+import { Button, Empty, Typography } from "antd";
+import { AppstoreOutlined } from "@ant-design/icons";
+import { useTranslation } from "react-i18next";
+import { useCancelGeneration } from "#app/components/studio/submit.tsx";
+import { Link, useLocation } from "react-router";
+import { useToast } from "#app/components/feedback.ts";
+import { GenerationCard } from "#app/components/studio/generation-card.tsx";
+import { ImageStudioForm, type ImageSettings } from "#app/components/studio/image-studio.tsx";
+import { usePageLocale } from "#app/components/studio/parts.tsx";
+import { refreshCredits } from "#app/lib/credits.ts";
+import {
+  toolIdOf,
+  useGenerationList,
+  revealResults,
+  useLiveGenerations,
+  type GenerationView,
+  type ModelView,
+} from "#app/lib/generations.ts";
+import { hrefIn } from "#common/locales.ts";
+
+/** Loads more when the sentinel comes into view; the button is there for keyboards and when observers are not. */
+export function LoadMore({
+  onMore,
+  loading,
+  failed,
+  failedText,
+}: {
+  onMore: () => void;
+  loading: boolean;
+  failed: boolean;
+  failedText?: string;
+}) {
+  const { t } = useTranslation("studio");
+  const sentinel = useRef<HTMLDivElement>(null);
+  const more = useEffectEvent(onMore);
+  useEffect(() => {
+    const el = sentinel.current;
+    if (!el || typeof IntersectionObserver === "undefined" || failed) return;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) more();
+    });
+    observer.observe(el);
+    return () => observer.disconnect();
+  }, [failed]);
+  return (
+    <div ref={sentinel} className="gen-more">
+      {failed && (
+        <p role="alert" className="gen-more-failed">
+          {failedText ?? t("common:msg.generation.imageQueryFailed")}
+        </p>
+      )}
+      <Button onClick={onMore} loading={loading}>
+        {failed ? t("common:action.retry") : t("list.more")}
+      </Button>
+    </div>
+  );
+}
+
+/**
+ * A text-to-image or image-to-image page: the form, and the results. The create page shows what was started there
+ * (kept in the address, so a reload finds a running job still running); the workspace shows the tool's whole
+ * history, newest first, with infinite scroll.
+ */
+export function ImageToolPage({
+  tool,
+  models,
+  initial,
+  history,
+  current,
+  workspace,
+}: {
+  tool: "text-to-image" | "image-to-image";
+  models: ModelView[];
+  initial: ImageSettings;
+  history: { items: GenerationView[]; nextCursor: string | null };
+  current: GenerationView | null;
+  workspace: boolean;
+}) {
+  const { t } = useTranslation("studio");
+  const { pathname } = useLocation();
+  const locale = usePageLocale();
+  const toast = useToast();
+  const start = useMemo(
+    () => (workspace ? history : { items: current ? [current] : [], nextCursor: null }),
+    [workspace, history, current],
+  );
+  const list = useGenerationList(start, { tool }, locale);
+  const { cancel: onCancel, canceling } = useCancelGeneration((g) => list.replace(g));
+  const queryFailed = useRef(false);
+
+  useLiveGenerations(list.items, {
+    locale,
+    onChange: (g, before) => {
+      list.replace(g);
+      queryFailed.current = false;
+      if (
+        g.status !== before.status &&
+        (g.status === "succeeded" || g.status === "failed" || g.status === "canceled")
+      ) {
+        void refreshCredits();
+        if (g.status === "failed") toast.error(t("common:msg.generation.imageGenerateFailed"));
+      }
+    },
+    onError: () => {
+      // Said once until a look succeeds again, not every three seconds.
+      if (!queryFailed.current) toast.error(t("common:msg.generation.imageQueryFailed"));
+      queryFailed.current = true;
+    },
+  });
+
+  const onSubmitted = useCallback(
+    (g: GenerationView) => {
+      list.prepend(g);
+      revealResults();
+      if (!workspace) {
+        // Keep the job in the address: a reload shows it still running.
+        const url = new URL(window.location.href);
+        url.searchParams.set("id", g.id);
+        url.searchParams.delete("from");
+        window.history.replaceState(window.history.state, "", url);
+      }
+    },
+    [list, workspace],
+  );
+
+  const other = tool === "text-to-image" ? "image-to-image" : "text-to-image";
+  const shown = workspace ? list.items : list.items.slice(0, 4);
+  return (
+    <div className="dash-page studio">
+      <header className="studio-head">
+        <div>
+          <Typography.Title level={1} className="dash-title">
+            {t(`tools.${tool}.title`)}
+          </Typography.Title>
+          <Typography.Text type="secondary">{t(`tools.${tool}.subtitle`)}</Typography.Text>
+        </div>
+        <nav className="studio-head-links" aria-label={t("nav.tools")}>
+          <Link to={hrefIn(pathname, `/dashboard/image/create/${other}`)}>{t(`tools.${other}.title`)}</Link>
+          {workspace ? (
+            <Link to={hrefIn(pathname, "/dashboard/image")}>
+              <AppstoreOutlined aria-hidden /> {t("nav.gallery")}
+            </Link>
+          ) : (
+            <Link to={hrefIn(pathname, `/dashboard/image/${toolIdOf(tool)}`)}>{t("nav.history")}</Link>
+          )}
+        </nav>
+      </header>
+      <div className="studio-layout">
+        <section className="studio-panel" aria-label={t("form.settings")}>
+          <ImageStudioForm tool={tool} models={models} initial={initial} onSubmitted={onSubmitted} />
+        </section>
+        <section className="studio-results" aria-label={t("results.title")} aria-live="polite">
+          <Typography.Title level={2} className="studio-results-title">
+            {workspace ? t("results.history") : t("results.title")}
+          </Typography.Title>
+          {shown.length === 0 ? (
+            <Empty
+              className="studio-empty"
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description={t(workspace ? "results.emptyHistory" : "results.empty")}
+            />
+          ) : (
+            <div className="gen-grid">
+              {shown.map((g) => (
+                <GenerationCard key={g.id} generation={g} onCancel={onCancel} canceling={canceling === g.id} />
+              ))}
+            </div>
+          )}
+          {workspace && list.hasMore && (
+            <LoadMore onMore={() => void list.loadMore()} loading={list.loading} failed={list.failed} />
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}

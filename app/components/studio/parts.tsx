@@ -1,0 +1,193 @@
+import type { KeyboardEvent, ReactNode } from "react";
+import { Alert, Input, Progress, Select, Tag } from "antd";
+import { useTranslation } from "react-i18next";
+import { Link, useLocation } from "react-router";
+import type { GenerationView, ModelView } from "#app/lib/generations.ts";
+import { formatNumber } from "#common/format.ts";
+import { PROMPT_MAX, type GenerationStatus } from "#common/generation.ts";
+import { hrefIn, isLocale, type Locale } from "#common/locales.ts";
+
+export function usePageLocale(): Locale {
+  const { i18n } = useTranslation();
+  return isLocale(i18n.language) ? i18n.language : "en";
+}
+
+export function OfflineTag() {
+  const { t } = useTranslation("common");
+  return <span className="model-tag-offline">{t("generation.offlineDemo")}</span>;
+}
+
+/** "1 credit / image", "6 credits / second of video". */
+export function PriceLabel({ model }: { model: Pick<ModelView, "price"> }) {
+  const { t } = useTranslation("studio");
+  return <>{t(`price.${model.price.unit}`, { count: model.price.credits })}</>;
+}
+
+/** The models for a tool, each with its price and, where it applies, the "Offline demo" tag. */
+export function ModelSelect({
+  id,
+  models,
+  value,
+  onChange,
+}: {
+  id: string;
+  models: ModelView[];
+  value: string;
+  onChange: (id: string) => void;
+}) {
+  return (
+    <Select
+      id={id}
+      className="studio-model-select"
+      value={value}
+      onChange={onChange}
+      options={models.map((m) => ({
+        value: m.id,
+        label: (
+          <span className="studio-model-option">
+            <span className="studio-model-name">{m.name}</span>
+            {m.offline && <OfflineTag />}
+          </span>
+        ),
+        title: m.name,
+      }))}
+      // The open list shows each price too; the closed select only the name.
+      optionRender={(option) => {
+        const m = models.find((x) => x.id === option.value)!;
+        return (
+          <span className="studio-model-option">
+            <span className="studio-model-name">{m.name}</span>
+            {m.offline && <OfflineTag />}
+            <span className="studio-model-price">
+              <PriceLabel model={m} />
+            </span>
+          </span>
+        );
+      }}
+    />
+  );
+}
+
+/** The prompt: a character counter, and Ctrl/Cmd+Enter submits the form. */
+export function PromptField({
+  id,
+  value,
+  onChange,
+  onSubmit,
+  placeholder,
+  rows = 4,
+  invalid,
+  describedBy,
+}: {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  onSubmit?: () => void;
+  placeholder?: string;
+  rows?: number;
+  invalid?: boolean;
+  describedBy?: string;
+}) {
+  const onKeyDown = (e: KeyboardEvent<HTMLTextAreaElement>) => {
+    if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && onSubmit) {
+      e.preventDefault();
+      onSubmit();
+    }
+  };
+  return (
+    <Input.TextArea
+      id={id}
+      value={value}
+      onChange={(e) => onChange(e.target.value)}
+      onKeyDown={onKeyDown}
+      placeholder={placeholder}
+      maxLength={PROMPT_MAX}
+      showCount
+      autoSize={{ minRows: rows, maxRows: 12 }}
+      status={invalid ? "error" : undefined}
+      aria-invalid={invalid || undefined}
+      aria-describedby={describedBy}
+    />
+  );
+}
+
+/** What the request costs and what remains after it; a short balance says so, with the way to top up. */
+export function CostLine({ cost, available }: { cost: number; available: number | null }) {
+  const { t } = useTranslation("studio");
+  const locale = usePageLocale();
+  const { pathname } = useLocation();
+  const after = available === null ? null : available - cost;
+  return (
+    <div className="studio-cost" aria-live="polite">
+      <span>
+        {t("form.cost")} <strong>{t("credits", { count: cost, formatted: formatNumber(locale, cost) })}</strong>
+      </span>
+      {after !== null && after >= 0 && (
+        <span className="studio-cost-after">
+          {t("form.balanceAfter")} <strong>{formatNumber(locale, after)}</strong>
+        </span>
+      )}
+      {after !== null && after < 0 && (
+        <span className="studio-cost-short">
+          {t("form.notEnough")} <Link to={hrefIn(pathname, "/pricing")}>{t("form.topUp")}</Link>
+        </span>
+      )}
+    </div>
+  );
+}
+
+const STATUS_COLORS: Record<GenerationStatus, string> = {
+  queued: "default",
+  processing: "processing",
+  succeeded: "success",
+  failed: "error",
+  canceled: "warning",
+};
+
+export function StatusTag({ status }: { status: GenerationStatus }) {
+  const { t } = useTranslation("studio");
+  return (
+    <Tag color={STATUS_COLORS[status]} className="studio-status">
+      {t(`status.${status}`)}
+    </Tag>
+  );
+}
+
+/** A running job: the progress bar and the time it should still take. */
+export function ProgressBlock({
+  generation,
+}: {
+  generation: Pick<GenerationView, "status" | "progress" | "etaSeconds">;
+}) {
+  const { t } = useTranslation("studio");
+  const queued = generation.status === "queued";
+  return (
+    <div className="studio-progress">
+      <Progress
+        percent={queued ? 0 : generation.progress}
+        status="active"
+        size="small"
+        aria-label={t("progress.label")}
+      />
+      <span className="studio-progress-text">
+        {queued
+          ? t("progress.queued")
+          : generation.etaSeconds !== null && generation.etaSeconds > 0
+            ? t("progress.remaining", { count: Math.ceil(generation.etaSeconds) })
+            : t("progress.finishing")}
+      </span>
+    </div>
+  );
+}
+
+/**
+ * A failure as the user should read it: the server's message in the page's language, or the catalogue text for
+ * what was being done; the not-enough-credits message links to the pricing page.
+ */
+export function FailureAlert({ code, message, fallback }: { code?: string; message?: string; fallback: string }) {
+  const { t } = useTranslation("studio");
+  const { pathname } = useLocation();
+  const action: ReactNode =
+    code === "insufficient_credits" ? <Link to={hrefIn(pathname, "/pricing")}>{t("form.topUp")}</Link> : null;
+  return <Alert type="error" showIcon role="alert" title={message ?? fallback} action={action} />;
+}

@@ -1,0 +1,430 @@
+import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
+import { Alert, App, Button, Empty, Segmented, Switch, Typography } from "antd";
+import { ReloadOutlined, VideoCameraOutlined } from "@ant-design/icons";
+import { useTranslation } from "react-i18next";
+import { useCancelGeneration } from "#app/components/studio/submit.tsx";
+import { SubmitFooter, useSubmitGeneration } from "#app/components/studio/submit.tsx";
+import { Link, useLocation } from "react-router";
+import { useToast } from "#app/components/feedback.ts";
+import { GenerationCard } from "#app/components/studio/generation-card.tsx";
+import { LoadMore } from "#app/components/studio/image-tool-page.tsx";
+import {
+  FailureAlert,
+  ModelSelect,
+  ProgressBlock,
+  PromptField,
+  StatusTag,
+  usePageLocale,
+} from "#app/components/studio/parts.tsx";
+import { refreshCredits } from "#app/lib/credits.ts";
+import {
+  isOpen,
+  resultPath,
+  useGenerationList,
+  revealResults,
+  useLiveGenerations,
+  type GenerationView,
+  type ModelView,
+} from "#app/lib/generations.ts";
+import {
+  VIDEO_DURATIONS,
+  VIDEO_STYLES,
+  priceOf,
+  type SubmitInput,
+  type VideoAspectRatio,
+  type VideoDuration,
+  type VideoStyle,
+} from "#common/generation.ts";
+import { hrefIn } from "#common/locales.ts";
+
+export interface VideoSettings {
+  model?: string;
+  prompt?: string;
+  style?: VideoStyle;
+  duration?: VideoDuration;
+  aspectRatio?: VideoAspectRatio;
+}
+
+/** The video form: prompt (required), style with a small picture of its look, model, duration, ratio and cost. */
+function VideoForm({
+  models,
+  initial,
+  onSubmitted,
+}: {
+  models: ModelView[];
+  initial: VideoSettings;
+  onSubmitted: (g: GenerationView) => void;
+}) {
+  const { t } = useTranslation("studio");
+  const first = models.find((m) => m.id === initial.model) ?? models[0];
+  const [modelId, setModelId] = useState(first?.id ?? "");
+  const model = models.find((m) => m.id === modelId) ?? first;
+  const [prompt, setPrompt] = useState(initial.prompt ?? "");
+  const [style, setStyle] = useState<VideoStyle>(initial.style ?? "cinematic");
+  const [duration, setDuration] = useState<VideoDuration>(initial.duration ?? 5);
+  const [ratio, setRatio] = useState<VideoAspectRatio>(initial.aspectRatio ?? "16:9");
+  const { submit: send, busy, failure } = useSubmitGeneration(onSubmitted);
+  const [missingPrompt, setMissingPrompt] = useState(false);
+
+  if (!model) return <FailureAlert code="unknown_model" fallback={t("common:msg.generation.unknownModel")} />;
+  const styles = (model.options.styles ?? VIDEO_STYLES) as readonly VideoStyle[];
+  const durations = (model.options.durations ?? VIDEO_DURATIONS) as readonly VideoDuration[];
+  const ratios = model.options.aspectRatios as readonly VideoAspectRatio[];
+  const effectiveDuration = durations.includes(duration) ? duration : durations[0]!;
+  const effectiveRatio = ratios.includes(ratio) ? ratio : ratios[0]!;
+  const effectiveStyle = styles.includes(style) ? style : styles[0]!;
+  const cost = priceOf(model.price, { count: 1, duration: effectiveDuration });
+
+  const submit = async (e?: FormEvent) => {
+    e?.preventDefault();
+    if (busy) return;
+    if (!prompt.trim()) {
+      setMissingPrompt(true);
+      document.getElementById("video-prompt")?.focus();
+      return;
+    }
+    const body: SubmitInput = {
+      tool: "text-to-video",
+      model: model.id,
+      prompt,
+      style: effectiveStyle,
+      duration: effectiveDuration,
+      aspectRatio: effectiveRatio,
+    };
+    await send(body);
+  };
+
+  return (
+    <form className="studio-form" onSubmit={submit} noValidate aria-label={t("tools.text-to-video.title")}>
+      <div className="studio-field">
+        <label className="studio-label" htmlFor="video-prompt">
+          {t("form.prompt")}
+        </label>
+        <PromptField
+          id="video-prompt"
+          value={prompt}
+          onChange={(v) => {
+            setPrompt(v);
+            if (v.trim()) setMissingPrompt(false);
+          }}
+          onSubmit={() => void submit()}
+          placeholder={t("tools.text-to-video.placeholder")}
+          invalid={missingPrompt}
+          describedBy="video-prompt-hint"
+        />
+        {missingPrompt ? (
+          <p className="studio-field-error" role="alert" id="video-prompt-hint">
+            {t("common:msg.generation.videoPromptRequired")}
+          </p>
+        ) : (
+          <p className="studio-hint" id="video-prompt-hint">
+            {t("form.shortcut")}
+          </p>
+        )}
+      </div>
+      <fieldset className="studio-field studio-fieldset">
+        <legend className="studio-label">{t("form.style")}</legend>
+        <div className="video-styles" role="radiogroup" aria-label={t("form.style")}>
+          {styles.map((s) => (
+            <label key={s} className={`video-style${s === effectiveStyle ? " is-selected" : ""}`}>
+              <input
+                type="radio"
+                name="video-style"
+                value={s}
+                checked={s === effectiveStyle}
+                onChange={() => setStyle(s)}
+                className="sr-only"
+              />
+              <span className={`video-style-swatch video-style-${s}`} aria-hidden />
+              <span className="video-style-name">{t(`styles.${s}.name`)}</span>
+              <span className="video-style-hint">{t(`styles.${s}.hint`)}</span>
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div className="studio-field">
+        <label className="studio-label" htmlFor="video-model">
+          {t("form.model")}
+        </label>
+        <ModelSelect id="video-model" models={models} value={model.id} onChange={setModelId} />
+      </div>
+      <div className="studio-field">
+        <span className="studio-label">{t("form.duration")}</span>
+        <Segmented
+          value={effectiveDuration}
+          onChange={(v) => setDuration(Number(v) as VideoDuration)}
+          options={durations.map((d) => ({ value: d, label: t("seconds", { count: d }) }))}
+        />
+      </div>
+      <div className="studio-field">
+        <span className="studio-label">{t("form.aspectRatio")}</span>
+        <Segmented
+          value={effectiveRatio}
+          onChange={(v) => setRatio(v as VideoAspectRatio)}
+          options={ratios.map((r) => ({ value: r, label: r }))}
+        />
+      </div>
+      <SubmitFooter
+        cost={cost}
+        busy={busy}
+        failure={failure}
+        fallback={t("common:msg.generation.videoRequestFailed")}
+        icon={<VideoCameraOutlined />}
+        label={t("form.generateVideo")}
+      />
+    </form>
+  );
+}
+
+/** A finished video plays in place; one still running shows its progress. */
+function VideoCard({
+  generation,
+  onCancel,
+  canceling,
+}: {
+  generation: GenerationView;
+  onCancel: (g: GenerationView) => void;
+  canceling: boolean;
+}) {
+  const { t } = useTranslation("studio");
+  const { pathname } = useLocation();
+  const video = generation.status === "succeeded" ? generation.outputs[0] : undefined;
+  if (!video) return <GenerationCard generation={generation} onCancel={onCancel} canceling={canceling} />;
+  return (
+    <article className="gen-card" data-status={generation.status} data-id={generation.id}>
+      <video
+        className="gen-card-video"
+        src={video.url}
+        poster={video.thumbUrl ?? undefined}
+        controls
+        playsInline
+        preload="none"
+        style={{ aspectRatio: generation.params.aspectRatio.replace(":", " / ") }}
+      />
+      <div className="gen-card-body">
+        <Link to={hrefIn(pathname, resultPath(generation))} className="gen-card-prompt" title={generation.prompt}>
+          {generation.prompt}
+        </Link>
+        <div className="gen-card-meta">
+          <StatusTag status={generation.status} />
+          {generation.params.style && <span>{t(`styles.${generation.params.style}.name`)}</span>}
+          {generation.params.duration && <span>{t("seconds", { count: generation.params.duration })}</span>}
+        </div>
+      </div>
+    </article>
+  );
+}
+
+/**
+ * The running video, watched: every 3 s while "auto check" is on and the page is visible, a "check now" button
+ * when it is off, and after the configured time a timeout message with a way to check again.
+ */
+function VideoTask({
+  generation,
+  timeoutSeconds,
+  onChange,
+}: {
+  generation: GenerationView;
+  timeoutSeconds: number;
+  onChange: (g: GenerationView) => void;
+}) {
+  const { t } = useTranslation("studio");
+  const { pathname } = useLocation();
+  const locale = usePageLocale();
+  const toast = useToast();
+  const { notification } = App.useApp();
+  const [auto, setAuto] = useState(true);
+  const [since, setSince] = useState(() => Date.now());
+  const [timedOut, setTimedOut] = useState(false);
+  const failedOnce = useRef(false);
+  const g = generation;
+  const open = isOpen(g);
+
+  const { checkNow } = useLiveGenerations([g], {
+    locale,
+    enabled: auto && !timedOut,
+    onChange: (next, before) => {
+      failedOnce.current = false;
+      onChange(next);
+      if (next.status !== before.status && !isOpen(next)) {
+        void refreshCredits();
+        if (next.status === "succeeded") {
+          notification.success({ title: t("common:msg.generation.videoCompleted"), description: next.prompt });
+        } else if (next.status === "failed") {
+          toast.error(
+            next.error ? t(next.error.messageKey, { ns: "common" }) : t("common:msg.generation.videoRequestFailed"),
+          );
+        }
+      }
+    },
+    onError: () => {
+      if (!failedOnce.current) toast.error(t("common:msg.generation.queryStatusFailed"));
+      failedOnce.current = true;
+    },
+  });
+
+  // Checking stops after the configured time; the user can ask again.
+  useEffect(() => {
+    if (!open || timedOut) return;
+    const timer = window.setTimeout(() => setTimedOut(true), Math.max(0, since + timeoutSeconds * 1000 - Date.now()));
+    return () => window.clearTimeout(timer);
+  }, [open, timedOut, since, timeoutSeconds]);
+
+  const checkAgain = () => {
+    setSince(Date.now());
+    setTimedOut(false);
+    checkNow();
+  };
+
+  if (!open) return null;
+  return (
+    <section className="video-task" aria-live="polite" data-testid="video-task">
+      <div className="video-task-head">
+        <StatusTag status={g.status} />
+        <strong>{t("common:msg.generation.videoProcessing")}</strong>
+        <Link to={hrefIn(pathname, resultPath(g))} className="video-task-link">
+          {t("video.details")}
+        </Link>
+      </div>
+      <p className="video-task-prompt">{g.prompt}</p>
+      <ProgressBlock generation={g} />
+      {timedOut ? (
+        <Alert
+          type="warning"
+          showIcon
+          role="alert"
+          title={t("common:msg.generation.queryTimeout")}
+          action={
+            <Button size="small" icon={<ReloadOutlined />} onClick={checkAgain}>
+              {t("video.checkAgain")}
+            </Button>
+          }
+        />
+      ) : (
+        <div className="video-task-controls">
+          <label className="video-auto">
+            <Switch checked={auto} onChange={setAuto} size="small" />
+            <span>{t("video.autoCheck")}</span>
+          </label>
+          {!auto && (
+            <Button size="small" icon={<ReloadOutlined />} onClick={checkNow}>
+              {t("video.checkNow")}
+            </Button>
+          )}
+        </div>
+      )}
+    </section>
+  );
+}
+
+/**
+ * The video page: the form; the task just started, watched; and the list of the user's videos (on the workspace,
+ * all of them with infinite scroll; on the create page, the ones started there).
+ */
+export function VideoStudio({
+  models,
+  initial,
+  history,
+  current,
+  workspace,
+  timeoutSeconds,
+  listFailed,
+}: {
+  models: ModelView[];
+  initial: VideoSettings;
+  history: { items: GenerationView[]; nextCursor: string | null };
+  current: GenerationView | null;
+  workspace: boolean;
+  timeoutSeconds: number;
+  listFailed: boolean;
+}) {
+  const { t } = useTranslation("studio");
+  const { pathname } = useLocation();
+  const locale = usePageLocale();
+  const start = useMemo(
+    () => (workspace ? history : { items: current ? [current] : [], nextCursor: null }),
+    [workspace, history, current],
+  );
+  const list = useGenerationList(start, { kind: "video" }, locale);
+  const [watching, setWatching] = useState<string | null>(current && isOpen(current) ? current.id : null);
+  const { cancel: onCancel, canceling } = useCancelGeneration((g) => list.replace(g));
+  const watched = list.items.find((g) => g.id === watching) ?? null;
+
+  const onSubmitted = useCallback(
+    (g: GenerationView) => {
+      list.prepend(g);
+      revealResults();
+      setWatching(g.id);
+      if (!workspace) {
+        const url = new URL(window.location.href);
+        url.searchParams.set("id", g.id);
+        window.history.replaceState(window.history.state, "", url);
+      }
+    },
+    [list, workspace],
+  );
+
+  // The watched task polls on its own schedule; the other running ones in the list every 3 s too.
+  useLiveGenerations(
+    list.items.filter((g) => g.id !== watching),
+    {
+      locale,
+      onChange: (g) => list.replace(g),
+      onError: () => undefined,
+    },
+  );
+
+  return (
+    <div className="dash-page studio">
+      <header className="studio-head">
+        <div>
+          <Typography.Title level={1} className="dash-title">
+            {t("tools.text-to-video.title")}
+          </Typography.Title>
+          <Typography.Text type="secondary">{t("tools.text-to-video.subtitle")}</Typography.Text>
+        </div>
+        {!workspace && (
+          <nav className="studio-head-links" aria-label={t("nav.videos")}>
+            <Link to={hrefIn(pathname, "/dashboard/video/5afe14a8")}>{t("nav.videos")}</Link>
+          </nav>
+        )}
+      </header>
+      <div className="studio-layout">
+        <section className="studio-panel" aria-label={t("form.settings")}>
+          <VideoForm models={models} initial={initial} onSubmitted={onSubmitted} />
+        </section>
+        <section className="studio-results" aria-label={t("nav.videos")}>
+          {watched && (
+            <VideoTask key={watched.id} generation={watched} timeoutSeconds={timeoutSeconds} onChange={list.replace} />
+          )}
+          <Typography.Title level={2} className="studio-results-title">
+            {workspace ? t("nav.videos") : t("results.title")}
+          </Typography.Title>
+          {listFailed ? (
+            <Alert type="error" showIcon role="alert" title={t("common:msg.generation.queryVideoListFailed")} />
+          ) : list.items.length === 0 ? (
+            <Empty
+              className="studio-empty"
+              image={Empty.PRESENTED_IMAGE_SIMPLE}
+              description={t(workspace ? "video.empty" : "video.emptyCreate")}
+            />
+          ) : (
+            <div className="gen-grid">
+              {list.items.map((g) => (
+                <VideoCard key={g.id} generation={g} onCancel={onCancel} canceling={canceling === g.id} />
+              ))}
+            </div>
+          )}
+          {workspace && list.hasMore && (
+            <LoadMore
+              onMore={() => void list.loadMore()}
+              loading={list.loading}
+              failed={list.failed}
+              failedText={t("common:msg.generation.queryVideoListFailed")}
+            />
+          )}
+        </section>
+      </div>
+    </div>
+  );
+}

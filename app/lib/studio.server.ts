@@ -1,0 +1,76 @@
+import { data } from "react-router";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { siteOf } from "#app/lib/auth.server.ts";
+import { buildSeo } from "#app/seo.ts";
+import type { Env } from "#server/env.ts";
+import type { Db } from "#server/db/client.ts";
+import { AppError } from "#server/errors.ts";
+import { getGeneration } from "#server/modules/generation/get-generation.ts";
+import { listModels } from "#server/modules/generation/list-models.ts";
+import { TOOL_IDS, type GenerationTool } from "#common/generation.ts";
+import type { ImageSettings } from "#app/components/studio/image-studio.tsx";
+
+/** The tool a dashboard URL's tool id names, or a 404 for anything else. */
+export function toolOf(toolId: string | undefined, kind: "image" | "video"): GenerationTool {
+  const tool = toolId && Object.hasOwn(TOOL_IDS, toolId) ? TOOL_IDS[toolId as keyof typeof TOOL_IDS] : undefined;
+  if (!tool || (kind === "image") !== (tool !== "text-to-video")) throw data(null, { status: 404 });
+  return tool;
+}
+
+/** The offered models that can do a tool. */
+export function modelsFor(env: Env, tool: GenerationTool) {
+  return listModels(env).filter((m) => m.tools.includes(tool));
+}
+
+/** One of the viewer's generations, or a 404 (unknown, someone else's, or not of this tool). */
+export async function ownGeneration(o: { db: Db; env: Env; id: string; viewerId: string; tool?: GenerationTool }) {
+  try {
+    const g = await getGeneration({ db: o.db, env: o.env, id: o.id, viewerId: o.viewerId });
+    if (o.tool && g.tool !== o.tool) throw data(null, { status: 404 });
+    return g;
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found") throw data(null, { status: 404 });
+    throw error;
+  }
+}
+
+/**
+ * What a tool's form starts with: the settings of one of the viewer's generations (`?from=`, "reuse settings"),
+ * or a prompt handed over by another page (`?prompt=`).
+ */
+export async function initialSettings(o: { db: Db; env: Env; url: URL; viewerId: string }): Promise<ImageSettings> {
+  const from = o.url.searchParams.get("from");
+  const prompt = o.url.searchParams.get("prompt")?.slice(0, 2000);
+  if (from) {
+    const g = await getGeneration({ db: o.db, env: o.env, id: from, viewerId: o.viewerId }).catch(() => null);
+    if (g?.mine) {
+      return {
+        model: g.model.id,
+        prompt: g.prompt,
+        negativePrompt: g.negativePrompt,
+        aspectRatio: g.params.aspectRatio,
+        count: g.params.count,
+        seed: g.params.seed,
+        strength: g.params.strength,
+        input: g.input ? { assetId: g.input.id, preview: g.input.thumbUrl ?? g.input.url, label: g.prompt } : null,
+      };
+    }
+  }
+  return prompt ? { prompt } : {};
+}
+
+/** The head and translations of a studio page: its title from the studio namespace, never indexed. */
+export function studioPage(context: Parameters<typeof siteOf>[0], request: Request, titleKey: string) {
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["studio"]);
+  return {
+    seo: buildSeo({
+      site,
+      locale,
+      pathname: new URL(request.url).pathname,
+      title: `${t(`studio:${titleKey}`)} · ${site.name}`,
+      noindex: true,
+    }),
+    i18n,
+  };
+}

@@ -1,0 +1,28 @@
+import type { Route } from "./+types/result";
+import { ResultView } from "#app/components/studio/result-view.tsx";
+import { requireViewer, server } from "#app/lib/auth.server.ts";
+import { ownGeneration, toolOf, studioPage } from "#app/lib/studio.server.ts";
+import { seoMeta } from "#app/seo.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export async function loader({ context, request, params }: Route.LoaderArgs) {
+  const tool = toolOf(params.toolId, "image");
+  const viewer = requireViewer(context, request);
+  const { runtime } = server(context);
+  const generation = await ownGeneration({
+    db: runtime.database.db,
+    env: runtime.env,
+    id: params.id,
+    viewerId: viewer.id,
+    tool,
+  });
+  return {
+    ...studioPage(context, request, `tools.${tool}.title`),
+    generation,
+  };
+}
+
+export default function ImageResult({ loaderData }: Route.ComponentProps) {
+  return <ResultView key={loaderData.generation.id} initial={loaderData.generation} />;
+}

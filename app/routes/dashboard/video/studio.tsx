@@ -1,0 +1,69 @@
+import type { Route } from "./+types/studio";
+import { VideoStudio, type VideoSettings } from "#app/components/studio/video-studio.tsx";
+import { requireViewer, server } from "#app/lib/auth.server.ts";
+import { modelsFor, ownGeneration, studioPage } from "#app/lib/studio.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { getGeneration } from "#server/modules/generation/get-generation.ts";
+import { listGenerations } from "#server/modules/generation/list-generations.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+const NO_HISTORY = { items: [], nextCursor: null };
+
+/** `/dashboard/video/create` (the form and what was started there) and `/dashboard/video/5afe14a8` (the form and every video). */
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const viewer = requireViewer(context, request);
+  const { runtime } = server(context);
+  const { db } = runtime.database;
+  const env = runtime.env;
+  const url = new URL(request.url);
+  const workspace = !url.pathname.endsWith("/create");
+  const id = url.searchParams.get("id");
+  const from = url.searchParams.get("from");
+  const [current, history, source] = await Promise.all([
+    !workspace && id
+      ? ownGeneration({ db, env, id, viewerId: viewer.id, tool: "text-to-video" }).catch(() => null)
+      : null,
+    workspace
+      ? listGenerations({ db, userId: viewer.id, query: { kind: "video", limit: "12" } }).catch(() => null)
+      : NO_HISTORY,
+    from ? getGeneration({ db, env, id: from, viewerId: viewer.id }).catch(() => null) : null,
+  ]);
+  const initial: VideoSettings =
+    source?.mine && source.tool === "text-to-video"
+      ? {
+          model: source.model.id,
+          prompt: source.prompt,
+          style: source.params.style,
+          duration: source.params.duration,
+          aspectRatio: source.params.aspectRatio as VideoSettings["aspectRatio"],
+        }
+      : { prompt: url.searchParams.get("prompt")?.slice(0, 2000) };
+  return {
+    ...studioPage(context, request, "tools.text-to-video.title"),
+    workspace,
+    formKey: `${from ?? ""}:${url.searchParams.get("prompt") ?? ""}`,
+    models: modelsFor(env, "text-to-video"),
+    initial,
+    current,
+    history: history ?? NO_HISTORY,
+    listFailed: history === null,
+    timeoutSeconds: env.VIDEO_POLL_TIMEOUT_SECONDS,
+  };
+}
+
+export default function VideoStudioRoute({ loaderData }: Route.ComponentProps) {
+  const d = loaderData;
+  return (
+    <VideoStudio
+      key={`${d.workspace}:${d.formKey}`}
+      models={d.models}
+      initial={d.initial}
+      current={d.current}
+      history={d.history}
+      workspace={d.workspace}
+      timeoutSeconds={d.timeoutSeconds}
+      listFailed={d.listFailed}
+    />
+  );
+}

@@ -1,0 +1,108 @@
+import { Button, Image, Typography } from "antd";
+import { useTranslation } from "react-i18next";
+import { Link, data, useLocation } from "react-router";
+import type { Route } from "./+types/share";
+import { OfflineTag } from "#app/components/studio/parts.tsx";
+import { ratioCss } from "#app/components/studio/generation-card.tsx";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { server, siteOf } from "#app/lib/auth.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { AppError } from "#server/errors.ts";
+import { getGeneration } from "#server/modules/generation/get-generation.ts";
+import { hrefIn } from "#common/locales.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+/** A generation its owner made public: anyone can look at it; a private or unknown one does not exist (404). */
+export async function loader({ context, request, params }: Route.LoaderArgs) {
+  const { runtime, session } = server(context);
+  let generation;
+  try {
+    generation = await getGeneration({
+      db: runtime.database.db,
+      env: runtime.env,
+      id: params.id,
+      viewerId: session.viewer?.id ?? null,
+      allowPublic: true,
+    });
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found") throw data(null, { status: 404 });
+    throw error;
+  }
+  if (generation.visibility !== "public" || generation.status !== "succeeded") throw data(null, { status: 404 });
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["studio"]);
+  const image = generation.outputs[0];
+  return {
+    seo: buildSeo({
+      site,
+      locale,
+      pathname: new URL(request.url).pathname,
+      title: `${t("studio:share.pageTitle")} · ${site.name}`,
+      description: generation.prompt.slice(0, 160),
+      // Shared by a user, not written by the site: kept out of search results.
+      noindex: true,
+      ...(image?.thumbUrl ? { image: image.thumbUrl } : {}),
+    }),
+    i18n,
+    generation: {
+      id: generation.id,
+      kind: generation.kind,
+      prompt: generation.prompt,
+      model: generation.model,
+      params: { aspectRatio: generation.params.aspectRatio },
+      outputs: generation.outputs,
+      mine: generation.mine,
+    },
+  };
+}
+
+export default function SharedGeneration({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation("studio");
+  const { pathname } = useLocation();
+  const g = loaderData.generation;
+  const video = g.outputs.find((o) => o.mimeType.startsWith("video/"));
+  return (
+    <div className="page share">
+      <div className="share-media">
+        {video ? (
+          <video
+            src={video.url}
+            poster={video.thumbUrl ?? undefined}
+            controls
+            playsInline
+            preload="metadata"
+            style={{ aspectRatio: ratioCss(g.params.aspectRatio) }}
+          />
+        ) : (
+          <Image.PreviewGroup>
+            {g.outputs.map((o, i) => (
+              <Image
+                key={o.id}
+                src={o.url}
+                width="100%"
+                alt={t("result.imageAlt", { n: i + 1, prompt: g.prompt })}
+                style={{
+                  aspectRatio: o.width && o.height ? `${o.width} / ${o.height}` : ratioCss(g.params.aspectRatio),
+                }}
+              />
+            ))}
+          </Image.PreviewGroup>
+        )}
+      </div>
+      <div className="share-info">
+        <Typography.Title level={1} className="share-title">
+          {t("share.pageTitle")}
+        </Typography.Title>
+        <Typography.Paragraph className="share-prompt">{g.prompt}</Typography.Paragraph>
+        <p className="share-model">
+          {g.model.name}
+          {g.model.offline && <OfflineTag />}
+        </p>
+        <Link to={hrefIn(pathname, "/dashboard/image/create/text-to-image")}>
+          <Button type="primary">{t("share.cta")}</Button>
+        </Link>
+      </div>
+    </div>
+  );
+}

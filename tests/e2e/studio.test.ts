@@ -1,0 +1,329 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import sharp from "sharp";
+import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
+import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { text } from "#tests/support/locales.ts";
+import { signedIn } from "#tests/support/session.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
+
+/** A signed-in browser context on `server`, in a fresh account holding the sign-up bonus (20 credits). */
+async function signedInContext(
+  browser: Browser,
+  server: TestServer,
+  email: string,
+  viewport = { width: 1280, height: 900 },
+) {
+  const cookie = await signedIn(server, server.url, email);
+  const context = await browser.newContext({ viewport });
+  await context.addCookies(
+    cookie.split("; ").map((pair) => {
+      const i = pair.indexOf("=");
+      return { name: pair.slice(0, i), value: pair.slice(i + 1), url: server.url };
+    }),
+  );
+  return { context, cookie };
+}
+
+/** The page, with every script error and every answer of 500 or more collected. */
+async function open(context: BrowserContext, url: string) {
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on("pageerror", (e) => problems.push(`pageerror: ${e.message}`));
+  page.on("response", (r) => {
+    if (r.status() >= 500) problems.push(`${r.status()} ${r.url()}`);
+  });
+  await page.goto(url);
+  await hydrated(page, ".studio-form, .dash-page");
+  return { page, problems };
+}
+
+const balance = (page: Page) => page.locator(".credit-balance-value").first();
+
+describe("the image studio in Chromium, on the offline models", () => {
+  let server: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    [server, browser] = await Promise.all([
+      startServer({ PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` }),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("makes two images from text, shows them in place with the credits spent, then on their result page", async () => {
+    const { context } = await signedInContext(browser, server, "painter@example.com");
+    const { page, problems } = await open(context, `${server.url}/fr/dashboard/image/create/text-to-image`);
+    const t = (key: string) => text("fr", "studio", key);
+    await expect(page.locator("h1").textContent()).resolves.toBe(t("tools.text-to-image.title"));
+    await expect(page.locator(".studio-model-select").textContent()).resolves.toContain(
+      text("fr", "common", "generation.offlineDemo"),
+    );
+    await page.fill("#studio-prompt", "Un phare sur une falaise au crépuscule");
+    await page.locator(".ant-segmented-item", { hasText: "16:9" }).click();
+    await page.locator(".ant-segmented-item", { hasText: /^2$/ }).click();
+    await expect(page.locator(".studio-cost").textContent()).resolves.toContain("18");
+    // Ctrl+Enter submits from the prompt.
+    await page.focus("#studio-prompt");
+    await page.keyboard.press("Control+Enter");
+    const card = page.locator(".gen-card").first();
+    await card.and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 60_000 });
+    await expect(card.locator(".gen-media img").count()).resolves.toBe(2);
+    await expect.poll(() => balance(page).textContent()).toBe("18");
+    // The job is in the address: a reload shows it.
+    expect(new URL(page.url()).searchParams.get("id")).toMatch(/^[0-9a-f-]{36}$/);
+    await page.reload();
+    await page.locator(".gen-card[data-status=succeeded]").waitFor();
+
+    await page.locator(".gen-card-media").first().click();
+    await page.waitForURL(/\/fr\/dashboard\/image\/7595af7e\/[0-9a-f-]{36}$/);
+    await page.locator(".result-side").waitFor();
+    await expect(page.locator(".result-images img").count()).resolves.toBe(2);
+    await expect(page.locator(".result-prompt-text").textContent()).resolves.toBe(
+      "Un phare sur une falaise au crépuscule",
+    );
+    const details = await page.locator(".result-details").textContent();
+    expect(details).toContain("16:9");
+    expect(details).toContain("Atelier Demo Image");
+    // The download is the image itself.
+    const href = await page.locator(".result-actions a[download]").first().getAttribute("href");
+    const download = await fetch(`${server.url}${href}`, {
+      headers: { Cookie: (await context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ") },
+    });
+    expect(download.headers.get("content-type")).toBe("image/png");
+
+    // The dashboard home counts the two credits spent today and lists the job.
+    await page.goto(`${server.url}/fr/dashboard/home`);
+    await expect(page.locator(".dash-usage-total").textContent()).resolves.toBe(
+      text("fr", "dashboard", "home.usageTotal").replace("{{formatted}}", "2"),
+    );
+    await expect(page.locator(".usage-chart rect").count()).resolves.toBe(30);
+    await expect(page.locator(".dash-recent .gen-card").count()).resolves.toBe(1);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("transforms an uploaded picture, on a phone", async () => {
+    const { context } = await signedInContext(browser, server, "retoucher@example.com", { width: 390, height: 844 });
+    const { page, problems } = await open(context, `${server.url}/de/dashboard/image/create/image-to-image`);
+    // Submitting without an input image says so and sends nothing.
+    await page.fill("#studio-prompt", "Als Aquarell");
+    await page.click(".studio-submit");
+    await expect(page.locator(".studio-field-error").textContent()).resolves.toBe(
+      text("de", "common", "generation.errors.inputRequired"),
+    );
+    const png = await sharp({
+      create: { width: 320, height: 200, channels: 3, background: { r: 40, g: 120, b: 200 } },
+    })
+      .png()
+      .toBuffer();
+    await page.setInputFiles("[data-testid=input-image-file]", {
+      name: "meer.png",
+      mimeType: "image/png",
+      buffer: png,
+    });
+    await page.locator(".studio-input-chosen img").waitFor();
+    await expect(page.locator(".studio-input-label").textContent()).resolves.toBe("meer.png");
+    await page.click(".studio-submit");
+    await page.locator(".gen-card[data-status=succeeded]").waitFor({ timeout: 60_000 });
+    await page.locator(".gen-card-media").first().click();
+    await page.locator(".result-input-thumb").waitFor();
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    expect(width).toBeLessThanOrEqual(390);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shares a public result signed out, hides a private one, and deletes", async () => {
+    const { context, cookie } = await signedInContext(browser, server, "sharer@example.com");
+    const submitted = await fetch(`${server.url}/api/generations`, {
+      method: "POST",
+      headers: {
+        Cookie: cookie,
+        Origin: server.url,
+        "Sec-Fetch-Site": "same-origin",
+        "Content-Type": "application/json",
+      },
+      body: JSON.stringify({ tool: "text-to-image", model: "demo-image", prompt: "A quiet harbour at dawn" }),
+    });
+    const { generation } = (await submitted.json()) as { generation: { id: string } };
+    const { page } = await open(context, `${server.url}/dashboard/image/7595af7e/${generation.id}`);
+    await page.locator(".result-share").waitFor({ timeout: 60_000 });
+    const stranger = await browser.newContext();
+    const before = await stranger.request.get(`${server.url}/share/${generation.id}`);
+    expect(before.status()).toBe(404);
+
+    await page.locator(".result-share-toggle .ant-switch").click();
+    const link = page.locator(".result-share-link input");
+    await link.waitFor();
+    const shareUrl = await link.inputValue();
+    expect(shareUrl).toBe(`${server.url}/share/${generation.id}`);
+    const shared = await stranger.newPage();
+    const answer = await shared.goto(shareUrl);
+    expect(answer?.status()).toBe(200);
+    await expect(shared.locator(".share-prompt").textContent()).resolves.toBe("A quiet harbour at dawn");
+    await expect(shared.locator(".share-media img").first().isVisible()).resolves.toBe(true);
+
+    await page.locator(".result-share-toggle .ant-switch").click();
+    await link.waitFor({ state: "detached" });
+    expect((await stranger.request.get(shareUrl)).status()).toBe(404);
+
+    // Another account cannot see the result page, and an unknown tool id is no page at all.
+    const { context: other } = await signedInContext(browser, server, "nosy@example.com");
+    expect((await other.request.get(`${server.url}/dashboard/image/7595af7e/${generation.id}`)).status()).toBe(404);
+    expect((await other.request.get(`${server.url}/dashboard/image/deadbeef/${generation.id}`)).status()).toBe(404);
+    expect((await other.request.get(`${server.url}/dashboard/image/deadbeef`)).status()).toBe(404);
+
+    await page
+      .locator(".result-actions .ant-btn-dangerous", { hasText: text("en", "studio", "actions.delete") })
+      .click();
+    await page.locator(".ant-popconfirm .ant-btn-dangerous").click();
+    await page.waitForURL(`${server.url}/dashboard/image`);
+    expect((await context.request.get(`${server.url}/dashboard/image/7595af7e/${generation.id}`)).status()).toBe(404);
+    await Promise.all([context.close(), stranger.close(), other.close()]);
+  });
+
+  it("keeps the prompt when the credits run short and shows the way to top up", async () => {
+    const { context } = await signedInContext(browser, server, "spender@example.com");
+    const { page } = await open(context, `${server.url}/es/dashboard/image/create/text-to-image`);
+    // 20 credits: four images of the 1-credit model cost 4; five such requests leave nothing for a sixth.
+    for (let i = 0; i < 5; i++) {
+      await page.fill("#studio-prompt", `Cuadro ${i}`);
+      await page.locator(".ant-segmented-item", { hasText: /^4$/ }).click();
+      await page.click(".studio-submit");
+      await expect.poll(() => page.locator(".gen-card").count()).toBeGreaterThan(Math.min(i, 3));
+    }
+    await expect.poll(() => balance(page).textContent()).toBe("0");
+    await page.fill("#studio-prompt", "Un prompt que no se pierde");
+    await expect(page.locator(".studio-cost-short a").getAttribute("href")).resolves.toBe("/es/pricing");
+    await page.click(".studio-submit");
+    const alert = page.locator(".studio-form [role=alert]");
+    await expect(alert.locator(".ant-alert-title").textContent()).resolves.toBe(
+      text("es", "common", "msg.generation.insufficientCredits"),
+    );
+    await expect(alert.locator("a").getAttribute("href")).resolves.toBe("/es/pricing");
+    await expect(page.inputValue("#studio-prompt")).resolves.toBe("Un prompt que no se pierde");
+    await context.close();
+  });
+
+  it("lists the images in the gallery with filters, and leads from an empty one to a tool", async () => {
+    const { context } = await signedInContext(browser, server, "collector@example.com");
+    const { page } = await open(context, `${server.url}/ja/dashboard/image`);
+    await expect(page.locator(".gallery-empty").textContent()).resolves.toContain(
+      text("ja", "studio", "gallery.empty"),
+    );
+    await page.locator(".gallery-empty .ant-btn").click();
+    await page.waitForURL(`${server.url}/ja/dashboard/image/create/text-to-image`);
+    await hydrated(page, ".studio-form");
+    await page.fill("#studio-prompt", "静かな湖");
+    await page.click(".studio-submit");
+    await page.locator(".gen-card[data-status=succeeded]").waitFor({ timeout: 60_000 });
+    await page.goto(`${server.url}/ja/dashboard/image`);
+    await expect(page.locator(".gen-card").count()).resolves.toBe(1);
+    await page.goto(`${server.url}/ja/dashboard/image?visibility=public`);
+    await expect(page.locator(".gen-card").count()).resolves.toBe(0);
+    await expect(page.locator(".gallery-empty").textContent()).resolves.toContain(
+      text("ja", "studio", "gallery.emptyFiltered"),
+    );
+    await context.close();
+  });
+});
+
+describe("a slow provider in the image studio", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let openai: FakeOpenAI;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    openai = await startFakeOpenAI();
+    // Long enough to cancel in; the job is stopped long before.
+    openai.delayMs = 60_000;
+    [server, browser] = await Promise.all([
+      startServer({
+        PORT: String(port),
+        SITE_URL: `http://127.0.0.1:${port}`,
+        OPENAI_API_KEY: "sk-test",
+        OPENAI_BASE_URL: `${openai.url}/v1`,
+        // Shorter than the offline video model takes, so the page gives up checking before it is done.
+        VIDEO_POLL_TIMEOUT_SECONDS: "5",
+      }),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await openai?.close();
+  });
+
+  it("offers the provider's model with its price, and cancels a running job with its credits given back", async () => {
+    const { context } = await signedInContext(browser, server, "hesitant@example.com");
+    const { page } = await open(context, `${server.url}/dashboard/image/7595af7e`);
+    await page.fill("#studio-prompt", "A slow sunrise");
+    await page.click("#studio-model");
+    const option = page.locator(".ant-select-item-option", { hasText: "GPT Image 1" });
+    await expect(option.textContent()).resolves.toContain("8 credits / image");
+    await option.click();
+    await page.click(".studio-submit");
+    const card = page.locator(".gen-card").first();
+    await card.and(page.locator("[data-status=processing]")).waitFor({ timeout: 30_000 });
+    await expect.poll(() => balance(page).textContent()).toBe("12");
+    await card.getByRole("button", { name: text("en", "studio", "actions.cancel") }).click();
+    await card.and(page.locator("[data-status=canceled]")).waitFor();
+    await expect.poll(() => balance(page).textContent()).toBe("20");
+    await context.close();
+  });
+
+  it("makes a video: prompt required, checking until the configured timeout, check again, then the notification", async () => {
+    const { context } = await signedInContext(browser, server, "director@example.com");
+    const { page, problems } = await open(context, `${server.url}/ko/dashboard/video/create`);
+    const t = (key: string) => text("ko", "studio", key);
+    await page.click(".studio-submit");
+    await expect(page.locator(".studio-field-error").textContent()).resolves.toBe(
+      text("ko", "common", "msg.generation.videoPromptRequired"),
+    );
+    await page.fill("#video-prompt", "비 오는 밤거리를 떠내려가는 종이배");
+    await page.locator(".video-style", { hasText: t("styles.documentary.name") }).click();
+    await page.locator(".ant-segmented-item", { hasText: t("seconds_other").replace("{{count}}", "10") }).click();
+    await expect(page.locator(".studio-cost").textContent()).resolves.toContain("5");
+    await page.click(".studio-submit");
+    const task = page.getByTestId("video-task");
+    await expect(task.locator("strong").textContent()).resolves.toBe(
+      text("ko", "common", "msg.generation.videoProcessing"),
+    );
+    // Auto check off: a button to check by hand.
+    await task.locator(".ant-switch").click();
+    await task.getByRole("button", { name: t("video.checkNow") }).click();
+    await task.locator(".ant-switch").click();
+    // Five seconds later the page stops checking and says so; checking again goes on to the end.
+    const timeout = task.locator("[role=alert]");
+    await expect(timeout.locator(".ant-alert-title").textContent()).resolves.toBe(
+      text("ko", "common", "msg.generation.queryTimeout"),
+    );
+    const done = page.locator(".ant-notification-notice", {
+      hasText: text("ko", "common", "msg.generation.videoCompleted"),
+    });
+    // The video may outlast another five seconds of checking: check again each time the page gives up.
+    const deadline = Date.now() + 120_000;
+    while (!(await done.isVisible())) {
+      if (Date.now() > deadline) throw new Error("the video never completed");
+      if (await timeout.isVisible()) await timeout.getByRole("button", { name: t("video.checkAgain") }).click();
+      await page.waitForTimeout(250);
+    }
+    const player = page.locator(".gen-card[data-status=succeeded] video");
+    await player.waitFor();
+    const src = await player.getAttribute("src");
+    const head = await context.request.get(`${server.url}${src}`, { headers: { Range: "bytes=0-99" } });
+    expect(head.status()).toBe(206);
+    expect(head.headers()["content-type"]).toBe("video/mp4");
+    await expect.poll(() => balance(page).textContent()).toBe("15");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+});
