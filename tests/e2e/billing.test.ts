@@ -88,6 +88,8 @@ describe("buying and redeeming credits in Chromium", () => {
 
     // Back on the site: the order page follows the payment until it is confirmed.
     await page.waitForURL(/\/es\/user\/orders\/[0-9a-f-]{36}\?session_id=cs_test_/);
+    const orderUrl = page.url().split("?")[0]!;
+    const sessionId = new URL(page.url()).searchParams.get("session_id")!;
     await page.locator('[data-testid="order-status"][data-status="paid"]').waitFor();
     await expect.poll(() => page.getByText(t("orders.detail.paid")).count()).toBeGreaterThan(0);
     await expect.poll(() => balance(page).textContent()).toBe("520");
@@ -119,6 +121,29 @@ describe("buying and redeeming credits in Chromium", () => {
     expect(rows[1]).toContain(t("orders.kinds.purchase"));
     expect(rows[1]).toContain("+500");
     expect(rows[2]).toContain(t("orders.kinds.signup_bonus"));
+
+    // The bank disputes the payment: its credits go; the dispute is closed in the seller's favour: they come back.
+    const deliver = async (step: Parameters<FakeStripe["dispute"]>[1]) => {
+      const [delivery] = await fake.deliver(fake.dispute(sessionId, step));
+      expect(delivery?.status).toBe(200);
+    };
+    await deliver({ type: "created" });
+    await page.goto(orderUrl);
+    await page.locator('[data-testid="order-status"][data-status="refunded"]').waitFor();
+    expect(await page.getByTestId("order-dispute").textContent()).toBe(t("orders.detail.disputes.open"));
+    await expect.poll(() => balance(page).textContent()).toBe("45");
+    await deliver({ type: "closed", status: "won" });
+    await page.reload();
+    await page.locator('[data-testid="order-status"][data-status="paid"]').waitFor();
+    expect(await page.getByTestId("order-dispute").textContent()).toBe(t("orders.detail.disputes.won"));
+    await expect.poll(() => balance(page).textContent()).toBe("545");
+    await page.goto(`${server.url}/es/user/orders`);
+    await expect.poll(() => history.count()).toBe(5);
+    const latest = await history.allTextContents();
+    expect(latest[0]).toContain(t("orders.kinds.chargeback_reversal"));
+    expect(latest[0]).toContain("+500");
+    expect(latest[1]).toContain(t("orders.kinds.chargeback"));
+    expect(latest[1]).toContain("−500");
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -77,11 +77,20 @@ export interface FakeStripe {
   pay(sessionId: string): Stripe.Event;
   expire(sessionId: string): Stripe.Event;
   refund(sessionId: string, amount?: number): Stripe.Event;
-  dispute(sessionId: string): Stripe.Event;
+  /**
+   * Moves the charge's dispute (one per charge, as at Stripe) and returns its event: `created` opens it (an inquiry
+   * when `inquiry`), `funds_withdrawn`, `funds_reinstated`, and `closed` with the outcome.
+   */
+  dispute(sessionId: string, step?: DisputeStep): Stripe.Event;
   /** Posts an event to the webhook URL, signed like Stripe does. */
   deliver(event: Stripe.Event, options?: DeliverOptions): Promise<Delivery[]>;
   close(): Promise<void>;
 }
+
+export type DisputeStep =
+  | { type: "created"; inquiry?: boolean }
+  | { type: "funds_withdrawn" | "funds_reinstated" }
+  | { type: "closed"; status: "won" | "lost" | "warning_closed" };
 
 const id = (prefix: string) => `${prefix}_test_${randomBytes(12).toString("hex")}`;
 const now = () => Math.floor(Date.now() / 1000);
@@ -125,6 +134,7 @@ export async function startFakeStripe(
   const signer = new Stripe(secretKey);
   const idempotent = new Map<string, { params: string; status: number; body: string } | "running">();
   const intents = new Map<string, { id: string; latest_charge: string; amount: number; metadata: Json }>();
+  const disputes = new Map<string, { id: string; status: string } & Json>();
 
   const event = (type: string, object: Json): Stripe.Event =>
     ({
@@ -191,18 +201,26 @@ export async function startFakeStripe(
       charge.refunded = charge.amount_refunded === charge.amount;
       return event("charge.refunded", charge);
     },
-    dispute(sessionId) {
+    dispute(sessionId, step = { type: "created" }) {
       const charge = chargeOf(session(sessionId));
-      return event("charge.dispute.created", {
-        id: id("dp"),
-        object: "dispute",
-        amount: charge.amount,
-        charge: charge.id,
-        payment_intent: charge.payment_intent,
-        currency: charge.currency,
-        reason: "fraudulent",
-        status: "needs_response",
-      });
+      let dispute = disputes.get(charge.id);
+      if (!dispute) {
+        const inquiry = step.type === "created" && step.inquiry === true;
+        dispute = {
+          id: id("dp"),
+          object: "dispute",
+          amount: charge.amount,
+          charge: charge.id,
+          payment_intent: charge.payment_intent,
+          currency: charge.currency,
+          reason: "fraudulent",
+          is_charge_refundable: false,
+          status: inquiry ? "warning_needs_response" : "needs_response",
+        };
+        disputes.set(charge.id, dispute);
+      }
+      if (step.type === "closed") dispute.status = step.status;
+      return event(`charge.dispute.${step.type}`, { ...dispute });
     },
     async deliver(evt, opts = {}) {
       if (!fake.webhookUrl) throw new Error("no webhook URL");

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
 import { creditEntry, creditOrder, paymentEvent, user } from "#server/db/schema/index.ts";
-import { getBalance, grantCredits, holdCredits } from "#server/modules/credits/ledger.ts";
+import { getBalance, grantCredits, holdCredits, settleHold } from "#server/modules/credits/ledger.ts";
 import { startCheckout } from "#server/modules/payments/start-checkout.ts";
 import { handleStripeEvent } from "#server/modules/payments/handle-stripe-event.ts";
 import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
@@ -242,6 +242,97 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     // A refund after the dispute has nothing left to take.
     expect(await apply(fake.refund(sessionOf(url)))).toBe("applied");
     expect((await entries(userId)).map((e) => e.kind)).toEqual(["purchase", "chargeback"]);
+  });
+
+  it("gives back what a won dispute took, not what a refund took, and forgets the dispute's shortfall", async () => {
+    const userId = await newUser();
+    const { orderId, url } = await checkout(userId, "creator");
+    const session = sessionOf(url);
+    await apply(fake.pay(session));
+    await apply(fake.refund(session, 1000));
+    // 200 of the 250 left are reserved for a job when the dispute comes: the chargeback can take only 50.
+    const hold = await holdCredits(db(), { userId, amount: 200, idempotencyKey: randomUUID() });
+    expect(await apply(fake.dispute(session))).toBe("applied");
+    expect(await getBalance(db(), userId)).toEqual({ balance: 200, held: 200, available: 0 });
+    expect(await order(orderId)).toMatchObject({
+      status: "refunded",
+      creditsReversed: 500,
+      shortfall: 200,
+      disputeStatus: "open",
+      disputeCredits: 250,
+      disputeShortfall: 200,
+    });
+    expect(await apply(fake.dispute(session, { type: "funds_withdrawn" }))).toBe("applied");
+    await settleHold(db(), { holdId: hold.holdId, as: "release" });
+
+    // Won: the funds come back (two events meaning it), each possibly delivered several times at once.
+    const won = fake.dispute(session, { type: "closed", status: "won" });
+    const reinstated = fake.dispute(session, { type: "funds_reinstated" });
+    const outcomes = await Promise.all([won, won, reinstated, won, reinstated].map((e) => apply(e)));
+    expect(outcomes.filter((o) => o === "applied")).toHaveLength(2);
+    expect(await getBalance(db(), userId)).toEqual({ balance: 250, held: 0, available: 250 });
+    expect(await order(orderId)).toMatchObject({
+      status: "paid",
+      creditsReversed: 250,
+      shortfall: 0,
+      disputeStatus: "won",
+      disputeCredits: 0,
+      disputeShortfall: 0,
+    });
+    // A late opening of the same dispute, under a new event id, takes nothing again.
+    expect(await apply({ ...fake.dispute(session), id: `evt_${randomUUID()}` })).toBe("applied");
+    expect(await getBalance(db(), userId)).toMatchObject({ balance: 250 });
+    const kinds = (await entries(userId)).map((e) => [e.kind, e.amount]);
+    expect(kinds).toEqual([
+      ["purchase", 500],
+      ["refund", -250],
+      ["hold", 0],
+      ["chargeback", -50],
+      ["release", 0],
+      ["chargeback_reversal", 50],
+    ]);
+    // The rest of the payment refunded afterwards takes the rest of the credits, as without the dispute.
+    expect(await apply(fake.refund(session))).toBe("applied");
+    expect(await getBalance(db(), userId)).toMatchObject({ balance: 0 });
+    expect(await order(orderId)).toMatchObject({ status: "refunded", creditsReversed: 500, shortfall: 0 });
+  });
+
+  it("keeps the credits taken when a dispute is lost, and takes nothing for an inquiry", async () => {
+    const lost = await newUser();
+    const a = await checkout(lost, "starter");
+    await apply(fake.pay(sessionOf(a.url)));
+    // Closed as lost before its opening was applied: still one chargeback.
+    const opened = fake.dispute(sessionOf(a.url));
+    expect(await apply(fake.dispute(sessionOf(a.url), { type: "closed", status: "lost" }))).toBe("applied");
+    expect(await apply(opened)).toBe("applied");
+    expect(await getBalance(db(), lost)).toMatchObject({ balance: 0 });
+    expect(await order(a.orderId)).toMatchObject({ status: "refunded", disputeStatus: "lost", creditsReversed: 100 });
+    expect((await entries(lost)).map((e) => e.kind)).toEqual(["purchase", "chargeback"]);
+
+    const asked = await newUser();
+    const b = await checkout(asked, "starter");
+    await apply(fake.pay(sessionOf(b.url)));
+    expect(await apply(fake.dispute(sessionOf(b.url), { type: "created", inquiry: true }))).toBe("applied");
+    expect(await getBalance(db(), asked)).toMatchObject({ balance: 100 });
+    expect(await order(b.orderId)).toMatchObject({ status: "paid", disputeStatus: "inquiry", creditsReversed: 0 });
+    expect(await apply(fake.dispute(sessionOf(b.url), { type: "closed", status: "warning_closed" }))).toBe("applied");
+    expect(await getBalance(db(), asked)).toMatchObject({ balance: 100 });
+    expect(await order(b.orderId)).toMatchObject({ status: "paid", disputeStatus: "won" });
+    expect((await entries(asked)).map((e) => e.kind)).toEqual(["purchase"]);
+  });
+
+  it("takes nothing for a dispute whose win arrives before its opening", async () => {
+    const userId = await newUser();
+    const { orderId, url } = await checkout(userId, "starter");
+    await apply(fake.pay(sessionOf(url)));
+    const opened = fake.dispute(sessionOf(url));
+    const withdrawn = fake.dispute(sessionOf(url), { type: "funds_withdrawn" });
+    expect(await apply(fake.dispute(sessionOf(url), { type: "closed", status: "won" }))).toBe("applied");
+    expect(await apply(withdrawn)).toBe("applied");
+    expect(await apply(opened)).toBe("applied");
+    expect(await getBalance(db(), userId)).toMatchObject({ balance: 100 });
+    expect(await order(orderId)).toMatchObject({ status: "paid", disputeStatus: "won", creditsReversed: 0 });
+    expect((await entries(userId)).map((e) => e.kind)).toEqual(["purchase"]);
   });
 
   it("ignores events for unknown orders and payments, and grants nothing for a wrong amount", async () => {

@@ -116,6 +116,11 @@ export default function Order({ loaderData }: Route.ComponentProps) {
         {order.paidAt && (
           <Descriptions.Item label={t("orders.detail.paidAt")}>{formatDate(locale, order.paidAt)}</Descriptions.Item>
         )}
+        {order.disputeStatus && (
+          <Descriptions.Item label={t("orders.detail.dispute")}>
+            <span data-testid="order-dispute">{t(`orders.detail.disputes.${order.disputeStatus}`)}</span>
+          </Descriptions.Item>
+        )}
         {order.receiptUrl && (
           <Descriptions.Item label={t("orders.columns.receipt")}>
             <a href={order.receiptUrl} target="_blank" rel="noopener noreferrer">

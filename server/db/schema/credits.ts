@@ -12,6 +12,7 @@ export const CREDIT_ENTRY_KINDS = [
   "admin_adjustment",
   "redemption",
   "chargeback",
+  "chargeback_reversal",
 ] as const;
 export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
 

@@ -5,6 +5,10 @@ import { user } from "./auth.ts";
 export const ORDER_STATUSES = ["pending", "paid", "canceled", "refunded", "failed"] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
+/** A dispute on the order's payment: an inquiry takes nothing; `open` and `lost` have taken credits back. */
+export const DISPUTE_STATUSES = ["inquiry", "open", "won", "lost"] as const;
+export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
+
 const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
 
 /**
@@ -34,6 +38,14 @@ export const creditOrder = pgTable(
     creditsReversed: bigint("credits_reversed", { mode: "number" }).notNull().default(0),
     shortfall: bigint("shortfall", { mode: "number" }).notNull().default(0),
     disputedAt: timestamp("disputed_at", { withTimezone: true }),
+    /**
+     * The payment's dispute (Stripe allows one per charge): what its chargeback took from `creditsReversed`, and the
+     * part of that which was `shortfall`, so that a won dispute gives back exactly what the chargeback took.
+     */
+    disputeId: text("dispute_id"),
+    disputeStatus: text("dispute_status").$type<DisputeStatus>(),
+    disputeCredits: bigint("dispute_credits", { mode: "number" }).notNull().default(0),
+    disputeShortfall: bigint("dispute_shortfall", { mode: "number" }).notNull().default(0),
     /** The buy form's one-time key: a double-click or a resent form finds the same order. */
     requestKey: text("request_key").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -46,6 +58,11 @@ export const creditOrder = pgTable(
     check(
       "credit_order_reversal",
       sql`${t.refundedAmount} >= 0 and ${t.shortfall} >= 0 and ${t.creditsReversed} between ${t.shortfall} and ${t.credits}`,
+    ),
+    check("credit_order_dispute_status", sql`${t.disputeStatus} in (${list(DISPUTE_STATUSES)})`),
+    check(
+      "credit_order_dispute",
+      sql`${t.disputeShortfall} between 0 and ${t.disputeCredits} and ${t.disputeCredits} <= ${t.creditsReversed} and ${t.disputeShortfall} <= ${t.shortfall}`,
     ),
     uniqueIndex("credit_order_request_key_idx").on(t.userId, t.requestKey),
     index("credit_order_user_created_idx").on(t.userId, t.createdAt),

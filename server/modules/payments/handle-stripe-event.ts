@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
-import { creditOrder, paymentEvent } from "#server/db/schema/index.ts";
+import { creditOrder, paymentEvent, type DisputeStatus } from "#server/db/schema/index.ts";
 import { applyMovement, takeBackInTx, type Tx } from "#server/modules/credits/ledger.ts";
 import type { StripeClient } from "./stripe-client.ts";
 
@@ -68,14 +68,19 @@ export async function handleStripeEvent({
         await reverse(tx, current, { target, kind: "refund", refundedAmount: charge.amount_refunded });
       });
     }
-    case "charge.dispute.created": {
+    case "charge.dispute.created":
+    case "charge.dispute.funds_withdrawn":
+    case "charge.dispute.funds_reinstated":
+    case "charge.dispute.closed": {
       const dispute = event.data.object;
       const found = await orderOfPayment(db, stripe, idOf(dispute.payment_intent), log);
       if (!found) return ignored(log, "no order for this payment");
+      const step = disputeStep(event.type, dispute.status);
       return record(db, event, found.order.id, async (tx, locked) => {
         if (found.session) await fulfil(tx, locked, found.session, null, log);
         const current = await lockOrder(tx, locked.id);
-        await reverse(tx, current, { target: current.credits, kind: "chargeback", disputed: true });
+        if (step === "reinstate") await reinstate(tx, current, dispute.id);
+        else await withdraw(tx, current, dispute.id, step);
       });
     }
     default:
@@ -215,7 +220,7 @@ async function fulfil(
 async function reverse(
   tx: Tx,
   order: Order,
-  r: { target: number; kind: "refund" | "chargeback"; refundedAmount?: number; disputed?: boolean },
+  r: { target: number; kind: "refund" | "chargeback"; refundedAmount?: number },
 ): Promise<void> {
   // Not paid yet (its completion has not been applied): fail, so that Stripe delivers this again later.
   if (order.status === "pending") throw new Error(`order ${order.id} is not paid yet`);
@@ -245,7 +250,87 @@ async function reverse(
       shortfall: order.shortfall + shortfall,
       refundedAmount: Math.max(order.refundedAmount, r.refundedAmount ?? 0),
       status: target >= order.credits ? "refunded" : order.status,
-      disputedAt: r.disputed ? (order.disputedAt ?? new Date()) : order.disputedAt,
+      updatedAt: new Date(),
+    })
+    .where(eq(creditOrder.id, order.id));
+}
+
+type DisputeStep = "inquiry" | "open" | "lost" | "reinstate";
+
+/**
+ * What a dispute event means for the order. An inquiry (`warning_…`) withdraws no money, so it takes nothing; an
+ * opened dispute or withdrawn funds take the credits back; a dispute closed in the seller's favour (won, an inquiry
+ * closed, a prevented one) or reinstated funds give them back; a lost one keeps them taken.
+ */
+function disputeStep(type: string, status: Stripe.Dispute.Status): DisputeStep {
+  if (type === "charge.dispute.funds_reinstated") return "reinstate";
+  if (type === "charge.dispute.funds_withdrawn") return "open";
+  if (type === "charge.dispute.closed") return status === "lost" ? "lost" : "reinstate";
+  return status.startsWith("warning_") ? "inquiry" : "open";
+}
+
+/**
+ * A dispute taking the credits back (or an inquiry, marking the order only). The chargeback takes what refunds have
+ * not taken yet; the order remembers that and the part of it that was shortfall, for a won dispute to undo. Once the
+ * dispute was won, late or repeated events of it take nothing.
+ */
+async function withdraw(tx: Tx, order: Order, disputeId: string, step: Exclude<DisputeStep, "reinstate">) {
+  const settled = order.disputeStatus === "won" || order.disputeStatus === "lost";
+  const taken = order.disputeStatus === "open" || order.disputeStatus === "lost";
+  let status: DisputeStatus | null = order.disputeStatus;
+  let credits = order.disputeCredits;
+  let shortfall = order.disputeShortfall;
+  if (step !== "inquiry" && !taken && !settled) {
+    await reverse(tx, order, { target: order.credits, kind: "chargeback" });
+    const after = await lockOrder(tx, order.id);
+    credits = after.creditsReversed - order.creditsReversed;
+    shortfall = after.shortfall - order.shortfall;
+  }
+  // An inquiry's late `created` event does not undo a dispute already opened.
+  if (!settled) status = step === "inquiry" ? (order.disputeStatus ?? "inquiry") : step;
+  await tx
+    .update(creditOrder)
+    .set({
+      disputeId: order.disputeId ?? disputeId,
+      disputeStatus: status,
+      disputeCredits: credits,
+      disputeShortfall: shortfall,
+      disputedAt: order.disputedAt ?? new Date(),
+      updatedAt: new Date(),
+    })
+    .where(eq(creditOrder.id, order.id));
+}
+
+/**
+ * A dispute settled in the seller's favour: the money is back, so the credits its chargeback took come back too
+ * (what refunds took stays taken), and the shortfall it recorded is no longer owed. Once per order: the entry's key
+ * and the `won` status make a repeat (reinstated funds, then closed as won) a no-op.
+ */
+async function reinstate(tx: Tx, order: Order, disputeId: string) {
+  if (order.disputeStatus === "won" || order.disputeStatus === "lost") return;
+  const give = order.disputeCredits - order.disputeShortfall;
+  if (give > 0 && order.userId) {
+    await applyMovement(tx, {
+      userId: order.userId,
+      kind: "chargeback_reversal",
+      amount: give,
+      heldChange: 0,
+      reference: `order:${order.id}`,
+      idempotencyKey: `chargeback_reversal:order:${order.id}`,
+    });
+  }
+  const creditsReversed = order.creditsReversed - order.disputeCredits;
+  await tx
+    .update(creditOrder)
+    .set({
+      creditsReversed,
+      shortfall: order.shortfall - order.disputeShortfall,
+      status: order.status === "refunded" && creditsReversed < order.credits ? "paid" : order.status,
+      disputeId: order.disputeId ?? disputeId,
+      disputeStatus: "won",
+      disputeCredits: 0,
+      disputeShortfall: 0,
+      disputedAt: order.disputedAt ?? new Date(),
       updatedAt: new Date(),
     })
     .where(eq(creditOrder.id, order.id));

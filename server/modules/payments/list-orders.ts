@@ -13,6 +13,7 @@ const columns = {
   refundedAmount: creditOrder.refundedAmount,
   creditsReversed: creditOrder.creditsReversed,
   shortfall: creditOrder.shortfall,
+  disputeStatus: creditOrder.disputeStatus,
   createdAt: creditOrder.createdAt,
   paidAt: creditOrder.paidAt,
 };
