@@ -25,7 +25,12 @@ export const ERROR_CODES = {
   input_url_refused: { status: 400, messageKey: "generation.errors.inputUrlRefused" },
   input_url_failed: { status: 422, messageKey: "generation.errors.inputUrlFailed" },
   not_cancelable: { status: 409, messageKey: "generation.errors.notCancelable" },
-  idempotency_mismatch: { status: 422, messageKey: "error.400" },
+  idempotency_mismatch: { status: 422, messageKey: "api.errors.idempotencyMismatch" },
+  idempotency_in_flight: { status: 409, messageKey: "api.errors.idempotencyInFlight" },
+  invalid_api_key: { status: 401, messageKey: "api.errors.invalidKey" },
+  api_key_inactive: { status: 401, messageKey: "api.errors.keyInactive" },
+  api_key_limit: { status: 409, messageKey: "api.errors.keyLimit" },
+  unsupported_media_type: { status: 415, messageKey: "api.errors.unsupportedMediaType" },
   internal_error: { status: 500, messageKey: "error.500" },
   service_unavailable: { status: 503, messageKey: "error.unknown" },
 } as const;

@@ -13,6 +13,9 @@ import { deleteGeneration } from "#server/modules/generation/delete-generation.t
 import { setVisibility } from "#server/modules/generation/set-visibility.ts";
 import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
 import { listModels } from "#server/modules/generation/list-models.ts";
+import { listApiKeys } from "#server/modules/api-keys/list-api-keys.ts";
+import { createApiKey } from "#server/modules/api-keys/create-api-key.ts";
+import { deleteApiKey, setApiKeyStatus } from "#server/modules/api-keys/update-api-key.ts";
 
 /**
  * The internal API the pages call with their session cookie. Every route needs a session (`signedIn`): without one
@@ -149,6 +152,42 @@ export function internalApi(state: ServerState) {
         bytes: new Uint8Array(await file.arrayBuffer()),
       });
       return c.json({ upload: mediaView({ ...saved, durationMs: null, thumbKey: null }) }, 201);
+    }),
+  );
+
+  api.get("/keys", signedIn, async (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.json({ keys: await listApiKeys({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
+  });
+
+  api.post("/keys", signedIn, (c) =>
+    answering(c, async () => {
+      const created = await createApiKey({
+        db: runtime().database.db,
+        userId: c.get("viewer")!.id,
+        input: await json(c),
+      });
+      c.header("Cache-Control", "no-store");
+      return c.json(created, 201);
+    }),
+  );
+
+  api.patch("/keys/:id", signedIn, (c) =>
+    answering(c, async () => {
+      const key = await setApiKeyStatus({
+        db: runtime().database.db,
+        userId: c.get("viewer")!.id,
+        id: c.req.param("id"),
+        input: await json(c),
+      });
+      return c.json({ key });
+    }),
+  );
+
+  api.delete("/keys/:id", signedIn, (c) =>
+    answering(c, async () => {
+      await deleteApiKey({ db: runtime().database.db, userId: c.get("viewer")!.id, id: c.req.param("id") });
+      return c.body(null, 204);
     }),
   );
 

@@ -20,6 +20,7 @@ import { isDatabaseUnavailable } from "#server/http/errors.ts";
 import { rootLocale } from "#server/http/locale.ts";
 import { authHeaders, authRoutes, clientIp, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
 import { internalApi } from "#server/api/internal.ts";
+import { publicApi } from "#server/api/v1/index.ts";
 import { webhookRoutes } from "#server/http/webhooks.ts";
 import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
 import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
@@ -62,6 +63,8 @@ export type AppEnv = {
     session?: ResolvedSession;
     /** Set by the internal API's guard for the routes behind it. */
     viewer?: Viewer;
+    /** The owner of the API key of a public API request. */
+    apiUserId?: string;
   };
 };
 
@@ -225,6 +228,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     if (c.req.path.startsWith("/api/v1/") || c.req.path.startsWith("/api/auth/")) return next();
     return sameOriginWrites(site.url)(c, next);
   });
+  app.route(
+    "/api/v1",
+    publicApi(state, { origin: new URL(site.url).origin, limitPerMinute: env.API_RATE_LIMIT_PER_MINUTE }),
+  );
   app.route("/api", internal);
   app.route("/webhooks", webhookRoutes(state));
 

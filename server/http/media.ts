@@ -4,6 +4,7 @@ import { sessionOf } from "#server/http/auth.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { isStorageKey } from "#server/storage/storage.ts";
 import { findMedia } from "#server/modules/generation/find-media.ts";
+import { isUuid } from "#common/ids.ts";
 
 /**
  * Sends a stored object with the headers a browser and a video player need: its type and size, byte ranges
@@ -91,7 +92,7 @@ export function mediaRoutes(state: ServerState) {
     const runtime = state.runtime;
     if (!runtime)
       return c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503);
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return c.text("Not found", 404);
+    if (!isUuid(id)) return c.text("Not found", 404);
     const session = await sessionOf(c, state);
     for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });
     const found = await findMedia({ db: runtime.database.db, assetId: id, viewerId: session.viewer?.id ?? null });

@@ -4,6 +4,7 @@ import type { Db } from "#server/db/client.ts";
 import type { SiteConfig } from "#config/site.ts";
 import { purgeExpiredSessions } from "#server/modules/users/purge-expired-sessions.ts";
 import { purgeRateLimits } from "#server/modules/rate-limits/purge-rate-limits.ts";
+import { purgeIdempotencyKeys } from "#server/modules/api-keys/idempotency.ts";
 import { MAIL_QUEUE, type MailJob } from "#server/modules/mail/queue-mail.ts";
 import { renderMail } from "#server/modules/mail/templates.ts";
 import type { Mailer } from "#server/modules/mail/transport.ts";
@@ -52,7 +53,11 @@ export const queues: QueueDefinition[] = [
     retryLimit: 3,
     expireInSeconds: 300,
     async handle(_jobs, { db, logger }) {
-      const purged = { ...(await purgeExpiredSessions({ db })), rateLimits: await purgeRateLimits({ db }) };
+      const purged = {
+        ...(await purgeExpiredSessions({ db })),
+        rateLimits: await purgeRateLimits({ db }),
+        idempotencyKeys: await purgeIdempotencyKeys({ db }),
+      };
       logger.info(purged, "expired sessions purged");
       return purged;
     },

@@ -66,3 +66,14 @@ it("every locale has a folder with the same namespaces", () => {
     expect(readdirSync(join(dir, locale)).sort()).toEqual([...namespaces].map((n) => `${n}.json`).sort());
   }
 });
+
+describe("error messages", () => {
+  it("every application error code has its message in the common namespace", async () => {
+    const { ERROR_CODES } = await import("#common/errors.ts");
+    const common = load("en", "common");
+    const missing = Object.entries(ERROR_CODES)
+      .filter(([, e]) => !common.has(e.messageKey))
+      .map(([code, e]) => `${code} → ${e.messageKey}`);
+    expect(missing).toEqual([]);
+  });
+});

@@ -5,3 +5,4 @@ export * from "./credits.ts";
 export * from "./redemption.ts";
 export * from "./orders.ts";
 export * from "./generations.ts";
+export * from "./api.ts";

@@ -3,12 +3,14 @@ import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import { settleHoldInTx } from "#server/modules/credits/ledger.ts";
 import { AppError } from "#server/errors.ts";
+import { isUuid } from "#common/ids.ts";
 
 /**
  * Cancels a queued or running job of the user: canceled, and its credits released, in one transaction. A running
  * worker notices within a second and stops. Canceling a canceled job again is a no-op; a finished one is a 409.
  */
 export async function cancelGeneration(o: { db: Db; userId: string; id: string }): Promise<void> {
+  if (!isUuid(o.id)) throw new AppError("not_found", `no generation ${o.id}`);
   const canceled = await o.db.transaction(async (tx) => {
     const [row] = await tx
       .update(generation)

@@ -4,6 +4,7 @@ import type { Storage } from "#server/storage/storage.ts";
 import { asset, generation } from "#server/db/schema/index.ts";
 import { settleHoldInTx, type Tx } from "#server/modules/credits/ledger.ts";
 import { AppError } from "#server/errors.ts";
+import { isUuid } from "#common/ids.ts";
 import { removeFiles } from "./store-outputs.ts";
 
 /**
@@ -11,6 +12,7 @@ import { removeFiles } from "./store-outputs.ts";
  * same transaction. The files go once the rows are gone (an input image other jobs still use stays).
  */
 export async function deleteGeneration(o: { db: Db; storage: Storage; userId: string; id: string }): Promise<void> {
+  if (!isUuid(o.id)) throw new AppError("not_found", `no generation ${o.id}`);
   const keys = await o.db.transaction(async (tx) => {
     const [job] = await tx
       .select({ status: generation.status, holdId: generation.holdId, inputAssetId: generation.inputAssetId })

@@ -3,6 +3,7 @@ import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import { asset, generation } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
+import { isUuid } from "#common/ids.ts";
 import { findOfferedModel, modelCatalog } from "#config/models.ts";
 import { FAILURES, type FailureCode, type GenerationParams } from "#common/generation.ts";
 import { remainingSeconds, typicalSeconds } from "./estimate.ts";
@@ -112,7 +113,7 @@ export async function getGeneration(o: {
   /** Whether a public generation of someone else may be returned. */
   allowPublic?: boolean;
 }): Promise<GenerationView & { mine: boolean }> {
-  if (!/^[0-9a-f-]{36}$/i.test(o.id)) throw new AppError("not_found", "no such generation");
+  if (!isUuid(o.id)) throw new AppError("not_found", "no such generation");
   const [g] = await o.db.select().from(generation).where(eq(generation.id, o.id));
   const mine = Boolean(g && o.viewerId && g.userId === o.viewerId);
   if (!g || (!mine && !(o.allowPublic && g.visibility === "public" && g.status === "succeeded"))) {

@@ -5,6 +5,7 @@ import { AppError } from "#server/errors.ts";
 import { listSchema } from "#common/generation.ts";
 import { modelCatalog } from "#config/models.ts";
 import { presentGeneration, type GenerationView } from "./get-generation.ts";
+import { isUuid } from "#common/ids.ts";
 
 /**
  * A position in the newest-first list: the last item's creation time, to the microsecond the database keeps (a
@@ -18,7 +19,7 @@ const CURSOR_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 
 function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const [createdAt, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
-  if (!id || !/^[0-9a-f-]{36}$/i.test(id) || !createdAt || !CURSOR_TIME.test(createdAt)) {
+  if (!id || !isUuid(id) || !createdAt || !CURSOR_TIME.test(createdAt)) {
     throw new AppError("invalid_options", "cursor: not a cursor this API gave out");
   }
   return { createdAt, id };

@@ -2,11 +2,13 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
+import { isUuid } from "#common/ids.ts";
 import type { Visibility } from "#common/generation.ts";
 
 /** Makes a generation of the user public (anyone with the link sees it and its media) or private again. */
 export async function setVisibility(o: { db: Db; userId: string; id: string; visibility: Visibility }): Promise<void> {
   if (o.visibility !== "public" && o.visibility !== "private") throw new AppError("invalid_options", "visibility");
+  if (!isUuid(o.id)) throw new AppError("not_found", `no generation ${o.id}`);
   const rows = await o.db
     .update(generation)
     .set({ visibility: o.visibility, updatedAt: sql`now()` })

@@ -1,6 +1,7 @@
 import { and, count, desc, eq } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { creditOrder } from "#server/db/schema/index.ts";
+import { isUuid } from "#common/ids.ts";
 
 const columns = {
   id: creditOrder.id,
@@ -47,7 +48,7 @@ export async function listOrders({
 
 /** One of the user's orders; another user's order is not found. */
 export async function getOrder({ db, userId, orderId }: { db: Db; userId: string; orderId: string }) {
-  if (!/^[0-9a-f-]{36}$/i.test(orderId)) return undefined;
+  if (!isUuid(orderId)) return undefined;
   const [row] = await db
     .select(columns)
     .from(creditOrder)

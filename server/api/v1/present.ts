@@ -1,0 +1,80 @@
+import type { GenerationView, MediaView } from "#server/modules/generation/get-generation.ts";
+import type { EntryView } from "#server/modules/credits/list-entries.ts";
+import type { listModels } from "#server/modules/generation/list-models.ts";
+
+/** The public API's JSON: snake_case, absolute URLs, nothing the pages need only. */
+export function presentMedia(m: MediaView, origin: string) {
+  return {
+    id: m.id,
+    url: origin + m.url,
+    thumbnail_url: m.thumbUrl ? origin + m.thumbUrl : null,
+    mime_type: m.mimeType,
+    width: m.width,
+    height: m.height,
+    duration_ms: m.durationMs,
+    size_bytes: m.sizeBytes,
+  };
+}
+
+export function presentGeneration(g: GenerationView, origin: string) {
+  return {
+    id: g.id,
+    object: "generation" as const,
+    kind: g.kind,
+    tool: g.tool,
+    model: g.model.id,
+    prompt: g.prompt,
+    negative_prompt: g.negativePrompt,
+    aspect_ratio: g.params.aspectRatio,
+    count: g.params.count,
+    seed: g.params.seed ?? null,
+    strength: g.params.strength ?? null,
+    style: g.params.style ?? null,
+    duration: g.params.duration ?? null,
+    status: g.status,
+    progress: g.progress,
+    eta_seconds: g.etaSeconds,
+    credits_held: g.creditsHeld,
+    credits_charged: g.creditsCharged,
+    error: g.error ? { code: g.error.code, message: g.error.message } : null,
+    visibility: g.visibility,
+    outputs: g.outputs.map((m) => presentMedia(m, origin)),
+    input_image: g.input ? presentMedia(g.input, origin) : null,
+    created_at: g.createdAt,
+    started_at: g.startedAt,
+    finished_at: g.finishedAt,
+  };
+}
+
+export function presentModel(m: ReturnType<typeof listModels>[number]) {
+  return {
+    id: m.id,
+    name: m.name,
+    kind: m.kind,
+    tools: [...m.tools],
+    price: m.price,
+    options: {
+      aspect_ratios: [...m.options.aspectRatios],
+      max_count: m.options.maxCount,
+      durations: m.options.durations ? [...m.options.durations] : null,
+      styles: m.options.styles ? [...m.options.styles] : null,
+      negative_prompt: m.options.negativePrompt,
+      seed: m.options.seed,
+      strength: m.options.strength,
+    },
+    expected_seconds: m.expectedSeconds,
+    offline: m.offline,
+  };
+}
+
+export function presentEntry(e: EntryView) {
+  return {
+    id: e.id,
+    kind: e.kind,
+    amount: e.amount,
+    held_change: e.heldChange,
+    balance_after: e.balanceAfter,
+    reference: e.reference ? `${e.reference.type}:${e.reference.id}` : null,
+    created_at: e.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,215 @@
+import { z } from "@hono/zod-openapi";
+import {
+  DEFAULT_STRENGTH,
+  GENERATION_KINDS,
+  GENERATION_STATUSES,
+  GENERATION_TOOLS,
+  IMAGE_ASPECT_RATIOS,
+  MAX_IMAGE_COUNT,
+  MAX_SEED,
+  PROMPT_MAX,
+  VIDEO_ASPECT_RATIOS,
+  VIDEO_STYLES,
+  VISIBILITIES,
+} from "#common/generation.ts";
+import { CREDIT_ENTRY_KINDS } from "#server/db/schema/credits.ts";
+
+/** The public API's shapes: snake_case JSON, every field described, with examples for the reference. */
+
+export const ErrorSchema = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ description: "Stable, machine-readable reason.", example: "insufficient_credits" }),
+      message: z.string().openapi({
+        description: "Human-readable message in the language of `Accept-Language` (English by default).",
+        example: "Not enough credits. Please top up and try again.",
+      }),
+      request_id: z.string().openapi({
+        description: "Quote it when asking for support; also in the `X-Request-Id` header.",
+        example: "0b6a9c1e-7f3a-4c43-9a63-2f0c6b6f1d2e",
+      }),
+      detail: z.string().optional().openapi({
+        description: "Which field or value was wrong, where that helps.",
+        example: "count: at most 4",
+      }),
+    }),
+  })
+  .openapi("Error");
+
+const price = z.object({
+  unit: z.enum(["image", "video", "videoSecond"]).openapi({ description: "What `credits` is charged per." }),
+  credits: z.number().int().openapi({ example: 1 }),
+});
+
+export const ModelSchema = z
+  .object({
+    id: z.string().openapi({ example: "demo-image" }),
+    name: z.string().openapi({ example: "Atelier Demo (offline)" }),
+    kind: z.enum(GENERATION_KINDS),
+    tools: z.array(z.enum(GENERATION_TOOLS)),
+    price,
+    options: z.object({
+      aspect_ratios: z.array(z.string()).openapi({ example: ["1:1", "16:9"] }),
+      max_count: z.number().int().openapi({ example: 4 }),
+      durations: z.array(z.number().int()).nullable().openapi({ example: null }),
+      styles: z.array(z.enum(VIDEO_STYLES)).nullable().openapi({ example: null }),
+      negative_prompt: z.boolean(),
+      seed: z.boolean(),
+      strength: z.boolean(),
+    }),
+    expected_seconds: z.number().openapi({ description: "Typical time to finish one request.", example: 2 }),
+    offline: z.boolean().openapi({ description: "Runs on the server itself, without a provider." }),
+  })
+  .openapi("Model");
+
+const media = z
+  .object({
+    id: z.uuid(),
+    url: z.url().openapi({ example: "https://atelier.example/media/5f0c…e1.png" }),
+    thumbnail_url: z.url().nullable(),
+    mime_type: z.string().openapi({ example: "image/png" }),
+    width: z.number().int().nullable().openapi({ example: 1024 }),
+    height: z.number().int().nullable().openapi({ example: 1024 }),
+    duration_ms: z.number().int().nullable().openapi({ example: null }),
+    size_bytes: z.number().int().openapi({ example: 482113 }),
+  })
+  // Not a named component: a nullable reference would come out as allOf(Media, object|null), which null fails.
+  .openapi({ description: "A media file, served by this server." });
+
+export const GenerationSchema = z
+  .object({
+    id: z.uuid().openapi({ example: "6e1d2b7a-3c1f-4d8e-9a55-0c3b2f1e4d6a" }),
+    object: z.literal("generation"),
+    kind: z.enum(GENERATION_KINDS),
+    tool: z.enum(GENERATION_TOOLS),
+    model: z.string().openapi({ example: "demo-image" }),
+    prompt: z.string().openapi({ example: "A lighthouse at dusk, oil painting" }),
+    negative_prompt: z.string().nullable(),
+    aspect_ratio: z.string().openapi({ example: "1:1" }),
+    count: z.number().int().openapi({ example: 1 }),
+    seed: z.number().int().nullable(),
+    strength: z.number().nullable(),
+    style: z.enum(VIDEO_STYLES).nullable(),
+    duration: z.number().int().nullable(),
+    status: z.enum(GENERATION_STATUSES).openapi({ example: "queued" }),
+    progress: z.number().int().min(0).max(100).openapi({ example: 0 }),
+    eta_seconds: z.number().int().nullable().openapi({ description: "Estimated seconds left while running." }),
+    credits_held: z.number().int().openapi({ description: "Credits reserved when it was created.", example: 1 }),
+    credits_charged: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Credits charged once it ended (0 when it failed or was canceled)." }),
+    error: z
+      .object({ code: z.string(), message: z.string() })
+      .nullable()
+      .openapi({ description: "Why it failed.", example: null }),
+    visibility: z.enum(VISIBILITIES),
+    outputs: z.array(media),
+    input_image: media.nullable(),
+    created_at: z.iso.datetime(),
+    started_at: z.iso.datetime().nullable(),
+    finished_at: z.iso.datetime().nullable(),
+  })
+  .openapi("Generation");
+
+const prompt = z.string().min(1).max(PROMPT_MAX).openapi({ example: "A lighthouse at dusk, oil painting" });
+const seed = z.coerce.number().int().min(0).max(MAX_SEED).optional().openapi({ example: 42 });
+
+export const CreateImageSchema = z
+  .object({
+    model: z.string().min(1).max(100).openapi({ example: "demo-image" }),
+    prompt,
+    negative_prompt: z.string().max(PROMPT_MAX).optional().openapi({ example: "text, watermark" }),
+    aspect_ratio: z.enum(IMAGE_ASPECT_RATIOS).default("1:1"),
+    count: z.coerce.number().int().min(1).max(MAX_IMAGE_COUNT).default(1),
+    seed,
+    strength: z.coerce
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .openapi({
+        description: `Image to image: how far to move from the input (0 to 1, default ${DEFAULT_STRENGTH}).`,
+        example: DEFAULT_STRENGTH,
+      }),
+    image_url: z
+      .url()
+      .max(2048)
+      .optional()
+      .openapi({ description: "Image to image: an https URL of the input image.", example: undefined }),
+  })
+  .openapi("CreateImage");
+
+export const CreateImageMultipartSchema = CreateImageSchema.extend({
+  image: z
+    .any()
+    .optional()
+    .openapi({ type: "string", format: "binary", description: "Image to image: the input image file." }),
+}).openapi("CreateImageMultipart");
+
+export const CreateVideoSchema = z
+  .object({
+    model: z.string().min(1).max(100).openapi({ example: "demo-video" }),
+    prompt,
+    style: z.enum(VIDEO_STYLES).default("cinematic"),
+    duration: z.union([z.literal(5), z.literal(10)]).default(5),
+    aspect_ratio: z.enum(VIDEO_ASPECT_RATIOS).default("16:9"),
+    seed,
+  })
+  .openapi("CreateVideo");
+
+export const ListGenerationsQuery = z.object({
+  kind: z.enum(GENERATION_KINDS).optional(),
+  tool: z.enum(GENERATION_TOOLS).optional(),
+  status: z.enum(GENERATION_STATUSES).optional(),
+  visibility: z.enum(VISIBILITIES).optional(),
+  cursor: z.string().max(200).optional().openapi({ description: "`next_cursor` of the previous page." }),
+  limit: z.coerce.number().int().min(1).max(100).default(24),
+});
+
+export const GenerationListSchema = z
+  .object({
+    object: z.literal("list"),
+    data: z.array(GenerationSchema),
+    next_cursor: z.string().nullable().openapi({ description: "Pass as `cursor` for the next page; null at the end." }),
+  })
+  .openapi("GenerationList");
+
+export const BalanceSchema = z
+  .object({
+    object: z.literal("balance"),
+    balance: z.number().int().openapi({ description: "Credits on the account.", example: 120 }),
+    held: z.number().int().openapi({ description: "Part of the balance reserved for running jobs.", example: 5 }),
+    available: z.number().int().openapi({ description: "What new requests can spend.", example: 115 }),
+  })
+  .openapi("Balance");
+
+export const LedgerQuery = z.object({
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  page_size: z.coerce.number().int().min(1).max(100).default(25),
+});
+
+export const LedgerSchema = z
+  .object({
+    object: z.literal("list"),
+    data: z.array(
+      z.object({
+        id: z.number().int(),
+        kind: z.enum(CREDIT_ENTRY_KINDS),
+        amount: z.number().int().openapi({ description: "Change of the balance (negative when spent).", example: -1 }),
+        held_change: z.number().int().openapi({ description: "Change of the part held for jobs.", example: 0 }),
+        balance_after: z.number().int().openapi({ example: 119 }),
+        reference: z.string().nullable().openapi({ example: "job:6e1d2b7a-3c1f-4d8e-9a55-0c3b2f1e4d6a" }),
+        created_at: z.iso.datetime(),
+      }),
+    ),
+    page: z.number().int(),
+    page_size: z.number().int(),
+    total: z.number().int(),
+  })
+  .openapi("Ledger");
+
+export const IdParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, example: "6e1d2b7a-3c1f-4d8e-9a55-0c3b2f1e4d6a" }),
+});

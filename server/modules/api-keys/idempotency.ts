@@ -1,0 +1,114 @@
+import { and, eq, lt, sql } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { apiIdempotency } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+
+/** How long a stored answer is kept, and how long a first request may run before a retry may take over. */
+export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
+export const IDEMPOTENCY_LOCK_SECONDS = 60;
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+export type IdempotencyClaim = { kind: "run" } | { kind: "replay"; status: number; body: string };
+
+/**
+ * Claims a user's idempotency key for a request (its `fingerprint` says what was asked). The first claim runs;
+ * the same key with the same request afterwards replays the stored answer; with a different request it is
+ * `idempotency_mismatch` (422); while the first is still running, `idempotency_in_flight` (409). A first request
+ * that died without answering lets a retry run once its lock lapses.
+ */
+export async function claimIdempotencyKey(o: {
+  db: Db;
+  userId: string;
+  key: string;
+  fingerprint: string;
+}): Promise<IdempotencyClaim> {
+  if (!KEY.test(o.key)) {
+    throw new AppError("invalid_options", "Idempotency-Key: 1 to 255 visible ASCII characters");
+  }
+  for (let round = 0; round < 3; round++) {
+    const [inserted] = await o.db
+      .insert(apiIdempotency)
+      .values({
+        userId: o.userId,
+        key: o.key,
+        requestHash: o.fingerprint,
+        lockedUntil: sql`now() + make_interval(secs => ${IDEMPOTENCY_LOCK_SECONDS})`,
+        expiresAt: sql`now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})`,
+      })
+      .onConflictDoNothing()
+      .returning({ key: apiIdempotency.key });
+    if (inserted) return { kind: "run" };
+
+    const [row] = await o.db
+      .select({
+        requestHash: apiIdempotency.requestHash,
+        state: apiIdempotency.state,
+        responseStatus: apiIdempotency.responseStatus,
+        responseBody: apiIdempotency.responseBody,
+        expired: sql<boolean>`${apiIdempotency.expiresAt} <= now()`,
+        lapsed: sql<boolean>`${apiIdempotency.lockedUntil} <= now()`,
+      })
+      .from(apiIdempotency)
+      .where(and(eq(apiIdempotency.userId, o.userId), eq(apiIdempotency.key, o.key)));
+    if (!row) continue; // Released meanwhile: claim again.
+    if (row.expired) {
+      await o.db
+        .delete(apiIdempotency)
+        .where(
+          and(
+            eq(apiIdempotency.userId, o.userId),
+            eq(apiIdempotency.key, o.key),
+            sql`${apiIdempotency.expiresAt} <= now()`,
+          ),
+        );
+      continue;
+    }
+    if (row.requestHash !== o.fingerprint) {
+      throw new AppError("idempotency_mismatch", "this Idempotency-Key was used with a different request");
+    }
+    if (row.state === "done") return { kind: "replay", status: row.responseStatus!, body: row.responseBody! };
+    if (row.lapsed) {
+      const [taken] = await o.db
+        .update(apiIdempotency)
+        .set({ lockedUntil: sql`now() + make_interval(secs => ${IDEMPOTENCY_LOCK_SECONDS})` })
+        .where(
+          and(
+            eq(apiIdempotency.userId, o.userId),
+            eq(apiIdempotency.key, o.key),
+            eq(apiIdempotency.state, "running"),
+            sql`${apiIdempotency.lockedUntil} <= now()`,
+          ),
+        )
+        .returning({ key: apiIdempotency.key });
+      if (taken) return { kind: "run" };
+    }
+    throw new AppError("idempotency_in_flight", "a request with this Idempotency-Key is still being processed");
+  }
+  throw new AppError("idempotency_in_flight", "a request with this Idempotency-Key is still being processed");
+}
+
+/** Stores the answer of a claimed key, for replays. */
+export async function completeIdempotencyKey(o: { db: Db; userId: string; key: string; status: number; body: string }) {
+  await o.db
+    .update(apiIdempotency)
+    .set({ state: "done", responseStatus: o.status, responseBody: o.body })
+    .where(and(eq(apiIdempotency.userId, o.userId), eq(apiIdempotency.key, o.key)));
+}
+
+/** Gives a claimed key up (the request failed in a way worth retrying): the next request with it runs afresh. */
+export async function releaseIdempotencyKey(o: { db: Db; userId: string; key: string }) {
+  await o.db
+    .delete(apiIdempotency)
+    .where(
+      and(eq(apiIdempotency.userId, o.userId), eq(apiIdempotency.key, o.key), eq(apiIdempotency.state, "running")),
+    );
+}
+
+/** Forgets stored answers older than a day. */
+export async function purgeIdempotencyKeys({ db, now = new Date() }: { db: Db; now?: Date }) {
+  const rows = await db
+    .delete(apiIdempotency)
+    .where(lt(apiIdempotency.expiresAt, now))
+    .returning({ key: apiIdempotency.key });
+  return rows.length;
+}

@@ -1,0 +1,87 @@
+import { randomUUID } from "node:crypto";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DbHandle } from "#server/db/client.ts";
+import { applyMigrations } from "#server/db/migrate.ts";
+import { apiKey, user } from "#server/db/schema/index.ts";
+import { createApiKey } from "#server/modules/api-keys/create-api-key.ts";
+import { verifyApiKey } from "#server/modules/api-keys/verify-api-key.ts";
+import { MAX_API_KEYS, hashApiKey } from "#server/modules/api-keys/keys.ts";
+import type { AppError } from "#server/errors.ts";
+import { backends } from "#tests/support/backends.ts";
+
+describe.each(backends)("API keys on $name", (backend) => {
+  let handle: DbHandle;
+  let cleanup: () => Promise<void>;
+  const db = () => handle.db;
+
+  beforeAll(async () => {
+    ({ handle, cleanup } = await backend.open());
+    await applyMigrations(handle);
+  });
+  afterAll(async () => {
+    await cleanup?.();
+  });
+
+  async function newUser() {
+    const id = randomUUID();
+    await db()
+      .insert(user)
+      .values({ id, name: "Dev", email: `${id}@example.com`, emailVerified: true });
+    return id;
+  }
+
+  it("stores only a hash and a short visible prefix, never the secret", async () => {
+    const userId = await newUser();
+    const { key, secret } = await createApiKey({ db: db(), userId, input: { name: "  Production  " } });
+    expect(secret).toMatch(/^atl_[A-Za-z0-9_-]{43}$/);
+    expect(key).toMatchObject({ name: "Production", status: "active", requestCount: 0, lastUsedAt: null });
+    const rows = await db().select().from(apiKey);
+    const stored = JSON.stringify(rows);
+    expect(stored).not.toContain(secret);
+    expect(stored).not.toContain(secret.slice(12));
+    expect(rows.find((r) => r.id === key.id)).toMatchObject({
+      keyHash: hashApiKey(secret),
+      prefix: secret.slice(0, 12),
+    });
+  });
+
+  it("allows at most 20 keys per user, even when created all at once", async () => {
+    const userId = await newUser();
+    const results = await Promise.allSettled(
+      Array.from({ length: MAX_API_KEYS + 5 }, () => createApiKey({ db: db(), userId, input: {} })),
+    );
+    expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(MAX_API_KEYS);
+    const refused = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    expect(refused).toHaveLength(5);
+    for (const r of refused) expect((r.reason as AppError).code).toBe("api_key_limit");
+  });
+
+  it("refuses names over 64 characters and bad secrets without a query reaching a key", async () => {
+    const userId = await newUser();
+    await expect(createApiKey({ db: db(), userId, input: { name: "n".repeat(65) } })).rejects.toMatchObject({
+      code: "invalid_options",
+    });
+    await expect(createApiKey({ db: db(), userId, input: { name: 5 } })).rejects.toMatchObject({
+      code: "invalid_options",
+    });
+    for (const secret of ["", "sk_test_123", "atl_short", `atl_${"x".repeat(42)}'`]) {
+      await expect(verifyApiKey({ db: db(), secret, limitPerMinute: 60 })).rejects.toMatchObject({
+        code: "invalid_api_key",
+      });
+    }
+  });
+
+  it("counts concurrent requests exactly against the window and the total", async () => {
+    const userId = await newUser();
+    const { key, secret } = await createApiKey({ db: db(), userId, input: {} });
+    const verdicts = await Promise.all(
+      Array.from({ length: 30 }, () => verifyApiKey({ db: db(), secret, limitPerMinute: 25 })),
+    );
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(25);
+    expect(new Set(verdicts.filter((v) => v.allowed).map((v) => v.remaining)).size).toBe(25);
+    const [row] = await db().select().from(apiKey).where(eq(apiKey.id, key.id));
+    expect(row).toMatchObject({ requestCount: 30, windowCount: 30 });
+    expect(row!.lastUsedAt).toBeInstanceOf(Date);
+  });
+});

@@ -1,0 +1,351 @@
+import sharp from "sharp";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
+import addFormats from "ajv-formats";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
+import { createTestDatabase } from "#tests/support/postgres.ts";
+import { signedIn } from "#tests/support/session.ts";
+import { text } from "#tests/support/locales.ts";
+
+const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
+const LIMIT = 60;
+
+interface Generation {
+  id: string;
+  status: string;
+  tool: string;
+  credits_held: number;
+  credits_charged: number | null;
+  outputs: Array<{ url: string; mime_type: string }>;
+  input_image: { url: string } | null;
+}
+type OpenApi = {
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>
+  >;
+};
+
+describe(`the public API on ${backend}`, () => {
+  let server: TestServer;
+  let origin: string;
+  let alice: string;
+  let bob: string;
+  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let doc: OpenApi;
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats.default(ajv);
+  const validators = new Map<string, ValidateFunction>();
+  let checked = 0;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
+    server = await startServer({
+      PORT: String(port),
+      SITE_URL: origin,
+      API_RATE_LIMIT_PER_MINUTE: String(LIMIT),
+      ...(db ? { DATABASE_URL: db.url } : {}),
+    });
+    [alice, bob] = await Promise.all([
+      signedIn(server, origin, "alice@example.com"),
+      signedIn(server, origin, "bob@example.com"),
+    ]);
+    const res = await fetch(`${server.url}/api/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    doc = (await res.json()) as OpenApi;
+    ajv.addSchema(doc, "openapi");
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  /** The page's own calls (session cookie), for managing keys as the dashboard does. */
+  const page = (method: string, path: string, cookie: string, body?: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        Cookie: cookie,
+        Origin: origin,
+        "Sec-Fetch-Site": "same-origin",
+        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+      },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+  async function newKey(cookie: string, name?: string) {
+    const res = await page("POST", "/api/keys", cookie, name ? { name } : {});
+    expect(res.status).toBe(201);
+    return (await res.json()) as { key: { id: string; prefix: string; status: string }; secret: string };
+  }
+
+  /** Validates an answer against the operation's response schema in the served OpenAPI document. */
+  function conforms(template: string, method: string, status: number, body: unknown) {
+    const operation = doc.paths[template]?.[method.toLowerCase()];
+    expect(operation, `${method} ${template} is documented`).toBeDefined();
+    const response = operation!.responses[String(status)];
+    expect(response, `${method} ${template} documents ${status}`).toBeDefined();
+    const schema = response!.content?.["application/json"]?.schema;
+    if (!schema) {
+      expect(body).toBe("");
+      return;
+    }
+    const id = `${method} ${template} ${status}`;
+    let validate = validators.get(id);
+    if (!validate) {
+      const resolved = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"openapi#/components/'));
+      validate = ajv.compile(resolved);
+      validators.set(id, validate);
+    }
+    expect(validate(body), `${id}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    checked++;
+  }
+
+  async function api(
+    key: string | null,
+    method: string,
+    template: string,
+    o: { params?: Record<string, string>; query?: string; body?: unknown; headers?: Record<string, string> } = {},
+  ) {
+    let path = template;
+    for (const [name, value] of Object.entries(o.params ?? {})) path = path.replace(`{${name}}`, value);
+    const res = await fetch(`${server.url}/api/v1${path}${o.query ? `?${o.query}` : ""}`, {
+      method,
+      headers: {
+        ...(key ? { Authorization: `Bearer ${key}` } : {}),
+        ...(o.body !== undefined && !(o.body instanceof FormData) ? { "Content-Type": "application/json" } : {}),
+        ...o.headers,
+      },
+      body:
+        o.body instanceof FormData || typeof o.body === "string"
+          ? o.body
+          : o.body !== undefined
+            ? JSON.stringify(o.body)
+            : undefined,
+    });
+    const raw = await res.text();
+    const body = raw && res.headers.get("content-type")?.includes("json") ? (JSON.parse(raw) as unknown) : raw;
+    conforms(template, method, res.status, body);
+    return { status: res.status, headers: res.headers, body: body as never };
+  }
+
+  async function settled(key: string, id: string): Promise<Generation> {
+    for (let i = 0; i < 600; i++) {
+      const res = await api(key, "GET", "/generations/{id}", { params: { id } });
+      expect(res.status).toBe(200);
+      const g = res.body as Generation;
+      if (!["queued", "processing"].includes(g.status)) return g;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`generation ${id} did not finish`);
+  }
+
+  it("serves a valid OpenAPI 3.1 document with every operation and its examples", async () => {
+    const full = doc as OpenApi & { openapi: string; components: { securitySchemes: object } };
+    expect(full.openapi).toBe("3.1.0");
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      "/credits",
+      "/credits/ledger",
+      "/generations",
+      "/generations/{id}",
+      "/generations/{id}/cancel",
+      "/images",
+      "/models",
+      "/videos",
+    ]);
+    expect(full.components.securitySchemes).toHaveProperty("bearer");
+    expect(JSON.stringify(doc)).toContain('"example"');
+  });
+
+  it("runs a whole session: models, an image from text and from a file, a video, lists, cancel, delete, credits", async () => {
+    const { secret } = await newKey(alice, "Session");
+    const models = await api(secret, "GET", "/models");
+    expect(models.status).toBe(200);
+    const ids = (models.body as { data: Array<{ id: string; kind: string }> }).data.map((m) => m.id);
+    expect(ids).toEqual(expect.arrayContaining(["demo-image", "demo-video"]));
+
+    const start = (await api(secret, "GET", "/credits")).body as { available: number };
+    const image = await api(secret, "POST", "/images", {
+      body: { model: "demo-image", prompt: "A lighthouse at dusk", count: 2, aspect_ratio: "16:9" },
+    });
+    expect(image.status).toBe(201);
+    expect(image.headers.get("location")).toBe(`/api/v1/generations/${(image.body as Generation).id}`);
+    expect(image.headers.get("ratelimit-policy")).toBe(`${LIMIT};w=60`);
+    const done = await settled(secret, (image.body as Generation).id);
+    expect(done).toMatchObject({ status: "succeeded", tool: "text-to-image", credits_charged: 2 });
+    expect(done.outputs).toHaveLength(2);
+    expect(done.outputs[0]!.url.startsWith(`${origin}/media/`)).toBe(true);
+
+    const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#3366cc" } })
+      .png()
+      .toBuffer();
+    const form = new FormData();
+    form.set("model", "demo-image");
+    form.set("prompt", "The same in watercolour");
+    form.set("strength", "0.4");
+    form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "input.png");
+    const fromFile = await api(secret, "POST", "/images", { body: form });
+    expect(fromFile.status).toBe(201);
+    const edited = await settled(secret, (fromFile.body as Generation).id);
+    expect(edited).toMatchObject({ status: "succeeded", tool: "image-to-image" });
+    expect(edited.input_image).not.toBeNull();
+
+    const video = await api(secret, "POST", "/videos", {
+      body: { model: "demo-video", prompt: "Waves on a shore", style: "documentary" },
+    });
+    expect(video.status).toBe(201);
+    const canceled = await api(secret, "POST", "/generations/{id}/cancel", {
+      params: { id: (video.body as Generation).id },
+    });
+    expect(canceled.status).toBe(200);
+    expect((canceled.body as Generation).status).toBe("canceled");
+    const again = await api(secret, "POST", "/generations/{id}/cancel", { params: { id: done.id } });
+    expect(again.status).toBe(409);
+    expect((again.body as { error: { code: string } }).error.code).toBe("not_cancelable");
+
+    const list = await api(secret, "GET", "/generations", { query: "kind=image&limit=1" });
+    expect(list.status).toBe(200);
+    const first = list.body as { data: Generation[]; next_cursor: string };
+    expect(first.data).toHaveLength(1);
+    const next = await api(secret, "GET", "/generations", {
+      query: `kind=image&limit=1&cursor=${encodeURIComponent(first.next_cursor)}`,
+    });
+    expect((next.body as { data: Generation[] }).data[0]!.id).not.toBe(first.data[0]!.id);
+    const bad = await api(secret, "GET", "/generations", { query: "status=sleeping" });
+    expect(bad.status).toBe(422);
+
+    const removed = await api(secret, "DELETE", "/generations/{id}", { params: { id: done.id } });
+    expect(removed.status).toBe(204);
+    expect((await api(secret, "GET", "/generations/{id}", { params: { id: done.id } })).status).toBe(404);
+
+    const end = (await api(secret, "GET", "/credits")).body as { available: number };
+    expect(end.available).toBe(start.available - 2 - 1);
+    const ledger = await api(secret, "GET", "/credits/ledger", { query: "page_size=50" });
+    const kinds = (ledger.body as { data: Array<{ kind: string }> }).data.map((e) => e.kind);
+    expect(kinds).toEqual(expect.arrayContaining(["signup_bonus", "hold", "capture", "release"]));
+
+    // Mistakes get a precise code.
+    const wrong = await api(secret, "POST", "/images", { body: { model: "no-such-model", prompt: "x" } });
+    expect(wrong.status).toBe(400);
+    expect((wrong.body as { error: { code: string } }).error.code).toBe("unknown_model");
+    const tooMany = await api(secret, "POST", "/images", { body: { model: "demo-image", prompt: "x", count: 9 } });
+    expect(tooMany.status).toBe(422);
+    expect((tooMany.body as { error: { code: string; detail: string } }).error).toMatchObject({
+      code: "invalid_options",
+      detail: expect.stringContaining("count"),
+    });
+    const empty = await api(secret, "POST", "/images", { body: { model: "demo-image", prompt: "" } });
+    expect((empty.body as { error: { code: string } }).error.code).toBe("prompt_invalid");
+    const xml = await api(secret, "POST", "/images", {
+      body: "<image/>",
+      headers: { "Content-Type": "application/xml" },
+    });
+    expect(xml.status).toBe(415);
+    const broke = await api(secret, "POST", "/videos", { body: "{", headers: { "Content-Type": "application/json" } });
+    expect(broke.status).toBe(400);
+    const german = await api(secret, "POST", "/images", {
+      body: { model: "no-such-model", prompt: "x" },
+      headers: { "Accept-Language": "de-DE,de;q=0.9" },
+    });
+    expect((german.body as { error: { message: string } }).error.message).toBe(
+      text("de", "common", "msg.generation.unknownModel"),
+    );
+    expect(checked).toBeGreaterThan(20);
+  });
+
+  it("refuses missing, unknown, deactivated and deleted keys, and keeps users apart", async () => {
+    expect((await api(null, "GET", "/credits")).status).toBe(401);
+    const unknown = await api("atl_" + "A".repeat(43), "GET", "/credits");
+    expect(unknown.status).toBe(401);
+    expect((unknown.body as { error: { code: string } }).error.code).toBe("invalid_api_key");
+
+    const { key, secret } = await newKey(alice);
+    const created = await api(secret, "POST", "/images", { body: { model: "demo-image", prompt: "Mine" } });
+    const id = (created.body as Generation).id;
+    expect((await page("PATCH", `/api/keys/${key.id}`, alice, { status: "inactive" })).status).toBe(200);
+    const inactive = await api(secret, "GET", "/credits");
+    expect(inactive.status).toBe(401);
+    expect((inactive.body as { error: { code: string } }).error.code).toBe("api_key_inactive");
+    expect((await page("PATCH", `/api/keys/${key.id}`, alice, { status: "active" })).status).toBe(200);
+    expect((await api(secret, "GET", "/credits")).status).toBe(200);
+
+    // Bob's key does not reach Alice's generation, nor can Bob change Alice's key.
+    const other = await newKey(bob);
+    expect((await api(other.secret, "GET", "/generations/{id}", { params: { id } })).status).toBe(404);
+    expect((await api(other.secret, "POST", "/generations/{id}/cancel", { params: { id } })).status).toBe(404);
+    expect((await api(other.secret, "DELETE", "/generations/{id}", { params: { id } })).status).toBe(404);
+    const bobs = (await api(other.secret, "GET", "/generations")).body as { data: Generation[] };
+    expect(bobs.data.map((g) => g.id)).not.toContain(id);
+    expect((await page("PATCH", `/api/keys/${key.id}`, bob, { status: "inactive" })).status).toBe(404);
+    expect((await page("DELETE", `/api/keys/${key.id}`, bob)).status).toBe(404);
+
+    expect((await page("DELETE", `/api/keys/${key.id}`, alice)).status).toBe(204);
+    const deleted = await api(secret, "GET", "/credits");
+    expect(deleted.status).toBe(401);
+    expect((deleted.body as { error: { code: string } }).error.code).toBe("invalid_api_key");
+  });
+
+  it("answers 50 concurrent requests with one idempotency key with one job and one hold", async () => {
+    const { secret } = await newKey(alice);
+    const before = (await api(secret, "GET", "/credits")).body as { held: number; available: number };
+    const body = { model: "demo-video", prompt: "One video only", duration: 5 };
+    const headers = { "Idempotency-Key": "video-once" };
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => api(secret, "POST", "/videos", { body, headers })),
+    );
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.every((s) => s === 201 || s === 409)).toBe(true);
+    const created = answers.filter((a) => a.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    const ids = new Set(created.map((a) => (a.body as Generation).id));
+    expect(ids.size).toBe(1);
+    // Once it answered, the same request replays the stored answer.
+    const replay = await api(secret, "POST", "/videos", { body, headers });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect((replay.body as Generation).id).toBe([...ids][0]);
+    const changed = await api(secret, "POST", "/videos", { body: { ...body, prompt: "Another" }, headers });
+    expect(changed.status).toBe(422);
+    expect((changed.body as { error: { code: string } }).error.code).toBe("idempotency_mismatch");
+    const ledger = (await api(secret, "GET", "/credits/ledger", { query: "page_size=100" })).body as {
+      data: Array<{ kind: string; reference: string }>;
+    };
+    const holds = ledger.data.filter((e) => e.kind === "hold" && e.reference === `job:${[...ids][0]}`);
+    expect(holds).toHaveLength(1);
+    const after = (await api(secret, "GET", "/credits")).body as { available: number; held: number };
+    expect(before.available - after.available).toBeLessThanOrEqual(5);
+  });
+
+  it("limits each key per minute with RateLimit headers and 429 with Retry-After", async () => {
+    const { secret } = await newKey(bob);
+    const answers = await Promise.all(Array.from({ length: LIMIT + 5 }, () => api(secret, "GET", "/credits")));
+    const ok = answers.filter((a) => a.status === 200);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(ok).toHaveLength(LIMIT);
+    expect(limited).toHaveLength(5);
+    const retryAfter = Number(limited[0]!.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(limited[0]!.headers.get("ratelimit")).toMatch(/^limit=\d+, remaining=0, reset=\d+$/);
+    expect((limited[0]!.body as { error: { code: string } }).error.code).toBe("rate_limited");
+    // Another key of the same user has its own budget.
+    const fresh = await newKey(bob);
+    expect((await api(fresh.secret, "GET", "/credits")).status).toBe(200);
+  });
+
+  it("lists keys with their use, never their secrets, and stores only hashes", async () => {
+    const { key, secret } = await newKey(alice, "Listed");
+    await api(secret, "GET", "/credits");
+    await api(secret, "GET", "/models");
+    const res = await page("GET", "/api/keys", alice);
+    const text = await res.text();
+    expect(text).not.toContain(secret);
+    const listed = (JSON.parse(text) as { keys: Array<{ id: string; requestCount: number; lastUsedAt: string }> }).keys;
+    const mine = listed.find((k) => k.id === key.id)!;
+    expect(mine).toMatchObject({ requestCount: 2, lastUsedAt: expect.any(String) });
+    expect(key.prefix).toBe(secret.slice(0, 12));
+    const long = await page("POST", "/api/keys", alice, { name: "x".repeat(65) });
+    expect(long.status).toBe(422);
+  });
+});
