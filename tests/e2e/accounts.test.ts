@@ -46,6 +46,7 @@ describe("accounts in Chromium", () => {
 
   async function register(page: Page, { name, email, prefix = "" }: { name: string; email: string; prefix?: string }) {
     await page.goto(`${server.url}${prefix}/auth/register`);
+    await hydrated(page, "form");
     await page.fill("#field-name", name);
     await page.fill("#field-email", email);
     await page.fill("#field-password", PASSWORD);
@@ -55,6 +56,7 @@ describe("accounts in Chromium", () => {
 
   async function signIn(page: Page, email: string, password = PASSWORD, path = "/auth/login") {
     await page.goto(`${server.url}${path}`);
+    await hydrated(page, "form");
     await page.fill("#field-email", email);
     await page.fill("#field-password", password);
     await page.click("button[type=submit]");
@@ -233,11 +235,13 @@ describe("accounts in Chromium", () => {
     const other = await newContext();
     const page = await other.newPage();
     await page.goto(`${server.url}/auth/update-password`);
+    await hydrated(page, "form");
     await page.fill("#field-email", "reset@example.com");
     await page.click("button[type=submit]");
     await page.locator(".ant-result-success").waitFor();
     const mail = await nextMail(server.dataDir, "reset@example.com", (m) => m.link.includes("token="), seen);
     await page.goto(mail.link);
+    await hydrated(page, "form");
     await page.fill("#field-password", "A-brand-new-passphrase-7");
     await page.fill("#field-confirm", "A-brand-new-passphrase-7");
     await page.click("button[type=submit]");
@@ -251,6 +255,7 @@ describe("accounts in Chromium", () => {
     expect(new URL(firstPage.url()).pathname).toBe("/auth/login");
     // A used link does not work twice.
     await page.goto(mail.link);
+    await hydrated(page, "form");
     await page.fill("#field-password", "Another-passphrase-8!");
     await page.fill("#field-confirm", "Another-passphrase-8!");
     await page.click("button[type=submit]");

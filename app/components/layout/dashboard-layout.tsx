@@ -27,7 +27,7 @@ export const DASHBOARD_NAV = [
   { key: "image", to: "/dashboard/image", icon: <PictureOutlined />, ready: true },
   { key: "video", to: "/dashboard/video", icon: <VideoCameraOutlined />, ready: true },
   { key: "chat", to: "/dashboard/chat", icon: <MessageOutlined />, ready: false },
-  { key: "apiKeys", to: "/dashboard/api", icon: <ApiOutlined />, ready: false },
+  { key: "apiKeys", to: "/dashboard/api", icon: <ApiOutlined />, ready: true },
 ] as const;
 
 function SideMenu({ onNavigate }: { onNavigate?: () => void }) {
