@@ -127,11 +127,15 @@ describe(`the server on ${backend}`, () => {
   });
 
   it("answers unknown API paths with JSON, not a page", async () => {
-    for (const path of ["/api/v1/nothing", "/api/nothing", "/webhooks/nothing", "/api/auth/nothing"]) {
+    for (const path of ["/api/nothing", "/webhooks/nothing", "/api/auth/nothing"]) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status).toBe(404);
       expect(await res.json()).toEqual({ error: { code: "not_found", message: "Not found" } });
     }
+    // The public API asks for a key first (with a key, an unknown path is a 404 `not_found`).
+    const v1 = await fetch(`${server.url}/api/v1/nothing`);
+    expect(v1.status).toBe(401);
+    expect(((await v1.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
   });
 
   it("refuses a body over the limit with 413 before reading it", async () => {

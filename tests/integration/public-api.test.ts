@@ -251,6 +251,9 @@ describe(`the public API on ${backend}`, () => {
     expect((german.body as { error: { message: string } }).error.message).toBe(
       text("de", "common", "msg.generation.unknownModel"),
     );
+    const nowhere = await fetch(`${server.url}/api/v1/nothing`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect(nowhere.status).toBe(404);
+    expect(((await nowhere.json()) as { error: { code: string } }).error.code).toBe("not_found");
     expect(checked).toBeGreaterThan(20);
   });
 

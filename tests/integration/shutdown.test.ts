@@ -11,7 +11,7 @@ describe("graceful shutdown", () => {
         {
           host: "127.0.0.1",
           port: server.port,
-          path: "/api/v1/slow-upload",
+          path: "/webhooks/slow-upload",
           method: "POST",
           headers: { "content-type": "text/plain", "content-length": "10" },
         },
