@@ -3,7 +3,7 @@ import type { Browser, Page } from "playwright-core";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
 import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
-import { signedIn } from "#tests/support/session.ts";
+import { signedInContext } from "#tests/support/session.ts";
 
 const LOCALE = "pt";
 const t = (key: string) => text(LOCALE, "api", key);
@@ -31,17 +31,10 @@ describe("API keys in Chromium", () => {
     fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${secret}` } });
 
   it("creates, copies, deactivates, activates and deletes a key, each with its message, and the API follows", async () => {
-    const cookie = await signedIn(server, server.url, "developer@example.com");
-    const context = await browser.newContext({
+    const { context } = await signedInContext(browser, server, "developer@example.com", {
       viewport: { width: 1280, height: 900 },
       permissions: ["clipboard-read", "clipboard-write"],
     });
-    await context.addCookies(
-      cookie.split("; ").map((pair) => {
-        const i = pair.indexOf("=");
-        return { name: pair.slice(0, i), value: pair.slice(i + 1), url: server.url };
-      }),
-    );
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(e.message));
@@ -139,14 +132,10 @@ describe("API keys in Chromium", () => {
   });
 
   it("fits a phone: an unnamed key, no horizontal scroll", async () => {
-    const cookie = await signedIn(server, server.url, "phone-dev@example.com");
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
-    await context.addCookies(
-      cookie.split("; ").map((pair) => {
-        const i = pair.indexOf("=");
-        return { name: pair.slice(0, i), value: pair.slice(i + 1), url: server.url };
-      }),
-    );
+    const { context } = await signedInContext(browser, server, "phone-dev@example.com", {
+      viewport: { width: 390, height: 844 },
+      isMobile: true,
+    });
     const page = await context.newPage();
     await page.goto(`${server.url}/${LOCALE}/dashboard/api`);
     await hydrated(page, ".api-keys-page");

@@ -4,26 +4,8 @@ import sharp from "sharp";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
 import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
-import { signedIn } from "#tests/support/session.ts";
+import { signedInContext } from "#tests/support/session.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
-
-/** A signed-in browser context on `server`, in a fresh account holding the sign-up bonus (20 credits). */
-async function signedInContext(
-  browser: Browser,
-  server: TestServer,
-  email: string,
-  viewport = { width: 1280, height: 900 },
-) {
-  const cookie = await signedIn(server, server.url, email);
-  const context = await browser.newContext({ viewport });
-  await context.addCookies(
-    cookie.split("; ").map((pair) => {
-      const i = pair.indexOf("=");
-      return { name: pair.slice(0, i), value: pair.slice(i + 1), url: server.url };
-    }),
-  );
-  return { context, cookie };
-}
 
 /** The page, with every script error and every answer of 500 or more collected. */
 async function open(context: BrowserContext, url: string) {
@@ -109,7 +91,9 @@ describe("the image studio in Chromium, on the offline models", () => {
   });
 
   it("transforms an uploaded picture, on a phone", async () => {
-    const { context } = await signedInContext(browser, server, "retoucher@example.com", { width: 390, height: 844 });
+    const { context } = await signedInContext(browser, server, "retoucher@example.com", {
+      viewport: { width: 390, height: 844 },
+    });
     const { page, problems } = await open(context, `${server.url}/de/dashboard/image/create/image-to-image`);
     // Submitting without an input image says so and sends nothing.
     await page.fill("#studio-prompt", "Als Aquarell");

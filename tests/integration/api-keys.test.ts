@@ -1,14 +1,13 @@
-import { randomUUID } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
-import { apiKey, user } from "#server/db/schema/index.ts";
+import { apiKey } from "#server/db/schema/index.ts";
 import { createApiKey } from "#server/modules/api-keys/create-api-key.ts";
 import { verifyApiKey } from "#server/modules/api-keys/verify-api-key.ts";
 import { MAX_API_KEYS, hashApiKey } from "#server/modules/api-keys/keys.ts";
 import type { AppError } from "#server/errors.ts";
-import { backends } from "#tests/support/backends.ts";
+import { backends, insertUser } from "#tests/support/backends.ts";
 
 describe.each(backends)("API keys on $name", (backend) => {
   let handle: DbHandle;
@@ -23,13 +22,7 @@ describe.each(backends)("API keys on $name", (backend) => {
     await cleanup?.();
   });
 
-  async function newUser() {
-    const id = randomUUID();
-    await db()
-      .insert(user)
-      .values({ id, name: "Dev", email: `${id}@example.com`, emailVerified: true });
-    return id;
-  }
+  const newUser = () => insertUser(db(), "Dev");
 
   it("stores only a hash and a short visible prefix, never the secret", async () => {
     const userId = await newUser();

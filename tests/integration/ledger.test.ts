@@ -16,7 +16,7 @@ import {
 import { grantSignupBonus } from "#server/modules/credits/grant-signup-bonus.ts";
 import { createCodes, normalizeCode, redeemCode } from "#server/modules/credits/redemption-codes.ts";
 import { AppError } from "#server/errors.ts";
-import { backends } from "#tests/support/backends.ts";
+import { backends, insertUser } from "#tests/support/backends.ts";
 
 const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
 
@@ -33,13 +33,7 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
     await cleanup?.();
   });
 
-  async function newUser() {
-    const id = randomUUID();
-    await db()
-      .insert(user)
-      .values({ id, name: "Credit", email: `${id}@example.com`, emailVerified: true });
-    return id;
-  }
+  const newUser = () => insertUser(db(), "Credit");
   const key = () => randomUUID();
 
   /** Balance = sum of entries; held = open holds; nothing negative; every hold settled at most once. */

@@ -5,7 +5,7 @@ import type Stripe from "stripe";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
-import { creditEntry, creditOrder, paymentEvent, user } from "#server/db/schema/index.ts";
+import { creditEntry, creditOrder, paymentEvent } from "#server/db/schema/index.ts";
 import { getBalance, grantCredits, holdCredits, settleHold } from "#server/modules/credits/ledger.ts";
 import { startCheckout } from "#server/modules/payments/start-checkout.ts";
 import { handleStripeEvent } from "#server/modules/payments/handle-stripe-event.ts";
@@ -13,7 +13,7 @@ import { createStripeClient, type StripeClient } from "#server/modules/payments/
 import { parseEnv } from "#server/env.ts";
 import { siteDefaults, type SiteConfig } from "#config/site.ts";
 import { AppError } from "#server/errors.ts";
-import { backends } from "#tests/support/backends.ts";
+import { backends, insertUser } from "#tests/support/backends.ts";
 import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 const logger = pino({ level: "silent" });
@@ -43,13 +43,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     await cleanup?.();
   });
 
-  async function newUser() {
-    const id = randomUUID();
-    await db()
-      .insert(user)
-      .values({ id, name: "Buyer", email: `${id}@example.com`, emailVerified: true });
-    return id;
-  }
+  const newUser = () => insertUser(db(), "Buyer");
 
   async function checkout(userId: string, packId = "creator", requestKey = randomUUID()) {
     return startCheckout({

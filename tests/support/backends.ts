@@ -1,6 +1,8 @@
+import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import pino from "pino";
-import { openPglite, openPostgres, type DbHandle } from "#server/db/client.ts";
+import { openPglite, openPostgres, type Db, type DbHandle } from "#server/db/client.ts";
+import { user } from "#server/db/schema/index.ts";
 import { tempDir, TEST_DATABASE_URL } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 
@@ -43,4 +45,11 @@ if (TEST_DATABASE_URL) {
       };
     },
   });
+}
+
+/** Inserts a confirmed user straight into the database and returns its id. */
+export async function insertUser(db: Db, name = "Maker"): Promise<string> {
+  const id = randomUUID();
+  await db.insert(user).values({ id, name, email: `${id}@example.com`, emailVerified: true });
+  return id;
 }

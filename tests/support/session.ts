@@ -1,4 +1,5 @@
 import { expect } from "vitest";
+import type { Browser, BrowserContext, BrowserContextOptions } from "playwright-core";
 import type { TestServer } from "#tests/support/server.ts";
 import { nextMail } from "#tests/support/outbox.ts";
 
@@ -22,4 +23,25 @@ export async function signedIn(server: TestServer, origin: string, email: string
     .getSetCookie()
     .map((c) => c.split(";")[0])
     .join("; ");
+}
+
+/**
+ * A browser context signed in as a fresh account (`email`, holding the sign-up bonus): signs up over HTTP and hands
+ * the session cookie to the context. `options` are the context's (viewport, permissions, …).
+ */
+export async function signedInContext(
+  browser: Browser,
+  server: TestServer,
+  email: string,
+  options: BrowserContextOptions = { viewport: { width: 1280, height: 900 } },
+): Promise<{ context: BrowserContext; cookie: string }> {
+  const cookie = await signedIn(server, server.url, email);
+  const context = await browser.newContext(options);
+  await context.addCookies(
+    cookie.split("; ").map((pair) => {
+      const i = pair.indexOf("=");
+      return { name: pair.slice(0, i), value: pair.slice(i + 1), url: server.url };
+    }),
+  );
+  return { context, cookie };
 }

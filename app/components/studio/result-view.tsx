@@ -23,15 +23,25 @@ import { hrefIn } from "#common/locales.ts";
 
 /** The outputs large: images with zoom (a preview with zoom and rotate), a video in a player. */
 function Preview({ generation }: { generation: GenerationView }) {
-  const { t } = useTranslation("studio");
-  const g = generation;
-  if (g.status !== "succeeded" || g.outputs.length === 0) {
+  if (generation.status !== "succeeded" || generation.outputs.length === 0) {
     return (
       <div className="result-preview">
-        <GenerationMedia generation={g} eager />
+        <GenerationMedia generation={generation} eager />
       </div>
     );
   }
+  return <OutputMedia generation={generation} />;
+}
+
+/** A finished generation's outputs: its video with the player, or its images with zoom. */
+export function OutputMedia({
+  generation: g,
+}: {
+  generation: Pick<GenerationView, "outputs" | "prompt"> & {
+    params: { aspectRatio: GenerationView["params"]["aspectRatio"] };
+  };
+}) {
+  const { t } = useTranslation("studio");
   const video = g.outputs.find((o) => o.mimeType.startsWith("video/"));
   if (video) {
     return (

@@ -6,7 +6,7 @@ import { useCancelGeneration } from "#app/components/studio/submit.tsx";
 import { SubmitFooter, useSubmitGeneration } from "#app/components/studio/submit.tsx";
 import { Link, useLocation } from "react-router";
 import { useToast } from "#app/components/feedback.ts";
-import { GenerationCard } from "#app/components/studio/generation-card.tsx";
+import { GenerationCard, ratioCss } from "#app/components/studio/generation-card.tsx";
 import { LoadMore } from "#app/components/studio/image-tool-page.tsx";
 import {
   FailureAlert,
@@ -199,7 +199,7 @@ function VideoCard({
         controls
         playsInline
         preload="none"
-        style={{ aspectRatio: generation.params.aspectRatio.replace(":", " / ") }}
+        style={{ aspectRatio: ratioCss(generation.params.aspectRatio) }}
       />
       <div className="gen-card-body">
         <Link to={hrefIn(pathname, resultPath(generation))} className="gen-card-prompt" title={generation.prompt}>

@@ -1,9 +1,9 @@
-import { Button, Image, Typography } from "antd";
+import { Button, Typography } from "antd";
 import { useTranslation } from "react-i18next";
 import { Link, data, useLocation } from "react-router";
 import type { Route } from "./+types/share";
 import { OfflineTag } from "#app/components/studio/parts.tsx";
-import { ratioCss } from "#app/components/studio/generation-card.tsx";
+import { OutputMedia } from "#app/components/studio/result-view.tsx";
 import { pageI18n } from "#app/i18n/resources.server.ts";
 import { server, siteOf } from "#app/lib/auth.server.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
@@ -61,34 +61,10 @@ export default function SharedGeneration({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("studio");
   const { pathname } = useLocation();
   const g = loaderData.generation;
-  const video = g.outputs.find((o) => o.mimeType.startsWith("video/"));
   return (
     <div className="page share">
       <div className="share-media">
-        {video ? (
-          <video
-            src={video.url}
-            poster={video.thumbUrl ?? undefined}
-            controls
-            playsInline
-            preload="metadata"
-            style={{ aspectRatio: ratioCss(g.params.aspectRatio) }}
-          />
-        ) : (
-          <Image.PreviewGroup>
-            {g.outputs.map((o, i) => (
-              <Image
-                key={o.id}
-                src={o.url}
-                width="100%"
-                alt={t("result.imageAlt", { n: i + 1, prompt: g.prompt })}
-                style={{
-                  aspectRatio: o.width && o.height ? `${o.width} / ${o.height}` : ratioCss(g.params.aspectRatio),
-                }}
-              />
-            ))}
-          </Image.PreviewGroup>
-        )}
+        <OutputMedia generation={g} />
       </div>
       <div className="share-info">
         <Typography.Title level={1} className="share-title">

@@ -414,32 +414,20 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     ) as never;
   });
 
+  // An AppError thrown by a handler is answered by `onError` below; only POSTs catch their own (to store the answer).
   api.openapi(routes.list, async (c) => {
-    const q = c.req.valid("query");
-    try {
-      const page = await listGenerations({ db: runtime().database.db, userId: userId(c), query: q });
-      return c.json(
-        {
-          object: "list" as const,
-          data: page.items.map((g) => presentGeneration(g, o.origin)),
-          next_cursor: page.nextCursor,
-        },
-        200,
-      );
-    } catch (error) {
-      if (error instanceof AppError) return apiError(c, error) as never;
-      throw error;
-    }
+    const page = await listGenerations({ db: runtime().database.db, userId: userId(c), query: c.req.valid("query") });
+    return c.json(
+      {
+        object: "list" as const,
+        data: page.items.map((g) => presentGeneration(g, o.origin)),
+        next_cursor: page.nextCursor,
+      },
+      200,
+    );
   });
 
-  api.openapi(routes.get, async (c) => {
-    try {
-      return c.json(await generationJson(c, c.req.valid("param").id), 200);
-    } catch (error) {
-      if (error instanceof AppError) return apiError(c, error) as never;
-      throw error;
-    }
-  });
+  api.openapi(routes.get, async (c) => c.json(await generationJson(c, c.req.valid("param").id), 200));
 
   api.openapi(routes.cancel, async (c) => {
     const { id } = c.req.valid("param");
@@ -450,15 +438,9 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
   });
 
   api.openapi(routes.remove, async (c) => {
-    const { id } = c.req.valid("param");
-    try {
-      const { database, storage } = runtime();
-      await deleteGeneration({ db: database.db, storage, userId: userId(c), id });
-      return c.body(null, 204);
-    } catch (error) {
-      if (error instanceof AppError) return apiError(c, error) as never;
-      throw error;
-    }
+    const { database, storage } = runtime();
+    await deleteGeneration({ db: database.db, storage, userId: userId(c), id: c.req.valid("param").id });
+    return c.body(null, 204);
   });
 
   api.openapi(routes.balance, async (c) => {

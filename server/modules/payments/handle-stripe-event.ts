@@ -221,11 +221,11 @@ async function reverse(
   tx: Tx,
   order: Order,
   r: { target: number; kind: "refund" | "chargeback"; refundedAmount?: number },
-): Promise<void> {
+): Promise<{ reversed: number; shortfall: number }> {
   // Not paid yet (its completion has not been applied): fail, so that Stripe delivers this again later.
   if (order.status === "pending") throw new Error(`order ${order.id} is not paid yet`);
   // Never granted (canceled, failed): nothing to take back.
-  if (order.status !== "paid" && order.status !== "refunded") return;
+  if (order.status !== "paid" && order.status !== "refunded") return { reversed: 0, shortfall: 0 };
   const target = Math.min(order.credits, Math.max(r.target, order.creditsReversed));
   const due = target - order.creditsReversed;
   let shortfall = 0;
@@ -253,6 +253,7 @@ async function reverse(
       updatedAt: new Date(),
     })
     .where(eq(creditOrder.id, order.id));
+  return { reversed: target - order.creditsReversed, shortfall };
 }
 
 type DisputeStep = "inquiry" | "open" | "lost" | "reinstate";
@@ -277,17 +278,17 @@ function disputeStep(type: string, status: Stripe.Dispute.Status): DisputeStep {
 async function withdraw(tx: Tx, order: Order, disputeId: string, step: Exclude<DisputeStep, "reinstate">) {
   const settled = order.disputeStatus === "won" || order.disputeStatus === "lost";
   const taken = order.disputeStatus === "open" || order.disputeStatus === "lost";
-  let status: DisputeStatus | null = order.disputeStatus;
   let credits = order.disputeCredits;
   let shortfall = order.disputeShortfall;
   if (step !== "inquiry" && !taken && !settled) {
-    await reverse(tx, order, { target: order.credits, kind: "chargeback" });
-    const after = await lockOrder(tx, order.id);
-    credits = after.creditsReversed - order.creditsReversed;
-    shortfall = after.shortfall - order.shortfall;
+    ({ reversed: credits, shortfall } = await reverse(tx, order, { target: order.credits, kind: "chargeback" }));
   }
-  // An inquiry's late `created` event does not undo a dispute already opened.
-  if (!settled) status = step === "inquiry" ? (order.disputeStatus ?? "inquiry") : step;
+  // An inquiry's late `created` event does not undo a dispute already opened; a settled dispute stays settled.
+  const status: DisputeStatus | null = settled
+    ? order.disputeStatus
+    : step === "inquiry"
+      ? (order.disputeStatus ?? "inquiry")
+      : step;
   await tx
     .update(creditOrder)
     .set({
