@@ -31,6 +31,7 @@ export const ERROR_CODES = {
   api_key_inactive: { status: 401, messageKey: "api.errors.keyInactive" },
   api_key_limit: { status: 409, messageKey: "api.errors.keyLimit" },
   unsupported_media_type: { status: 415, messageKey: "api.errors.unsupportedMediaType" },
+  webhook_url_refused: { status: 400, messageKey: "api.errors.webhookUrlRefused" },
   internal_error: { status: 500, messageKey: "error.500" },
   service_unavailable: { status: 503, messageKey: "error.unknown" },
 } as const;

@@ -152,9 +152,16 @@ const schema = z.object({
   S3_FORCE_PATH_STYLE: bool.optional(),
   /** Extra seconds after a job's timeout before the sweeper fails it and returns its credits. */
   GENERATION_SWEEP_MARGIN_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
-  /** How long the video page keeps checking a running video before it says to try again. */
   /** Requests one API key may make per minute, on all instances together. */
   API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  /**
+   * Webhook receivers on private networks and loopback, over http or https: for an instance whose users are the
+   * operator's own services. Off, every receiver must be an https URL on the public internet.
+   */
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  /** First wait before a failed webhook is sent again; each further wait doubles (with jitter), up to an hour. */
+  WEBHOOK_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
+  /** How long the video page keeps checking a running video before it says to try again. */
   VIDEO_POLL_TIMEOUT_SECONDS: z.coerce.number().int().min(5).max(86_400).default(600),
   TURNSTILE_SITE_KEY: z.string().min(1).optional(),
   TURNSTILE_SECRET_KEY: z.string().min(1).optional(),

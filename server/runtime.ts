@@ -80,7 +80,12 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     const secret = await loadAuthSecret({ db: database.db, configured: env.AUTH_SECRET });
     auth = createAuth({ db: database.db, env, site, logger, boss, secret });
     if (work)
-      await startWorking(boss, { db: database.db, logger, site, mailer, env, storage }, env.WORKER_CONCURRENCY, logger);
+      await startWorking(
+        boss,
+        { db: database.db, boss, logger, site, mailer, env, storage },
+        env.WORKER_CONCURRENCY,
+        logger,
+      );
   } catch (error) {
     await boss?.stop({ graceful: false, close: true }).catch(() => undefined);
     await database.close().catch(() => undefined);

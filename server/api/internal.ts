@@ -16,6 +16,8 @@ import { listModels } from "#server/modules/generation/list-models.ts";
 import { listApiKeys } from "#server/modules/api-keys/list-api-keys.ts";
 import { createApiKey } from "#server/modules/api-keys/create-api-key.ts";
 import { deleteApiKey, setApiKeyStatus } from "#server/modules/api-keys/update-api-key.ts";
+import { getWebhookSecret, rotateWebhookSecret } from "#server/modules/webhooks/secret.ts";
+import { listWebhookDeliveries } from "#server/modules/webhooks/list-deliveries.ts";
 
 /**
  * The internal API the pages call with their session cookie. Every route needs a session (`signedIn`): without one
@@ -103,9 +105,9 @@ export function internalApi(state: ServerState) {
 
   api.post("/generations/:id/cancel", signedIn, (c) =>
     answering(c, async () => {
-      const { database, env } = runtime();
+      const { database, boss, env } = runtime();
       const viewerId = c.get("viewer")!.id;
-      await cancelGeneration({ db: database.db, userId: viewerId, id: c.req.param("id") });
+      await cancelGeneration({ db: database.db, boss, env, userId: viewerId, id: c.req.param("id") });
       return c.json({ generation: await getGeneration({ db: database.db, env, id: c.req.param("id"), viewerId }) });
     }),
   );
@@ -181,6 +183,24 @@ export function internalApi(state: ServerState) {
         input: await json(c),
       });
       return c.json({ key });
+    }),
+  );
+
+  api.get("/webhooks", signedIn, async (c) => {
+    const db = runtime().database.db;
+    const userId = c.get("viewer")!.id;
+    c.header("Cache-Control", "no-store");
+    const [secret, deliveries] = await Promise.all([
+      getWebhookSecret({ db, userId }),
+      listWebhookDeliveries({ db, userId }),
+    ]);
+    return c.json({ secret, deliveries });
+  });
+
+  api.post("/webhooks/secret", signedIn, (c) =>
+    answering(c, async () => {
+      c.header("Cache-Control", "no-store");
+      return c.json({ secret: await rotateWebhookSecret({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
     }),
   );
 

@@ -19,9 +19,16 @@ import {
 } from "#server/modules/generation/queue.ts";
 import { runGeneration } from "#server/modules/generation/run-generation.ts";
 import { sweepGenerations } from "#server/modules/generation/sweep-generations.ts";
+import { getGeneration } from "#server/modules/generation/get-generation.ts";
+import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_QUEUE, type WebhookJob } from "#server/modules/webhooks/queue-webhook.ts";
+import { deliverWebhook, expireWebhookDeliveries } from "#server/modules/webhooks/deliver-webhook.ts";
+import { presentGeneration } from "#server/api/v1/present.ts";
+import type { PgBoss } from "#server/jobs/boss.ts";
+import { AppError } from "#server/errors.ts";
 
 export interface JobContext {
   db: Db;
+  boss: PgBoss;
   logger: Logger;
   site: SiteConfig;
   mailer: Mailer;
@@ -57,6 +64,7 @@ export const queues: QueueDefinition[] = [
         ...(await purgeExpiredSessions({ db })),
         rateLimits: await purgeRateLimits({ db }),
         idempotencyKeys: await purgeIdempotencyKeys({ db }),
+        webhooksGivenUp: await expireWebhookDeliveries({ db }),
       };
       logger.info(purged, "expired sessions purged");
       return purged;
@@ -83,9 +91,12 @@ queues.push(
     expireInSeconds: 1800,
     heartbeatSeconds: HEARTBEAT_SECONDS,
     notify: true,
-    async handle(jobs, { db, env, storage, logger }) {
+    async handle(jobs, { db, boss, env, storage, logger }) {
       for (const job of jobs) {
-        await runGeneration({ db, env, storage, logger }, { generationId: job.data.generationId, signal: job.signal });
+        await runGeneration(
+          { db, boss, env, storage, logger },
+          { generationId: job.data.generationId, signal: job.signal },
+        );
       }
     },
   }),
@@ -94,10 +105,41 @@ queues.push(
     cron: "* * * * *",
     retryLimit: 0,
     expireInSeconds: 120,
-    async handle(_jobs, { db, env, logger }) {
-      const swept = await sweepGenerations({ db, marginSeconds: env.GENERATION_SWEEP_MARGIN_SECONDS });
+    async handle(_jobs, { db, boss, env, logger }) {
+      const swept = await sweepGenerations({ db, boss, env, marginSeconds: env.GENERATION_SWEEP_MARGIN_SECONDS });
       if (swept.failed || swept.settled) logger.warn(swept, "stale generations ended");
       return swept;
+    },
+  }),
+);
+
+queues.push(
+  defineQueue<WebhookJob>({
+    name: WEBHOOK_QUEUE,
+    retryLimit: WEBHOOK_MAX_ATTEMPTS - 1,
+    expireInSeconds: 60,
+    // Polled every 2 s rather than woken by NOTIFY: a notified worker falls back to a 30 s poll, which would
+    // stretch the first retries (a NOTIFY comes only when a job is sent, not when a retry falls due)
+    async handle(jobs, { db, env, site, logger }) {
+      const origin = new URL(site.url).origin;
+      for (const job of jobs) {
+        await deliverWebhook(
+          {
+            db,
+            env,
+            logger,
+            // The body is the generation exactly as the public API returns it
+            async describe({ generationId, userId }) {
+              const view = await getGeneration({ db, env, id: generationId, viewerId: userId }).catch((error) => {
+                if (error instanceof AppError && error.code === "not_found") return null;
+                throw error;
+              });
+              return view ? presentGeneration(view, origin) : null;
+            },
+          },
+          { deliveryId: job.data.deliveryId, signal: job.signal },
+        );
+      }
     },
   }),
 );

@@ -6,7 +6,15 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
-import { asset, creditEntry, creditHold, generation, generationAttempt, user } from "#server/db/schema/index.ts";
+import {
+  asset,
+  creditEntry,
+  creditHold,
+  generation,
+  generationAttempt,
+  user,
+  webhookDelivery,
+} from "#server/db/schema/index.ts";
 import { getBalance, grantCredits } from "#server/modules/credits/ledger.ts";
 import { createBoss, type PgBoss } from "#server/jobs/boss.ts";
 import { defineQueues } from "#server/jobs/worker.ts";
@@ -21,6 +29,7 @@ import { listGenerations } from "#server/modules/generation/list-generations.ts"
 import { setVisibility } from "#server/modules/generation/set-visibility.ts";
 import { sweepGenerations } from "#server/modules/generation/sweep-generations.ts";
 import { GENERATION_QUEUE } from "#server/modules/generation/queue.ts";
+import { WEBHOOK_QUEUE } from "#server/modules/webhooks/queue-webhook.ts";
 import { AppError } from "#server/errors.ts";
 import { backends } from "#tests/support/backends.ts";
 import { tempDir } from "#tests/support/server.ts";
@@ -189,8 +198,8 @@ describe.each(backends)("the generation engine on $name", (backend) => {
   it("cancels a queued job and returns its credits; the worker then leaves it alone", async () => {
     const userId = await newUser(5);
     const { id } = await submit(userId, image({ count: 2 }));
-    await cancelGeneration({ db: db(), userId, id });
-    await cancelGeneration({ db: db(), userId, id });
+    await cancelGeneration({ db: db(), boss, env, userId, id });
+    await cancelGeneration({ db: db(), boss, env, userId, id });
     await run(id);
     expect(await row(id)).toMatchObject({ status: "canceled", creditsCharged: 0 });
     expect(await getBalance(db(), userId)).toEqual({ balance: 5, held: 0, available: 5 });
@@ -199,7 +208,9 @@ describe.each(backends)("the generation engine on $name", (backend) => {
 
     const done = (await submit(userId, image())).id;
     await run(done);
-    await expect(cancelGeneration({ db: db(), userId, id: done }).catch(codeOf)).resolves.toBe("not_cancelable");
+    await expect(cancelGeneration({ db: db(), boss, env, userId, id: done }).catch(codeOf)).resolves.toBe(
+      "not_cancelable",
+    );
   });
 
   it("cancels a video while it renders: the run stops, nothing is charged, no file is kept", async () => {
@@ -209,7 +220,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     // Wait for real progress, then cancel.
     for (let i = 0; i < 200 && (await row(id)).progress < 10; i++) await new Promise((r) => setTimeout(r, 50));
     expect((await row(id)).status).toBe("processing");
-    await cancelGeneration({ db: db(), userId, id });
+    await cancelGeneration({ db: db(), boss, env, userId, id });
     await running;
     expect(await row(id)).toMatchObject({ status: "canceled" });
     expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
@@ -355,16 +366,88 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       .set({ status: "processing", attempt: 1, startedAt: sql`now() - interval '2 hours'` })
       .where(eq(generation.id, id));
     await Promise.all([
-      sweepGenerations({ db: db(), marginSeconds: 60 }),
-      sweepGenerations({ db: db(), marginSeconds: 60 }),
+      sweepGenerations({ db: db(), boss, env, marginSeconds: 60 }),
+      sweepGenerations({ db: db(), boss, env, marginSeconds: 60 }),
     ]);
-    await sweepGenerations({ db: db(), marginSeconds: 60 });
+    await sweepGenerations({ db: db(), boss, env, marginSeconds: 60 });
     expect(await row(id)).toMatchObject({ status: "failed", errorCode: "timeout" });
     expect(await getBalance(db(), userId)).toEqual({ balance: 10, held: 0, available: 10 });
     await expectSettled(userId);
     // The job's late worker cannot undo it.
     await run(id);
     expect(await row(id)).toMatchObject({ status: "failed" });
+  });
+
+  it("records one webhook message, with its delivery job, in the transaction that ends a generation", async () => {
+    const userId = await newUser(20);
+    const hook = (name: string) => `https://hooks.example.com/${name}`;
+    const withHook = (name: string, input = image()) =>
+      submitGeneration(deps(), { user: { id: userId }, input, webhookUrl: hook(name) });
+    const [succeeded, failed, canceled, swept, silent] = await Promise.all([
+      withHook("succeeded"),
+      withHook("failed", image({ model: "flux-schnell" })),
+      withHook("canceled"),
+      withHook("swept"),
+      submit(userId, image()),
+    ]);
+    await run(succeeded.id);
+    fal.reject = true;
+    try {
+      await run(failed.id);
+    } finally {
+      fal.reject = false;
+    }
+    await Promise.all([
+      cancelGeneration({ db: db(), boss, env, userId, id: canceled.id }),
+      cancelGeneration({ db: db(), boss, env, userId, id: canceled.id }),
+    ]);
+    await db()
+      .update(generation)
+      .set({ status: "processing", attempt: 1, startedAt: sql`now() - interval '2 hours'` })
+      .where(eq(generation.id, swept.id));
+    await Promise.all([
+      sweepGenerations({ db: db(), boss, env, marginSeconds: 60 }),
+      sweepGenerations({ db: db(), boss, env, marginSeconds: 60 }),
+    ]);
+    await run(silent.id);
+
+    const messages = await db().select().from(webhookDelivery).where(eq(webhookDelivery.userId, userId));
+    const byGeneration = new Map(messages.map((m) => [m.generationId, m]));
+    expect(messages).toHaveLength(4);
+    for (const [g, event, name] of [
+      [succeeded, "generation.succeeded", "succeeded"],
+      [failed, "generation.failed", "failed"],
+      [canceled, "generation.canceled", "canceled"],
+      [swept, "generation.failed", "swept"],
+    ] as const) {
+      const message = byGeneration.get(g.id);
+      expect(message, name).toMatchObject({ event, url: hook(name), status: "pending", attempts: 0, payload: null });
+      expect(await boss.getJobById(WEBHOOK_QUEUE, message!.id)).toMatchObject({ data: { deliveryId: message!.id } });
+    }
+    expect(byGeneration.has(silent.id)).toBe(false);
+    expect((await row(succeeded.id)).webhookUrl).toBe(hook("succeeded"));
+  });
+
+  it("refuses a webhook URL that is not https or names a private address, creating and holding nothing", async () => {
+    const userId = await newUser(5);
+    for (const url of [
+      "http://hooks.example.com/x",
+      "https://127.0.0.1/x",
+      "https://[::1]/x",
+      "https://10.1.2.3/x",
+      "https://169.254.169.254/latest/meta-data",
+      "https://localhost/x",
+      "https://user:pass@hooks.example.com/x",
+      "not a url",
+      `https://hooks.example.com/${"a".repeat(2100)}`,
+    ]) {
+      await expect(
+        submitGeneration(deps(), { user: { id: userId }, input: image(), webhookUrl: url }).catch(codeOf),
+        url,
+      ).resolves.toBe("webhook_url_refused");
+    }
+    expect(await db().select().from(generation).where(eq(generation.userId, userId))).toEqual([]);
+    expect(await getBalance(db(), userId)).toEqual({ balance: 5, held: 0, available: 5 });
   });
 
   it("keeps each user's generations to themselves; public ones can be read by anyone", async () => {
@@ -375,7 +458,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     for (const attempt of [
       () => getGeneration({ db: db(), env, id, viewerId: other }),
       () => getGeneration({ db: db(), env, id, viewerId: null, allowPublic: true }),
-      () => cancelGeneration({ db: db(), userId: other, id }),
+      () => cancelGeneration({ db: db(), boss, env, userId: other, id }),
       () => deleteGeneration({ db: db(), storage, userId: other, id }),
       () => setVisibility({ db: db(), userId: other, id, visibility: "public" }),
     ]) {
@@ -394,7 +477,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     const userId = await newUser(100);
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) ids.push((await submit(userId, image({ prompt: `p${i}` }))).id);
-    await cancelGeneration({ db: db(), userId, id: ids[2]! });
+    await cancelGeneration({ db: db(), boss, env, userId, id: ids[2]! });
     const seen: string[] = [];
     let cursor: string | undefined;
     do {

@@ -34,7 +34,13 @@ import {
   LedgerSchema,
   ListGenerationsQuery,
   ModelSchema,
+  WebhookEventSchema,
+  WebhookHeaders,
 } from "./schemas.ts";
+import { WEBHOOK_EVENTS } from "#server/db/schema/webhooks.ts";
+import { WEBHOOK_MAX_ATTEMPTS } from "#server/modules/webhooks/queue-webhook.ts";
+import { WEBHOOK_TIMEOUT_MS } from "#server/modules/webhooks/deliver-webhook.ts";
+import { checkWebhookUrl } from "#server/modules/webhooks/webhook-url.ts";
 import { presentEntry, presentGeneration, presentModel } from "./present.ts";
 
 export const API_VERSION = "1.0.0";
@@ -65,7 +71,9 @@ const COMMON_ERRORS = {
 } as const;
 const WRITE_ERRORS = {
   ...COMMON_ERRORS,
-  400: errorResponse("Malformed request (`bad_request`), unknown model (`unknown_model`), refused image URL."),
+  400: errorResponse(
+    "Malformed request (`bad_request`), unknown model (`unknown_model`), refused image URL (`input_url_refused`) or webhook URL (`webhook_url_refused`).",
+  ),
   402: errorResponse("Not enough available credits (`insufficient_credits`)."),
   409: errorResponse("A request with this `Idempotency-Key` is still running (`idempotency_in_flight`)."),
   413: errorResponse("Body or input image too large."),
@@ -237,13 +245,32 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     scheme: "bearer",
     description: "An API key made on the API keys page of the dashboard (`atl_…`).",
   });
+  const whenEnded = {
+    "generation.succeeded": "A generation succeeded: `data.outputs` holds its files.",
+    "generation.failed": "A generation failed: `data.error` says why; its credits were returned.",
+    "generation.canceled": "A generation was canceled; its credits were returned.",
+  } as const;
+  for (const event of WEBHOOK_EVENTS) {
+    api.openAPIRegistry.registerWebhook({
+      method: "post",
+      path: event,
+      tags: ["Webhooks"],
+      summary: event,
+      description: `${whenEnded[event]} Sent to the \`webhook_url\` of the request that created the generation, signed the Standard Webhooks way with your signing secret (API keys page). Answer 2xx within ${WEBHOOK_TIMEOUT_MS / 1000} seconds; any other answer, a redirect or no answer is retried ${WEBHOOK_MAX_ATTEMPTS - 1} times, each wait about twice the one before (at most an hour), within a day. A generation deleted before it ends sends nothing.`,
+      request: {
+        headers: WebhookHeaders,
+        body: { required: true, content: { "application/json": { schema: WebhookEventSchema } } },
+      },
+      responses: { 200: { description: "Any 2xx answer acknowledges the message." } },
+    });
+  }
   api.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: {
       title: "Atelier API",
       version: API_VERSION,
       description:
-        "Create images and videos with the models of this server, spending your account's credits. Authenticate with `Authorization: Bearer <API key>`. Errors are JSON with a stable `code`. Each key may make a limited number of requests per minute (`RateLimit` and `RateLimit-Policy` headers; `429` with `Retry-After` beyond it). POST requests accept an `Idempotency-Key`.",
+        "Create images and videos with the models of this server, spending your account's credits. Authenticate with `Authorization: Bearer <API key>`. Errors are JSON with a stable `code`. Each key may make a limited number of requests per minute (`RateLimit` and `RateLimit-Policy` headers; `429` with `Retry-After` beyond it). POST requests accept an `Idempotency-Key`. Give a generation a `webhook_url` to be told when it ends (see Webhooks).",
     },
     servers: [{ url: `${o.origin}/api/v1` }],
   });
@@ -331,7 +358,11 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     return response;
   };
 
-  const submit = async (c: V1, input: Record<string, unknown>, idempotencyKey: string | undefined) => {
+  const submit = async (
+    c: V1,
+    input: Record<string, unknown>,
+    o: { idempotencyKey: string | undefined; webhookUrl: string | undefined },
+  ) => {
     const { database, env, storage, boss } = runtime();
     const { id } = await submitGeneration(
       { db: database.db, boss, env, storage },
@@ -340,9 +371,10 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
         input,
         source: "api",
         // The job itself is idempotent on the key too, so a retry after a crash finds it.
-        idempotencyKey: idempotencyKey
-          ? `api:${createHash("sha256").update(idempotencyKey).digest("hex").slice(0, 48)}`
+        idempotencyKey: o.idempotencyKey
+          ? `api:${createHash("sha256").update(o.idempotencyKey).digest("hex").slice(0, 48)}`
           : undefined,
+        webhookUrl: o.webhookUrl,
       },
     );
     c.header("Location", `/api/v1/generations/${id}`);
@@ -368,6 +400,8 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
       if (toolOf === "text-to-image" && fields.strength !== undefined) {
         throw new AppError("invalid_options", "strength: only for image to image (send image or image_url)");
       }
+      // Before the upload is stored: a refused URL must not leave an unused file behind
+      if (fields.webhook_url !== undefined) checkWebhookUrl(fields.webhook_url, runtime().env);
       let inputAssetId: string | undefined;
       if (bytes) {
         const { database, storage } = runtime();
@@ -390,7 +424,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
               }
             : {}),
         },
-        c.req.header("idempotency-key"),
+        { idempotencyKey: c.req.header("idempotency-key"), webhookUrl: fields.webhook_url },
       );
     }) as never;
   });
@@ -409,7 +443,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
           aspectRatio: body.aspect_ratio,
           ...(body.seed !== undefined ? { seed: body.seed } : {}),
         },
-        c.req.header("idempotency-key"),
+        { idempotencyKey: c.req.header("idempotency-key"), webhookUrl: body.webhook_url },
       ),
     ) as never;
   });
@@ -432,7 +466,8 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
   api.openapi(routes.cancel, async (c) => {
     const { id } = c.req.valid("param");
     return once(c, { id }, async () => {
-      await cancelGeneration({ db: runtime().database.db, userId: userId(c), id });
+      const { database, boss, env } = runtime();
+      await cancelGeneration({ db: database.db, boss, env, userId: userId(c), id });
       return c.json(await generationJson(c, id), 200);
     }) as never;
   });

@@ -38,6 +38,7 @@ export function presentGeneration(g: GenerationView, origin: string) {
     credits_charged: g.creditsCharged,
     error: g.error ? { code: g.error.code, message: g.error.message } : null,
     visibility: g.visibility,
+    webhook_url: g.webhookUrl,
     outputs: g.outputs.map((m) => presentMedia(m, origin)),
     input_image: g.input ? presentMedia(g.input, origin) : null,
     created_at: g.createdAt,

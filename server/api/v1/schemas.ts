@@ -13,6 +13,7 @@ import {
   VISIBILITIES,
 } from "#common/generation.ts";
 import { CREDIT_ENTRY_KINDS } from "#server/db/schema/credits.ts";
+import { WEBHOOK_EVENTS } from "#server/db/schema/webhooks.ts";
 
 /** The public API's shapes: snake_case JSON, every field described, with examples for the reference. */
 
@@ -105,6 +106,10 @@ export const GenerationSchema = z
       .nullable()
       .openapi({ description: "Why it failed.", example: null }),
     visibility: z.enum(VISIBILITIES),
+    webhook_url: z.url().nullable().openapi({
+      description: "Where this generation is sent when it ends (from the request that created it).",
+      example: null,
+    }),
     outputs: z.array(media),
     input_image: media.nullable(),
     created_at: z.iso.datetime(),
@@ -112,6 +117,12 @@ export const GenerationSchema = z
     finished_at: z.iso.datetime().nullable(),
   })
   .openapi("Generation");
+
+const webhookUrl = z.string().max(2048).optional().openapi({
+  description:
+    "An https URL on the public internet to which the generation is POSTed, signed, when it succeeds, fails or is canceled (see the webhooks of this document).",
+  example: "https://example.com/atelier/webhook",
+});
 
 const prompt = z.string().min(1).max(PROMPT_MAX).openapi({ example: "A lighthouse at dusk, oil painting" });
 const seed = z.coerce.number().int().min(0).max(MAX_SEED).optional().openapi({ example: 42 });
@@ -138,6 +149,7 @@ export const CreateImageSchema = z
       .max(2048)
       .optional()
       .openapi({ description: "Image to image: an https URL of the input image.", example: undefined }),
+    webhook_url: webhookUrl,
   })
   .openapi("CreateImage");
 
@@ -156,6 +168,7 @@ export const CreateVideoSchema = z
     duration: z.union([z.literal(5), z.literal(10)]).default(5),
     aspect_ratio: z.enum(VIDEO_ASPECT_RATIOS).default("16:9"),
     seed,
+    webhook_url: webhookUrl,
   })
   .openapi("CreateVideo");
 
@@ -212,4 +225,28 @@ export const LedgerSchema = z
 
 export const IdParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, example: "6e1d2b7a-3c1f-4d8e-9a55-0c3b2f1e4d6a" }),
+});
+
+export const WebhookEventSchema = z
+  .object({
+    type: z.enum(WEBHOOK_EVENTS).openapi({ example: "generation.succeeded" }),
+    timestamp: z.iso.datetime().openapi({ description: "When the generation ended." }),
+    data: GenerationSchema,
+  })
+  .openapi("WebhookEvent");
+
+export const WebhookHeaders = z.object({
+  "webhook-id": z.string().openapi({
+    description: "The message's id: the same on every retry of one message, so a receiver can ignore repeats.",
+    example: "0d3f8a0e-5f4b-4f0e-a1a4-2f6e3c9b7d21",
+  }),
+  "webhook-timestamp": z.string().openapi({
+    description: "Unix time of this attempt, in seconds. Reject messages more than five minutes old.",
+    example: "1795454044",
+  }),
+  "webhook-signature": z.string().openapi({
+    description:
+      "`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the base64-decoded part of your signing secret after `whsec_`. Several signatures, separated by spaces, while a rotated secret is still valid: accept the message if one matches.",
+    example: "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
+  }),
 });

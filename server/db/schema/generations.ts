@@ -61,6 +61,8 @@ export const generation = pgTable(
     errorMessage: text("error_message"),
     visibility: text("visibility").$type<Visibility>().notNull().default("private"),
     source: text("source").$type<"web" | "api">().notNull().default("web"),
+    /** Where to POST the generation once it ends (public API requests only). */
+    webhookUrl: text("webhook_url"),
     /** The client's key: the same key (for the same user) returns the same job. */
     idempotencyKey: text("idempotency_key"),
     /** Hash of the request the key came with, to tell a repeat from a different request reusing the key. */

@@ -6,3 +6,4 @@ export * from "./redemption.ts";
 export * from "./orders.ts";
 export * from "./generations.ts";
 export * from "./api.ts";
+export * from "./webhooks.ts";

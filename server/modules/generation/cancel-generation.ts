@@ -4,13 +4,16 @@ import { generation } from "#server/db/schema/index.ts";
 import { settleHoldInTx } from "#server/modules/credits/ledger.ts";
 import { AppError } from "#server/errors.ts";
 import { isUuid } from "#common/ids.ts";
+import { queueWebhookInTx, warmWebhookQueue, type WebhookSender } from "#server/modules/webhooks/queue-webhook.ts";
 
 /**
- * Cancels a queued or running job of the user: canceled, and its credits released, in one transaction. A running
+ * Cancels a queued or running job of the user: canceled, its credits released and its webhook queued, in one
+ * transaction. A running
  * worker notices within a second and stops. Canceling a canceled job again is a no-op; a finished one is a 409.
  */
-export async function cancelGeneration(o: { db: Db; userId: string; id: string }): Promise<void> {
+export async function cancelGeneration(o: WebhookSender & { db: Db; userId: string; id: string }): Promise<void> {
   if (!isUuid(o.id)) throw new AppError("not_found", `no generation ${o.id}`);
+  await warmWebhookQueue(o.boss);
   const canceled = await o.db.transaction(async (tx) => {
     const [row] = await tx
       .update(generation)
@@ -32,6 +35,7 @@ export async function cancelGeneration(o: { db: Db; userId: string; id: string }
       .returning({ holdId: generation.holdId });
     if (!row) return false;
     if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "release" });
+    await queueWebhookInTx(tx, o, { generationId: o.id, event: "generation.canceled" });
     return true;
   });
   if (canceled) return;

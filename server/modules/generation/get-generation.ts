@@ -37,6 +37,8 @@ export interface GenerationView {
   creditsCharged: number | null;
   error: { code: string; message: string; messageKey: string } | null;
   visibility: Generation["visibility"];
+  /** Where the public API was asked to send the result (only ever shown to the owner). */
+  webhookUrl: string | null;
   outputs: MediaView[];
   input: MediaView | null;
   createdAt: string;
@@ -93,6 +95,7 @@ export function presentGeneration(g: Generation, assets: Asset[], typical: numbe
         }
       : null,
     visibility: g.visibility,
+    webhookUrl: g.webhookUrl,
     outputs: assets.filter((a) => a.generationId === g.id && a.role === "output").map(mediaView),
     input: input ? mediaView(input) : null,
     createdAt: g.createdAt.toISOString(),
@@ -136,5 +139,5 @@ export async function getGeneration(o: {
   const open = g.status === "queued" || g.status === "processing";
   const typical = open && model ? await typicalSeconds(o.db, model) : null;
   const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical);
-  return { ...view, mine };
+  return { ...view, webhookUrl: mine ? view.webhookUrl : null, mine };
 }

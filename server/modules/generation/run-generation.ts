@@ -5,6 +5,8 @@ import type { Env } from "#server/env.ts";
 import { asset, generation, generationAttempt } from "#server/db/schema/index.ts";
 import { settleHoldInTx, type Tx } from "#server/modules/credits/ledger.ts";
 import type { Storage } from "#server/storage/storage.ts";
+import type { PgBoss } from "#server/jobs/boss.ts";
+import { queueWebhookInTx, warmWebhookQueue, type WebhookSender } from "#server/modules/webhooks/queue-webhook.ts";
 import { findOfferedModel, type CatalogModel } from "#config/models.ts";
 import { FAILURES, type FailureCode } from "#common/generation.ts";
 import { runBinding } from "#server/providers/index.ts";
@@ -15,6 +17,7 @@ import { recordDuration } from "./estimate.ts";
 
 export interface RunDeps {
   db: Db;
+  boss: PgBoss;
   env: Env;
   storage: Storage;
   logger: Logger;
@@ -46,6 +49,7 @@ export async function runGeneration(deps: RunDeps, o: { generationId: string; si
     .where(and(eq(generation.id, o.generationId), inArray(generation.status, ["queued", "processing"])))
     .returning();
   if (!job) return; // Canceled, deleted or already finished: nothing to do.
+  await warmWebhookQueue(deps.boss);
   const log = logger.child({ generationId: job.id, run: job.attempt, model: job.modelId });
   if (job.attempt > MAX_RUNS) {
     await finish(deps, job, { failure: "interrupted", detail: `gave up after ${MAX_RUNS} runs` });
@@ -190,6 +194,7 @@ export async function runGeneration(deps: RunDeps, o: { generationId: string; si
       })),
     );
     if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "capture", charge: row.creditsCharged ?? 0 });
+    await queueWebhookInTx(tx, deps, { generationId: job.id, event: "generation.succeeded" });
     return true;
   });
   if (!done) {
@@ -259,12 +264,20 @@ async function loadInput(deps: RunDeps, job: Generation) {
 
 /** Ends a run that produced nothing: failed with its reason, and the hold released, in one transaction. */
 async function finish(deps: RunDeps, job: Generation, r: { failure: FailureCode; detail: string }): Promise<void> {
-  const ended = await deps.db.transaction((tx) => failInTx(tx, current(job), r.failure));
+  const ended = await deps.db.transaction((tx) => failInTx(tx, deps, current(job), r.failure));
   if (ended) deps.logger.warn({ generationId: job.id, code: r.failure, detail: r.detail }, "generation failed");
 }
 
-/** Marks the matching open job failed and releases its hold; false when it was no longer open. */
-export async function failInTx(tx: Tx, where: ReturnType<typeof current>, failure: FailureCode): Promise<boolean> {
+/**
+ * Marks the matching open job failed, releases its hold and queues its webhook; false when it was no longer open.
+ * Call warmWebhookQueue before the transaction.
+ */
+export async function failInTx(
+  tx: Tx,
+  sender: WebhookSender,
+  where: ReturnType<typeof current>,
+  failure: FailureCode,
+): Promise<boolean> {
   const [row] = await tx
     .update(generation)
     .set({
@@ -276,8 +289,9 @@ export async function failInTx(tx: Tx, where: ReturnType<typeof current>, failur
       updatedAt: sql`now()`,
     })
     .where(where)
-    .returning({ holdId: generation.holdId });
+    .returning({ id: generation.id, holdId: generation.holdId });
   if (!row) return false;
   if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "release" });
+  await queueWebhookInTx(tx, sender, { generationId: row.id, event: "generation.failed" });
   return true;
 }

@@ -9,9 +9,10 @@ import { AppError } from "#server/errors.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { costOf, findOfferedModel, type CatalogModel } from "#config/models.ts";
 import { KIND_OF_TOOL, submitSchema, type GenerationParams, type SubmitRequest } from "#common/generation.ts";
-import { enqueueGenerationInTx, warmQueue } from "./queue.ts";
+import { enqueueGenerationInTx, warmGenerationQueue } from "./queue.ts";
 import { fetchImageUrl } from "./fetch-image-url.ts";
 import { saveInputImage } from "./save-input-image.ts";
+import { checkWebhookUrl } from "#server/modules/webhooks/webhook-url.ts";
 
 export interface SubmitDeps {
   db: Db;
@@ -27,6 +28,8 @@ export interface SubmitOptions {
   source?: "web" | "api";
   /** The client's key: the same key with the same request returns the first job. */
   idempotencyKey?: string;
+  /** Where to POST the generation when it ends (public API). */
+  webhookUrl?: string;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
@@ -52,7 +55,10 @@ export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Prom
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
     throw new AppError("invalid_options", "the idempotency key must be 1 to 255 visible ASCII characters");
   }
-  const requestHash = createHash("sha256").update(JSON.stringify(request)).digest("hex");
+  const webhookUrl = o.webhookUrl === undefined ? null : checkWebhookUrl(o.webhookUrl, deps.env);
+  const requestHash = createHash("sha256")
+    .update(JSON.stringify(webhookUrl ? { ...request, webhookUrl } : request))
+    .digest("hex");
   if (key) {
     const earlier = await byKey(deps.db, o.user.id, key, requestHash);
     if (earlier) return earlier;
@@ -61,7 +67,7 @@ export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Prom
   const inputAssetId = request.tool === "image-to-image" ? await inputFor(deps, o.user.id, request) : null;
   const cost = costOf(model, params);
   const id = randomUUID();
-  await warmQueue(deps.boss);
+  await warmGenerationQueue(deps.boss);
   try {
     await deps.db.transaction(async (tx) => {
       // A model an operator made free holds nothing.
@@ -89,6 +95,7 @@ export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Prom
         source: o.source ?? "web",
         idempotencyKey: key ?? null,
         requestHash,
+        webhookUrl,
         timeoutSeconds: model.timeoutSeconds,
       });
       await enqueueGenerationInTx(deps.boss, tx, { generationId: id }, { timeoutSeconds: model.timeoutSeconds });

@@ -2,6 +2,7 @@ import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { creditHold, generation } from "#server/db/schema/index.ts";
 import { settleHoldInTx } from "#server/modules/credits/ledger.ts";
+import { warmWebhookQueue, type WebhookSender } from "#server/modules/webhooks/queue-webhook.ts";
 import { failInTx } from "./run-generation.ts";
 
 /** How long a job may wait in the queue beyond its own timeout before it is given up. */
@@ -13,7 +14,7 @@ const QUEUE_WAIT_SECONDS = 30 * 60;
  * a finished job whose hold is somehow still open has it settled the way its status says. Each in its own
  * transaction, conditional on the state it found, so it is safe next to running workers and other sweepers.
  */
-export async function sweepGenerations(o: { db: Db; marginSeconds: number; limit?: number }) {
+export async function sweepGenerations(o: WebhookSender & { db: Db; marginSeconds: number; limit?: number }) {
   const limit = o.limit ?? 200;
   const stale = await o.db
     .select({ id: generation.id, status: generation.status, attempt: generation.attempt })
@@ -24,10 +25,12 @@ export async function sweepGenerations(o: { db: Db; marginSeconds: number; limit
     )
     .limit(limit);
   let failed = 0;
+  if (stale.length > 0) await warmWebhookQueue(o.boss);
   for (const job of stale) {
     const ended = await o.db.transaction((tx) =>
       failInTx(
         tx,
+        o,
         and(eq(generation.id, job.id), eq(generation.status, job.status), eq(generation.attempt, job.attempt))!,
         job.status === "processing" ? "timeout" : "interrupted",
       ),

@@ -1,0 +1,62 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { webhookSecret } from "#server/db/schema/index.ts";
+import { generateWebhookSecret } from "./sign.ts";
+
+/** How long the secret a rotation replaced keeps signing next to the new one. */
+export const PREVIOUS_SECRET_HOURS = 24;
+
+export interface WebhookSecretView {
+  secret: string;
+  createdAt: string;
+  /** Until when the secret before the last rotation still signs too; null when there is none. */
+  previousExpiresAt: string | null;
+}
+
+type Row = typeof webhookSecret.$inferSelect;
+
+function view(row: Row): WebhookSecretView {
+  const previousValid = row.previousSecret && row.previousExpiresAt && row.previousExpiresAt > new Date();
+  return {
+    secret: row.secret,
+    createdAt: (row.rotatedAt ?? row.createdAt).toISOString(),
+    previousExpiresAt: previousValid ? row.previousExpiresAt!.toISOString() : null,
+  };
+}
+
+/** The user's signing secret, made on first need (two first needs at once agree on one). */
+async function ensure(db: Db, userId: string): Promise<Row> {
+  await db.insert(webhookSecret).values({ userId, secret: generateWebhookSecret() }).onConflictDoNothing();
+  const [row] = await db.select().from(webhookSecret).where(eq(webhookSecret.userId, userId));
+  return row!;
+}
+
+export async function getWebhookSecret(o: { db: Db; userId: string }): Promise<WebhookSecretView> {
+  return view(await ensure(o.db, o.userId));
+}
+
+/** Every secret a message must be signed with now: the current one, and the previous one while it lasts. */
+export async function signingSecrets(o: { db: Db; userId: string }): Promise<string[]> {
+  const row = await ensure(o.db, o.userId);
+  const previousValid = row.previousSecret && row.previousExpiresAt && row.previousExpiresAt > new Date();
+  return previousValid ? [row.secret, row.previousSecret!] : [row.secret];
+}
+
+/**
+ * A new secret; the one it replaces keeps signing beside it for a day, so receivers can move over without losing
+ * a message. Rotating twice within that day drops the oldest: only the secret just replaced stays valid.
+ */
+export async function rotateWebhookSecret(o: { db: Db; userId: string }): Promise<WebhookSecretView> {
+  await ensure(o.db, o.userId);
+  const [row] = await o.db
+    .update(webhookSecret)
+    .set({
+      previousSecret: sql`${webhookSecret.secret}`,
+      previousExpiresAt: sql`now() + make_interval(hours => ${PREVIOUS_SECRET_HOURS})`,
+      secret: generateWebhookSecret(),
+      rotatedAt: sql`now()`,
+    })
+    .where(eq(webhookSecret.userId, o.userId))
+    .returning();
+  return view(row!);
+}
