@@ -16,7 +16,7 @@ import { listModels } from "#server/modules/generation/list-models.ts";
 import { listApiKeys } from "#server/modules/api-keys/list-api-keys.ts";
 import { createApiKey } from "#server/modules/api-keys/create-api-key.ts";
 import { deleteApiKey, setApiKeyStatus } from "#server/modules/api-keys/update-api-key.ts";
-import { getWebhookSecret, rotateWebhookSecret } from "#server/modules/webhooks/secret.ts";
+import { getWebhookSecret, getWebhookSecretInfo, rotateWebhookSecret } from "#server/modules/webhooks/secret.ts";
 import { listWebhookDeliveries } from "#server/modules/webhooks/list-deliveries.ts";
 
 /**
@@ -191,10 +191,15 @@ export function internalApi(state: ServerState) {
     const userId = c.get("viewer")!.id;
     c.header("Cache-Control", "no-store");
     const [secret, deliveries] = await Promise.all([
-      getWebhookSecret({ db, userId }),
+      getWebhookSecretInfo({ db, userId }),
       listWebhookDeliveries({ db, userId }),
     ]);
     return c.json({ secret, deliveries });
+  });
+
+  api.get("/webhooks/secret", signedIn, async (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.json({ secret: await getWebhookSecret({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
   });
 
   api.post("/webhooks/secret", signedIn, (c) =>

@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
@@ -12,17 +14,32 @@ const msg = (key: string) => text(LOCALE, "common", `msg.apiKeys.${key}`);
 describe("API keys in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
+  // A webhook receiver on this machine (the server allows private networks): `/ok` accepts, `/down` fails
+  let receiver: http.Server;
+  let receiverUrl: string;
 
   beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      req.resume();
+      req.on("end", () => res.writeHead(req.url === "/ok" ? 204 : 500).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
     const port = await freePort();
     [server, browser] = await Promise.all([
-      startServer({ PORT: String(port), SITE_URL: `http://127.0.0.1:${port}` }),
+      startServer({
+        PORT: String(port),
+        SITE_URL: `http://127.0.0.1:${port}`,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on",
+        WEBHOOK_RETRY_DELAY_SECONDS: "1",
+      }),
       launchBrowser(),
     ]);
   });
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    await new Promise((r) => receiver?.close(r));
   });
 
   const toast = (page: Page, message: string) =>
@@ -127,6 +144,93 @@ describe("API keys in Chromium", () => {
     const gone = await call(secret);
     expect(gone.status).toBe(401);
     expect(((await gone.json()) as { error: { code: string } }).error.code).toBe("invalid_api_key");
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("shows, copies and rotates the webhook signing secret, and lists deliveries as they go (Korean)", async () => {
+    const ko = (key: string, vars: Record<string, string> = {}) =>
+      Object.entries(vars).reduce((s, [k, v]) => s.replace(`{{${k}}}`, v), text("ko", "api", `webhooks.${key}`));
+    const { context, cookie } = await signedInContext(browser, server, "hooks@example.com", {
+      viewport: { width: 1280, height: 900 },
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    await page.goto(`${server.url}/ko/dashboard/api`);
+    await hydrated(page, ".api-keys-page");
+    expect(await page.locator("#webhooks-heading").textContent()).toBe(ko("title"));
+    expect(await page.locator(".webhook-deliveries").textContent()).toContain(ko("deliveries.empty"));
+
+    // Hidden until asked for; shown, hidden again, copied
+    const box = page.getByTestId("webhook-secret");
+    expect(await box.inputValue()).not.toMatch(/^whsec_[A-Za-z0-9+/]/);
+    await page.getByRole("button", { name: ko("secret.show") }).click();
+    await expect.poll(() => box.inputValue()).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    const first = await box.inputValue();
+    await page.getByRole("button", { name: ko("secret.hide") }).click();
+    await expect.poll(() => box.inputValue()).not.toBe(first);
+    await page.getByRole("button", { name: ko("secret.copy") }).click();
+    await toast(page, text("ko", "common", "msg.copySuccess"));
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(first);
+
+    // Rotate: a new secret, shown; the previous one still signs for a day
+    await page.getByRole("button", { name: ko("secret.rotate") }).click();
+    await page.getByRole("button", { name: ko("secret.rotateConfirm"), exact: true }).click();
+    await toast(page, ko("secret.rotated"));
+    await expect.poll(() => box.inputValue()).toMatch(/^whsec_/);
+    expect(await box.inputValue()).not.toBe(first);
+    await page.getByTestId("webhook-previous").waitFor();
+
+    // Two generations through the API: one receiver accepts, one keeps failing
+    const created = (await (
+      await fetch(`${server.url}/api/keys`, {
+        method: "POST",
+        headers: { Cookie: cookie, Origin: server.url, "Sec-Fetch-Site": "same-origin" },
+        body: "{}",
+      })
+    ).json()) as { secret: string };
+    for (const path of ["/ok", "/down"]) {
+      const res = await fetch(`${server.url}/api/v1/images`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${created.secret}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ model: "demo-image", prompt: `To ${path}`, webhook_url: `${receiverUrl}${path}` }),
+      });
+      expect(res.status).toBe(201);
+    }
+    const statuses = async () => {
+      await page.getByRole("button", { name: ko("deliveries.refresh") }).click();
+      return (await page.getByTestId("webhook-status").allTextContents()).sort();
+    };
+    await expect
+      .poll(statuses, { timeout: 60_000, interval: 1000 })
+      .toEqual([ko("status.delivered"), ko("status.retrying")].sort());
+    const rows = page.locator(".webhook-deliveries tr.ant-table-row");
+    const failing = rows.filter({ hasText: `${receiverUrl}/down` });
+    expect(await failing.textContent()).toContain(`${ko("deliveries.http", { code: "500" })} · ${ko("reason.status")}`);
+    expect(await rows.filter({ hasText: `${receiverUrl}/ok` }).textContent()).toContain(ko("event.succeeded"));
+    // Each row links to its generation
+    await rows
+      .first()
+      .getByRole("link", { name: ko("deliveries.open") })
+      .click();
+    await page.waitForURL(/\/ko\/dashboard\/image\/[^/]+\/[0-9a-f-]{36}$/);
+    await page.goBack();
+    await hydrated(page, ".api-keys-page");
+
+    // Failures say so
+    await page.route("**/api/webhooks**", (route) => route.fulfill({ status: 500, body: "{}" }));
+    await page.getByRole("button", { name: ko("deliveries.refresh") }).click();
+    await toast(page, ko("deliveries.fetchFailed"));
+    await page.getByRole("button", { name: ko("secret.rotate") }).click();
+    await page.getByRole("button", { name: ko("secret.rotateConfirm"), exact: true }).click();
+    await toast(page, ko("secret.rotateFailed"));
+    await page.reload();
+    await hydrated(page, ".api-keys-page");
+    await page.getByRole("button", { name: ko("secret.show") }).click();
+    await toast(page, ko("secret.fetchFailed"));
+    await page.unrouteAll();
     expect(problems).toEqual([]);
     await context.close();
   });

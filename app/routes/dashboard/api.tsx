@@ -14,6 +14,9 @@ import { copyText } from "#app/lib/generations.ts";
 import { listApiKeys, type ApiKeyView } from "#server/modules/api-keys/list-api-keys.ts";
 import { MAX_API_KEYS, MAX_API_KEY_NAME } from "#server/modules/api-keys/keys.ts";
 import { formatDate, formatNumber } from "#common/format.ts";
+import { WebhooksPanel } from "#app/components/api/webhooks-panel.tsx";
+import { getWebhookSecretInfo } from "#server/modules/webhooks/secret.ts";
+import { listWebhookDeliveries } from "#server/modules/webhooks/list-deliveries.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -29,11 +32,17 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     title: `${t("api:title")} · ${site.name}`,
     noindex: true,
   });
-  const keys = await listApiKeys({ db: runtime.database.db, userId: viewer.id });
+  const db = runtime.database.db;
+  const [keys, secret, deliveries] = await Promise.all([
+    listApiKeys({ db, userId: viewer.id }),
+    getWebhookSecretInfo({ db, userId: viewer.id }),
+    listWebhookDeliveries({ db, userId: viewer.id }),
+  ]);
   return {
     seo,
     i18n,
     keys,
+    webhooks: { secret, deliveries },
     origin: new URL(site.url).origin,
     limitPerMinute: runtime.env.API_RATE_LIMIT_PER_MINUTE,
   };
@@ -262,6 +271,8 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
           <Typography.Text type="secondary">{t("quickStart.limits", { limit: limitPerMinute })}</Typography.Text>
         </Space>
       </section>
+
+      <WebhooksPanel initial={loaderData.webhooks} locale={locale} />
 
       <Modal
         open={creating}

@@ -1,11 +1,13 @@
 import { desc, eq } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { webhookDelivery } from "#server/db/schema/index.ts";
+import { generation, webhookDelivery } from "#server/db/schema/index.ts";
 
 export interface DeliveryView {
   id: string;
   event: (typeof webhookDelivery.$inferSelect)["event"];
   generationId: string | null;
+  /** The generation's tool, to link to it; null once it was deleted. */
+  tool: (typeof generation.$inferSelect)["tool"] | null;
   url: string;
   status: (typeof webhookDelivery.$inferSelect)["status"];
   attempts: number;
@@ -23,6 +25,7 @@ export async function listWebhookDeliveries(o: { db: Db; userId: string; limit?:
       id: webhookDelivery.id,
       event: webhookDelivery.event,
       generationId: webhookDelivery.generationId,
+      tool: generation.tool,
       url: webhookDelivery.url,
       status: webhookDelivery.status,
       attempts: webhookDelivery.attempts,
@@ -33,6 +36,7 @@ export async function listWebhookDeliveries(o: { db: Db; userId: string; limit?:
       createdAt: webhookDelivery.createdAt,
     })
     .from(webhookDelivery)
+    .leftJoin(generation, eq(generation.id, webhookDelivery.generationId))
     .where(eq(webhookDelivery.userId, o.userId))
     .orderBy(desc(webhookDelivery.createdAt), desc(webhookDelivery.id))
     .limit(o.limit ?? 50);

@@ -6,11 +6,15 @@ import { generateWebhookSecret } from "./sign.ts";
 /** How long the secret a rotation replaced keeps signing next to the new one. */
 export const PREVIOUS_SECRET_HOURS = 24;
 
-export interface WebhookSecretView {
-  secret: string;
+/** About the secret, without it: what the page shows until the user asks to see it. */
+export interface WebhookSecretInfo {
   createdAt: string;
   /** Until when the secret before the last rotation still signs too; null when there is none. */
   previousExpiresAt: string | null;
+}
+
+export interface WebhookSecretView extends WebhookSecretInfo {
+  secret: string;
 }
 
 type Row = typeof webhookSecret.$inferSelect;
@@ -33,6 +37,11 @@ async function ensure(db: Db, userId: string): Promise<Row> {
 
 export async function getWebhookSecret(o: { db: Db; userId: string }): Promise<WebhookSecretView> {
   return view(await ensure(o.db, o.userId));
+}
+
+export async function getWebhookSecretInfo(o: { db: Db; userId: string }): Promise<WebhookSecretInfo> {
+  const { createdAt, previousExpiresAt } = view(await ensure(o.db, o.userId));
+  return { createdAt, previousExpiresAt };
 }
 
 /** Every secret a message must be signed with now: the current one, and the previous one while it lasts. */
