@@ -2,7 +2,7 @@ import { createInstance, type i18n, type Resource } from "i18next";
 import { initReactI18next } from "react-i18next";
 import type { Locale } from "#common/locales.ts";
 
-export const NAMESPACES = ["common", "home", "auth", "user", "dashboard", "billing", "studio", "api"] as const;
+export const NAMESPACES = ["common", "home", "auth", "user", "dashboard", "billing", "studio", "api", "docs"] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 
 /**

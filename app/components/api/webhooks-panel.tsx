@@ -110,7 +110,9 @@ export function WebhooksPanel({ initial, locale }: { initial: WebhooksState; loc
       <Typography.Title level={2} id="webhooks-heading" className="dash-section-title">
         {t("webhooks.title")}
       </Typography.Title>
-      <Typography.Paragraph>{t("webhooks.intro")}</Typography.Paragraph>
+      <Typography.Paragraph>
+        {t("webhooks.intro")} <Link to={hrefIn(pathname, "/docs/webhooks")}>{t("webhooks.docs")}</Link>
+      </Typography.Paragraph>
 
       <label className="webhook-secret-label" htmlFor="webhook-secret">
         {t("webhooks.secret.label")}

@@ -6,7 +6,7 @@ export const HEADER_NAV = [
   { key: "home", to: "/", ready: true },
   { key: "pricing", to: "/pricing", ready: true },
   { key: "blog", to: "/blog", ready: false },
-  { key: "docs", to: "/docs", ready: false },
+  { key: "docs", to: "/docs", ready: true },
 ] as const;
 
 export const LEGAL_NAV = [

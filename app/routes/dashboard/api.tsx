@@ -2,6 +2,7 @@ import { useState } from "react";
 import { Alert, Button, Form, Input, Modal, Popconfirm, Space, Switch, Table, Tag, Typography } from "antd";
 import { CopyOutlined, DeleteOutlined, KeyOutlined, PlusOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
+import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/api";
 import { pageI18n } from "#app/i18n/resources.server.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
@@ -14,6 +15,7 @@ import { copyText } from "#app/lib/generations.ts";
 import { listApiKeys, type ApiKeyView } from "#server/modules/api-keys/list-api-keys.ts";
 import { MAX_API_KEYS, MAX_API_KEY_NAME } from "#server/modules/api-keys/keys.ts";
 import { formatDate, formatNumber } from "#common/format.ts";
+import { hrefIn } from "#common/locales.ts";
 import { WebhooksPanel } from "#app/components/api/webhooks-panel.tsx";
 import { getWebhookSecretInfo } from "#server/modules/webhooks/secret.ts";
 import { listWebhookDeliveries } from "#server/modules/webhooks/list-deliveries.ts";
@@ -63,6 +65,7 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
   const locale = usePageLocale();
   const toast = useToast();
   const { origin, limitPerMinute } = loaderData;
+  const { pathname } = useLocation();
   const [keys, setKeys] = useState<ApiKeyView[]>(loaderData.keys);
   const [creating, setCreating] = useState(false);
   const [busy, setBusy] = useState<string | null>(null);
@@ -149,10 +152,9 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
             {t("title")}
           </Typography.Title>
           <Typography.Paragraph type="secondary">
-            {t("intro")}{" "}
-            <a href="/api/v1/openapi.json" target="_blank" rel="noreferrer">
-              {t("reference")}
-            </a>
+            {t("intro")} <Link to={hrefIn(pathname, "/docs/api")}>{t("guide")}</Link>
+            {" · "}
+            <Link to={hrefIn(pathname, "/docs/api-reference")}>{t("reference")}</Link>
           </Typography.Paragraph>
         </div>
         <Button type="primary" icon={<PlusOutlined />} disabled={full} onClick={() => setCreating(true)}>

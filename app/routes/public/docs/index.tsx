@@ -1,0 +1,71 @@
+import { Typography } from "antd";
+import { ApiOutlined, BookOutlined, NotificationOutlined } from "@ant-design/icons";
+import { useTranslation } from "react-i18next";
+import { Link, useLocation } from "react-router";
+import type { Route } from "./+types/index";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { siteOf } from "#app/lib/auth.server.ts";
+import { listDocs } from "#server/modules/content/get-doc.ts";
+import { hrefIn } from "#common/locales.ts";
+import { docValues } from "./values.server.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export function loader({ context, request }: Route.LoaderArgs) {
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, ["docs"]);
+  const docs = listDocs({ locale, values: docValues(context) });
+  return {
+    seo: buildSeo({
+      site,
+      locale,
+      pathname: new URL(request.url).pathname,
+      title: t("docs:index.metaTitle", { site: site.name }),
+      description: t("docs:index.intro", { site: site.name }),
+    }),
+    i18n,
+    site: site.name,
+    entries: [
+      ...docs.map((d) => ({ to: `/docs/${d.slug}`, title: d.title, description: d.description, icon: d.slug })),
+      {
+        to: "/docs/api-reference",
+        title: t("docs:reference.title"),
+        description: t("docs:reference.description"),
+        icon: "reference",
+      },
+    ],
+  };
+}
+
+const ICONS: Record<string, React.ReactNode> = {
+  api: <BookOutlined />,
+  webhooks: <NotificationOutlined />,
+  reference: <ApiOutlined />,
+};
+
+export default function DocsIndex({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation("docs");
+  const { pathname } = useLocation();
+  return (
+    <div className="page-wide docs-index">
+      <Typography.Title level={1}>{t("index.title")}</Typography.Title>
+      <Typography.Paragraph type="secondary" className="docs-lead">
+        {t("index.intro", { site: loaderData.site })}
+      </Typography.Paragraph>
+      <ul className="docs-cards">
+        {loaderData.entries.map((e) => (
+          <li key={e.to}>
+            <Link to={hrefIn(pathname, e.to)} className="docs-card">
+              <span className="docs-card-icon" aria-hidden>
+                {ICONS[e.icon]}
+              </span>
+              <span className="docs-card-title">{e.title}</span>
+              <span className="docs-card-text">{e.description}</span>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

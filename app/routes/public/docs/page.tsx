@@ -1,0 +1,65 @@
+import { Alert, Typography } from "antd";
+import { useTranslation } from "react-i18next";
+import { Link, data, useLocation } from "react-router";
+import type { Route } from "./+types/page";
+import { pageI18n } from "#app/i18n/resources.server.ts";
+import { buildSeo, seoMeta } from "#app/seo.ts";
+import { siteOf } from "#app/lib/auth.server.ts";
+import { getDoc } from "#server/modules/content/get-doc.ts";
+import { hrefIn } from "#common/locales.ts";
+import { docValues } from "./values.server.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export function loader({ context, request, params }: Route.LoaderArgs) {
+  const site = siteOf(context);
+  const { locale, i18n } = pageI18n(request, ["docs"]);
+  const doc = getDoc({ slug: params.slug, locale, values: docValues(context) });
+  if (!doc) throw data(null, { status: 404 });
+  return {
+    seo: buildSeo({
+      site,
+      locale,
+      pathname: new URL(request.url).pathname,
+      title: `${doc.title} · ${site.name}`,
+      description: doc.description,
+    }),
+    i18n,
+    doc,
+  };
+}
+
+export default function DocPage({ loaderData }: Route.ComponentProps) {
+  const { t } = useTranslation("docs");
+  const { pathname } = useLocation();
+  const { doc } = loaderData;
+  return (
+    <div className="page-wide docs-page">
+      <nav className="docs-breadcrumb">
+        <Link to={hrefIn(pathname, "/docs")}>{t("page.all")}</Link>
+      </nav>
+      <div className="docs-layout">
+        <article className="docs-article" lang={doc.locale}>
+          <Typography.Title level={1}>{doc.title}</Typography.Title>
+          {doc.fallback && <Alert type="info" showIcon title={t("page.fallback")} className="docs-fallback" />}
+          {/* Rendered on the server from the project's Markdown with raw HTML disabled */}
+          <div className="docs-prose" dangerouslySetInnerHTML={{ __html: doc.html }} />
+        </article>
+        {doc.toc.length > 0 && (
+          <nav className="docs-toc" aria-labelledby="docs-toc-title">
+            <p id="docs-toc-title" className="docs-toc-title">
+              {t("page.toc")}
+            </p>
+            <ul>
+              {doc.toc.map((h) => (
+                <li key={h.id}>
+                  <a href={`#${h.id}`}>{h.text}</a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,12 @@
+import { server, siteOf } from "#app/lib/auth.server.ts";
+import type { DocValues } from "#server/modules/content/get-doc.ts";
+
+/** What the documentation fills in: this server's address and name, and the API's rate limit. */
+export function docValues(context: Parameters<typeof siteOf>[0]): DocValues {
+  const site = siteOf(context);
+  return {
+    origin: new URL(site.url).origin,
+    site: site.name,
+    limit: String(server(context).runtime.env.API_RATE_LIMIT_PER_MINUTE),
+  };
+}

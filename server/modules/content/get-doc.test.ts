@@ -1,0 +1,75 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { LOCALES } from "#common/locales.ts";
+import { ROOT } from "#server/paths.ts";
+import { DOC_SLUGS, getDoc, listDocs, renderDocMarkdown } from "./get-doc.ts";
+
+const values = { origin: "https://atelier.example", site: "Atelier Test", limit: "77" };
+const source = (locale: string, slug: string) => readFileSync(join(ROOT, "content/docs", locale, `${slug}.md`), "utf8");
+const fences = (md: string) => md.match(/```[\s\S]*?```/g) ?? [];
+const headings = (md: string) => (md.match(/^#{1,6} /gm) ?? []).map((h) => h.trim());
+
+describe("documentation pages", () => {
+  describe.each(DOC_SLUGS)("%s", (slug) => {
+    const english = source("en", slug);
+
+    it.each(LOCALES.filter((l) => l !== "en"))("is translated into %s, with the same code and structure", (locale) => {
+      const translated = source(locale, slug);
+      expect(fences(translated)).toEqual(fences(english));
+      expect(headings(translated)).toEqual(headings(english));
+      for (const name of ["origin", "site", "limit"]) {
+        expect(translated.split(`{{${name}}}`).length, name).toBe(english.split(`{{${name}}}`).length);
+      }
+      const doc = getDoc({ slug, locale, values })!;
+      expect(doc).toMatchObject({ locale, fallback: false });
+      // Titles may be a loanword ("Webhooks"); the summary is always the language's own
+      expect(doc.description).not.toBe(getDoc({ slug, locale: "en", values })!.description);
+      expect(doc.description.length).toBeGreaterThan(10);
+    });
+
+    it("fills in this server's address, name and limit, and lists its sections", () => {
+      const doc = getDoc({ slug, locale: "en", values })!;
+      expect(doc.html).not.toContain("{{");
+      expect(doc.html).toContain("https://atelier.example/api/v1");
+      expect(doc.toc.length).toBeGreaterThan(3);
+      for (const { id } of doc.toc) expect(doc.html).toContain(`id="${id}"`);
+      // The page shows the title itself: no second one in the body
+      expect(doc.html).not.toContain("<h1");
+    });
+  });
+
+  it("has no page for an unknown slug, and lists every page in each language", () => {
+    expect(getDoc({ slug: "nope", locale: "en", values })).toBeNull();
+    expect(getDoc({ slug: "../../package", locale: "en", values })).toBeNull();
+    expect(listDocs({ locale: "ko", values }).map((d) => d.slug)).toEqual([...DOC_SLUGS]);
+  });
+});
+
+describe("renderDocMarkdown", () => {
+  it("never lets markup or script through", () => {
+    const { html } = renderDocMarkdown(
+      [
+        "<script>alert(1)</script>",
+        '<img src=x onerror="alert(1)">',
+        "[click](javascript:alert(1)) [data](data:text/html;base64,PHNjcmlwdD4=)",
+        "```html\n</code></pre><script>alert(2)</script>\n```",
+      ].join("\n\n"),
+      "en",
+    );
+    expect(html).not.toMatch(/<script|<img|href="javascript:|href="data:/i);
+    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
+  });
+
+  it("keeps the reader's language in links inside the site, and opens others without a referrer", () => {
+    const { html } = renderDocMarkdown("[ref](/docs/api-reference) [other](https://example.com/x)", "de");
+    expect(html).toContain('href="/de/docs/api-reference"');
+    expect(html).toContain('href="https://example.com/x" rel="noopener noreferrer"');
+    expect(renderDocMarkdown("[ref](/docs/api-reference)", "en").html).toContain('href="/docs/api-reference"');
+  });
+
+  it("gives headings ids from their text in any script, unique within the page", () => {
+    const { toc } = renderDocMarkdown("## Créer une clé\n\n## İmza doğrulama\n\n## 创建密钥\n\n## Créer une clé", "fr");
+    expect(toc.map((h) => h.id)).toEqual(["creer-une-cle", "imza-dogrulama", "创建密钥", "creer-une-cle-2"]);
+  });
+});

@@ -1,0 +1,143 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import MarkdownIt from "markdown-it";
+import { ROOT } from "#server/paths.ts";
+import { DEFAULT_LOCALE, type Locale } from "#common/locales.ts";
+
+/** The documentation pages written in Markdown, in the order the docs index lists them. */
+export const DOC_SLUGS = ["api", "webhooks"] as const;
+export type DocSlug = (typeof DOC_SLUGS)[number];
+
+export const isDocSlug = (slug: string): slug is DocSlug => (DOC_SLUGS as readonly string[]).includes(slug);
+
+export interface Doc {
+  slug: DocSlug;
+  title: string;
+  description: string;
+  /** Rendered from Markdown with raw HTML disabled, so nothing in a file can inject markup or scripts. */
+  html: string;
+  /** The second-level headings, for the table of contents. */
+  toc: { id: string; text: string }[];
+  /** The language the text is actually in: English when the page has no translation yet. */
+  locale: Locale;
+  fallback: boolean;
+}
+
+/** Values the pages refer to as `{{name}}`: this server's address, name and limits. */
+export type DocValues = Record<"origin" | "site" | "limit", string>;
+
+const DOCS_DIR = join(ROOT, "content/docs");
+
+function readSource(locale: Locale, slug: DocSlug): string | null {
+  try {
+    return readFileSync(join(DOCS_DIR, locale, `${slug}.md`), "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** `title` and `description` from the page's front matter, and the Markdown after it. */
+function splitFrontMatter(source: string): { meta: Record<string, string>; body: string } {
+  const match = /^---\n([\s\S]*?)\n---\n/.exec(source);
+  if (!match) return { meta: {}, body: source };
+  const meta: Record<string, string> = {};
+  for (const line of match[1]!.split("\n")) {
+    const at = line.indexOf(":");
+    if (at > 0) meta[line.slice(0, at).trim()] = line.slice(at + 1).trim();
+  }
+  return { meta, body: source.slice(match[0].length) };
+}
+
+/** Heading ids from their text, keeping letters of every script (Cyrillic, CJK, …). */
+function slugify(text: string): string {
+  return (
+    text
+      .toLowerCase()
+      // Accents and other marks go (the Turkish İ lower-cases to i and a combining dot)
+      .normalize("NFKD")
+      .replace(/\p{M}+/gu, "")
+      .replace(/[^\p{L}\p{N}]+/gu, "-")
+      .replace(/^-+|-+$/g, "") || "section"
+  );
+}
+
+export function renderDocMarkdown(body: string, locale: Locale): { html: string; toc: Doc["toc"] } {
+  const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
+  const toc: Doc["toc"] = [];
+  const used = new Set<string>();
+  md.core.ruler.push("heading_ids", (state) => {
+    const tokens = state.tokens;
+    for (let i = 0; i < tokens.length; i++) {
+      const token = tokens[i]!;
+      if (token.type !== "heading_open") continue;
+      const text = tokens[i + 1]?.content ?? "";
+      let id = slugify(text);
+      for (let n = 2; used.has(id); n++) id = `${slugify(text)}-${n}`;
+      used.add(id);
+      token.attrSet("id", id);
+      if (token.tag === "h2") toc.push({ id, text });
+    }
+  });
+  // Links inside the site keep the reader's language; links elsewhere open without handing over this page
+  const defaultLink = md.renderer.rules.link_open ?? ((tokens, i, o, _env, self) => self.renderToken(tokens, i, o));
+  md.renderer.rules.link_open = (tokens, i, options, env, self) => {
+    const token = tokens[i]!;
+    const href = String(token.attrGet("href") ?? "");
+    if (href.startsWith("/") && !href.startsWith("//")) {
+      if (locale !== DEFAULT_LOCALE) token.attrSet("href", `/${locale}${href}`);
+    } else {
+      token.attrSet("rel", "noopener noreferrer");
+    }
+    return defaultLink(tokens, i, options, env, self);
+  };
+  md.renderer.rules.fence = (tokens, i) => {
+    const token = tokens[i]!;
+    const language = token.info.trim().split(/\s+/)[0] ?? "";
+    const label = language ? ` data-language="${md.utils.escapeHtml(language)}"` : "";
+    return `<pre class="code-block"${label}><code>${md.utils.escapeHtml(token.content)}</code></pre>\n`;
+  };
+  const html = md.render(body);
+  return { html, toc };
+}
+
+const cache = new Map<string, Doc | null>();
+
+/**
+ * A documentation page in the reader's language, or in English (marked as such) when it has not been translated;
+ * null for a page that does not exist. Rendered once per process and language.
+ */
+export function getDoc(o: { slug: string; locale: Locale; values: DocValues }): Doc | null {
+  if (!isDocSlug(o.slug)) return null;
+  const key = `${o.locale}|${o.slug}|${JSON.stringify(o.values)}`;
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
+  const own = readSource(o.locale, o.slug);
+  const source = own ?? readSource(DEFAULT_LOCALE, o.slug);
+  if (source === null) {
+    cache.set(key, null);
+    return null;
+  }
+  const filled = source.replace(/\{\{(origin|site|limit)\}\}/g, (_, name: keyof DocValues) => o.values[name]);
+  const { meta, body } = splitFrontMatter(filled);
+  const contentLocale = own === null ? DEFAULT_LOCALE : o.locale;
+  // The page shows the title itself: the Markdown's own first heading is left out
+  const { html, toc } = renderDocMarkdown(body.replace(/^\s*# .*\n+/, ""), o.locale);
+  const doc: Doc = {
+    slug: o.slug,
+    title: meta.title ?? o.slug,
+    description: meta.description ?? "",
+    html,
+    toc,
+    locale: contentLocale,
+    fallback: own === null,
+  };
+  cache.set(key, doc);
+  return doc;
+}
+
+/** Every Markdown page with its title and summary, for the docs index. */
+export function listDocs(o: { locale: Locale; values: DocValues }): Pick<Doc, "slug" | "title" | "description">[] {
+  return DOC_SLUGS.map((slug) => getDoc({ slug, locale: o.locale, values: o.values })!).map(
+    ({ slug, title, description }) => ({ slug, title, description }),
+  );
+}

@@ -1,0 +1,160 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, ROOT, startServer, waitFor, type TestServer } from "#tests/support/server.ts";
+import { signedIn } from "#tests/support/session.ts";
+
+const run = promisify(execFile);
+
+/** The fenced code blocks of an English documentation page, in order, with this server's address filled in. */
+function examples(slug: string, origin: string): { language: string; code: string }[] {
+  const md = readFileSync(join(ROOT, "content/docs/en", `${slug}.md`), "utf8").replaceAll("{{origin}}", origin);
+  return [...md.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ language: m[1]!, code: m[2]! }));
+}
+
+/**
+ * What a developer does with the documentation: every curl command of the REST API guide, its JavaScript and
+ * Python programs, and the webhook page's request and Python signature check, run as written against a server.
+ */
+describe("the documentation's examples, run as written", () => {
+  let server: TestServer;
+  let origin: string;
+  let key: string;
+  let cookie: string;
+  let work: string;
+  let receiver: http.Server;
+  let receiverUrl: string;
+  const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
+
+  beforeAll(async () => {
+    receiver = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push({ headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/atelier/webhook`;
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    server = await startServer({ PORT: String(port), SITE_URL: origin, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on" });
+    cookie = await signedIn(server, origin, "reader@example.com");
+    const created = await fetch(`${server.url}/api/keys`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: origin, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json" },
+      body: "{}",
+    });
+    key = ((await created.json()) as { secret: string }).secret;
+    work = mkdtempSync(join(tmpdir(), "atelier-docs-"));
+    await sharp({ create: { width: 64, height: 64, channels: 3, background: "#3366aa" } })
+      .png()
+      .toFile(join(work, "photo.png"));
+  });
+  afterAll(async () => {
+    await server?.close();
+    await new Promise((r) => receiver?.close(r));
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  const shell = async (code: string) => {
+    const { stdout } = await run("bash", ["-euo", "pipefail", "-c", code], {
+      cwd: work,
+      env: { ...process.env, ATELIER_API_KEY: key },
+    });
+    return stdout;
+  };
+  const settled = async (id: string) => {
+    let status = "";
+    await waitFor(`generation ${id} to end`, async () => {
+      const res = await fetch(`${server.url}/api/v1/generations/${id}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      status = ((await res.json()) as { status: string }).status;
+      return !["queued", "processing"].includes(status);
+    });
+    return status;
+  };
+
+  it("the REST API guide: every curl command, then the JavaScript and the Python program", async () => {
+    const blocks = examples("api", origin);
+    const bash = blocks.filter((b) => b.language === "bash" && b.code.includes("curl"));
+    expect(bash.length).toBe(5);
+    const [credits, image, poll, fromFile, video] = bash as [
+      (typeof bash)[0],
+      (typeof bash)[0],
+      (typeof bash)[0],
+      (typeof bash)[0],
+      (typeof bash)[0],
+    ];
+
+    expect(JSON.parse(await shell(credits.code))).toMatchObject({ object: "balance", available: expect.any(Number) });
+    const made = JSON.parse(await shell(image.code)) as { id: string; status: string; aspect_ratio: string };
+    expect(made).toMatchObject({ status: "queued", aspect_ratio: "16:9" });
+    expect(await settled(made.id)).toBe("succeeded");
+    const read = JSON.parse(await shell(poll.code.replace("GENERATION_ID", made.id))) as { outputs: unknown[] };
+    expect(read.outputs).toHaveLength(1);
+    const edited = JSON.parse(await shell(fromFile.code)) as { id: string; tool: string };
+    expect(edited.tool).toBe("image-to-image");
+    expect(await settled(edited.id)).toBe("succeeded");
+    const clip = JSON.parse(await shell(video.code)) as { id: string; kind: string };
+    expect(clip.kind).toBe("video");
+    expect(await settled(clip.id)).toBe("succeeded");
+
+    const js = blocks.find((b) => b.language === "js")!;
+    writeFileSync(join(work, "example.mjs"), js.code);
+    const node = await run(process.execPath, ["example.mjs"], {
+      cwd: work,
+      env: { ...process.env, ATELIER_API_KEY: key },
+    });
+    expect(node.stdout).toMatch(new RegExp(`^succeeded \\[\\s*'${origin}/media/[0-9a-f-]+\\.png'\\s*\\]`));
+
+    const python = blocks.find((b) => b.language === "python")!;
+    writeFileSync(join(work, "example.py"), python.code);
+    const py = await run("python3", ["example.py"], { cwd: work, env: { ...process.env, ATELIER_API_KEY: key } });
+    expect(py.stdout).toMatch(new RegExp(`^succeeded \\['${origin}/media/[0-9a-f-]+\\.png'\\]`));
+  }, 120_000);
+
+  it("the webhooks page: the request with a webhook_url, and the Python check of what arrives", async () => {
+    const blocks = examples("webhooks", origin);
+    const request = blocks.find((b) => b.language === "bash")!;
+    const made = JSON.parse(await shell(request.code.replace("https://example.com/atelier/webhook", receiverUrl))) as {
+      id: string;
+    };
+    await waitFor("the webhook", async () => received.length === 1);
+    const [message] = received;
+    expect(JSON.parse(message!.body)).toMatchObject({ type: "generation.succeeded", data: { id: made.id } });
+
+    // The signing secret, as the API keys page shows it to its owner
+    const secret = await fetch(`${server.url}/api/webhooks/secret`, {
+      headers: { Cookie: cookie, Origin: origin, "Sec-Fetch-Site": "same-origin" },
+    });
+    const ownerSecret = ((await secret.json()) as { secret: { secret: string } }).secret.secret;
+
+    const python = blocks.find((b) => b.language === "python")!;
+    const harness = `${python.code}
+import json, sys
+data = json.load(sys.stdin)
+print(verify(data["body"].encode(), data["headers"]))
+print(verify((data["body"] + " ").encode(), data["headers"]))
+`;
+    writeFileSync(join(work, "verify.py"), harness);
+    const child = execFile("python3", ["verify.py"], {
+      cwd: work,
+      env: { ...process.env, ATELIER_WEBHOOK_SECRET: ownerSecret },
+    });
+    child.stdin!.end(JSON.stringify({ body: message!.body, headers: message!.headers }));
+    let out = "";
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+    const code = await new Promise<number>((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    expect(out.trim().split("\n")).toEqual(["True", "False"]);
+  });
+});
