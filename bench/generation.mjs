@@ -22,6 +22,7 @@ import { grantCredits } from "../server/modules/credits/ledger.ts";
 import { submitGeneration } from "../server/modules/generation/submit-generation.ts";
 import { runGeneration } from "../server/modules/generation/run-generation.ts";
 import { GENERATION_QUEUE, HEARTBEAT_SECONDS, MAX_RUNS } from "../server/modules/generation/queue.ts";
+import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_QUEUE } from "../server/modules/webhooks/queue-webhook.ts";
 import { benchDatabase } from "./postgres.mjs";
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 120);
@@ -46,6 +47,8 @@ async function openEngine(handle, env, { work }) {
     heartbeatSeconds: HEARTBEAT_SECONDS,
     notify: true,
   });
+  // Ending a generation looks this queue up too (for the webhook it sends when asked for one)
+  await boss.createQueue(WEBHOOK_QUEUE, { retryLimit: WEBHOOK_MAX_ATTEMPTS - 1, expireInSeconds: 60 });
   const storage = createLocalStorage(env.DATA_DIR);
   if (work) {
     // As server/jobs/worker.ts does: two workers, each fetching again at once after a job.
@@ -55,7 +58,7 @@ async function openEngine(handle, env, { work }) {
         try {
           for (const job of jobs) {
             await runGeneration(
-              { db: handle.db, env, storage, logger },
+              { db: handle.db, boss, env, storage, logger },
               { generationId: job.data.generationId, signal: job.signal },
             );
           }

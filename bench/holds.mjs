@@ -2,14 +2,9 @@
 // server can be had) on PostgreSQL: a throwaway cluster from Debian's postgresql package, or BENCH_DATABASE_URL.
 // Prints one JSON object on stdout; `bench/run.mjs` runs it and puts it in the report.
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import pino from "pino";
-import { openPglite, openPostgres } from "../server/db/client.ts";
-import { benchDatabase } from "./postgres.mjs";
-import { applyMigrations } from "../server/db/migrate.ts";
+import { onBothDatabases } from "./postgres.mjs";
 import { user } from "../server/db/schema/index.ts";
 import { grantCredits, holdCredits } from "../server/modules/credits/ledger.ts";
 
@@ -64,7 +59,6 @@ async function run(db, { sharedAccount }) {
 }
 
 async function measure(handle) {
-  await applyMigrations(handle);
   return {
     separateAccounts: await run(handle.db, { sharedAccount: false }),
     oneAccount: await run(handle.db, { sharedAccount: true }),
@@ -73,36 +67,7 @@ async function measure(handle) {
 
 const report = { clients: CLIENTS, durationSeconds: DURATION_MS / 1000, pglite: null, postgres: null };
 
-const dir = mkdtempSync(join(os.tmpdir(), "atelier-bench-pglite-"));
-try {
-  const handle = await openPglite(dir, logger);
-  try {
-    report.pglite = await measure(handle);
-  } finally {
-    await handle.close();
-  }
-} finally {
-  rmSync(dir, { recursive: true, force: true });
-}
-
-let database = null;
-try {
-  database = await benchDatabase();
-  if (database) {
-    const handle = await openPostgres({ url: database.url, poolMax: CLIENTS, connectTimeoutSeconds: 10, logger });
-    try {
-      report.postgres = await measure(handle);
-    } finally {
-      await handle.close();
-    }
-  } else {
-    report.postgres = { skipped: "no PostgreSQL server binaries and no BENCH_DATABASE_URL" };
-  }
-} catch (error) {
-  report.postgres = { error: String(error.message ?? error) };
-} finally {
-  await database?.dispose();
-}
+Object.assign(report, await onBothDatabases(measure, { poolMax: CLIENTS, logger, prefix: "atelier-bench-pglite-" }));
 
 process.stdout.write(`${JSON.stringify(report)}\n`);
 process.exit(0);

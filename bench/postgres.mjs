@@ -86,3 +86,46 @@ export async function benchDatabase() {
     },
   };
 }
+
+/**
+ * Runs `measure(handle)` on a migrated PGlite database in a temporary folder, then on PostgreSQL (see
+ * benchDatabase) when one can be had, and returns both results; a PostgreSQL that cannot be had is reported as
+ * skipped, one that fails as an error.
+ */
+export async function onBothDatabases(measure, { poolMax, logger, prefix = "atelier-bench-" }) {
+  const { openPglite, openPostgres } = await import("../server/db/client.ts");
+  const { applyMigrations } = await import("../server/db/migrate.ts");
+  const result = { pglite: null, postgres: null };
+  const dir = mkdtempSync(join(os.tmpdir(), prefix));
+  try {
+    const handle = await openPglite(dir, logger);
+    try {
+      await applyMigrations(handle);
+      result.pglite = await measure(handle);
+    } finally {
+      await handle.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  let database = null;
+  try {
+    database = await benchDatabase();
+    if (database) {
+      const handle = await openPostgres({ url: database.url, poolMax, connectTimeoutSeconds: 10, logger });
+      try {
+        await applyMigrations(handle);
+        result.postgres = await measure(handle);
+      } finally {
+        await handle.close();
+      }
+    } else {
+      result.postgres = { skipped: "no PostgreSQL server binaries and no BENCH_DATABASE_URL" };
+    }
+  } catch (error) {
+    result.postgres = { error: String(error.message ?? error) };
+  } finally {
+    await database?.dispose();
+  }
+  return result;
+}

@@ -2,13 +2,13 @@
 // plain Node `http` server run on the same machine in the same run, then writes bench/results/latest.json.
 // It records; it never fails on a budget. It exits non-zero only when a server cannot be built or started.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, URLSearchParams } from "node:url";
 import autocannon from "autocannon";
 import { isBuildStale, writeBuildStamp } from "../scripts/build-stamp.mjs";
 
@@ -347,9 +347,13 @@ async function benchAtelier() {
     ...process.env,
     PORT: String(port),
     HOST,
+    // Links in e-mails and the pages' own origin checks name the address the benchmark talks to
+    SITE_URL: base,
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
     NODE_ENV: "production",
+    // The API is measured at full speed: the key's limit is still counted in the same statement, never reached
+    API_RATE_LIMIT_PER_MINUTE: "1000000",
   };
   // Always the embedded default (PGlite in the fresh folder), whatever the calling shell has set.
   delete env.DATABASE_URL;
@@ -384,6 +388,17 @@ async function benchAtelier() {
     await measure(`${base}/`, { durationSeconds: LOAD.warmupSeconds });
     result.healthz = await measure(`${base}/healthz`);
     result.home = await measure(`${base}/`);
+    try {
+      const api = await prepareApi(base, dataDir);
+      const headers = { authorization: `Bearer ${api.key}` };
+      await measure(`${base}/api/v1/generations/${api.generationId}`, {
+        durationSeconds: LOAD.warmupSeconds,
+        headers,
+      });
+      result.apiGeneration = await measure(`${base}/api/v1/generations/${api.generationId}`, { headers });
+    } catch (error) {
+      result.apiGeneration = { error: String(error.message ?? error) };
+    }
     result.memoryAfterLoad = memory(child.pid);
     result.serverAliveAfterLoad = !hasExited(child);
   } finally {
@@ -401,11 +416,81 @@ async function benchAtelier() {
   return result;
 }
 
+/**
+ * An account with an API key and one finished image, made the way a developer would: sign up, confirm from the
+ * outbox, sign in, create a key on the internal API, create an image on the public one.
+ */
+async function prepareApi(base, dataDir) {
+  const email = "bench@bench.invalid";
+  const password = "bench-Harbor-42!";
+  const page = { Origin: base, "Sec-Fetch-Site": "same-origin" };
+  const form = (fields) => new URLSearchParams(fields);
+  await fetch(`${base}/auth/register`, {
+    method: "POST",
+    redirect: "manual",
+    headers: page,
+    body: form({ name: "Bench", email, password, terms: "on" }),
+  });
+  let link = null;
+  const deadline = performance.now() + 30_000;
+  while (!link && performance.now() < deadline) {
+    try {
+      const outbox = join(dataDir, "outbox");
+      for (const file of readdirSync(outbox).filter((f) => f.endsWith(".json"))) {
+        const mail = JSON.parse(readFileSync(join(outbox, file), "utf8"));
+        if (mail.to === email) link = mail.link;
+      }
+    } catch {
+      // The outbox folder appears with the first message
+    }
+    if (!link) await sleep(100);
+  }
+  if (!link) throw new Error("no confirmation e-mail");
+  await fetch(link, { redirect: "manual" });
+  const login = await fetch(`${base}/auth/login`, {
+    method: "POST",
+    redirect: "manual",
+    headers: page,
+    body: form({ email, password }),
+  });
+  const cookie = login.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  const created = await fetch(`${base}/api/keys`, {
+    method: "POST",
+    headers: { ...page, Cookie: cookie, "Content-Type": "application/json" },
+    body: "{}",
+  });
+  if (created.status !== 201) throw new Error(`creating a key answered ${created.status}`);
+  const { secret: key } = await created.json();
+  const auth = { Authorization: `Bearer ${key}` };
+  const image = await fetch(`${base}/api/v1/images`, {
+    method: "POST",
+    headers: { ...auth, "Content-Type": "application/json" },
+    body: JSON.stringify({ model: "demo-image", prompt: "A benchmark lighthouse" }),
+  });
+  if (image.status !== 201) throw new Error(`creating an image answered ${image.status}`);
+  const { id: generationId } = await image.json();
+  for (;;) {
+    const g = await (await fetch(`${base}/api/v1/generations/${generationId}`, { headers: auth })).json();
+    if (g.status === "succeeded") break;
+    if (g.status !== "queued" && g.status !== "processing") throw new Error(`the image ${g.status}`);
+    if (performance.now() > deadline + 60_000) throw new Error("the image did not finish");
+    await sleep(100);
+  }
+  return { key, generationId };
+}
+
 // ---------------------------------------------------------------------------------------------------------
 // Report
 
 function printTable(report) {
-  const { plain, atelier, ratios, holds, generation } = report.results;
+  const { plain, atelier, ratios, holds, generation, apiKeys } = report.results;
+  const keyRow = (name, r) =>
+    r?.sequential
+      ? `${pad(name, 18)}hash ${apiKeys.hashMicroseconds} µs; verify+count p50 ${r.sequential.p50Ms} ms, p99 ${r.sequential.p99Ms} ms; 50 clients on one key ${r.oneKey50.perSecond}/s, on 50 keys ${r.ownKeys50.perSecond}/s`
+      : `${pad(name, 18)}${r?.skipped ?? r?.error ?? "not measured"}`;
   const loadRow = (name, r) =>
     r?.jobsPerSecond !== undefined
       ? `${pad(name, 18)}${r.jobsPerSecond} jobs/s; submit p50 ${r.submitMs.p50} ms, p99 ${r.submitMs.p99} ms; pick-up behind the backlog p50 ${r.backlogPickupMs.p50} ms`
@@ -436,6 +521,9 @@ function printTable(report) {
     row("plain node 10 KB", plain),
     row("atelier /healthz", atelier.healthz),
     row("atelier / (SSR)", atelier.home, atelier.home.withinBudget),
+    atelier.apiGeneration?.requestsPerSecond !== undefined
+      ? row("api GET generation", atelier.apiGeneration)
+      : `${pad("api GET generation", 18)}${atelier.apiGeneration?.error ?? "not measured"}`,
     "",
     `ratio to plain     home ${ratios.homeToPlain}   healthz ${ratios.healthzToPlain}`,
     `home page          ${atelier.homePage.bytes ?? "?"} bytes uncompressed, status ${atelier.homePage.status ?? atelier.homePage.error}`,
@@ -445,6 +533,8 @@ function printTable(report) {
     `${holdRow("holds PostgreSQL", holds.postgres)}${mark(holds.withinBudget ?? undefined)}`,
     ...genRows("jobs PGlite", generation.pglite),
     ...genRows("jobs PostgreSQL", generation.postgres, generation.withinBudget ?? undefined),
+    keyRow("keys PGlite", apiKeys.pglite),
+    keyRow("keys PostgreSQL", apiKeys.postgres),
     `shutdown (SIGTERM) ${atelier.shutdown.ms} ms, exit code ${atelier.shutdown.exitCode}${atelier.shutdown.forcedKill ? " (had to SIGKILL)" : ""}`,
     `budgets            home ≥ ${BUDGETS.home.minRequestsPerSecond} req/s & p99 ≤ ${BUDGETS.home.maxP99Ms} ms; RSS ≤ ${BUDGETS.memory.maxRssMiB} MiB; holds on PostgreSQL ≥ ${BUDGETS.holds.minPerSecondPostgres}/s; pick-up on PostgreSQL ≤ ${BUDGETS.pickup.maxMedianMsPostgres} ms`,
     "",
@@ -487,7 +577,7 @@ async function main() {
   const plain = await benchPlain();
 
   process.stderr.write(
-    `bench: Atelier (start-up, warm-up ${LOAD.warmupSeconds} s, /healthz and / for ${LOAD.durationSeconds} s each)…\n`,
+    `bench: Atelier (start-up, warm-up ${LOAD.warmupSeconds} s, /healthz, / and an API read for ${LOAD.durationSeconds} s each)…\n`,
   );
   const atelier = await benchAtelier();
 
@@ -496,6 +586,9 @@ async function main() {
 
   process.stderr.write("bench: generation jobs (offline image model) on PGlite and PostgreSQL…\n");
   const generation = benchGeneration();
+
+  process.stderr.write("bench: API key verification on PGlite and PostgreSQL…\n");
+  const apiKeys = benchScript("api-keys.mjs", 180_000);
 
   const home = atelier.home;
   home.withinBudget =
@@ -526,7 +619,7 @@ async function main() {
       loadAverageAtEnd: os.loadavg().map((n) => round(n)),
     },
     settings: { ...LOAD, host: HOST, buildMs: Math.round(buildMs) },
-    results: { plain, atelier, ratios, holds, generation },
+    results: { plain, atelier, ratios, holds, generation, apiKeys },
     budgets: BUDGETS,
   };
 

@@ -28,11 +28,10 @@ export interface OutboundPolicy {
 
 /** A URL the policy refuses (`refused`), or one that could not be reached. */
 export class OutboundError extends Error {
-  constructor(
-    readonly refused: boolean,
-    message: string,
-  ) {
+  readonly refused: boolean;
+  constructor(refused: boolean, message: string) {
     super(message);
+    this.refused = refused;
   }
 }
 

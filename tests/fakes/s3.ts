@@ -90,13 +90,14 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
 }
 
 class S3Error extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly extra: Record<string, string> = {},
-  ) {
+  readonly status: number;
+  readonly code: string;
+  readonly extra: Record<string, string>;
+  constructor(status: number, code: string, message: string, extra: Record<string, string> = {}) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.extra = extra;
   }
 }
 

@@ -8,7 +8,7 @@ import { promisify } from "node:util";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, ROOT, startServer, waitFor, type TestServer } from "#tests/support/server.ts";
-import { signedIn } from "#tests/support/session.ts";
+import { pageApi, signedIn } from "#tests/support/session.ts";
 
 const run = promisify(execFile);
 
@@ -47,11 +47,7 @@ describe("the documentation's examples, run as written", () => {
     origin = `http://127.0.0.1:${port}`;
     server = await startServer({ PORT: String(port), SITE_URL: origin, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on" });
     cookie = await signedIn(server, origin, "reader@example.com");
-    const created = await fetch(`${server.url}/api/keys`, {
-      method: "POST",
-      headers: { Cookie: cookie, Origin: origin, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json" },
-      body: "{}",
-    });
+    const created = await pageApi(server, origin)("POST", "/api/keys", cookie, {});
     key = ((await created.json()) as { secret: string }).secret;
     work = mkdtempSync(join(tmpdir(), "atelier-docs-"));
     await sharp({ create: { width: 64, height: 64, channels: 3, background: "#3366aa" } })
@@ -133,9 +129,7 @@ describe("the documentation's examples, run as written", () => {
     expect(JSON.parse(message!.body)).toMatchObject({ type: "generation.succeeded", data: { id: made.id } });
 
     // The signing secret, as the API keys page shows it to its owner
-    const secret = await fetch(`${server.url}/api/webhooks/secret`, {
-      headers: { Cookie: cookie, Origin: origin, "Sec-Fetch-Site": "same-origin" },
-    });
+    const secret = await pageApi(server, origin)("GET", "/api/webhooks/secret", cookie);
     const ownerSecret = ((await secret.json()) as { secret: { secret: string } }).secret.secret;
 
     const python = blocks.find((b) => b.language === "python")!;

@@ -4,7 +4,7 @@ import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
-import { signedIn } from "#tests/support/session.ts";
+import { pageApi, signedIn } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
@@ -64,16 +64,7 @@ describe(`the public API on ${backend}`, () => {
 
   /** The page's own calls (session cookie), for managing keys as the dashboard does. */
   const page = (method: string, path: string, cookie: string, body?: unknown) =>
-    fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        Cookie: cookie,
-        Origin: origin,
-        "Sec-Fetch-Site": "same-origin",
-        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
-      },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
+    pageApi(server, origin)(method, path, cookie, body);
   async function newKey(cookie: string, name?: string) {
     const res = await page("POST", "/api/keys", cookie, name ? { name } : {});
     expect(res.status).toBe(201);

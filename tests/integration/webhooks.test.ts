@@ -6,7 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServer, TEST_DATABASE_URL, waitFor, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
-import { signedIn } from "#tests/support/session.ts";
+import { pageApi, signedIn } from "#tests/support/session.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 
@@ -86,16 +86,7 @@ describe(`webhooks on ${backend}`, () => {
   let validateEvent: (body: unknown) => boolean;
 
   const page = (method: string, path: string, cookie: string, body?: unknown) =>
-    fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        Cookie: cookie,
-        Origin: origin,
-        "Sec-Fetch-Site": "same-origin",
-        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
-      },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
+    pageApi(server, origin)(method, path, cookie, body);
   const newKey = async (cookie: string) =>
     ((await (await page("POST", "/api/keys", cookie, {})).json()) as { secret: string }).secret;
   const settings = async (cookie: string) =>

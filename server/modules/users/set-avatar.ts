@@ -14,8 +14,10 @@ const ACCEPTED = new Set(["png", "jpeg", "webp"]);
 export type AvatarProblem = "avatarInvalid" | "avatarTooLarge";
 
 export class AvatarError extends AppError {
-  constructor(readonly problem: AvatarProblem) {
+  readonly problem: AvatarProblem;
+  constructor(problem: AvatarProblem) {
     super("bad_request", problem);
+    this.problem = problem;
   }
 }
 
