@@ -32,10 +32,15 @@ export async function cancelGeneration(o: WebhookSender & { db: Db; userId: stri
           inArray(generation.status, ["queued", "processing"]),
         ),
       )
-      .returning({ holdId: generation.holdId });
+      .returning({ holdId: generation.holdId, webhookUrl: generation.webhookUrl });
     if (!row) return false;
     if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "release" });
-    await queueWebhookInTx(tx, o, { generationId: o.id, event: "generation.canceled" });
+    await queueWebhookInTx(tx, o, {
+      generationId: o.id,
+      userId: o.userId,
+      url: row.webhookUrl,
+      event: "generation.canceled",
+    });
     return true;
   });
   if (canceled) return;

@@ -182,7 +182,11 @@ export async function runGeneration(deps: RunDeps, o: { generationId: string; si
         updatedAt: sql`now()`,
       })
       .where(current(job))
-      .returning({ holdId: generation.holdId, creditsCharged: generation.creditsCharged });
+      .returning({
+        holdId: generation.holdId,
+        creditsCharged: generation.creditsCharged,
+        webhookUrl: generation.webhookUrl,
+      });
     if (!row) return false;
     await tx.insert(asset).values(
       stored.map((s, position) => ({
@@ -194,7 +198,12 @@ export async function runGeneration(deps: RunDeps, o: { generationId: string; si
       })),
     );
     if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "capture", charge: row.creditsCharged ?? 0 });
-    await queueWebhookInTx(tx, deps, { generationId: job.id, event: "generation.succeeded" });
+    await queueWebhookInTx(tx, deps, {
+      generationId: job.id,
+      userId: job.userId,
+      url: row.webhookUrl,
+      event: "generation.succeeded",
+    });
     return true;
   });
   if (!done) {
@@ -289,9 +298,19 @@ export async function failInTx(
       updatedAt: sql`now()`,
     })
     .where(where)
-    .returning({ id: generation.id, holdId: generation.holdId });
+    .returning({
+      id: generation.id,
+      userId: generation.userId,
+      holdId: generation.holdId,
+      webhookUrl: generation.webhookUrl,
+    });
   if (!row) return false;
   if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "release" });
-  await queueWebhookInTx(tx, sender, { generationId: row.id, event: "generation.failed" });
+  await queueWebhookInTx(tx, sender, {
+    generationId: row.id,
+    userId: row.userId,
+    url: row.webhookUrl,
+    event: "generation.failed",
+  });
   return true;
 }

@@ -1,8 +1,7 @@
-import { eq } from "drizzle-orm";
 import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { sendInTx, warmQueue } from "#server/jobs/send-in-tx.ts";
-import { generation, webhookDelivery, type WebhookEvent } from "#server/db/schema/index.ts";
+import { webhookDelivery, type WebhookEvent } from "#server/db/schema/index.ts";
 import type { Tx } from "#server/modules/credits/ledger.ts";
 
 export const WEBHOOK_QUEUE = "webhook.deliver";
@@ -25,23 +24,19 @@ export interface WebhookSender {
 }
 
 /**
- * In the transaction that ends a generation: when its request named a webhook URL, records the message and
- * enqueues its delivery, so a generation that ended has its message and one that did not end has none. Call
- * warmWebhookQueue before the transaction.
+ * In the transaction that ends a generation: when its request named a webhook URL (`url`, as the statement that
+ * ended it returned it), records the message and enqueues its delivery, so a generation that ended has its message
+ * and one that did not end has none. Call warmWebhookQueue before the transaction.
  */
 export async function queueWebhookInTx(
   tx: Tx,
   s: WebhookSender,
-  o: { generationId: string; event: WebhookEvent },
+  o: { generationId: string; userId: string; url: string | null; event: WebhookEvent },
 ): Promise<void> {
-  const [g] = await tx
-    .select({ userId: generation.userId, url: generation.webhookUrl })
-    .from(generation)
-    .where(eq(generation.id, o.generationId));
-  if (!g?.url) return;
+  if (!o.url) return;
   const [delivery] = await tx
     .insert(webhookDelivery)
-    .values({ userId: g.userId, generationId: o.generationId, event: o.event, url: g.url })
+    .values({ userId: o.userId, generationId: o.generationId, event: o.event, url: o.url })
     .onConflictDoNothing()
     .returning({ id: webhookDelivery.id });
   if (!delivery) return;
