@@ -19,20 +19,32 @@ export interface WebhookSecretView extends WebhookSecretInfo {
 
 type Row = typeof webhookSecret.$inferSelect;
 
+/** The secret a rotation replaced, while it still signs. */
+function previousIfValid(row: Row): { secret: string; expiresAt: Date } | null {
+  return row.previousSecret && row.previousExpiresAt && row.previousExpiresAt > new Date()
+    ? { secret: row.previousSecret, expiresAt: row.previousExpiresAt }
+    : null;
+}
+
 function view(row: Row): WebhookSecretView {
-  const previousValid = row.previousSecret && row.previousExpiresAt && row.previousExpiresAt > new Date();
   return {
     secret: row.secret,
     createdAt: (row.rotatedAt ?? row.createdAt).toISOString(),
-    previousExpiresAt: previousValid ? row.previousExpiresAt!.toISOString() : null,
+    previousExpiresAt: previousIfValid(row)?.expiresAt.toISOString() ?? null,
   };
 }
 
 /** The user's signing secret, made on first need (two first needs at once agree on one). */
 async function ensure(db: Db, userId: string): Promise<Row> {
-  await db.insert(webhookSecret).values({ userId, secret: generateWebhookSecret() }).onConflictDoNothing();
-  const [row] = await db.select().from(webhookSecret).where(eq(webhookSecret.userId, userId));
-  return row!;
+  const read = async () => (await db.select().from(webhookSecret).where(eq(webhookSecret.userId, userId)))[0];
+  const existing = await read();
+  if (existing) return existing;
+  const [made] = await db
+    .insert(webhookSecret)
+    .values({ userId, secret: generateWebhookSecret() })
+    .onConflictDoNothing()
+    .returning();
+  return made ?? (await read())!;
 }
 
 export async function getWebhookSecret(o: { db: Db; userId: string }): Promise<WebhookSecretView> {
@@ -47,8 +59,8 @@ export async function getWebhookSecretInfo(o: { db: Db; userId: string }): Promi
 /** Every secret a message must be signed with now: the current one, and the previous one while it lasts. */
 export async function signingSecrets(o: { db: Db; userId: string }): Promise<string[]> {
   const row = await ensure(o.db, o.userId);
-  const previousValid = row.previousSecret && row.previousExpiresAt && row.previousExpiresAt > new Date();
-  return previousValid ? [row.secret, row.previousSecret!] : [row.secret];
+  const previous = previousIfValid(row);
+  return previous ? [row.secret, previous.secret] : [row.secret];
 }
 
 /**
