@@ -1,5 +1,9 @@
-import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig, type Plugin } from "vite";
 
@@ -17,6 +21,89 @@ function buildInfo(): Plugin {
   };
 }
 
+const ANTD_MODULE = "virtual:antd-stylesheet";
+const DEV_ANTD_URL = "/@atelier/antd.css";
+
+/**
+ * Ant Design's stylesheet, generated once per build by `scripts/antd-stylesheet.ts` (every style of the components
+ * the application uses, light and dark) and emitted as a hashed asset. `virtual:antd-stylesheet` exports its URL.
+ */
+function antdStylesheet(): Plugin {
+  let css: string | undefined;
+  let serving = false;
+  const generate = () =>
+    (css ??= execFileSync(process.execPath, ["scripts/antd-stylesheet.ts"], {
+      cwd: import.meta.dirname,
+      env: { ...process.env, NODE_ENV: "production" },
+      maxBuffer: 64 * 1024 * 1024,
+      encoding: "utf8",
+    }));
+  const fileName = () => `assets/antd-${createHash("sha256").update(generate()).digest("hex").slice(0, 10)}.css`;
+  return {
+    name: "atelier-antd-stylesheet",
+    configResolved(config) {
+      serving = config.command === "serve";
+    },
+    resolveId(id) {
+      return id === ANTD_MODULE ? `\0${ANTD_MODULE}` : undefined;
+    },
+    load(id) {
+      if (id !== `\0${ANTD_MODULE}`) return undefined;
+      return `export default ${JSON.stringify(serving ? DEV_ANTD_URL : `/${fileName()}`)};`;
+    },
+    generateBundle() {
+      if (this.environment.name !== "client") return;
+      this.emitFile({ type: "asset", fileName: fileName(), source: generate() });
+    },
+    configureServer(server) {
+      server.middlewares.use(DEV_ANTD_URL, (_req, res) => {
+        res.setHeader("Content-Type", "text/css; charset=utf-8");
+        res.end(generate());
+      });
+    },
+  };
+}
+
+const COMPRESSIBLE = /\.(js|mjs|css|svg|json|txt|xml|webmanifest)$/;
+
+/** Brotli and gzip beside every compressible client file, so the server never compresses an asset per request. */
+function precompress(): Plugin {
+  const br = promisify(brotliCompress);
+  const gz = promisify(gzip);
+  return {
+    name: "atelier-precompress",
+    apply: "build",
+    async writeBundle(options) {
+      if (this.environment.name !== "client" || !options.dir) return;
+      const files: string[] = [];
+      const walk = (dir: string) => {
+        for (const name of readdirSync(dir)) {
+          const path = join(dir, name);
+          if (statSync(path).isDirectory()) walk(path);
+          else if (COMPRESSIBLE.test(name) && statSync(path).size >= 1024) files.push(path);
+        }
+      };
+      walk(options.dir);
+      await Promise.all(
+        files.map(async (path) => {
+          const body = readFileSync(path);
+          const [b, g] = await Promise.all([
+            br(body, {
+              params: {
+                [constants.BROTLI_PARAM_QUALITY]: 11,
+                [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+              },
+            }),
+            gz(body, { level: 9 }),
+          ]);
+          if (b.length < body.length) writeFileSync(`${path}.br`, b);
+          if (g.length < body.length) writeFileSync(`${path}.gz`, g);
+        }),
+      );
+    },
+  };
+}
+
 // The server build holds the whole server, not only the React Router app: one bundle, one copy of every module.
 export default defineConfig({
   build: { target: "es2022" },
@@ -30,5 +117,5 @@ export default defineConfig({
       },
     },
   },
-  plugins: [reactRouter(), buildInfo()],
+  plugins: [reactRouter(), buildInfo(), antdStylesheet(), precompress()],
 });

@@ -8,6 +8,8 @@ export interface RequestInfo {
   nonce: string;
   site: PublicSiteConfig;
   build: { version: string; id: string; timestamp: number };
+  /** Ant Design's variables for the site's primary colour, when it is not the one the build's stylesheet has. */
+  themeStylesheet: string | null;
   /** Whether the `/__test/` pages answer (TEST_ROUTES); they are 404 otherwise. */
   testRoutes: boolean;
 }

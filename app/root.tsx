@@ -16,6 +16,7 @@ import { I18nextProvider, useTranslation } from "react-i18next";
 import type { Resource } from "i18next";
 import type { Route } from "./+types/root";
 import stylesheet from "./app.css?url";
+import antdStylesheet from "virtual:antd-stylesheet";
 import { requestInfoContext } from "#app/context.ts";
 import { serverContext } from "#app/server-context.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
@@ -36,16 +37,18 @@ import { useToast } from "#app/components/feedback.ts";
 import { messageConfig, notificationConfig, theme } from "#app/components/theme.ts";
 import { readCookie } from "#common/cookies.ts";
 import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath, stripLocale } from "#common/locales.ts";
-import { COLOR_SCHEME_HINT, THEME_COOKIE, isThemeMode, resolveScheme } from "#common/theme.ts";
+import { COLOR_SCHEME_HINT, THEME_COOKIE, THEME_SCRIPT, isThemeMode, resolveScheme } from "#common/theme.ts";
 import { siteDefaults } from "#config/site.ts";
 
+// Ant Design's rules come after the site's, as they did when they were written into the page while rendering.
 export const links: Route.LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
+  { rel: "stylesheet", href: antdStylesheet },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { site, build, nonce } = context.get(requestInfoContext);
+  const { site, build, nonce, themeStylesheet } = context.get(requestInfoContext);
   const locale = localeOfPath(new URL(request.url).pathname);
   const cookies = request.headers.get("cookie");
   const storedMode = readCookie(cookies, THEME_COOKIE);
@@ -60,6 +63,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     site,
     build,
     nonce,
+    themeStylesheet,
     themeMode,
     scheme,
     viewer: session.viewer,
@@ -94,15 +98,25 @@ export function Layout({ children }: { children: ReactNode }) {
   const primary = data?.site.primaryColor ?? siteDefaults.primaryColor;
   const scheme = data?.scheme ?? "light";
   return (
-    <html lang={LOCALE_TAGS[locale]} data-theme={scheme} style={{ colorScheme: scheme }}>
+    // The theme script below may change data-theme before hydration (a system in dark mode the server could not see).
+    <html
+      lang={LOCALE_TAGS[locale]}
+      data-theme={scheme}
+      data-theme-mode={data?.themeMode ?? "system"}
+      style={{ colorScheme: scheme }}
+      suppressHydrationWarning
+    >
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content={primary} />
+        <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} suppressHydrationWarning />
         <Meta />
         {/* Stylesheets need no nonce (style-src allows 'self'); the server's nonce would not survive the browser's
             nonce hiding and would make hydration see a different attribute than the client renders. */}
         <Links nonce="" />
+        {/* The operator's primary colour when it is not the one the stylesheet was built with. */}
+        {data?.themeStylesheet && <link rel="stylesheet" href={data.themeStylesheet} />}
         {data && <ThirdPartyTags ids={data.site.thirdParty} nonce={data.nonce} />}
       </head>
       <body style={{ ["--atelier-primary" as string]: primary }}>

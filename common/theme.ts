@@ -15,3 +15,10 @@ export function resolveScheme(mode: ThemeMode, systemHint: string | null | undef
   if (mode !== "system") return mode;
   return systemHint?.replace(/"/g, "") === "dark" ? "dark" : "light";
 }
+
+/**
+ * Runs in <head> before the first paint: a page that follows the system takes the system's scheme even where the
+ * browser sent no hint, so a dark system never sees a light flash. Constant text, allowed by its hash in the CSP.
+ */
+export const THEME_SCRIPT =
+  'try{var d=document.documentElement;if(d.dataset.themeMode==="system"){var s=matchMedia("(prefers-color-scheme: dark)").matches?"dark":"light";d.dataset.theme=s;d.style.colorScheme=s}}catch(e){}';

@@ -14,6 +14,7 @@ const INPUTS = [
   "package-lock.json",
   "vite.config.ts",
   "react-router.config.ts",
+  "scripts/antd-stylesheet.ts",
 ];
 const STAMP = "build/.source-hash";
 

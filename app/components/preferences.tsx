@@ -41,8 +41,9 @@ export function ThemeProvider({
   const scheme = mode === "system" ? systemScheme : mode;
   useEffect(() => {
     document.documentElement.dataset.theme = scheme;
+    document.documentElement.dataset.themeMode = mode;
     document.documentElement.style.colorScheme = scheme;
-  }, [scheme]);
+  }, [scheme, mode]);
   const value = useMemo(() => ({ mode, scheme, setMode }), [mode, scheme, setMode]);
   return <ThemeContext.Provider value={value}>{children(scheme)}</ThemeContext.Provider>;
 }

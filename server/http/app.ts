@@ -9,7 +9,8 @@ import { RouterContextProvider, createRequestHandler, type ServerBuild } from "r
 import type { Logger } from "pino";
 import { requestInfoContext } from "#app/context.ts";
 import { serverContext } from "#app/server-context.ts";
-import { publicSiteConfig, resolveSiteConfig } from "#config/site.ts";
+import { publicSiteConfig, resolveSiteConfig, siteDefaults } from "#config/site.ts";
+import { antdThemeOverride } from "#app/styles/antd-stylesheet.ts";
 import type { Env } from "#server/env.ts";
 import type { Runtime } from "#server/runtime.ts";
 import type { BuildInfo } from "#server/build-info.ts";
@@ -177,6 +178,22 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
 
+  // An operator's primary colour other than the one the build's stylesheet has: the variables that change, made once
+  // on first request (so start-up does not wait) and cached by browsers for good, since the address names the colour.
+  const customPrimary = site.primaryColor.toLowerCase() !== siteDefaults.primaryColor.toLowerCase();
+  const themeStylesheet = customPrimary ? `/theme/${build.id}-${site.primaryColor.slice(1).toLowerCase()}.css` : null;
+  if (themeStylesheet) {
+    let css: string | undefined;
+    app.get(themeStylesheet, (c) => {
+      c.set("route", "static");
+      css ??= antdThemeOverride(site.primaryColor, siteDefaults.primaryColor);
+      return c.body(css, 200, {
+        "Content-Type": "text/css; charset=utf-8",
+        "Cache-Control": "public, max-age=31536000, immutable",
+      });
+    });
+  }
+
   app.get("/metrics", async (c) => {
     return c.body(await registry.metrics(), 200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" });
   });
@@ -286,6 +303,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       nonce: c.get("nonce"),
       site: publicSite,
       build: { version: build.version, id: build.id, timestamp: build.timestamp },
+      themeStylesheet,
       testRoutes: env.TEST_ROUTES,
     });
     const response = await handleRequest(c.req.raw, context);

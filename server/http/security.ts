@@ -1,6 +1,10 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import type { MiddlewareHandler } from "hono";
 import type { ThirdPartyIds } from "#config/site.ts";
+import { THEME_SCRIPT } from "#common/theme.ts";
+
+/** The one inline script every page has without a nonce (it is the same on every page). */
+const THEME_SCRIPT_HASH = `'sha256-${createHash("sha256").update(THEME_SCRIPT).digest("base64")}'`;
 
 export interface SecurityOptions {
   /** Honour X-Forwarded-Proto from a reverse proxy when deciding whether the request came over https. */
@@ -57,7 +61,7 @@ export function securityHeaders(options: SecurityOptions): MiddlewareHandler<{ V
     const connect = options.development ? "'self' ws: wss:" : "'self'";
     const csp = [
       "default-src 'self'",
-      withExtra(`script-src 'self' 'nonce-${nonce}' 'strict-dynamic'`, extra.script),
+      withExtra(`script-src 'self' 'nonce-${nonce}' ${THEME_SCRIPT_HASH} 'strict-dynamic'`, extra.script),
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data: blob: https:",
       "media-src 'self' data: blob: https:",

@@ -136,6 +136,11 @@ describe("locale routing", () => {
     expect(light.headers.get("accept-ch")).toBe("Sec-CH-Prefers-Color-Scheme");
   });
 
+  it("uses the stylesheet's own colours when the primary colour is the default", async () => {
+    const html = await (await get("/")).text();
+    expect(html).not.toContain('href="/theme/');
+  });
+
   it("loads no third-party tag when no ID is configured", async () => {
     const res = await get("/");
     const html = await res.text();
@@ -144,10 +149,11 @@ describe("locale routing", () => {
   });
 });
 
-describe("third-party tags", () => {
+describe("a site with third-party tags and its own primary colour", () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startServer({
+      SITE_PRIMARY_COLOR: "#E11D48",
       GA4_ID: "G-TEST123",
       CLARITY_ID: "clar1ty",
       ADSENSE_ACCOUNT: "ca-pub-123",
@@ -175,5 +181,25 @@ describe("third-party tags", () => {
     expect(csp).toContain("https://www.googletagmanager.com");
     expect(csp).toContain("https://*.clarity.ms");
     expect(csp).not.toContain("challenges.cloudflare.com");
+  });
+
+  it("applies the primary colour through a small stylesheet of variables, light and dark, without a rebuild", async () => {
+    const html = await (await fetch(`${server.url}/`)).text();
+    const href = /<link rel="stylesheet" href="(\/theme\/[\w-]+\.css)"\/>/.exec(html)?.[1];
+    expect(href).toBeTruthy();
+    // After Ant Design's own stylesheet, so its variables win.
+    expect(html.indexOf(href!)).toBeGreaterThan(html.search(/\/assets\/antd-[\w-]+\.css/));
+    const res = await fetch(`${server.url}${href}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/css; charset=utf-8");
+    expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+    const css = await res.text();
+    expect(css).toMatch(/:root,\.css-var-atelier\{[^}]*--ant-color-primary:#e11d48/i);
+    expect(css).toMatch(
+      /html\[data-theme="dark"\],html\[data-theme="dark"\] \.css-var-atelier\{[^}]*--ant-color-primary:#/,
+    );
+    // Only what the colour changes: a small fraction of the whole stylesheet.
+    expect(css.length).toBeLessThan(20_000);
+    expect(css).not.toContain("--ant-font-size:");
   });
 });
