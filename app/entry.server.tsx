@@ -3,6 +3,7 @@ import type { EntryContext, RouterContextProvider } from "react-router";
 import { ServerRouter } from "react-router";
 import { renderToPipeableStream } from "react-dom/server";
 import { requestInfoContext } from "#app/context.ts";
+import { NonceContext } from "#app/components/nonce.ts";
 import { loadAntdLocale } from "#app/i18n/antd.ts";
 import { localeOfPath } from "#common/locales.ts";
 
@@ -28,7 +29,9 @@ export default async function handleRequest(
   return new Promise<Response>((resolve, reject) => {
     let failed = false;
     const { pipe, abort } = renderToPipeableStream(
-      <ServerRouter context={routerContext} url={request.url} nonce={nonce} />,
+      <NonceContext.Provider value={nonce}>
+        <ServerRouter context={routerContext} url={request.url} nonce={nonce} />
+      </NonceContext.Provider>,
       {
         nonce,
         onAllReady() {

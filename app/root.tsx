@@ -1,4 +1,4 @@
-import { useEffect, useMemo, type ReactNode } from "react";
+import { useContext, useEffect, useMemo, type ReactNode } from "react";
 import {
   Links,
   Meta,
@@ -31,6 +31,7 @@ import { ThemeProvider } from "#app/components/preferences.tsx";
 import { LoadingBar } from "#app/components/loading-bar.tsx";
 import { ErrorPage } from "#app/components/error-page.tsx";
 import { ThirdPartyTags } from "#app/components/third-party.tsx";
+import { NonceContext } from "#app/components/nonce.ts";
 import { UpdateNotice } from "#app/updates/update-notice.tsx";
 import { isChunkLoadError, shouldReloadForChunk } from "#app/updates/policy.ts";
 import { useToast } from "#app/components/feedback.ts";
@@ -48,7 +49,7 @@ export const links: Route.LinksFunction = () => [
 ];
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { site, build, nonce, themeStylesheet } = context.get(requestInfoContext);
+  const { site, build, themeStylesheet } = context.get(requestInfoContext);
   const locale = localeOfPath(new URL(request.url).pathname);
   const cookies = request.headers.get("cookie");
   const storedMode = readCookie(cookies, THEME_COOKIE);
@@ -62,7 +63,6 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     locale,
     site,
     build,
-    nonce,
     themeStylesheet,
     themeMode,
     scheme,
@@ -79,8 +79,7 @@ export async function clientLoader({ serverLoader, request }: Route.ClientLoader
   return data;
 }
 
-// What the root loads changes with the language, and with a form that signs in or out or edits the profile (the
-// nonce only matters to the first document).
+// What the root loads changes with the language, and with a form that signs in or out or edits the profile.
 export function shouldRevalidate({ currentUrl, nextUrl, formMethod }: ShouldRevalidateFunctionArgs) {
   if (formMethod && formMethod !== "GET") return true;
   return localeOfPath(currentUrl.pathname) !== localeOfPath(nextUrl.pathname);
@@ -97,6 +96,7 @@ export function Layout({ children }: { children: ReactNode }) {
   const locale = data?.locale ?? DEFAULT_LOCALE;
   const primary = data?.site.primaryColor ?? siteDefaults.primaryColor;
   const scheme = data?.scheme ?? "light";
+  const nonce = useContext(NonceContext);
   return (
     // The theme script below may change data-theme before hydration (a system in dark mode the server could not see).
     <html
@@ -117,7 +117,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <Links nonce="" />
         {/* The operator's primary colour when it is not the one the stylesheet was built with. */}
         {data?.themeStylesheet && <link rel="stylesheet" href={data.themeStylesheet} />}
-        {data && <ThirdPartyTags ids={data.site.thirdParty} nonce={data.nonce} />}
+        {data && <ThirdPartyTags ids={data.site.thirdParty} nonce={nonce} />}
       </head>
       <body style={{ ["--atelier-primary" as string]: primary }}>
         <ThemeProvider initialMode={data?.themeMode ?? "system"} initialScheme={scheme}>

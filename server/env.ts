@@ -23,6 +23,12 @@ const schema = z.object({
     .min(1024)
     .default(10 * 1024 * 1024),
   TRUST_PROXY: bool.default(false),
+  /** Memory the cache of public pages for signed-out visitors may hold (0 turns it off). */
+  PAGE_CACHE_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(32 * 1024 * 1024),
   /** Pages under `/__test/` that the end-to-end suite uses to raise each kind of error; never set in production. */
   TEST_ROUTES: bool.default(false),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),

@@ -16,4 +16,6 @@ function findRoot(): string {
 export const ROOT = findRoot();
 export const MIGRATIONS_DIR = join(ROOT, "server/db/migrations");
 export const CLIENT_BUILD_DIR = join(ROOT, "build/client");
+/** Markdown pages (documentation, and the blog and legal pages later), read while the server runs. */
+export const CONTENT_DIR = join(ROOT, "content");
 export const resolveFromRoot = (path: string) => resolve(ROOT, path);

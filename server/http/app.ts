@@ -15,8 +15,11 @@ import type { Env } from "#server/env.ts";
 import type { Runtime } from "#server/runtime.ts";
 import type { BuildInfo } from "#server/build-info.ts";
 import { CLIENT_BUILD_DIR } from "#server/paths.ts";
-import { recordRequest, registry } from "#server/http/metrics.ts";
+import { recordRequest, registerPageCacheSize, registry } from "#server/http/metrics.ts";
+import { PAGE_VARY, PageCache } from "#server/http/page-cache.ts";
+import { watchContent } from "#server/modules/content/watch-content.ts";
 import { securityHeaders } from "#server/http/security.ts";
+import { compressResponses } from "#server/http/compression.ts";
 import { isDatabaseUnavailable } from "#server/http/errors.ts";
 import { rootLocale } from "#server/http/locale.ts";
 import { authHeaders, authRoutes, clientIp, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
@@ -57,6 +60,8 @@ export interface AppOptions {
 export type AppEnv = {
   Variables: {
     nonce: string;
+    /** Set when a stored page answers: its inline scripts are allowed by these hashes instead of the nonce. */
+    scriptHashes?: string[];
     requestId: string;
     logger: Logger;
     route?: string;
@@ -110,6 +115,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       c.get("logger").debug({ method: c.req.method, path: c.req.path, status: c.res.status }, "request");
     }
   });
+  app.use(compressResponses());
   app.use(
     securityHeaders({
       trustProxy: env.TRUST_PROXY,
@@ -265,6 +271,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     development ? "development" : "production",
   );
   const publicSite = publicSiteConfig(site);
+  const pages = new PageCache(env.PAGE_CACHE_MAX_BYTES, build.id);
+  registerPageCacheSize(() => pages.size);
+  watchContent({ logger, onChange: () => pages.clear() });
   app.use("*", sameOriginWrites(site.url));
   app.all("*", async (c) => {
     c.set("route", "page");
@@ -290,6 +299,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       }
     }
     if (replaceCookie) extra.append("Set-Cookie", localeCookie(servedLocale));
+    // A signed-out visitor's public page may come from memory; a page answer that sets a cookie never does.
+    const cacheKey = replaceCookie ? null : pages.keyFor(c.req.raw, c.req.path);
+    if (cacheKey) {
+      const cached = pages.serve(c, cacheKey, extra);
+      if (cached) return cached;
+    }
     const session = await sessionOf(c, state);
     const context = new RouterContextProvider();
     context.set(serverContext, {
@@ -311,10 +326,25 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const ownCookies = response.headers.getSetCookie().some((cookie) => cookie.includes("session_token"));
     if (!ownCookies) for (const cookie of session.setCookies) extra.append("Set-Cookie", cookie);
     for (const [name, value] of extra) response.headers.append(name, value);
-    return response;
+    if (!response.headers.has("Cache-Control")) {
+      // Shared caches may keep what every signed-out visitor sees; anything else is this visitor's alone.
+      response.headers.set("Cache-Control", cacheKey ? "no-cache" : "private, no-cache");
+    }
+    response.headers.set("Vary", mergeVary(response.headers.get("Vary"), PAGE_VARY));
+    return cacheKey ? pages.offer(c, cacheKey, response, c.get("nonce")) : response;
   });
 
   return app;
+}
+
+/** One Vary header holding both lists, each name once. */
+function mergeVary(current: string | null, add: string): string {
+  const names = new Map<string, string>();
+  for (const name of `${current ?? ""},${add}`.split(",")) {
+    const trimmed = name.trim();
+    if (trimmed) names.set(trimmed.toLowerCase(), trimmed);
+  }
+  return [...names.values()].join(", ");
 }
 
 function serviceWorkerScript(buildId: string): string {

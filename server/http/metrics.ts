@@ -69,3 +69,38 @@ export function registerQueueDepth(source: QueueDepthSource): void {
     },
   });
 }
+
+const pageCacheRequests = new Counter({
+  name: "page_cache_requests_total",
+  help: "Requests that could be answered from the page cache, by result (hit or miss)",
+  labelNames: ["result"] as const,
+  registers: [registry],
+});
+const pageCacheHit = pageCacheRequests.labels({ result: "hit" });
+const pageCacheMiss = pageCacheRequests.labels({ result: "miss" });
+
+export function recordPageCache(result: "hit" | "miss"): void {
+  (result === "hit" ? pageCacheHit : pageCacheMiss).inc();
+}
+
+/** The page cache's size, read when /metrics is scraped. */
+export function registerPageCacheSize(source: () => { pages: number; bytes: number }): void {
+  registry.removeSingleMetric("page_cache_bytes");
+  registry.removeSingleMetric("page_cache_pages");
+  new Gauge({
+    name: "page_cache_bytes",
+    help: "Bytes held by the page cache (pages with their compressed copies)",
+    registers: [registry],
+    collect() {
+      this.set(source().bytes);
+    },
+  });
+  new Gauge({
+    name: "page_cache_pages",
+    help: "Pages held by the page cache",
+    registers: [registry],
+    collect() {
+      this.set(source().pages);
+    },
+  });
+}

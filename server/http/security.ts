@@ -49,7 +49,9 @@ export function isHttps(url: string, forwardedProto: string | undefined, trustPr
  * Security headers on every response. Inline scripts need this request's nonce; scripts they load are
  * trusted through 'strict-dynamic'. Styles allow inline because Ant Design writes style attributes.
  */
-export function securityHeaders(options: SecurityOptions): MiddlewareHandler<{ Variables: { nonce: string } }> {
+export function securityHeaders(
+  options: SecurityOptions,
+): MiddlewareHandler<{ Variables: { nonce: string; scriptHashes?: string[] } }> {
   const extra = thirdPartySources(options.thirdParty);
   const withExtra = (base: string, hosts: string[]) => [base, ...hosts].join(" ");
   return async (c, next) => {
@@ -59,9 +61,15 @@ export function securityHeaders(options: SecurityOptions): MiddlewareHandler<{ V
     const https = isHttps(c.req.url, c.req.header("x-forwarded-proto"), options.trustProxy);
     const h = c.res.headers;
     const connect = options.development ? "'self' ws: wss:" : "'self'";
+    // A page served from the page cache is the same for everyone: its inline scripts are allowed by their hashes,
+    // and the scripts they load by their origin (this site and the configured third parties).
+    const hashes = c.get("scriptHashes");
+    const scripts = hashes
+      ? withExtra(`script-src 'self' ${[...new Set([THEME_SCRIPT_HASH, ...hashes])].join(" ")}`, extra.script)
+      : withExtra(`script-src 'self' 'nonce-${nonce}' ${THEME_SCRIPT_HASH} 'strict-dynamic'`, extra.script);
     const csp = [
       "default-src 'self'",
-      withExtra(`script-src 'self' 'nonce-${nonce}' ${THEME_SCRIPT_HASH} 'strict-dynamic'`, extra.script),
+      scripts,
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data: blob: https:",
       "media-src 'self' data: blob: https:",

@@ -44,8 +44,9 @@ export function loader({ context, request }: Route.LoaderArgs) {
     purchasing: purchasingConfigured(runtime.env),
     signedIn: Boolean(session.viewer),
     signupBonus: site.signupBonusCredits,
-    // One key per rendered form: a double-click or a resent form finds the order the first click made.
-    requestKey: randomUUID(),
+    // One key per rendered form: a double-click or a resent form finds the order the first click made. Signed-out
+    // visitors get no form, and the page they see is the same for all of them.
+    requestKey: session.viewer ? randomUUID() : null,
   };
 }
 

@@ -13,6 +13,13 @@ import { hrefIn } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
+// Its owner may make it private or delete it at any moment: never kept by the page cache or a shared cache.
+export const headers: Route.HeadersFunction = ({ parentHeaders }) => {
+  const headers = new Headers(parentHeaders);
+  headers.set("Cache-Control", "private, no-cache");
+  return headers;
+};
+
 /** A generation its owner made public: anyone can look at it; a private or unknown one does not exist (404). */
 export async function loader({ context, request, params }: Route.LoaderArgs) {
   const { runtime, session } = server(context);

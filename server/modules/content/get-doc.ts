@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import MarkdownIt from "markdown-it";
-import { ROOT } from "#server/paths.ts";
+import { CONTENT_DIR } from "#server/paths.ts";
 import { DEFAULT_LOCALE, type Locale } from "#common/locales.ts";
 
 /** The documentation pages written in Markdown, in the order the docs index lists them. */
@@ -26,7 +26,7 @@ export interface Doc {
 /** Values the pages refer to as `{{name}}`: this server's address, name and limits. */
 export type DocValues = Record<"origin" | "site" | "limit", string>;
 
-const DOCS_DIR = join(ROOT, "content/docs");
+const DOCS_DIR = join(CONTENT_DIR, "docs");
 
 function readSource(locale: Locale, slug: DocSlug): string | null {
   try {
@@ -101,6 +101,11 @@ export function renderDocMarkdown(body: string, locale: Locale): { html: string;
 }
 
 const cache = new Map<string, Doc | null>();
+
+/** Forgets every rendered page, so the next read takes the files as they are now. */
+export function forgetRenderedDocs() {
+  cache.clear();
+}
 
 /**
  * A documentation page in the reader's language, or in English (marked as such) when it has not been translated;

@@ -1,0 +1,185 @@
+import { createHash } from "node:crypto";
+import { promisify } from "node:util";
+import { brotliCompress, constants, gzip } from "node:zlib";
+import type { Context } from "hono";
+import { LRUCache } from "lru-cache";
+import { getSessionCookie } from "better-auth/cookies";
+import { readCookie } from "#common/cookies.ts";
+import { FLASH_COOKIE } from "#common/flash.ts";
+import { COLOR_SCHEME_HINT, THEME_COOKIE, isThemeMode, resolveScheme } from "#common/theme.ts";
+import { COOKIE_PREFIX } from "#server/modules/auth/auth.ts";
+import { recordPageCache } from "#server/http/metrics.ts";
+
+const br = promisify(brotliCompress);
+const gz = promisify(gzip);
+
+/** How long a stored page is served before it is rendered again, whatever else happens. */
+export const PAGE_CACHE_TTL_MS = 60 * 60 * 1000;
+
+/** What a page answer varies on: cookies (session, theme), the colour-scheme hint, and compression. */
+export const PAGE_VARY = `Cookie, ${COLOR_SCHEME_HINT}, Accept-Encoding`;
+
+// Headers of the rendered answer that are not stored: each answer gets its own.
+const PER_RESPONSE = new Set(["content-security-policy", "content-length", "date", "x-request-id", "set-cookie"]);
+
+interface Entry {
+  body: Buffer;
+  br: Buffer;
+  gzip: Buffer;
+  etag: string;
+  headers: [string, string][];
+  /** CSP hashes of the page's inline scripts: a stored page carries no nonce, so it is allowed by its hashes. */
+  scriptHashes: string[];
+}
+
+/**
+ * An ETag for a page: the same page always has the same one, whether it came from the cache or not, and in every
+ * encoding (so it is weak).
+ */
+export const etagOf = (body: Buffer) => `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
+
+/** The bytes of a Buffer as a Response body, without copying them. */
+const view = (b: Buffer) => new Uint8Array(b.buffer as ArrayBuffer, b.byteOffset, b.length);
+
+const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/g;
+
+/** The CSP source of every inline script in a page. */
+export function inlineScriptHashes(html: string): string[] {
+  const hashes = new Set<string>();
+  for (const [, attributes, body] of html.matchAll(INLINE_SCRIPT)) {
+    if (/\bsrc=/.test(attributes!)) continue;
+    hashes.add(`'sha256-${createHash("sha256").update(body!, "utf8").digest("base64")}'`);
+  }
+  return [...hashes];
+}
+
+/** Whether `etag` is among the validators of an If-None-Match header. */
+export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  if (ifNoneMatch.trim() === "*") return true;
+  const bare = etag.replace(/^W\//, "");
+  return ifNoneMatch.split(",").some((v) => v.trim().replace(/^W\//, "") === bare);
+}
+
+/** The encoding to answer with: brotli, then gzip, as the client accepts them (`q=0` refuses). */
+export function pickEncoding(acceptEncoding: string | undefined): "br" | "gzip" | null {
+  if (!acceptEncoding) return null;
+  const accepted = new Map<string, number>();
+  for (const part of acceptEncoding.toLowerCase().split(",")) {
+    const [name, ...params] = part.trim().split(";");
+    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean);
+    accepted.set(name!.trim(), q === undefined ? 1 : Number(q));
+  }
+  const ok = (name: string) => (accepted.get(name) ?? accepted.get("*") ?? 0) > 0;
+  if (ok("br")) return "br";
+  if (ok("gzip")) return "gzip";
+  return null;
+}
+
+/**
+ * Public pages as signed-out visitors see them, rendered once and answered from memory: GET and HEAD of a path
+ * without a query, from a request with no session or flash cookie. Keyed by path (so language), theme choice,
+ * colour scheme and build. A page is stored only when it answered 200 with no cookie set and did not declare itself
+ * private; it is stored without its nonce, with the hashes of its inline scripts for the CSP, an ETag, and brotli
+ * and gzip made once. Bounded in bytes (least recently used pages go first) and in age.
+ */
+export class PageCache {
+  readonly #entries: LRUCache<string, Entry> | null;
+  readonly #storing = new Set<string>();
+  readonly #buildId: string;
+
+  constructor(maxBytes: number, buildId: string) {
+    this.#buildId = buildId;
+    this.#entries =
+      maxBytes > 0
+        ? new LRUCache<string, Entry>({
+            maxSize: maxBytes,
+            sizeCalculation: (e) => e.body.length + e.br.length + e.gzip.length + 512,
+            ttl: PAGE_CACHE_TTL_MS,
+          })
+        : null;
+  }
+
+  /** The key of a request that may be answered from the cache, or null when it must be rendered for itself. */
+  keyFor(request: Request, path: string): string | null {
+    if (request.method !== "GET" && request.method !== "HEAD") return null;
+    if (request.url.includes("?")) return null;
+    const headers = request.headers;
+    const cookies = headers.get("cookie");
+    if (cookies && (getSessionCookie(headers, { cookiePrefix: COOKIE_PREFIX }) || readCookie(cookies, FLASH_COOKIE))) {
+      return null;
+    }
+    const stored = readCookie(cookies, THEME_COOKIE);
+    const mode = isThemeMode(stored) ? stored : "system";
+    return `${this.#buildId}\n${path}\n${mode}\n${resolveScheme(mode, headers.get(COLOR_SCHEME_HINT))}`;
+  }
+
+  /** Answers from the cache (200, or 304 when the client has this version), or returns null on a miss. */
+  serve(c: Context, key: string, extra: Headers): Response | null {
+    const entry = this.#entries?.get(key);
+    recordPageCache(entry ? "hit" : "miss");
+    if (!entry) return null;
+    c.set("scriptHashes", entry.scriptHashes);
+    const headers = new Headers(entry.headers);
+    for (const [name, value] of extra) headers.append(name, value);
+    headers.set("ETag", entry.etag);
+    headers.set("X-Cache", "hit");
+    if (matchesEtag(c.req.header("if-none-match"), entry.etag)) return new Response(null, { status: 304, headers });
+    const encoding = pickEncoding(c.req.header("accept-encoding"));
+    const body = encoding === "br" ? entry.br : encoding === "gzip" ? entry.gzip : entry.body;
+    if (encoding) headers.set("Content-Encoding", encoding);
+    headers.set("Content-Length", String(body.length));
+    return new Response(c.req.method === "HEAD" ? null : view(body), { status: 200, headers });
+  }
+
+  /**
+   * Gives a freshly rendered answer its validators and, when it may be shared, stores it in the background (the
+   * answer does not wait for compression). Returns the answer to send: a 304 when the client already has it.
+   */
+  async offer(c: Context, key: string, response: Response, nonce: string): Promise<Response> {
+    const storable =
+      response.status === 200 &&
+      !response.headers.has("set-cookie") &&
+      !/\b(private|no-store)\b/.test(response.headers.get("cache-control") ?? "") &&
+      (response.headers.get("content-type") ?? "").startsWith("text/html");
+    if (!storable || c.req.method !== "GET") return response;
+    const rendered = Buffer.from(await response.arrayBuffer());
+    const shared = Buffer.from(rendered.toString("utf8").replaceAll(` nonce="${nonce}"`, ""), "utf8");
+    const etag = etagOf(shared);
+    response.headers.set("ETag", etag);
+    response.headers.set("X-Cache", "miss");
+    if (this.#entries && !this.#storing.has(key)) {
+      this.#storing.add(key);
+      void this.#store(key, response.headers, shared, etag).finally(() => this.#storing.delete(key));
+    }
+    if (matchesEtag(c.req.header("if-none-match"), etag)) {
+      return new Response(null, { status: 304, headers: response.headers });
+    }
+    return new Response(view(rendered), { status: response.status, headers: response.headers });
+  }
+
+  async #store(key: string, responseHeaders: Headers, body: Buffer, etag: string) {
+    const [brotli, gzipped] = await Promise.all([
+      br(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+      gz(body, { level: 9 }),
+    ]);
+    const headers = [...responseHeaders].filter(([name]) => !PER_RESPONSE.has(name) && name !== "x-cache");
+    this.#entries?.set(key, {
+      body,
+      br: brotli,
+      gzip: gzipped,
+      etag,
+      headers,
+      scriptHashes: inlineScriptHashes(body.toString("utf8")),
+    });
+  }
+
+  /** Forgets every stored page (content changed). */
+  clear() {
+    this.#entries?.clear();
+  }
+
+  get size() {
+    return { pages: this.#entries?.size ?? 0, bytes: this.#entries?.calculatedSize ?? 0 };
+  }
+}
