@@ -1,4 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import { Hono, type Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { serialize } from "hono/utils/cookie";
@@ -18,7 +20,7 @@ import { CLIENT_BUILD_DIR } from "#server/paths.ts";
 import { recordRequest, registerPageCacheSize, registry } from "#server/http/metrics.ts";
 import { PAGE_VARY, PageCache } from "#server/http/page-cache.ts";
 import { watchContent } from "#server/modules/content/watch-content.ts";
-import { securityHeaders } from "#server/http/security.ts";
+import { nonceFor, securityHeaders } from "#server/http/security.ts";
 import { compressResponses } from "#server/http/compression.ts";
 import { isDatabaseUnavailable } from "#server/http/errors.ts";
 import { rootLocale } from "#server/http/locale.ts";
@@ -59,7 +61,8 @@ export interface AppOptions {
 
 export type AppEnv = {
   Variables: {
-    nonce: string;
+    /** Made by `nonceFor` when a page is rendered; answers that render no page have none. */
+    nonce?: string;
     /** Set when a stored page answers: its inline scripts are allowed by these hashes instead of the nonce. */
     scriptHashes?: string[];
     requestId: string;
@@ -96,6 +99,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const { env, logger, state, build } = options;
   const site = resolveSiteConfig(env);
   const development = env.NODE_ENV === "development";
+  const debugLogs = logger.isLevelEnabled("debug");
   const app = new Hono<AppEnv>();
 
   app.use(async (c, next) => {
@@ -111,7 +115,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     recordRequest(c.req.method, route, c.res.status, started);
     if (c.res.status >= 500) {
       c.get("logger").warn({ method: c.req.method, path: c.req.path, status: c.res.status }, "request failed");
-    } else {
+    } else if (debugLogs) {
       c.get("logger").debug({ method: c.req.method, path: c.req.path, status: c.res.status }, "request");
     }
   });
@@ -125,9 +129,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
   app.use(async (c, next) => {
-    try {
-      decodeURIComponent(new URL(c.req.url).pathname);
-    } catch {
+    if (!isDecodablePath(c.req.url)) {
       return c.json({ error: { code: "bad_request", message: "Malformed request" } }, 400);
     }
     await next();
@@ -216,17 +218,18 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       }),
     );
     app.all("/assets/*", (c) => c.text("Not found", 404));
-    app.use(
-      "*",
-      serveStatic({
-        root: CLIENT_BUILD_DIR,
-        precompressed: true,
-        onFound: (path, c) => {
-          c.set("route", "static");
-          c.header("Cache-Control", path.endsWith("build.json") ? "no-cache" : "public, max-age=3600");
-        },
-      }),
-    );
+    // The other files of the build (favicon, robots.txt, build.json…) are known at start: a page request never
+    // looks at the disk.
+    const publicFiles = listPublicFiles(CLIENT_BUILD_DIR);
+    const servePublic = serveStatic({
+      root: CLIENT_BUILD_DIR,
+      precompressed: true,
+      onFound: (path, c) => {
+        c.set("route", "static");
+        c.header("Cache-Control", path.endsWith("build.json") ? "no-cache" : "public, max-age=3600");
+      },
+    });
+    app.use("*", (c, next) => (publicFiles.has(c.req.path) ? servePublic(c, next) : next()));
   }
 
   // Avatars: public and immutable, since every new picture gets a new name; from whichever storage is configured.
@@ -315,7 +318,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     });
     context.set(requestInfoContext, {
       requestId: c.get("requestId"),
-      nonce: c.get("nonce"),
+      nonce: nonceFor(c),
       site: publicSite,
       build: { version: build.version, id: build.id, timestamp: build.timestamp },
       themeStylesheet,
@@ -331,10 +334,44 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       response.headers.set("Cache-Control", cacheKey ? "no-cache" : "private, no-cache");
     }
     response.headers.set("Vary", mergeVary(response.headers.get("Vary"), PAGE_VARY));
-    return cacheKey ? pages.offer(c, cacheKey, response, c.get("nonce")) : response;
+    return cacheKey ? pages.offer(c, cacheKey, response, nonceFor(c)) : response;
   });
 
   return app;
+}
+
+/** URL paths of the files in the client build outside `assets/` (those are matched by their prefix). */
+function listPublicFiles(dir: string): Set<string> {
+  const files = new Set<string>();
+  const walk = (folder: string, prefix: string) => {
+    let entries;
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (entry.isDirectory()) {
+        if (!(prefix === "" && entry.name === "assets")) walk(join(folder, entry.name), `${prefix}/${entry.name}`);
+      } else if (!/\.(br|gz)$/.test(entry.name)) files.add(`${prefix}/${entry.name}`);
+    }
+  };
+  walk(dir, "");
+  return files;
+}
+
+/** Whether the path of a URL can be percent-decoded (only a path with a `%` can fail). */
+function isDecodablePath(url: string): boolean {
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const end = url.indexOf("?", start);
+  const path = end === -1 ? url.slice(start) : url.slice(start, end);
+  if (!path.includes("%")) return true;
+  try {
+    // The result is used so that no bundler drops the call as free of side effects.
+    return decodeURIComponent(path).length >= 0;
+  } catch {
+    return false;
+  }
 }
 
 /** One Vary header holding both lists, each name once. */

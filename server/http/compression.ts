@@ -18,12 +18,12 @@ const COMPRESSIBLE = /^(text\/(html|css|xml)|application\/(json|problem\+json|ja
 export function compressResponses(): MiddlewareHandler {
   return async (c, next) => {
     await next();
+    const encoding = pickEncoding(c.req.header("accept-encoding"));
+    if (!encoding) return;
     const res = c.res;
     if (c.req.method === "HEAD" || !res.body || res.status < 200 || res.status === 204 || res.status === 206) return;
     if (res.headers.has("content-encoding") || /no-transform/.test(res.headers.get("cache-control") ?? "")) return;
     if (!COMPRESSIBLE.test(res.headers.get("content-type") ?? "")) return;
-    const encoding = pickEncoding(c.req.header("accept-encoding"));
-    if (!encoding) return;
     const length = Number(res.headers.get("content-length") ?? Number.NaN);
     if (length < COMPRESS_MIN_BYTES) return;
     const body = Buffer.from(await res.arrayBuffer());

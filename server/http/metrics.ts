@@ -33,10 +33,21 @@ const jobDuration = new Histogram({
   registers: [registry],
 });
 
+// Label children by method, route and status: the set is small (routes are patterns), and a child skips the
+// label hashing every request would otherwise pay.
+type Labels = "method" | "route" | "status";
+const requestSeries = new Map<string, { count: Counter.Internal; duration: Histogram.Internal<Labels> }>();
+
 export function recordRequest(method: string, route: string, status: number, started: bigint): void {
-  const labels = { method, route, status: String(status) };
-  httpRequests.inc(labels);
-  httpDuration.observe(labels, Number(process.hrtime.bigint() - started) / 1e9);
+  const key = `${method} ${route} ${status}`;
+  let series = requestSeries.get(key);
+  if (!series) {
+    const labels = { method, route, status: String(status) };
+    series = { count: httpRequests.labels(labels), duration: httpDuration.labels(labels) };
+    requestSeries.set(key, series);
+  }
+  series.count.inc();
+  series.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
 }
 
 export function recordJob(queue: string, outcome: "completed" | "failed", started: bigint): void {

@@ -46,30 +46,18 @@ export function isHttps(url: string, forwardedProto: string | undefined, trustPr
 }
 
 /**
- * Security headers on every response. Inline scripts need this request's nonce; scripts they load are
- * trusted through 'strict-dynamic'. Styles allow inline because Ant Design writes style attributes.
+ * Security headers on every response. A rendered page's inline scripts need its nonce (made by `nonceFor`); scripts
+ * they load are trusted through 'strict-dynamic'. Styles allow inline because Ant Design writes style attributes.
  */
 export function securityHeaders(
   options: SecurityOptions,
-): MiddlewareHandler<{ Variables: { nonce: string; scriptHashes?: string[] } }> {
+): MiddlewareHandler<{ Variables: { nonce?: string; scriptHashes?: string[] } }> {
   const extra = thirdPartySources(options.thirdParty);
   const withExtra = (base: string, hosts: string[]) => [base, ...hosts].join(" ");
-  return async (c, next) => {
-    const nonce = randomBytes(16).toString("base64");
-    c.set("nonce", nonce);
-    await next();
-    const https = isHttps(c.req.url, c.req.header("x-forwarded-proto"), options.trustProxy);
-    const h = c.res.headers;
-    const connect = options.development ? "'self' ws: wss:" : "'self'";
-    // A page served from the page cache is the same for everyone: its inline scripts are allowed by their hashes,
-    // and the scripts they load by their origin (this site and the configured third parties).
-    const hashes = c.get("scriptHashes");
-    const scripts = hashes
-      ? withExtra(`script-src 'self' ${[...new Set([THEME_SCRIPT_HASH, ...hashes])].join(" ")}`, extra.script)
-      : withExtra(`script-src 'self' 'nonce-${nonce}' ${THEME_SCRIPT_HASH} 'strict-dynamic'`, extra.script);
-    const csp = [
-      "default-src 'self'",
-      scripts,
+  const connect = options.development ? "'self' ws: wss:" : "'self'";
+  // Everything but script-src is the same for every answer: joined once.
+  const rest = (https: boolean) =>
+    [
       "style-src 'self' 'unsafe-inline'",
       "img-src 'self' data: blob: https:",
       "media-src 'self' data: blob: https:",
@@ -84,7 +72,23 @@ export function securityHeaders(
       "frame-ancestors 'none'",
       ...(https ? ["upgrade-insecure-requests"] : []),
     ].join("; ");
-    h.set("Content-Security-Policy", csp);
+  const tail = { http: rest(false), https: rest(true) };
+  // An answer that rendered no page (JSON, files) has no inline script to allow.
+  const noScripts = withExtra(`script-src 'self' ${THEME_SCRIPT_HASH}`, extra.script);
+  return async (c, next) => {
+    await next();
+    const https = isHttps(c.req.url, c.req.header("x-forwarded-proto"), options.trustProxy);
+    // A page served from the page cache is the same for everyone: its inline scripts are allowed by their hashes,
+    // and the scripts they load by their origin (this site and the configured third parties).
+    const hashes = c.get("scriptHashes");
+    const nonce = c.get("nonce");
+    const scripts = hashes
+      ? withExtra(`script-src 'self' ${[...new Set([THEME_SCRIPT_HASH, ...hashes])].join(" ")}`, extra.script)
+      : nonce
+        ? withExtra(`script-src 'self' 'nonce-${nonce}' ${THEME_SCRIPT_HASH} 'strict-dynamic'`, extra.script)
+        : noScripts;
+    const h = c.res.headers;
+    h.set("Content-Security-Policy", `default-src 'self'; ${scripts}; ${https ? tail.https : tail.http}`);
     h.set("X-Content-Type-Options", "nosniff");
     h.set("X-Frame-Options", "DENY");
     h.set("Referrer-Policy", "strict-origin-when-cross-origin");
@@ -94,4 +98,14 @@ export function securityHeaders(
     h.set("X-DNS-Prefetch-Control", "off");
     if (https) h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
   };
+}
+
+/** This answer's nonce for inline scripts, made when a page first needs it (other answers never pay for it). */
+export function nonceFor(c: { get(key: "nonce"): string | undefined; set(key: "nonce", value: string): void }): string {
+  let nonce = c.get("nonce");
+  if (!nonce) {
+    nonce = randomBytes(16).toString("base64");
+    c.set("nonce", nonce);
+  }
+  return nonce;
 }

@@ -1,6 +1,7 @@
+import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { LOCALES, LOCALE_TAGS } from "#common/locales.ts";
-import { startServer, type TestServer } from "#tests/support/server.ts";
+import { startServer, waitFor, type TestServer } from "#tests/support/server.ts";
 import { text } from "#tests/support/locales.ts";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36";
@@ -166,7 +167,7 @@ describe("a site with third-party tags and its own primary colour", () => {
   });
 
   it("loads each configured tag with the page's nonce, and the policy lets exactly those services in", async () => {
-    const res = await fetch(`${server.url}/`);
+    const res = await fetch(`${server.url}/?fresh`);
     const csp = res.headers.get("content-security-policy")!;
     const nonce = /'nonce-([^']+)'/.exec(csp)![1];
     const html = await res.text();
@@ -181,6 +182,21 @@ describe("a site with third-party tags and its own primary colour", () => {
     expect(csp).toContain("https://www.googletagmanager.com");
     expect(csp).toContain("https://*.clarity.ms");
     expect(csp).not.toContain("challenges.cloudflare.com");
+  });
+
+  it("lets the tags of a page served from the page cache run by their hashes and hosts", async () => {
+    let res: Response | undefined;
+    await waitFor("the page from the cache", async () => {
+      res = await fetch(`${server.url}/`);
+      return res.headers.get("x-cache") === "hit";
+    });
+    const csp = res!.headers.get("content-security-policy")!;
+    const html = await res!.text();
+    const gtag = /<script>(window\.dataLayer[^<]*)<\/script>/.exec(html)?.[1];
+    expect(gtag).toBeTruthy();
+    expect(csp).toContain(`'sha256-${createHash("sha256").update(gtag!).digest("base64")}'`);
+    expect(csp).toContain("https://www.googletagmanager.com");
+    expect(csp).not.toContain("'nonce-");
   });
 
   it("applies the primary colour through a small stylesheet of variables, light and dark, without a rebuild", async () => {

@@ -1,4 +1,4 @@
-import { and, asc, eq, or } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import { asset, generation } from "#server/db/schema/index.ts";
@@ -9,7 +9,11 @@ import { FAILURES, type FailureCode, type GenerationParams } from "#common/gener
 import { remainingSeconds, typicalSeconds } from "./estimate.ts";
 
 type Generation = typeof generation.$inferSelect;
-type Asset = typeof asset.$inferSelect;
+/** What a view needs of an asset row. */
+type Asset = Pick<
+  typeof asset.$inferSelect,
+  "id" | "generationId" | "role" | "mimeType" | "width" | "height" | "durationMs" | "sizeBytes" | "thumbKey"
+>;
 
 export interface MediaView {
   id: string;
@@ -117,24 +121,27 @@ export async function getGeneration(o: {
   allowPublic?: boolean;
 }): Promise<GenerationView & { mine: boolean }> {
   if (!isUuid(o.id)) throw new AppError("not_found", "no such generation");
-  const [g] = await o.db.select().from(generation).where(eq(generation.id, o.id));
+  // One round trip: the row with its outputs and input, in order (a status poll is the hottest read there is).
+  const [row] = await o.db
+    .select({
+      g: generation,
+      assets: sql<Asset[]>`coalesce((
+        select json_agg(json_build_object(
+          'id', a.id, 'generationId', a.generation_id, 'role', a.role, 'mimeType', a.mime_type,
+          'width', a.width, 'height', a.height, 'durationMs', a.duration_ms, 'sizeBytes', a.size_bytes,
+          'thumbKey', a.thumb_key) order by a.position)
+        from ${asset} a
+        where a.generation_id = "generation"."id" or a.id = "generation"."input_asset_id"
+      ), '[]'::json)`,
+    })
+    .from(generation)
+    .where(eq(generation.id, o.id));
+  const g = row?.g;
   const mine = Boolean(g && o.viewerId && g.userId === o.viewerId);
   if (!g || (!mine && !(o.allowPublic && g.visibility === "public" && g.status === "succeeded"))) {
     throw new AppError("not_found", "no such generation");
   }
-  // A job still running has no outputs yet: its status read stays the one query above.
-  const assets =
-    g.status !== "succeeded" && !g.inputAssetId
-      ? []
-      : await o.db
-          .select()
-          .from(asset)
-          .where(
-            g.inputAssetId
-              ? or(eq(asset.generationId, g.id), and(eq(asset.id, g.inputAssetId)))
-              : eq(asset.generationId, g.id),
-          )
-          .orderBy(asc(asset.position));
+  const assets = row.assets.map((a) => ({ ...a, sizeBytes: Number(a.sizeBytes) }));
   const model = findOfferedModel(o.env, g.modelId) ?? modelCatalog.find((m) => m.id === g.modelId);
   const open = g.status === "queued" || g.status === "processing";
   const typical = open && model ? await typicalSeconds(o.db, model) : null;

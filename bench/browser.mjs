@@ -1,0 +1,116 @@
+// What a browser loads: first-load JavaScript of the public pages (Chromium through playwright-core), and
+// Lighthouse's mobile audit (the npm `lighthouse` package driving Debian's Chromium), median of three runs.
+import { gzipSync } from "node:zlib";
+import { chromium } from "playwright-core";
+
+const CHROMIUM = "/usr/bin/chromium";
+const FLAGS = [
+  "--headless=new",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+/**
+ * Every script a page loads until the network is idle (chunks it imports on load included), each weighed gzipped
+ * at level 9 as the server sends it, in KiB. The first visit of a fresh browser: nothing comes from its cache.
+ */
+export async function firstLoadJavaScript(base, paths) {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS });
+  const results = {};
+  try {
+    for (const path of paths) {
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const page = await context.newPage();
+      const scripts = new Set();
+      page.on("response", (r) => {
+        if (r.request().resourceType() === "script" && r.url().startsWith(base)) scripts.add(r.url());
+      });
+      const res = await page.goto(`${base}${path}`, { waitUntil: "networkidle" });
+      let bytes = 0;
+      let gzipBytes = 0;
+      for (const url of scripts) {
+        const body = Buffer.from(
+          await (await fetch(url, { headers: { "accept-encoding": "identity" } })).arrayBuffer(),
+        );
+        bytes += body.length;
+        gzipBytes += gzipSync(body, { level: 9 }).length;
+      }
+      results[path] = {
+        status: res?.status() ?? null,
+        files: scripts.size,
+        kib: Math.round((bytes / 1024) * 10) / 10,
+        gzipKiB: Math.round((gzipBytes / 1024) * 10) / 10,
+      };
+      await context.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  return results;
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+/** Lighthouse's default (mobile, simulated slow 4G and a slower CPU), `runs` times per page; medians. */
+export async function lighthouseScores(base, paths, runs = 3) {
+  let lighthouse;
+  let launcher;
+  try {
+    lighthouse = (await import("lighthouse")).default;
+    launcher = await import("chrome-launcher");
+  } catch (error) {
+    return { skipped: `lighthouse is not installed (${error.message})` };
+  }
+  const results = {};
+  for (const path of paths) {
+    const samples = [];
+    for (let i = 0; i < runs; i++) {
+      const chrome = await launcher.launch({ chromePath: CHROMIUM, chromeFlags: FLAGS });
+      try {
+        const { lhr } = await lighthouse(`${base}${path}`, {
+          port: chrome.port,
+          output: "json",
+          logLevel: "error",
+          onlyCategories: ["performance", "accessibility", "seo", "best-practices"],
+        });
+        const audit = (id) => lhr.audits[id]?.numericValue ?? null;
+        samples.push({
+          performance: Math.round((lhr.categories.performance?.score ?? 0) * 100),
+          accessibility: Math.round((lhr.categories.accessibility?.score ?? 0) * 100),
+          seo: Math.round((lhr.categories.seo?.score ?? 0) * 100),
+          bestPractices: Math.round((lhr.categories["best-practices"]?.score ?? 0) * 100),
+          fcpMs: Math.round(audit("first-contentful-paint")),
+          lcpMs: Math.round(audit("largest-contentful-paint")),
+          tbtMs: Math.round(audit("total-blocking-time")),
+          cls: Math.round(audit("cumulative-layout-shift") * 1000) / 1000,
+          speedIndexMs: Math.round(audit("speed-index")),
+          failing: Object.values(lhr.audits)
+            .filter((a) => a.score !== null && a.score < 1 && a.scoreDisplayMode === "binary")
+            .map((a) => a.id),
+        });
+      } finally {
+        await chrome.kill();
+      }
+    }
+    const pick = (key) => median(samples.map((s) => s[key]));
+    results[path] = {
+      runs,
+      performance: pick("performance"),
+      accessibility: pick("accessibility"),
+      seo: pick("seo"),
+      bestPractices: pick("bestPractices"),
+      fcpMs: pick("fcpMs"),
+      lcpMs: pick("lcpMs"),
+      tbtMs: pick("tbtMs"),
+      cls: pick("cls"),
+      speedIndexMs: pick("speedIndexMs"),
+      failingAudits: [...new Set(samples.flatMap((s) => s.failing))],
+    };
+  }
+  return results;
+}
