@@ -22,6 +22,13 @@ interface Common {
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+/**
+ * PostgreSQL's buffer cache inside the embedded database. Its default (128 MB) lives in the process's WebAssembly
+ * memory: measured here, the process held about 350 MB with it and about 230 MB with 16 MB, for the same work (the
+ * operating system still caches the files). A small installation does not need more.
+ */
+export const PGLITE_SETTINGS = ["shared_buffers=16MB"];
+
 export interface PgliteHandle extends Common {
   kind: "pglite";
   pglite: PGlite;
@@ -44,7 +51,7 @@ export async function openPglite(dataDir: string, logger: Logger): Promise<Pglit
   const lock: DataDirLock = acquireDataDirLock(dataDir);
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create(dir);
+    pglite = await PGlite.create(dir, { postgresqlconf: PGLITE_SETTINGS });
     await pglite.query("select 1");
   } catch (error) {
     lock.release();
