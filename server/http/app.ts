@@ -18,7 +18,7 @@ import type { Runtime } from "#server/runtime.ts";
 import type { BuildInfo } from "#server/build-info.ts";
 import { CLIENT_BUILD_DIR } from "#server/paths.ts";
 import { recordRequest, registerPageCacheSize, registry } from "#server/http/metrics.ts";
-import { PAGE_VARY, PageCache } from "#server/http/page-cache.ts";
+import { PAGE_VARY, PageCache, mergeVary } from "#server/http/page-cache.ts";
 import { watchContent } from "#server/modules/content/watch-content.ts";
 import { nonceFor, securityHeaders } from "#server/http/security.ts";
 import { compressResponses } from "#server/http/compression.ts";
@@ -63,8 +63,8 @@ export type AppEnv = {
   Variables: {
     /** Made by `nonceFor` when a page is rendered; answers that render no page have none. */
     nonce?: string;
-    /** Set when a stored page answers: its inline scripts are allowed by these hashes instead of the nonce. */
-    scriptHashes?: string[];
+    /** The answer was built with every header it needs (request id, security): the middlewares leave it be. */
+    headersComplete?: boolean;
     requestId: string;
     logger: Logger;
     route?: string;
@@ -107,10 +107,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     c.set("requestId", requestId);
-    c.set("logger", logger.child({ requestId }));
+    c.set("logger", lazyChild(logger, requestId));
     c.set("clientIp", clientIp(c, env));
     await next();
-    c.res.headers.set("X-Request-Id", requestId);
+    if (!c.get("headersComplete")) c.res.headers.set("X-Request-Id", requestId);
     const route = c.get("route") ?? routePath(c);
     recordRequest(c.req.method, route, c.res.status, started);
     if (c.res.status >= 500) {
@@ -120,14 +120,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
   });
   app.use(compressResponses());
-  app.use(
-    securityHeaders({
-      trustProxy: env.TRUST_PROXY,
-      development,
-      thirdParty: site.thirdParty,
-      formTargets: checkoutOrigins(env),
-    }),
-  );
+  const security = securityHeaders({
+    trustProxy: env.TRUST_PROXY,
+    development,
+    thirdParty: site.thirdParty,
+    formTargets: checkoutOrigins(env),
+  });
+  app.use(security.middleware);
   app.use(async (c, next) => {
     if (!isDecodablePath(c.req.url)) {
       return c.json({ error: { code: "bad_request", message: "Malformed request" } }, 400);
@@ -158,7 +157,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     return c.json({ error: { code: "internal_error", message: "Internal server error" } }, 500);
   });
 
-  app.get("/healthz", (c) => c.json({ status: "ok" }));
+  // The liveness probe is asked often: its answer is built whole, with no header set twice.
+  const healthy = JSON.stringify({ status: "ok" });
+  app.get("/healthz", (c) => {
+    c.set("headersComplete", true);
+    return new Response(healthy, {
+      status: 200,
+      headers: {
+        "Content-Type": "application/json",
+        "X-Request-Id": c.get("requestId"),
+        ...security.headersFor(c),
+      },
+    });
+  });
 
   app.get("/readyz", async (c) => {
     const runtime = state.runtime;
@@ -274,7 +285,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     development ? "development" : "production",
   );
   const publicSite = publicSiteConfig(site);
-  const pages = new PageCache(env.PAGE_CACHE_MAX_BYTES, build.id);
+  const pages = new PageCache(env.PAGE_CACHE_MAX_BYTES, build.id, security);
   registerPageCacheSize(() => pages.size);
   watchContent({ logger, onChange: () => pages.clear() });
   app.use("*", sameOriginWrites(site.url));
@@ -340,6 +351,21 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   return app;
 }
 
+/**
+ * The request's logger, made on first use: most answers log nothing, and a pino child costs a serialisation of its
+ * bindings and a redaction set-up.
+ */
+function lazyChild(logger: Logger, requestId: string): Logger {
+  let child: Logger | undefined;
+  return new Proxy({} as Logger, {
+    get(_, property) {
+      child ??= logger.child({ requestId });
+      const value = Reflect.get(child, property, child) as unknown;
+      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(child) : value;
+    },
+  });
+}
+
 /** URL paths of the files in the client build outside `assets/` (those are matched by their prefix). */
 function listPublicFiles(dir: string): Set<string> {
   const files = new Set<string>();
@@ -372,16 +398,6 @@ function isDecodablePath(url: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** One Vary header holding both lists, each name once. */
-function mergeVary(current: string | null, add: string): string {
-  const names = new Map<string, string>();
-  for (const name of `${current ?? ""},${add}`.split(",")) {
-    const trimmed = name.trim();
-    if (trimmed) names.set(trimmed.toLowerCase(), trimmed);
-  }
-  return [...names.values()].join(", ");
 }
 
 function serviceWorkerScript(buildId: string): string {

@@ -15,9 +15,11 @@ const COMPRESSIBLE = /^(text\/(html|css|xml)|application\/(json|problem\+json|ja
  * gzip, off the main thread. Answers already encoded (stored pages, precompressed assets), streams (anything but
  * the types above, or marked `no-transform`), HEAD and small bodies pass as they are.
  */
-export function compressResponses(): MiddlewareHandler {
+export function compressResponses(): MiddlewareHandler<{ Variables: { headersComplete?: boolean } }> {
   return async (c, next) => {
     await next();
+    // Built whole (the page cache, /healthz): already encoded as it should be, or too small to gain.
+    if (c.get("headersComplete")) return;
     const encoding = pickEncoding(c.req.header("accept-encoding"));
     if (!encoding) return;
     const res = c.res;

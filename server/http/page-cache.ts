@@ -9,6 +9,7 @@ import { FLASH_COOKIE } from "#common/flash.ts";
 import { COLOR_SCHEME_HINT, THEME_COOKIE, isThemeMode, resolveScheme } from "#common/theme.ts";
 import { COOKIE_PREFIX } from "#server/modules/auth/auth.ts";
 import { recordPageCache } from "#server/http/metrics.ts";
+import type { SecurityHeaders } from "#server/http/security.ts";
 
 const br = promisify(brotliCompress);
 const gz = promisify(gzip);
@@ -28,8 +29,8 @@ interface Entry {
   gzip: Buffer;
   etag: string;
   headers: [string, string][];
-  /** CSP hashes of the page's inline scripts: a stored page carries no nonce, so it is allowed by its hashes. */
-  scriptHashes: string[];
+  /** The CSP script-src allowing the page's inline scripts by hash: a stored page carries no nonce. */
+  scriptSrc: string;
 }
 
 /**
@@ -51,6 +52,16 @@ export function inlineScriptHashes(html: string): string[] {
     hashes.add(`'sha256-${createHash("sha256").update(body!, "utf8").digest("base64")}'`);
   }
   return [...hashes];
+}
+
+/** One Vary header holding both lists, each name once. */
+export function mergeVary(current: string | null | undefined, add: string): string {
+  const names = new Map<string, string>();
+  for (const name of `${current ?? ""},${add}`.split(",")) {
+    const trimmed = name.trim();
+    if (trimmed) names.set(trimmed.toLowerCase(), trimmed);
+  }
+  return [...names.values()].join(", ");
 }
 
 /** Whether `etag` is among the validators of an If-None-Match header. */
@@ -87,9 +98,11 @@ export class PageCache {
   readonly #entries: LRUCache<string, Entry> | null;
   readonly #storing = new Set<string>();
   readonly #buildId: string;
+  readonly #security: SecurityHeaders;
 
-  constructor(maxBytes: number, buildId: string) {
+  constructor(maxBytes: number, buildId: string, security: SecurityHeaders) {
     this.#buildId = buildId;
+    this.#security = security;
     this.#entries =
       maxBytes > 0
         ? new LRUCache<string, Entry>({
@@ -114,21 +127,28 @@ export class PageCache {
     return `${this.#buildId}\n${path}\n${mode}\n${resolveScheme(mode, headers.get(COLOR_SCHEME_HINT))}`;
   }
 
-  /** Answers from the cache (200, or 304 when the client has this version), or returns null on a miss. */
+  /**
+   * Answers from the cache (200, or 304 when the client has this version), or returns null on a miss. The answer is
+   * built whole, every header in one plain object, so nothing after it touches its headers again.
+   */
   serve(c: Context, key: string, extra: Headers): Response | null {
     const entry = this.#entries?.get(key);
     recordPageCache(entry ? "hit" : "miss");
     if (!entry) return null;
-    c.set("scriptHashes", entry.scriptHashes);
-    const headers = new Headers(entry.headers);
-    for (const [name, value] of extra) headers.append(name, value);
-    headers.set("ETag", entry.etag);
-    headers.set("X-Cache", "hit");
+    const headers: Record<string, string> = Object.fromEntries(entry.headers);
+    for (const [name, value] of extra) {
+      headers[name] = name === "vary" && headers.vary ? mergeVary(headers.vary, value) : value;
+    }
+    headers.etag = entry.etag;
+    headers["x-cache"] = "hit";
+    headers["x-request-id"] = c.get("requestId");
+    Object.assign(headers, this.#security.headersFor(c, entry.scriptSrc));
+    c.set("headersComplete", true);
     if (matchesEtag(c.req.header("if-none-match"), entry.etag)) return new Response(null, { status: 304, headers });
     const encoding = pickEncoding(c.req.header("accept-encoding"));
     const body = encoding === "br" ? entry.br : encoding === "gzip" ? entry.gzip : entry.body;
-    if (encoding) headers.set("Content-Encoding", encoding);
-    headers.set("Content-Length", String(body.length));
+    if (encoding) headers["content-encoding"] = encoding;
+    headers["content-length"] = String(body.length);
     return new Response(c.req.method === "HEAD" ? null : view(body), { status: 200, headers });
   }
 
@@ -150,7 +170,10 @@ export class PageCache {
     response.headers.set("X-Cache", "miss");
     if (this.#entries && !this.#storing.has(key)) {
       this.#storing.add(key);
-      void this.#store(key, response.headers, shared, etag).finally(() => this.#storing.delete(key));
+      // The page's own headers as they are now: the security headers and request id added on the way out are each
+      // answer's own.
+      const headers = [...response.headers].filter(([name]) => !PER_RESPONSE.has(name) && name !== "x-cache");
+      void this.#store(key, headers, shared, etag).finally(() => this.#storing.delete(key));
     }
     if (matchesEtag(c.req.header("if-none-match"), etag)) {
       return new Response(null, { status: 304, headers: response.headers });
@@ -158,19 +181,18 @@ export class PageCache {
     return new Response(view(rendered), { status: response.status, headers: response.headers });
   }
 
-  async #store(key: string, responseHeaders: Headers, body: Buffer, etag: string) {
+  async #store(key: string, headers: [string, string][], body: Buffer, etag: string) {
     const [brotli, gzipped] = await Promise.all([
       br(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
       gz(body, { level: 9 }),
     ]);
-    const headers = [...responseHeaders].filter(([name]) => !PER_RESPONSE.has(name) && name !== "x-cache");
     this.#entries?.set(key, {
       body,
       br: brotli,
       gzip: gzipped,
       etag,
       headers,
-      scriptHashes: inlineScriptHashes(body.toString("utf8")),
+      scriptSrc: this.#security.hashed(inlineScriptHashes(body.toString("utf8"))),
     });
   }
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { ThirdPartyIds } from "#config/site.ts";
 import { THEME_SCRIPT } from "#common/theme.ts";
 
@@ -45,13 +45,18 @@ export function isHttps(url: string, forwardedProto: string | undefined, trustPr
   return url.startsWith("https:");
 }
 
+type SecurityVariables = { nonce?: string; headersComplete?: boolean };
+
 /**
  * Security headers on every response. A rendered page's inline scripts need its nonce (made by `nonceFor`); scripts
- * they load are trusted through 'strict-dynamic'. Styles allow inline because Ant Design writes style attributes.
+ * they load are trusted through 'strict-dynamic'. A page from the page cache is the same for everyone: its inline
+ * scripts are allowed by their hashes, and the scripts they load by their origin (this site and the configured third
+ * parties). Styles allow inline because Ant Design writes style attributes.
+ *
+ * `headersFor` gives the same headers as a plain object, for the answers that are built complete in one go (the
+ * page cache, /healthz): they skip the middleware's work after the handler (`headersComplete`).
  */
-export function securityHeaders(
-  options: SecurityOptions,
-): MiddlewareHandler<{ Variables: { nonce?: string; scriptHashes?: string[] } }> {
+export function securityHeaders(options: SecurityOptions) {
   const extra = thirdPartySources(options.thirdParty);
   const withExtra = (base: string, hosts: string[]) => [base, ...hosts].join(" ");
   const connect = options.development ? "'self' ws: wss:" : "'self'";
@@ -75,30 +80,54 @@ export function securityHeaders(
   const tail = { http: rest(false), https: rest(true) };
   // An answer that rendered no page (JSON, files) has no inline script to allow.
   const noScripts = withExtra(`script-src 'self' ${THEME_SCRIPT_HASH}`, extra.script);
-  return async (c, next) => {
-    await next();
-    const https = isHttps(c.req.url, c.req.header("x-forwarded-proto"), options.trustProxy);
-    // A page served from the page cache is the same for everyone: its inline scripts are allowed by their hashes,
-    // and the scripts they load by their origin (this site and the configured third parties).
-    const hashes = c.get("scriptHashes");
-    const nonce = c.get("nonce");
-    const scripts = hashes
-      ? withExtra(`script-src 'self' ${[...new Set([THEME_SCRIPT_HASH, ...hashes])].join(" ")}`, extra.script)
-      : nonce
+  const STATIC = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Cross-Origin-Resource-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(self)",
+    "X-DNS-Prefetch-Control": "off",
+  };
+  const HSTS = "max-age=31536000; includeSubDomains";
+
+  /** The script-src directive allowing exactly these inline scripts (a stored page's). */
+  const hashed = (hashes: string[]) =>
+    withExtra(`script-src 'self' ${[...new Set([THEME_SCRIPT_HASH, ...hashes])].join(" ")}`, extra.script);
+
+  const httpsOf = (c: Context) => isHttps(c.req.url, c.req.header("x-forwarded-proto"), options.trustProxy);
+  const cspOf = (https: boolean, scripts: string) =>
+    `default-src 'self'; ${scripts}; ${https ? tail.https : tail.http}`;
+
+  return {
+    middleware: (async (c, next) => {
+      await next();
+      if (c.get("headersComplete")) return;
+      const https = httpsOf(c);
+      const nonce = c.get("nonce");
+      const scripts = nonce
         ? withExtra(`script-src 'self' 'nonce-${nonce}' ${THEME_SCRIPT_HASH} 'strict-dynamic'`, extra.script)
         : noScripts;
-    const h = c.res.headers;
-    h.set("Content-Security-Policy", `default-src 'self'; ${scripts}; ${https ? tail.https : tail.http}`);
-    h.set("X-Content-Type-Options", "nosniff");
-    h.set("X-Frame-Options", "DENY");
-    h.set("Referrer-Policy", "strict-origin-when-cross-origin");
-    h.set("Cross-Origin-Opener-Policy", "same-origin");
-    h.set("Cross-Origin-Resource-Policy", "same-origin");
-    h.set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=(self)");
-    h.set("X-DNS-Prefetch-Control", "off");
-    if (https) h.set("Strict-Transport-Security", "max-age=31536000; includeSubDomains");
+      const h = c.res.headers;
+      h.set("Content-Security-Policy", cspOf(https, scripts));
+      for (const [name, value] of Object.entries(STATIC)) h.set(name, value);
+      if (https) h.set("Strict-Transport-Security", HSTS);
+    }) as MiddlewareHandler<{ Variables: SecurityVariables }>,
+    /** The script-src directive for a stored page, computed once per page. */
+    hashed,
+    /** Every security header of an answer built complete, with `scripts` as its script-src (default: none inline). */
+    headersFor(c: Context, scripts: string = noScripts): Record<string, string> {
+      const https = httpsOf(c);
+      return {
+        "Content-Security-Policy": cspOf(https, scripts),
+        ...STATIC,
+        ...(https ? { "Strict-Transport-Security": HSTS } : {}),
+      };
+    },
   };
 }
+
+export type SecurityHeaders = ReturnType<typeof securityHeaders>;
 
 /** This answer's nonce for inline scripts, made when a page first needs it (other answers never pay for it). */
 export function nonceFor(c: { get(key: "nonce"): string | undefined; set(key: "nonce", value: string): void }): string {

@@ -50,6 +50,10 @@ describe(`the page cache for signed-out visitors (${backend})`, () => {
     expect(hit.headers.get("vary")).toMatch(/Cookie/);
     expect(hit.headers.get("vary")).toMatch(/Accept-Encoding/);
     expect(hit.headers.get("set-cookie")).toBeNull();
+    // Each header once: the stored page's own, then this answer's request id and security headers.
+    expect(hit.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(hit.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(hit.headers.get("x-request-id")).not.toBe(first.headers.get("x-request-id"));
     const csp = hit.headers.get("content-security-policy")!;
     expect(csp).not.toContain("'nonce-");
     expect(csp).not.toContain("'strict-dynamic'");
