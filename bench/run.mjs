@@ -47,9 +47,6 @@ const BUDGETS = {
   pickup: { maxMedianMsPostgres: 1000, note: "bench/generation.mjs: one offline-demo image job at a time" },
 };
 
-/** Pages are asked for as a browser asks for them: with the encodings it accepts. */
-const BROWSER = { "accept-encoding": "gzip, deflate, br, zstd" };
-
 /** Public pages measured under load (uncached and from the cache) and in the browser. */
 const LOAD_PAGES = ["/", "/pricing", "/docs"];
 const PUBLIC_PAGES = [
@@ -408,18 +405,18 @@ async function benchAtelier({ databaseUrl, browser }) {
     result.homePage = await describePage(`${base}/?uncached`);
     result.memoryBeforeLoad = memory(child.pid);
 
-    await measure(`${base}/?uncached`, { durationSeconds: LOAD.warmupSeconds, headers: BROWSER });
+    await measure(`${base}/?uncached`, { durationSeconds: LOAD.warmupSeconds });
     result.healthz = await measure(`${base}/healthz`);
     result.pages = {};
     for (const path of LOAD_PAGES) {
       result.pages[path] = {
-        uncached: await measure(`${base}${path}?uncached`, { headers: BROWSER }),
-        cached: await measure(`${base}${path}`, { headers: BROWSER }),
+        uncached: await measure(`${base}${path}?uncached`),
+        cached: await measure(`${base}${path}`),
       };
     }
     try {
       const api = await prepareApi(base, dataDir);
-      const signedIn = { ...BROWSER, cookie: api.cookie };
+      const signedIn = { cookie: api.cookie };
       await measure(`${base}/dashboard/home`, { durationSeconds: LOAD.warmupSeconds, headers: signedIn });
       result.dashboard = await measure(`${base}/dashboard/home`, { headers: signedIn });
       const headers = { authorization: `Bearer ${api.key}` };
