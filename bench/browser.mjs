@@ -2,18 +2,7 @@
 // Lighthouse's mobile audit (the npm `lighthouse` package driving Debian's Chromium), median of three runs.
 import { gzipSync } from "node:zlib";
 import { chromium } from "playwright-core";
-
-const CHROMIUM = "/usr/bin/chromium";
-const FLAGS = [
-  "--headless=new",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
+import { CHROMIUM, CHROMIUM_ARGS as FLAGS } from "../tests/support/browser.ts";
 
 /**
  * Every script a page loads until the network is idle (chunks it imports on load included), each weighed gzipped

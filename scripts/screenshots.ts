@@ -8,7 +8,7 @@ import { join, resolve } from "node:path";
 import sharp from "sharp";
 import { freePort, startServer } from "#tests/support/server.ts";
 import { launchBrowser } from "#tests/support/browser.ts";
-import { nextMail } from "#tests/support/outbox.ts";
+import { signedIn } from "#tests/support/session.ts";
 import { FLASH_COOKIE } from "#common/flash.ts";
 
 const PAGES = [
@@ -22,7 +22,6 @@ const PAGES = [
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const SCHEMES = ["light", "dark"] as const;
 const LOCALES = ["en", "ja"] as const;
-const PASSWORD = "harbor-Violet-42!";
 
 async function take(outDir: string) {
   mkdirSync(outDir, { recursive: true });
@@ -32,21 +31,9 @@ async function take(outDir: string) {
     launchBrowser(),
   ]);
   try {
-    const post = (path: string, fields: Record<string, string>) =>
-      fetch(`${server.url}${path}`, {
-        method: "POST",
-        redirect: "manual",
-        headers: { Origin: server.url, "Sec-Fetch-Site": "same-origin" },
-        body: new URLSearchParams(fields),
-      });
-    const email = "maker@example.com";
-    await post("/auth/register", { name: "Maker", email, password: PASSWORD, terms: "on" });
-    await fetch((await nextMail(server.dataDir, email)).link, { redirect: "manual" });
-    const login = await post("/auth/login", { email, password: PASSWORD });
     // The session alone: the one-time "signed in" toast would cover part of the first picture.
-    const session = login.headers
-      .getSetCookie()
-      .map((c) => c.split(";")[0]!)
+    const session = (await signedIn(server, server.url, "maker@example.com"))
+      .split("; ")
       .filter((pair) => !pair.startsWith(`${FLASH_COOKIE}=`));
 
     for (const [device, viewport] of Object.entries(VIEWPORTS)) {

@@ -3,7 +3,19 @@ import { chromium, type Browser, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
-/** Debian's Chromium, headless, with the background traffic that a closed network would refuse turned off. */
+/** Headless, with the background traffic that a closed network would refuse turned off. */
+export const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+];
+
+/** Debian's Chromium with `CHROMIUM_ARGS`. */
 export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
@@ -12,16 +24,7 @@ export async function launchBrowser(): Promise<Browser> {
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-    ],
+    args: CHROMIUM_ARGS,
   });
 }
 
