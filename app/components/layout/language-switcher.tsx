@@ -48,7 +48,13 @@ export function LanguageSwitcher({ compact = false }: { compact?: boolean }) {
         onClick: ({ key }) => choose(key as Locale),
       }}
     >
-      <Button type="text" icon={<GlobalOutlined />} aria-label={t("language.label")} data-testid="language-switcher">
+      <Button
+        type="text"
+        icon={<GlobalOutlined />}
+        // The visible language name is part of the button's name, as speech input expects.
+        aria-label={compact ? t("language.label") : `${t("language.label")} ${LOCALE_NAMES[current]}`}
+        data-testid="language-switcher"
+      >
         {compact ? null : LOCALE_NAMES[current]}
       </Button>
     </Dropdown>
