@@ -2,10 +2,9 @@ import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { brotliCompress, constants, gzip } from "node:zlib";
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig, type Plugin } from "vite";
+import { encode } from "./server/http/encoding.ts";
 
 /** Writes build.json (version, build id, timestamp) next to the client assets; the server and the update check read it. */
 function buildInfo(): Plugin {
@@ -68,8 +67,6 @@ const COMPRESSIBLE = /\.(js|mjs|css|svg|json|txt|xml|webmanifest)$/;
 
 /** Brotli and gzip beside every compressible client file, so the server never compresses an asset per request. */
 function precompress(): Plugin {
-  const br = promisify(brotliCompress);
-  const gz = promisify(gzip);
   return {
     name: "atelier-precompress",
     apply: "build",
@@ -87,15 +84,7 @@ function precompress(): Plugin {
       await Promise.all(
         files.map(async (path) => {
           const body = readFileSync(path);
-          const [b, g] = await Promise.all([
-            br(body, {
-              params: {
-                [constants.BROTLI_PARAM_QUALITY]: 11,
-                [constants.BROTLI_PARAM_SIZE_HINT]: body.length,
-              },
-            }),
-            gz(body, { level: 9 }),
-          ]);
+          const [b, g] = await Promise.all([encode(body, "br", "best"), encode(body, "gzip", "best")]);
           if (b.length < body.length) writeFileSync(`${path}.br`, b);
           if (g.length < body.length) writeFileSync(`${path}.gz`, g);
         }),

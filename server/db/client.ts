@@ -27,7 +27,7 @@ interface Common {
  * memory: measured here, the process held about 350 MB with it and about 230 MB with 16 MB, for the same work (the
  * operating system still caches the files). A small installation does not need more.
  */
-export const PGLITE_SETTINGS = ["shared_buffers=16MB"];
+const PGLITE_SETTINGS = ["shared_buffers=16MB"];
 
 export interface PgliteHandle extends Common {
   kind: "pglite";

@@ -1,10 +1,5 @@
-import { promisify } from "node:util";
-import { brotliCompress, constants, gzip } from "node:zlib";
 import type { MiddlewareHandler } from "hono";
-import { pickEncoding } from "#server/http/page-cache.ts";
-
-const br = promisify(brotliCompress);
-const gz = promisify(gzip);
+import { bodyOf, encode, mergeVary, pickEncoding } from "#server/http/encoding.ts";
 
 /** Below this, compression saves less than it costs. */
 export const COMPRESS_MIN_BYTES = 1024;
@@ -29,19 +24,10 @@ export function compressResponses(): MiddlewareHandler<{ Variables: { headersCom
     const length = Number(res.headers.get("content-length") ?? Number.NaN);
     if (length < COMPRESS_MIN_BYTES) return;
     const body = Buffer.from(await res.arrayBuffer());
-    const out =
-      body.length < COMPRESS_MIN_BYTES
-        ? body
-        : encoding === "br"
-          ? await br(body, {
-              params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
-            })
-          : await gz(body, { level: 6 });
-    c.res = new Response(new Uint8Array(out.buffer as ArrayBuffer, out.byteOffset, out.length), res);
+    const out = body.length < COMPRESS_MIN_BYTES ? body : await encode(body, encoding, "fast");
+    c.res = new Response(bodyOf(out), res);
     c.res.headers.set("Content-Length", String(out.length));
-    const vary = c.res.headers.get("Vary");
-    if (!vary || !/accept-encoding/i.test(vary))
-      c.res.headers.set("Vary", vary ? `${vary}, Accept-Encoding` : "Accept-Encoding");
+    c.res.headers.set("Vary", mergeVary(c.res.headers.get("Vary"), "Accept-Encoding"));
     if (out === body) return;
     c.res.headers.set("Content-Encoding", encoding);
     // A compressed copy is another representation: its validator can only be weak.

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { etagOf, inlineScriptHashes, matchesEtag, pickEncoding } from "#server/http/page-cache.ts";
+import { etagOf, inlineScriptHashes, matchesEtag } from "#server/http/page-cache.ts";
+import { pickEncoding } from "#server/http/encoding.ts";
 
 const sha = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
 

@@ -1,6 +1,4 @@
 import { createHash } from "node:crypto";
-import { promisify } from "node:util";
-import { brotliCompress, constants, gzip } from "node:zlib";
 import type { Context } from "hono";
 import { LRUCache } from "lru-cache";
 import { getSessionCookie } from "better-auth/cookies";
@@ -10,9 +8,7 @@ import { COLOR_SCHEME_HINT, THEME_COOKIE, isThemeMode, resolveScheme } from "#co
 import { COOKIE_PREFIX } from "#server/modules/auth/auth.ts";
 import { recordPageCache } from "#server/http/metrics.ts";
 import type { SecurityHeaders } from "#server/http/security.ts";
-
-const br = promisify(brotliCompress);
-const gz = promisify(gzip);
+import { bodyOf, encode, mergeVary, pickEncoding } from "#server/http/encoding.ts";
 
 /** How long a stored page is served before it is rendered again, whatever else happens. */
 export const PAGE_CACHE_TTL_MS = 60 * 60 * 1000;
@@ -39,9 +35,6 @@ interface Entry {
  */
 export const etagOf = (body: Buffer) => `W/"${createHash("sha256").update(body).digest("base64url").slice(0, 27)}"`;
 
-/** The bytes of a Buffer as a Response body, without copying them. */
-const view = (b: Buffer) => new Uint8Array(b.buffer as ArrayBuffer, b.byteOffset, b.length);
-
 const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/g;
 
 /** The CSP source of every inline script in a page. */
@@ -54,37 +47,12 @@ export function inlineScriptHashes(html: string): string[] {
   return [...hashes];
 }
 
-/** One Vary header holding both lists, each name once. */
-export function mergeVary(current: string | null | undefined, add: string): string {
-  const names = new Map<string, string>();
-  for (const name of `${current ?? ""},${add}`.split(",")) {
-    const trimmed = name.trim();
-    if (trimmed) names.set(trimmed.toLowerCase(), trimmed);
-  }
-  return [...names.values()].join(", ");
-}
-
 /** Whether `etag` is among the validators of an If-None-Match header. */
 export function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
   if (!ifNoneMatch) return false;
   if (ifNoneMatch.trim() === "*") return true;
   const bare = etag.replace(/^W\//, "");
   return ifNoneMatch.split(",").some((v) => v.trim().replace(/^W\//, "") === bare);
-}
-
-/** The encoding to answer with: brotli, then gzip, as the client accepts them (`q=0` refuses). */
-export function pickEncoding(acceptEncoding: string | undefined): "br" | "gzip" | null {
-  if (!acceptEncoding) return null;
-  const accepted = new Map<string, number>();
-  for (const part of acceptEncoding.toLowerCase().split(",")) {
-    const [name, ...params] = part.trim().split(";");
-    const q = params.map((p) => /^\s*q=([\d.]+)\s*$/.exec(p)?.[1]).find(Boolean);
-    accepted.set(name!.trim(), q === undefined ? 1 : Number(q));
-  }
-  const ok = (name: string) => (accepted.get(name) ?? accepted.get("*") ?? 0) > 0;
-  if (ok("br")) return "br";
-  if (ok("gzip")) return "gzip";
-  return null;
 }
 
 /**
@@ -149,7 +117,7 @@ export class PageCache {
     const body = encoding === "br" ? entry.br : encoding === "gzip" ? entry.gzip : entry.body;
     if (encoding) headers["content-encoding"] = encoding;
     headers["content-length"] = String(body.length);
-    return new Response(c.req.method === "HEAD" ? null : view(body), { status: 200, headers });
+    return new Response(c.req.method === "HEAD" ? null : bodyOf(body), { status: 200, headers });
   }
 
   /**
@@ -178,14 +146,11 @@ export class PageCache {
     if (matchesEtag(c.req.header("if-none-match"), etag)) {
       return new Response(null, { status: 304, headers: response.headers });
     }
-    return new Response(view(rendered), { status: response.status, headers: response.headers });
+    return new Response(bodyOf(rendered), { status: response.status, headers: response.headers });
   }
 
   async #store(key: string, headers: [string, string][], body: Buffer, etag: string) {
-    const [brotli, gzipped] = await Promise.all([
-      br(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
-      gz(body, { level: 9 }),
-    ]);
+    const [brotli, gzipped] = await Promise.all([encode(body, "br", "best"), encode(body, "gzip", "best")]);
     this.#entries?.set(key, {
       body,
       br: brotli,

@@ -99,31 +99,29 @@ export function securityHeaders(options: SecurityOptions) {
   const cspOf = (https: boolean, scripts: string) =>
     `default-src 'self'; ${scripts}; ${https ? tail.https : tail.http}`;
 
+  /** Every security header of an answer, with `scripts` as its script-src (default: no inline script). */
+  const headersFor = (c: Context, scripts: string = noScripts): Record<string, string> => {
+    const https = httpsOf(c);
+    return {
+      "Content-Security-Policy": cspOf(https, scripts),
+      ...STATIC,
+      ...(https ? { "Strict-Transport-Security": HSTS } : {}),
+    };
+  };
+
   return {
     middleware: (async (c, next) => {
       await next();
       if (c.get("headersComplete")) return;
-      const https = httpsOf(c);
       const nonce = c.get("nonce");
       const scripts = nonce
         ? withExtra(`script-src 'self' 'nonce-${nonce}' ${THEME_SCRIPT_HASH} 'strict-dynamic'`, extra.script)
         : noScripts;
-      const h = c.res.headers;
-      h.set("Content-Security-Policy", cspOf(https, scripts));
-      for (const [name, value] of Object.entries(STATIC)) h.set(name, value);
-      if (https) h.set("Strict-Transport-Security", HSTS);
+      for (const [name, value] of Object.entries(headersFor(c, scripts))) c.res.headers.set(name, value);
     }) as MiddlewareHandler<{ Variables: SecurityVariables }>,
     /** The script-src directive for a stored page, computed once per page. */
     hashed,
-    /** Every security header of an answer built complete, with `scripts` as its script-src (default: none inline). */
-    headersFor(c: Context, scripts: string = noScripts): Record<string, string> {
-      const https = httpsOf(c);
-      return {
-        "Content-Security-Policy": cspOf(https, scripts),
-        ...STATIC,
-        ...(https ? { "Strict-Transport-Security": HSTS } : {}),
-      };
-    },
+    headersFor,
   };
 }
 
