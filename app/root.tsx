@@ -1,4 +1,4 @@
-import { useContext, useEffect, useMemo, type ReactNode } from "react";
+import { useContext, useEffect, useMemo, useState, type ComponentType, type ReactNode } from "react";
 import {
   Links,
   Meta,
@@ -11,7 +11,6 @@ import {
   useRouteLoaderData,
   type ShouldRevalidateFunctionArgs,
 } from "react-router";
-import { App as AntApp, ConfigProvider } from "antd";
 import { I18nextProvider, useTranslation } from "react-i18next";
 import type { Resource } from "i18next";
 import type { Route } from "./+types/root";
@@ -21,11 +20,9 @@ import { requestInfoContext } from "#app/context.ts";
 import { serverContext } from "#app/server-context.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
 import { FlashToast } from "#app/components/flash-toast.tsx";
-import { SessionWatch } from "#app/components/session-watch.tsx";
 import { FLASH_COOKIE, parseFlash } from "#common/flash.ts";
 import { createI18n } from "#app/i18n/i18n.ts";
 import { resourcesFor } from "#app/i18n/resources.server.ts";
-import { antdLocale, loadAntdLocale } from "#app/i18n/antd.ts";
 import { takePendingLanguageToast } from "#app/components/layout/language-switcher.tsx";
 import { ThemeProvider } from "#app/components/preferences.tsx";
 import { LoadingBar } from "#app/components/loading-bar.tsx";
@@ -35,7 +32,8 @@ import { NonceContext } from "#app/components/nonce.ts";
 import { UpdateNotice } from "#app/updates/update-notice.tsx";
 import { isChunkLoadError, shouldReloadForChunk } from "#app/updates/policy.ts";
 import { useToast } from "#app/components/feedback.ts";
-import { messageConfig, notificationConfig, theme } from "#app/components/theme.ts";
+import { Toaster } from "#app/components/ui/toast.tsx";
+import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 import { readCookie } from "#common/cookies.ts";
 import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath, stripLocale } from "#common/locales.ts";
 import { COLOR_SCHEME_HINT, THEME_COOKIE, THEME_SCRIPT, isThemeMode, resolveScheme } from "#common/theme.ts";
@@ -71,12 +69,6 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     flash,
     resources: resourcesFor(locale, ["common"]),
   };
-}
-
-// Ant Design's texts for the next page's language arrive before that page renders.
-export async function clientLoader({ serverLoader, request }: Route.ClientLoaderArgs) {
-  const [data] = await Promise.all([serverLoader(), loadAntdLocale(localeOfPath(new URL(request.url).pathname))]);
-  return data;
 }
 
 // What the root loads changes with the language, and with a form that signs in or out or edits the profile.
@@ -121,13 +113,8 @@ export function Layout({ children }: { children: ReactNode }) {
       </head>
       <body style={{ ["--atelier-primary" as string]: primary }}>
         <ThemeProvider initialMode={data?.themeMode ?? "system"} initialScheme={scheme}>
-          {(current) => (
-            <ConfigProvider theme={theme(primary, current)} locale={antdLocale(locale)}>
-              <AntApp message={messageConfig} notification={notificationConfig}>
-                {children}
-              </AntApp>
-            </ConfigProvider>
-          )}
+          {/* Ant Design's base text styles for every page; the pages built with its components add its provider. */}
+          <div className={`ant-app ${ANTD_CSS_VAR_KEY}`}>{children}</div>
         </ThemeProvider>
         <ScrollRestoration />
         <Scripts />
@@ -159,10 +146,20 @@ function LanguageChangedToast() {
   return null;
 }
 
-/** Signed-in pages notice a lost session; public pages stay where they are. */
+/** Signed-in pages notice a lost session; public pages stay where they are (and do not load the watcher). */
 function PrivatePageSessionWatch() {
   const { pathname } = useLocation();
-  return /^\/(dashboard|user)(\/|$)/.test(stripLocale(pathname)) ? <SessionWatch /> : null;
+  const active = /^\/(dashboard|user)(\/|$)/.test(stripLocale(pathname));
+  const [Watch, setWatch] = useState<ComponentType | null>(null);
+  useEffect(() => {
+    if (active && !Watch) void import("#app/components/session-watch.tsx").then((m) => setWatch(() => m.SessionWatch));
+  }, [active, Watch]);
+  return active && Watch ? <Watch /> : null;
+}
+
+function RootToaster() {
+  const { t } = useTranslation();
+  return <Toaster closeLabel={t("action.close")} />;
 }
 
 export default function Root({ loaderData }: Route.ComponentProps) {
@@ -178,6 +175,7 @@ export default function Root({ loaderData }: Route.ComponentProps) {
       {loaderData.viewer && <PrivatePageSessionWatch />}
       <UpdateNotice build={build} siteName={site.name} />
       <Outlet />
+      <RootToaster />
     </I18nextProvider>
   );
 }

@@ -1,4 +1,4 @@
-import { type RouteConfig, index, route } from "@react-router/dev/routes";
+import { type RouteConfig, index, layout, route } from "@react-router/dev/routes";
 
 // Every page exists unprefixed (English) and under each locale prefix: `:lang?` is the optional prefix,
 // checked by the layout routes, which answer 404 for anything that is not one of the ten locales.
@@ -21,10 +21,13 @@ export default [
   ]),
   route(":lang?", "routes/public/layout.tsx", [
     index("routes/public/home.tsx"),
-    route("auth/login", "routes/auth/login.tsx"),
-    route("auth/register", "routes/auth/register.tsx"),
-    route("auth/callback", "routes/auth/callback.tsx"),
-    route("auth/update-password", "routes/auth/update-password.tsx"),
+    // Forms and account pages are built with Ant Design: their layouts add its provider.
+    layout("routes/auth/layout.tsx", [
+      route("auth/login", "routes/auth/login.tsx"),
+      route("auth/register", "routes/auth/register.tsx"),
+      route("auth/callback", "routes/auth/callback.tsx"),
+      route("auth/update-password", "routes/auth/update-password.tsx"),
+    ]),
     route("auth/logout", "routes/auth/logout.tsx"),
     route("auth/oauth/:provider", "routes/auth/oauth.tsx"),
     route("pricing", "routes/public/pricing.tsx"),
@@ -32,10 +35,12 @@ export default [
     route("docs/api-reference", "routes/public/docs/reference.tsx"),
     route("docs/:slug", "routes/public/docs/page.tsx"),
     route("share/:id", "routes/public/share.tsx"),
-    route("user/profile", "routes/user/profile.tsx"),
-    route("user/orders", "routes/user/orders.tsx"),
-    route("user/orders/:id", "routes/user/order.tsx"),
-    route("user/admin", "routes/user/admin.tsx"),
+    layout("routes/user/layout.tsx", [
+      route("user/profile", "routes/user/profile.tsx"),
+      route("user/orders", "routes/user/orders.tsx"),
+      route("user/orders/:id", "routes/user/order.tsx"),
+      route("user/admin", "routes/user/admin.tsx"),
+    ]),
     route("*", "routes/public/not-found.tsx"),
   ]),
 ] satisfies RouteConfig;

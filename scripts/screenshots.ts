@@ -1,5 +1,5 @@
 // `npm run screenshots -- <folder>`: starts the built server with a fresh data folder, signs up one account and
-// photographs the pages whose looks must not drift (home, pricing, sign-in, dashboard home, image studio, API
+// photographs the pages whose looks must not drift (home, pricing, docs, a docs page, a missing page, sign-in, dashboard home, image studio, API
 // keys) in light and dark, English and Japanese, on a phone and a desktop, into <folder>/<name>.png.
 // `npm run screenshots -- --compare <before> <after>` then says how many pixels of each picture changed and writes
 // the differences (changed pixels in red over a faded copy) beside the after folder.
@@ -14,6 +14,9 @@ import { FLASH_COOKIE } from "#common/flash.ts";
 const PAGES = [
   { name: "home", path: "/", signedIn: false },
   { name: "pricing", path: "/pricing", signedIn: false },
+  { name: "docs", path: "/docs", signedIn: false },
+  { name: "docs-page", path: "/docs/webhooks", signedIn: false },
+  { name: "not-found", path: "/no/such/page", signedIn: false },
   { name: "sign-in", path: "/auth/login", signedIn: false },
   { name: "dashboard-home", path: "/dashboard/home", signedIn: true },
   { name: "image-studio", path: "/dashboard/image/create/text-to-image", signedIn: true },

@@ -1,7 +1,8 @@
-import { Button, Result } from "antd";
 import { useTranslation } from "react-i18next";
 import { useLocation } from "react-router";
 import { hrefIn } from "#common/locales.ts";
+import { Button } from "#app/components/ui/button.tsx";
+import { Result } from "#app/components/ui/result.tsx";
 
 const SUBTITLE_KEYS: Record<number, string> = {
   400: "error.400subtitle",
@@ -33,11 +34,11 @@ export function ErrorPage({ status, messageKey }: { status: number; messageKey?:
         subTitle={subtitle}
         extra={[
           status === 401 && (
-            <Button key="sign-in" type="primary" href={signIn}>
+            <Button key="sign-in" type="primary" href={signIn} reloadDocument>
               {t("action.signIn")}
             </Button>
           ),
-          <Button key="home" type={status === 401 ? "default" : "primary"} href="/">
+          <Button key="home" type={status === 401 ? "default" : "primary"} href="/" reloadDocument>
             {t("action.backHome")}
           </Button>,
           status >= 500 && (

@@ -1,7 +1,8 @@
-import { Button, Result } from "antd";
 import { useTranslation } from "react-i18next";
 import { useLocation, useNavigate, useRouteLoaderData } from "react-router";
 import type { loader as rootLoader } from "#app/root.tsx";
+import { Button } from "#app/components/ui/button.tsx";
+import { Result } from "#app/components/ui/result.tsx";
 import { hrefIn } from "#common/locales.ts";
 
 export function NotFound() {

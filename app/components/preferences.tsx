@@ -23,7 +23,7 @@ export function ThemeProvider({
 }: {
   initialMode: ThemeMode;
   initialScheme: ColorScheme;
-  children(scheme: ColorScheme): ReactNode;
+  children: ReactNode;
 }) {
   const [mode, setModeState] = useState(initialMode);
   const [systemScheme, setSystemScheme] = useState<ColorScheme>(initialScheme);
@@ -45,7 +45,7 @@ export function ThemeProvider({
     document.documentElement.style.colorScheme = scheme;
   }, [scheme, mode]);
   const value = useMemo(() => ({ mode, scheme, setMode }), [mode, scheme, setMode]);
-  return <ThemeContext.Provider value={value}>{children(scheme)}</ThemeContext.Provider>;
+  return <ThemeContext.Provider value={value}>{children}</ThemeContext.Provider>;
 }
 
 export const useTheme = () => useContext(ThemeContext);

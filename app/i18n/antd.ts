@@ -1,5 +1,6 @@
 import type { Locale as AntdLocale } from "antd/es/locale";
-import type { Locale } from "#common/locales.ts";
+import { use } from "react";
+import { stripLocale, type Locale } from "#common/locales.ts";
 
 // Each pack is its own small chunk: a page loads only the one for its language.
 // `antd/locale/*` is CommonJS: Node sees `{ default: { default: pack } }`, the bundler `{ default: pack }`.
@@ -18,16 +19,26 @@ const packs: Record<Locale, () => Promise<PackModule>> = {
 };
 
 const loaded = new Map<Locale, AntdLocale>();
+const loading = new Map<Locale, Promise<AntdLocale>>();
 
-/** Loads Ant Design's texts for a locale; the server before rendering, the browser before hydrating or navigating. */
-export async function loadAntdLocale(locale: Locale): Promise<AntdLocale> {
-  const cached = loaded.get(locale);
-  if (cached) return cached;
-  const mod = (await packs[locale]()).default;
-  const pack = "default" in mod ? mod.default : mod;
-  loaded.set(locale, pack);
-  return pack;
+/** Loads Ant Design's texts for a locale; the server before rendering, the browser before hydrating or on first use. */
+export function loadAntdLocale(locale: Locale): Promise<AntdLocale> {
+  let promise = loading.get(locale);
+  if (!promise) {
+    promise = packs[locale]().then((mod) => {
+      const pack = "default" in mod.default ? mod.default.default : mod.default;
+      loaded.set(locale, pack);
+      return pack;
+    });
+    loading.set(locale, promise);
+  }
+  return promise;
 }
 
-/** The pack for a locale once loaded (always, by the time anything renders). */
-export const antdLocale = (locale: Locale): AntdLocale | undefined => loaded.get(locale);
+/** The pack for a locale; the first page of a language built with Ant Design waits for it (React suspends). */
+export function useAntdLocale(locale: Locale): AntdLocale {
+  return loaded.get(locale) ?? use(loadAntdLocale(locale));
+}
+
+/** The pages built with Ant Design's components; the others load none of its scripts or texts. */
+export const usesAntd = (pathname: string) => /^\/(dashboard|user|auth)(\/|$)/.test(stripLocale(pathname));

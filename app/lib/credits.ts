@@ -1,21 +1,7 @@
 import { useEffect, useState } from "react";
-import { api } from "#app/lib/api.ts";
 import { useRoot } from "#app/lib/use-site.ts";
 
-const CREDITS_EVENT = "atelier:credits";
-
-/**
- * Asks the server for the credits available now and tells every balance on the page. Called after anything that
- * moves them without a page load: a job submitted, finished, canceled or deleted.
- */
-export async function refreshCredits(): Promise<void> {
-  try {
-    const { credits } = await api<{ credits: { available: number } }>("/me");
-    window.dispatchEvent(new CustomEvent<number>(CREDITS_EVENT, { detail: credits.available }));
-  } catch {
-    // The header keeps the last known figure; the next page load corrects it.
-  }
-}
+export const CREDITS_EVENT = "atelier:credits";
 
 /** The credits available to spend: the root's figure, or a fresher one heard since. */
 export function useAvailableCredits(): number | null {

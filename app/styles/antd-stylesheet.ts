@@ -3,7 +3,8 @@ import { renderToString } from "react-dom/server";
 import { ConfigProvider } from "antd";
 import { StyleProvider, createCache, extractStyle } from "@ant-design/cssinjs";
 import { antdProbe } from "#app/styles/antd-probe.ts";
-import { ANTD_CSS_VAR_KEY, theme } from "#app/components/theme.ts";
+import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
+import { theme } from "#app/components/antd-theme.ts";
 import type { ColorScheme } from "#common/theme.ts";
 
 /** The selector the dark scheme's variables hang from; the root layout sets `data-theme` before first paint. */

@@ -1,5 +1,6 @@
 import { useEffect } from "react";
-import { App, Button } from "antd";
+import { Button } from "#app/components/ui/button.tsx";
+import { showNotice } from "#app/components/ui/toast.tsx";
 import { useTranslation } from "react-i18next";
 import {
   APP_VERSION_KEY,
@@ -17,7 +18,6 @@ export const UPDATE_NOTICE_KEY = "app-update";
  * at a time; a failed check is logged and silent. Also reloads once when a script chunk has gone missing.
  */
 export function UpdateNotice({ build, siteName }: { build: { id: string; timestamp: number }; siteName: string }) {
-  const { notification } = App.useApp();
   const { t } = useTranslation();
 
   useEffect(() => {
@@ -27,10 +27,8 @@ export function UpdateNotice({ build, siteName }: { build: { id: string; timesta
     const show = () => {
       if (shown) return;
       shown = true;
-      notification.open({
+      showNotice({
         key: UPDATE_NOTICE_KEY,
-        placement: "bottomRight",
-        duration: 0,
         title: t("msg.newVersion"),
         description: t("msg.newVersionDescription", { site: siteName }),
         actions: (
@@ -86,7 +84,7 @@ export function UpdateNotice({ build, siteName }: { build: { id: string; timesta
       workers?.removeEventListener("message", onMessage);
       window.removeEventListener("vite:preloadError", onPreloadError);
     };
-  }, [build.id, build.timestamp, notification, siteName, t]);
+  }, [build.id, build.timestamp, siteName, t]);
 
   return null;
 }

@@ -1,10 +1,11 @@
-import { useState, type ReactNode } from "react";
-import { Button, Drawer, FloatButton, Layout, Menu } from "antd";
-import { MenuOutlined } from "@ant-design/icons";
+import type { ReactNode } from "react";
+import MenuOutlined from "@ant-design/icons-svg/es/asn/MenuOutlined";
 import { useTranslation } from "react-i18next";
 import { Link, NavLink, useLocation, useRouteLoaderData } from "react-router";
 import type { loader as rootLoader } from "#app/root.tsx";
-import { BACK_TO_TOP } from "#app/components/theme.ts";
+import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
+import { Icon } from "#app/components/ui/icon.tsx";
+import { BackToTop, Drawer } from "#app/components/ui/overlay.tsx";
 import { LanguageSwitcher } from "#app/components/layout/language-switcher.tsx";
 import { ThemeSwitch } from "#app/components/layout/theme-switch.tsx";
 import { CreditBalance, UserMenu } from "#app/components/layout/user-menu.tsx";
@@ -20,24 +21,30 @@ function Brand({ home, name }: { home: string; name: string }) {
   );
 }
 
-/** Header, footer and the back-to-top button around every public page; a drawer replaces the nav on phones. */
+const DRAWER_ID = "site-drawer";
+const layout = (part: string, className: string) => `ant-layout-${part} ${className} ${ANTD_CSS_VAR_KEY}`;
+
+/**
+ * Header, footer and the back-to-top button around every public page; a drawer replaces the nav on phones. Built
+ * without Ant Design's scripts (its classes and stylesheet only), so public pages load little JavaScript.
+ */
 export function DefaultLayout({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
   const { pathname } = useLocation();
   const site = useRouteLoaderData<typeof rootLoader>("root")!.site;
-  const [drawerOpen, setDrawerOpen] = useState(false);
   const nav = HEADER_NAV.filter((item) => item.ready);
   const legal = LEGAL_NAV.filter((item) => item.ready);
   const home = hrefIn(pathname, "/");
   const bare = stripLocale(pathname);
   const current = nav.find((item) => (item.to === "/" ? bare === "/" : bare.startsWith(item.to)))?.key;
+  const closeDrawer = () => document.getElementById(DRAWER_ID)?.hidePopover();
 
   return (
-    <Layout className="site">
+    <div className={`ant-layout site ${ANTD_CSS_VAR_KEY}`}>
       <a className="skip-link" href="#content">
         {t("nav.skipToContent")}
       </a>
-      <Layout.Header className="site-header">
+      <header className={layout("header", "site-header")}>
         <Brand home={home} name={site.name} />
         <nav className="site-nav" aria-label={t("nav.primary")}>
           {nav.map((item) => (
@@ -50,41 +57,49 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
           <LanguageSwitcher />
           <CreditBalance />
           <UserMenu />
-          <Button
-            className="site-menu-button"
-            type="text"
-            icon={<MenuOutlined />}
+          <button
+            type="button"
+            className={`ant-btn ${ANTD_CSS_VAR_KEY} ant-btn-text ant-btn-color-default ant-btn-variant-text ant-btn-icon-only site-menu-button`}
             aria-label={t("nav.menu")}
-            aria-expanded={drawerOpen}
-            onClick={() => setDrawerOpen(true)}
-          />
+            aria-haspopup="dialog"
+            popoverTarget={DRAWER_ID}
+          >
+            <span className="ant-btn-icon">
+              <Icon icon={MenuOutlined} />
+            </span>
+          </button>
         </div>
-      </Layout.Header>
-      <Drawer
-        title={site.name}
-        placement="right"
-        size={300}
-        open={drawerOpen}
-        onClose={() => setDrawerOpen(false)}
-        className="site-drawer"
-      >
-        <Menu
-          mode="vertical"
-          selectedKeys={current ? [current] : []}
-          onClick={() => setDrawerOpen(false)}
-          items={nav.map((item) => ({
-            key: item.key,
-            label: <Link to={hrefIn(pathname, item.to)}>{t(`nav.${item.key}`)}</Link>,
-          }))}
-        />
+      </header>
+      <Drawer id={DRAWER_ID} title={site.name} closeLabel={t("action.close")} width={300} className="site-drawer">
+        <ul
+          className={`ant-menu ant-menu-root ant-menu-vertical ant-menu-light ${ANTD_CSS_VAR_KEY} ant-menu-css-var`}
+          aria-label={t("nav.primary")}
+        >
+          {nav.map((item) => (
+            <li
+              key={item.key}
+              className={`ant-menu-item${item.key === current ? " ant-menu-item-selected" : ""} ant-menu-item-only-child`}
+            >
+              <span className="ant-menu-title-content">
+                <Link
+                  to={hrefIn(pathname, item.to)}
+                  aria-current={item.key === current ? "page" : undefined}
+                  onClick={closeDrawer}
+                >
+                  {t(`nav.${item.key}`)}
+                </Link>
+              </span>
+            </li>
+          ))}
+        </ul>
         <div className="site-drawer-tools">
           <ThemeSwitch />
         </div>
       </Drawer>
-      <Layout.Content id="content" className="site-content">
+      <main className={layout("content", "site-content")} id="content">
         {children}
-      </Layout.Content>
-      <Layout.Footer className="site-footer">
+      </main>
+      <footer className={layout("footer", "site-footer")}>
         <div className="site-footer-main">
           <div>
             <Brand home={home} name={site.name} />
@@ -107,13 +122,8 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
         <p className="site-footer-copyright">
           {t("footer.copyright", { year: new Date().getFullYear(), site: site.name })}
         </p>
-      </Layout.Footer>
-      <FloatButton.BackTop
-        visibilityHeight={BACK_TO_TOP.visibilityHeight}
-        duration={BACK_TO_TOP.durationMs}
-        tooltip={t("nav.backToTop")}
-        aria-label={t("nav.backToTop")}
-      />
-    </Layout>
+      </footer>
+      <BackToTop label={t("nav.backToTop")} />
+    </div>
   );
 }

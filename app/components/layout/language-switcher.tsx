@@ -1,7 +1,9 @@
-import { Button, Dropdown } from "antd";
-import { GlobalOutlined } from "@ant-design/icons";
+import GlobalOutlined from "@ant-design/icons-svg/es/asn/GlobalOutlined";
 import { useTranslation } from "react-i18next";
-import { useLocation, useNavigate } from "react-router";
+import { Link, useLocation } from "react-router";
+import { Icon } from "#app/components/ui/icon.tsx";
+import { MenuButton } from "#app/components/ui/overlay.tsx";
+import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 import { preferenceCookie } from "#common/cookies.ts";
 import {
   LOCALES,
@@ -22,41 +24,56 @@ export function takePendingLanguageToast(): boolean {
   return pending;
 }
 
-/** The ten languages by their own names; choosing one remembers it and opens the same page in that language. */
+/** Remembers the chosen language; the page in it will confirm the change. */
+function remember(locale: Locale, current: Locale) {
+  document.cookie = preferenceCookie(LOCALE_COOKIE, locale, LOCALE_COOKIE_MAX_AGE_SECONDS);
+  if (locale !== current) pendingToast = true;
+}
+
+const TEXT_BUTTON = `ant-btn ${ANTD_CSS_VAR_KEY} ant-btn-text ant-btn-color-default ant-btn-variant-text`;
+
+/**
+ * The ten languages by their own names, as links to the same page in each: choosing one remembers it and, once the
+ * page's scripts run, confirms it in the new language. Before they run, the links still lead there.
+ */
 export function LanguageSwitcher({ compact = false }: { compact?: boolean }) {
   const { t } = useTranslation();
   const { pathname, search, hash } = useLocation();
-  const navigate = useNavigate();
   const current = localeOfPath(pathname);
 
-  const choose = (locale: Locale) => {
-    document.cookie = preferenceCookie(LOCALE_COOKIE, locale, LOCALE_COOKIE_MAX_AGE_SECONDS);
-    pendingToast = true;
-    void navigate(`${localizePath(pathname, locale)}${search}${hash}`);
-  };
-
   return (
-    <Dropdown
-      trigger={["click"]}
-      menu={{
-        selectable: true,
-        selectedKeys: [current],
-        items: LOCALES.map((locale) => ({
-          key: locale,
-          label: <span lang={locale}>{LOCALE_NAMES[locale]}</span>,
-        })),
-        onClick: ({ key }) => choose(key as Locale),
-      }}
-    >
-      <Button
-        type="text"
-        icon={<GlobalOutlined />}
-        // The visible language name is part of the button's name, as speech input expects.
-        aria-label={compact ? t("language.label") : `${t("language.label")} ${LOCALE_NAMES[current]}`}
-        data-testid="language-switcher"
-      >
-        {compact ? null : LOCALE_NAMES[current]}
-      </Button>
-    </Dropdown>
+    <MenuButton
+      testId="language-switcher"
+      // The visible language name is part of the button's name, as speech input expects.
+      label={compact ? t("language.label") : `${t("language.label")} ${LOCALE_NAMES[current]}`}
+      triggerClassName={compact ? `${TEXT_BUTTON} ant-btn-icon-only` : TEXT_BUTTON}
+      trigger={
+        <>
+          <span className="ant-btn-icon">
+            <Icon icon={GlobalOutlined} />
+          </span>
+          {!compact && <span>{LOCALE_NAMES[current]}</span>}
+        </>
+      }
+      items={LOCALES.map((locale) => ({
+        key: locale,
+        selected: locale === current,
+        render: (closeMenu) => (
+          <Link
+            role="menuitem"
+            lang={locale}
+            hrefLang={locale}
+            to={`${localizePath(pathname, locale)}${search}${hash}`}
+            aria-current={locale === current ? "true" : undefined}
+            onClick={() => {
+              remember(locale, current);
+              closeMenu();
+            }}
+          >
+            {LOCALE_NAMES[locale]}
+          </Link>
+        ),
+      }))}
+    />
   );
 }

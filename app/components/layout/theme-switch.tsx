@@ -1,23 +1,26 @@
-import { Segmented } from "antd";
-import { DesktopOutlined, MoonOutlined, SunOutlined } from "@ant-design/icons";
+import DesktopOutlined from "@ant-design/icons-svg/es/asn/DesktopOutlined";
+import MoonOutlined from "@ant-design/icons-svg/es/asn/MoonOutlined";
+import SunOutlined from "@ant-design/icons-svg/es/asn/SunOutlined";
 import { useTranslation } from "react-i18next";
+import { Icon } from "#app/components/ui/icon.tsx";
+import { Segmented } from "#app/components/ui/segmented.tsx";
 import { useTheme } from "#app/components/preferences.tsx";
-import { THEME_MODES, type ThemeMode } from "#common/theme.ts";
+import { THEME_MODES } from "#common/theme.ts";
 
-const ICONS = { system: <DesktopOutlined />, light: <SunOutlined />, dark: <MoonOutlined /> };
+const ICONS = { system: DesktopOutlined, light: SunOutlined, dark: MoonOutlined };
 
 export function ThemeSwitch() {
   const { t } = useTranslation();
   const { mode, setMode } = useTheme();
   return (
-    <Segmented<ThemeMode>
+    <Segmented
       size="small"
       aria-label={t("theme.label")}
       value={mode}
       onChange={setMode}
       options={THEME_MODES.map((m) => ({
         value: m,
-        icon: ICONS[m],
+        icon: <Icon icon={ICONS[m]} />,
         title: t(`theme.${m}`),
         label: <span className="visually-hidden">{t(`theme.${m}`)}</span>,
       }))}

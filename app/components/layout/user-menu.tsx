@@ -1,14 +1,16 @@
-import { Avatar, Button, Dropdown } from "antd";
-import {
-  DashboardOutlined,
-  LogoutOutlined,
-  SafetyOutlined,
-  ThunderboltOutlined,
-  UserOutlined,
-  WalletOutlined,
-} from "@ant-design/icons";
+import type { IconDefinition } from "@ant-design/icons-svg/lib/types";
+import DashboardOutlined from "@ant-design/icons-svg/es/asn/DashboardOutlined";
+import LogoutOutlined from "@ant-design/icons-svg/es/asn/LogoutOutlined";
+import SafetyOutlined from "@ant-design/icons-svg/es/asn/SafetyOutlined";
+import ThunderboltOutlined from "@ant-design/icons-svg/es/asn/ThunderboltOutlined";
+import UserOutlined from "@ant-design/icons-svg/es/asn/UserOutlined";
+import WalletOutlined from "@ant-design/icons-svg/es/asn/WalletOutlined";
 import { useTranslation } from "react-i18next";
-import { Link, useLocation, useNavigate, useSubmit } from "react-router";
+import { Form, Link, useLocation } from "react-router";
+import { Button } from "#app/components/ui/button.tsx";
+import { Icon } from "#app/components/ui/icon.tsx";
+import { Avatar, MenuButton } from "#app/components/ui/overlay.tsx";
+import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 import { hrefIn, stripLocale } from "#common/locales.ts";
 import { useRoot } from "#app/lib/use-site.ts";
 import { useAvailableCredits } from "#app/lib/credits.ts";
@@ -24,7 +26,9 @@ export function CreditBalance() {
   const label = t("credits.available", { formatted: formatNumber(locale, credits) });
   return (
     <span className="credit-balance" title={label} aria-label={label} role="status">
-      <ThunderboltOutlined aria-hidden />
+      <span aria-hidden>
+        <Icon icon={ThunderboltOutlined} />
+      </span>
       <span className="credit-balance-value">{formatNumber(locale, credits)}</span>
     </span>
   );
@@ -32,18 +36,18 @@ export function CreditBalance() {
 
 export function UserAvatar({ name, image, size = 32 }: { name: string; image: string | null; size?: number }) {
   return (
-    <Avatar size={size} src={image ?? undefined} alt="" className="user-avatar">
-      {name.trim().charAt(0).toUpperCase() || <UserOutlined />}
+    <Avatar size={size} src={image ?? undefined} className="user-avatar">
+      {name.trim().charAt(0).toUpperCase() || <Icon icon={UserOutlined} />}
     </Avatar>
   );
 }
+
+const menuIcon = (icon: IconDefinition) => <Icon icon={icon} className="ant-dropdown-menu-item-icon" />;
 
 /** Signed in: the account menu (dashboard, profile, admin, sign out). Signed out: sign-in and sign-up. */
 export function UserMenu() {
   const { t } = useTranslation("common");
   const { pathname } = useLocation();
-  const navigate = useNavigate();
-  const submit = useSubmit();
   const { viewer } = useRoot();
   const returnTo = stripLocale(pathname);
 
@@ -63,39 +67,50 @@ export function UserMenu() {
     );
   }
 
-  const items = [
-    { key: "dashboard", icon: <DashboardOutlined />, label: t("user.dashboard"), to: "/dashboard/home" },
-    { key: "profile", icon: <UserOutlined />, label: t("user.profile"), to: "/user/profile" },
-    { key: "orders", icon: <WalletOutlined />, label: t("user.orders"), to: "/user/orders" },
+  const links = [
+    { key: "dashboard", icon: DashboardOutlined, label: t("user.dashboard"), to: "/dashboard/home" },
+    { key: "profile", icon: UserOutlined, label: t("user.profile"), to: "/user/profile" },
+    { key: "orders", icon: WalletOutlined, label: t("user.orders"), to: "/user/orders" },
     ...(viewer.role === "admin"
-      ? [{ key: "admin", icon: <SafetyOutlined />, label: t("user.admin"), to: "/user/admin" }]
+      ? [{ key: "admin", icon: SafetyOutlined, label: t("user.admin"), to: "/user/admin" }]
       : []),
   ];
   return (
-    <Dropdown
-      trigger={["click"]}
+    <MenuButton
       placement="bottomRight"
-      menu={{
-        items: [
-          { key: "who", type: "group", label: <span className="user-menu-email">{viewer.email}</span> },
-          ...items.map((i) => ({ key: i.key, icon: i.icon, label: i.label })),
-          { type: "divider" },
-          { key: "signOut", icon: <LogoutOutlined />, label: t("user.signOut"), danger: true },
-        ],
-        onClick: ({ key }) => {
-          if (key === "signOut") {
-            void submit(null, { method: "post", action: hrefIn(pathname, "/auth/logout") });
-            return;
-          }
-          const item = items.find((i) => i.key === key);
-          if (item) void navigate(hrefIn(pathname, item.to));
+      label={t("user.account")}
+      triggerClassName={`ant-btn ${ANTD_CSS_VAR_KEY} ant-btn-text ant-btn-color-default ant-btn-variant-text user-menu-button`}
+      trigger={
+        <>
+          <UserAvatar name={viewer.name} image={viewer.image} size={28} />
+          <span className="user-menu-name">{viewer.name}</span>
+        </>
+      }
+      items={[
+        { key: "who", group: <span className="user-menu-email">{viewer.email}</span> },
+        ...links.map((item) => ({
+          key: item.key,
+          icon: menuIcon(item.icon),
+          render: (closeMenu: () => void) => (
+            <Link role="menuitem" to={hrefIn(pathname, item.to)} onClick={closeMenu}>
+              {item.label}
+            </Link>
+          ),
+        })),
+        { key: "divider", divider: true },
+        {
+          key: "signOut",
+          icon: menuIcon(LogoutOutlined),
+          danger: true,
+          render: (closeMenu: () => void) => (
+            <Form method="post" action={hrefIn(pathname, "/auth/logout")} onSubmit={closeMenu} className="menu-form">
+              <button type="submit" role="menuitem" className="menu-form-button">
+                {t("user.signOut")}
+              </button>
+            </Form>
+          ),
         },
-      }}
-    >
-      <Button type="text" className="user-menu-button" aria-label={t("user.account")}>
-        <UserAvatar name={viewer.name} image={viewer.image} size={28} />
-        <span className="user-menu-name">{viewer.name}</span>
-      </Button>
-    </Dropdown>
+      ]}
+    />
   );
 }

@@ -8,7 +8,7 @@ import { useToast } from "#app/components/feedback.ts";
 import { GenerationCard } from "#app/components/studio/generation-card.tsx";
 import { ImageStudioForm, type ImageSettings } from "#app/components/studio/image-studio.tsx";
 import { usePageLocale } from "#app/components/studio/parts.tsx";
-import { refreshCredits } from "#app/lib/credits.ts";
+import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import {
   toolIdOf,
   useGenerationList,

@@ -6,7 +6,7 @@ import { Link, useLocation, useNavigate } from "react-router";
 import { useToast } from "#app/components/feedback.ts";
 import { GenerationMedia, ratioCss } from "#app/components/studio/generation-card.tsx";
 import { OfflineTag, ProgressBlock, StatusTag, usePageLocale } from "#app/components/studio/parts.tsx";
-import { refreshCredits } from "#app/lib/credits.ts";
+import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import {
   cancelGeneration,
   copyText,

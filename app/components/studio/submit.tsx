@@ -3,7 +3,8 @@ import { Button } from "antd";
 import { useTranslation } from "react-i18next";
 import { useToast } from "#app/components/feedback.ts";
 import { CostLine, FailureAlert, usePageLocale } from "#app/components/studio/parts.tsx";
-import { refreshCredits, useAvailableCredits } from "#app/lib/credits.ts";
+import { useAvailableCredits } from "#app/lib/credits.ts";
+import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import {
   cancelGeneration,
   describeFailure,

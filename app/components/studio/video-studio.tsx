@@ -16,7 +16,7 @@ import {
   StatusTag,
   usePageLocale,
 } from "#app/components/studio/parts.tsx";
-import { refreshCredits } from "#app/lib/credits.ts";
+import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import {
   isOpen,
   resultPath,

@@ -2,6 +2,7 @@ import { Outlet, data, isRouteErrorResponse } from "react-router";
 import type { Route } from "./+types/layout";
 import { DashboardLayout, SIDEBAR_COOKIE } from "#app/components/layout/dashboard-layout.tsx";
 import { NotFound } from "#app/components/not-found.tsx";
+import { AntdProvider } from "#app/components/antd-provider.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { resourcesFor } from "#app/i18n/resources.server.ts";
 import { readCookie } from "#common/cookies.ts";
@@ -16,17 +17,21 @@ export function loader({ context, request, params }: Route.LoaderArgs) {
 
 export default function DashboardRoute({ loaderData }: Route.ComponentProps) {
   return (
-    <DashboardLayout initialCollapsed={loaderData.collapsed}>
-      <Outlet />
-    </DashboardLayout>
+    <AntdProvider>
+      <DashboardLayout initialCollapsed={loaderData.collapsed}>
+        <Outlet />
+      </DashboardLayout>
+    </AntdProvider>
   );
 }
 
 export function ErrorBoundary({ error, loaderData }: Route.ErrorBoundaryProps) {
   if (!isRouteErrorResponse(error) || error.status !== 404 || !loaderData) throw error;
   return (
-    <DashboardLayout initialCollapsed={loaderData.collapsed}>
-      <NotFound />
-    </DashboardLayout>
+    <AntdProvider>
+      <DashboardLayout initialCollapsed={loaderData.collapsed}>
+        <NotFound />
+      </DashboardLayout>
+    </AntdProvider>
   );
 }

@@ -1,5 +1,6 @@
-import { Button, Card, Typography } from "antd";
-import { ApiOutlined, PictureOutlined, VideoCameraOutlined } from "@ant-design/icons";
+import ApiOutlined from "@ant-design/icons-svg/es/asn/ApiOutlined";
+import PictureOutlined from "@ant-design/icons-svg/es/asn/PictureOutlined";
+import VideoCameraOutlined from "@ant-design/icons-svg/es/asn/VideoCameraOutlined";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/home";
 import { requestInfoContext } from "#app/context.ts";
@@ -7,6 +8,10 @@ import { pageI18n } from "#app/i18n/resources.server.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { useLocation } from "react-router";
 import { hrefIn } from "#common/locales.ts";
+import { Button } from "#app/components/ui/button.tsx";
+import { Card } from "#app/components/ui/display.tsx";
+import { Icon } from "#app/components/ui/icon.tsx";
+import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -24,9 +29,9 @@ export function loader({ context, request }: Route.LoaderArgs) {
 }
 
 const FEATURES = [
-  { key: "image", icon: <PictureOutlined /> },
-  { key: "video", icon: <VideoCameraOutlined /> },
-  { key: "api", icon: <ApiOutlined /> },
+  { key: "image", icon: PictureOutlined },
+  { key: "video", icon: VideoCameraOutlined },
+  { key: "api", icon: ApiOutlined },
 ] as const;
 
 export default function Home({ loaderData }: Route.ComponentProps) {
@@ -37,10 +42,10 @@ export default function Home({ loaderData }: Route.ComponentProps) {
     <main className="home">
       <section className="home-hero">
         <p className="home-eyebrow">{t("eyebrow")}</p>
-        <Typography.Title level={1} className="home-title">
+        <Title level={1} className="home-title">
           {t("title")}
-        </Typography.Title>
-        <Typography.Paragraph className="home-subtitle">{t("subtitle")}</Typography.Paragraph>
+        </Title>
+        <Paragraph className="home-subtitle">{t("subtitle")}</Paragraph>
         <div className="home-actions">
           <Button type="primary" size="large" href={register}>
             {t("primaryCta")}
@@ -54,18 +59,18 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         {FEATURES.map((f) => (
           <Card variant="borderless" className="home-feature" key={f.key}>
             <div className="home-feature-icon" aria-hidden>
-              {f.icon}
+              <Icon icon={f.icon} />
             </div>
-            <Typography.Title level={2} className="home-feature-title">
+            <Title level={2} className="home-feature-title">
               {t(`features.${f.key}.title`)}
-            </Typography.Title>
-            <Typography.Paragraph type="secondary">{t(`features.${f.key}.text`)}</Typography.Paragraph>
+            </Title>
+            <Paragraph type="secondary">{t(`features.${f.key}.text`)}</Paragraph>
           </Card>
         ))}
       </section>
       <section className="home-cta">
-        <Typography.Title level={2}>{t("cta.title")}</Typography.Title>
-        <Typography.Paragraph>{t("cta.text", { credits: loaderData.signupBonus })}</Typography.Paragraph>
+        <Title level={2}>{t("cta.title")}</Title>
+        <Paragraph>{t("cta.text", { credits: loaderData.signupBonus })}</Paragraph>
         <Button type="primary" size="large" href={register}>
           {t("cta.button")}
         </Button>

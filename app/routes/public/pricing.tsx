@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { Alert, Button, Tag } from "antd";
-import { CheckCircleFilled, LockOutlined } from "@ant-design/icons";
+import CheckCircleFilled from "@ant-design/icons-svg/es/asn/CheckCircleFilled";
+import LockOutlined from "@ant-design/icons-svg/es/asn/LockOutlined";
 import { useTranslation } from "react-i18next";
 import { Form, Link, data, redirect, useLocation, useNavigation, useSearchParams } from "react-router";
 import type { Route } from "./+types/pricing";
@@ -14,6 +14,9 @@ import { offeredModels } from "#config/models.ts";
 import { formatMoney, formatNumber, formatUnitPrice } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
 import { signInHref } from "#common/return-path.ts";
+import { Button } from "#app/components/ui/button.tsx";
+import { Alert, Tag } from "#app/components/ui/display.tsx";
+import { Icon } from "#app/components/ui/icon.tsx";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -100,9 +103,9 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
       </section>
 
       <div className="pricing-alerts" aria-live="polite">
-        {search.get("checkout") === "canceled" && <Alert type="info" showIcon title={t("pricing.canceled")} />}
-        {!loaderData.purchasing && <Alert type="warning" showIcon title={t("pricing.notConfigured")} />}
-        {actionData?.error && <Alert type="error" showIcon title={t(actionData.error)} />}
+        {search.get("checkout") === "canceled" && <Alert type="info" title={t("pricing.canceled")} />}
+        {!loaderData.purchasing && <Alert type="warning" title={t("pricing.notConfigured")} />}
+        {actionData?.error && <Alert type="error" title={t(actionData.error)} />}
       </div>
 
       <section className="pricing-packs" aria-label={t("pricing.packsLabel")}>
@@ -120,11 +123,11 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
             <p className="pricing-pack-price">{formatMoney(locale, pack.amount, pack.currency)}</p>
             <ul className="pricing-pack-facts">
               <li>
-                <CheckCircleFilled aria-hidden />{" "}
+                <Icon icon={CheckCircleFilled} aria-hidden />{" "}
                 {t("pricing.perCredit", { price: formatUnitPrice(locale, pack.amount, pack.credits, pack.currency) })}
               </li>
               <li>
-                <CheckCircleFilled aria-hidden /> {t("pricing.oneOff")}
+                <Icon icon={CheckCircleFilled} aria-hidden /> {t("pricing.oneOff")}
               </li>
             </ul>
             {!loaderData.signedIn ? (
@@ -153,7 +156,7 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
       </section>
       {loaderData.purchasing && (
         <p className="pricing-secure">
-          <LockOutlined aria-hidden /> {t("pricing.secure")}
+          <Icon icon={LockOutlined} aria-hidden /> {t("pricing.secure")}
         </p>
       )}
 

@@ -1,7 +1,9 @@
-import { Button, Typography } from "antd";
 import { useTranslation } from "react-i18next";
 import { Link, data, useLocation } from "react-router";
 import type { Route } from "./+types/share";
+import { AntdProvider } from "#app/components/antd-provider.tsx";
+import { Button } from "#app/components/ui/button.tsx";
+import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { OfflineTag } from "#app/components/studio/parts.tsx";
 import { OutputMedia } from "#app/components/studio/result-view.tsx";
 import { pageI18n } from "#app/i18n/resources.server.ts";
@@ -68,24 +70,27 @@ export default function SharedGeneration({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("studio");
   const { pathname } = useLocation();
   const g = loaderData.generation;
+  // The picture viewer comes from the studio, built with Ant Design.
   return (
-    <div className="page share">
-      <div className="share-media">
-        <OutputMedia generation={g} />
+    <AntdProvider>
+      <div className="page share">
+        <div className="share-media">
+          <OutputMedia generation={g} />
+        </div>
+        <div className="share-info">
+          <Title level={1} className="share-title">
+            {t("share.pageTitle")}
+          </Title>
+          <Paragraph className="share-prompt">{g.prompt}</Paragraph>
+          <p className="share-model">
+            {g.model.name}
+            {g.model.offline && <OfflineTag />}
+          </p>
+          <Link to={hrefIn(pathname, "/dashboard/image/create/text-to-image")}>
+            <Button type="primary">{t("share.cta")}</Button>
+          </Link>
+        </div>
       </div>
-      <div className="share-info">
-        <Typography.Title level={1} className="share-title">
-          {t("share.pageTitle")}
-        </Typography.Title>
-        <Typography.Paragraph className="share-prompt">{g.prompt}</Typography.Paragraph>
-        <p className="share-model">
-          {g.model.name}
-          {g.model.offline && <OfflineTag />}
-        </p>
-        <Link to={hrefIn(pathname, "/dashboard/image/create/text-to-image")}>
-          <Button type="primary">{t("share.cta")}</Button>
-        </Link>
-      </div>
-    </div>
+    </AntdProvider>
   );
 }

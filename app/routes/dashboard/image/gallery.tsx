@@ -9,7 +9,7 @@ import { GenerationCard } from "#app/components/studio/generation-card.tsx";
 import { LoadMore } from "#app/components/studio/image-tool-page.tsx";
 import { usePageLocale } from "#app/components/studio/parts.tsx";
 import { requireViewer, server } from "#app/lib/auth.server.ts";
-import { refreshCredits } from "#app/lib/credits.ts";
+import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import { useGenerationList, useLiveGenerations } from "#app/lib/generations.ts";
 import { seoMeta } from "#app/seo.ts";
 import { studioPage } from "#app/lib/studio.server.ts";

@@ -1,5 +1,6 @@
-import { Typography } from "antd";
-import { ApiOutlined, BookOutlined, NotificationOutlined } from "@ant-design/icons";
+import ApiOutlined from "@ant-design/icons-svg/es/asn/ApiOutlined";
+import BookOutlined from "@ant-design/icons-svg/es/asn/BookOutlined";
+import NotificationOutlined from "@ant-design/icons-svg/es/asn/NotificationOutlined";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/index";
@@ -8,6 +9,8 @@ import { buildSeo, seoMeta } from "#app/seo.ts";
 import { siteOf } from "#app/lib/auth.server.ts";
 import { listDocs } from "#server/modules/content/get-doc.ts";
 import { hrefIn } from "#common/locales.ts";
+import { Icon } from "#app/components/ui/icon.tsx";
+import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { docValues } from "./values.server.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
@@ -39,9 +42,9 @@ export function loader({ context, request }: Route.LoaderArgs) {
 }
 
 const ICONS: Record<string, React.ReactNode> = {
-  api: <BookOutlined />,
-  webhooks: <NotificationOutlined />,
-  reference: <ApiOutlined />,
+  api: <Icon icon={BookOutlined} />,
+  webhooks: <Icon icon={NotificationOutlined} />,
+  reference: <Icon icon={ApiOutlined} />,
 };
 
 export default function DocsIndex({ loaderData }: Route.ComponentProps) {
@@ -49,10 +52,10 @@ export default function DocsIndex({ loaderData }: Route.ComponentProps) {
   const { pathname } = useLocation();
   return (
     <div className="page-wide docs-index">
-      <Typography.Title level={1}>{t("index.title")}</Typography.Title>
-      <Typography.Paragraph type="secondary" className="docs-lead">
+      <Title level={1}>{t("index.title")}</Title>
+      <Paragraph type="secondary" className="docs-lead">
         {t("index.intro", { site: loaderData.site })}
-      </Typography.Paragraph>
+      </Paragraph>
       <ul className="docs-cards">
         {loaderData.entries.map((e) => (
           <li key={e.to}>

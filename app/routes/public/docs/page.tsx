@@ -1,7 +1,8 @@
-import { Alert, Typography } from "antd";
 import { useTranslation } from "react-i18next";
 import { Link, data, useLocation } from "react-router";
 import type { Route } from "./+types/page";
+import { Alert } from "#app/components/ui/display.tsx";
+import { Title } from "#app/components/ui/typography.tsx";
 import { pageI18n } from "#app/i18n/resources.server.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { siteOf } from "#app/lib/auth.server.ts";
@@ -40,8 +41,8 @@ export default function DocPage({ loaderData }: Route.ComponentProps) {
       </nav>
       <div className="docs-layout">
         <article className="docs-article" lang={doc.locale}>
-          <Typography.Title level={1}>{doc.title}</Typography.Title>
-          {doc.fallback && <Alert type="info" showIcon title={t("page.fallback")} className="docs-fallback" />}
+          <Title level={1}>{doc.title}</Title>
+          {doc.fallback && <Alert type="info" title={t("page.fallback")} className="docs-fallback" />}
           {/* Rendered on the server from the project's Markdown with raw HTML disabled */}
           <div className="docs-prose" dangerouslySetInnerHTML={{ __html: doc.html }} />
         </article>

@@ -1,8 +1,9 @@
 import { Component, lazy, Suspense, useSyncExternalStore, type ReactNode } from "react";
-import { Alert, Spin, Typography } from "antd";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/reference";
+import { Alert, Spin } from "#app/components/ui/display.tsx";
+import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { pageI18n } from "#app/i18n/resources.server.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { siteOf } from "#app/lib/auth.server.ts";
@@ -64,16 +65,16 @@ export default function ApiReference() {
         <nav className="docs-breadcrumb">
           <Link to={hrefIn(pathname, "/docs")}>{t("page.all")}</Link>
         </nav>
-        <Typography.Title level={1}>{t("reference.title")}</Typography.Title>
-        <Typography.Paragraph type="secondary">
+        <Title level={1}>{t("reference.title")}</Title>
+        <Paragraph type="secondary">
           {t("reference.description")}{" "}
           <a href="/api/v1/openapi.json" download="atelier-openapi.json">
             {t("reference.download")}
           </a>
-        </Typography.Paragraph>
+        </Paragraph>
       </div>
       {inBrowser ? (
-        <LoadFailure fallback={<Alert type="error" showIcon title={t("reference.failed")} />}>
+        <LoadFailure fallback={<Alert type="error" title={t("reference.failed")} />}>
           <Suspense fallback={loading}>
             <ScalarReference locale={locale} />
           </Suspense>
