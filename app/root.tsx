@@ -1,4 +1,4 @@
-import { useContext, useEffect, useMemo, useState, type ComponentType, type ReactNode } from "react";
+import { useContext, useEffect, useMemo, type ReactNode } from "react";
 import {
   Links,
   Meta,
@@ -6,7 +6,6 @@ import {
   Scripts,
   ScrollRestoration,
   isRouteErrorResponse,
-  useLocation,
   useMatches,
   useRouteLoaderData,
   type ShouldRevalidateFunctionArgs,
@@ -35,7 +34,7 @@ import { useToast } from "#app/components/feedback.ts";
 import { Toaster } from "#app/components/ui/toast.tsx";
 import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 import { readCookie } from "#common/cookies.ts";
-import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath, stripLocale } from "#common/locales.ts";
+import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath } from "#common/locales.ts";
 import { COLOR_SCHEME_HINT, THEME_COOKIE, THEME_SCRIPT, isThemeMode, resolveScheme } from "#common/theme.ts";
 import { siteDefaults } from "#config/site.ts";
 
@@ -146,17 +145,6 @@ function LanguageChangedToast() {
   return null;
 }
 
-/** Signed-in pages notice a lost session; public pages stay where they are (and do not load the watcher). */
-function PrivatePageSessionWatch() {
-  const { pathname } = useLocation();
-  const active = /^\/(dashboard|user)(\/|$)/.test(stripLocale(pathname));
-  const [Watch, setWatch] = useState<ComponentType | null>(null);
-  useEffect(() => {
-    if (active && !Watch) void import("#app/components/session-watch.tsx").then((m) => setWatch(() => m.SessionWatch));
-  }, [active, Watch]);
-  return active && Watch ? <Watch /> : null;
-}
-
 function RootToaster() {
   const { t } = useTranslation();
   return <Toaster closeLabel={t("action.close")} />;
@@ -172,7 +160,6 @@ export default function Root({ loaderData }: Route.ComponentProps) {
       <LoadingBar />
       <LanguageChangedToast />
       <FlashToast flash={loaderData.flash} />
-      {loaderData.viewer && <PrivatePageSessionWatch />}
       <UpdateNotice build={build} siteName={site.name} />
       <Outlet />
       <RootToaster />

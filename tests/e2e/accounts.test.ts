@@ -179,7 +179,7 @@ describe("accounts in Chromium", () => {
     await page.getByText(text("tr", "common", "msg.sessionExpired")).waitFor();
     await page.fill("#field-email", "tab@example.com");
     await page.fill("#field-password", PASSWORD);
-    await page.click("button[type=submit]");
+    await page.click("#content button[type=submit]");
     await page.waitForURL(`${server.url}/tr/dashboard/home`);
 
     // No session cookie at all (signed out in another tab): "please sign in first".

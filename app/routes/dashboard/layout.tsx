@@ -3,6 +3,7 @@ import type { Route } from "./+types/layout";
 import { DashboardLayout, SIDEBAR_COOKIE } from "#app/components/layout/dashboard-layout.tsx";
 import { NotFound } from "#app/components/not-found.tsx";
 import { AntdProvider } from "#app/components/antd-provider.tsx";
+import { SessionWatch } from "#app/components/session-watch.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { resourcesFor } from "#app/i18n/resources.server.ts";
 import { readCookie } from "#common/cookies.ts";
@@ -18,6 +19,7 @@ export function loader({ context, request, params }: Route.LoaderArgs) {
 export default function DashboardRoute({ loaderData }: Route.ComponentProps) {
   return (
     <AntdProvider>
+      <SessionWatch />
       <DashboardLayout initialCollapsed={loaderData.collapsed}>
         <Outlet />
       </DashboardLayout>

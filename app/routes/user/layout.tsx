@@ -1,10 +1,12 @@
 import { Outlet } from "react-router";
 import { AntdProvider } from "#app/components/antd-provider.tsx";
+import { SessionWatch } from "#app/components/session-watch.tsx";
 
-/** These pages are built with Ant Design's components: they get its provider (theme, scheme, language). */
-export default function AntdPages() {
+/** Account pages: Ant Design's provider for their components, and the watch for a session that ends. */
+export default function AccountPages() {
   return (
     <AntdProvider>
+      <SessionWatch />
       <Outlet />
     </AntdProvider>
   );
