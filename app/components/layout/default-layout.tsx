@@ -5,7 +5,8 @@ import { Link, NavLink, useLocation, useRouteLoaderData } from "react-router";
 import type { loader as rootLoader } from "#app/root.tsx";
 import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 import { Icon } from "#app/components/ui/icon.tsx";
-import { BackToTop, Drawer } from "#app/components/ui/overlay.tsx";
+import { buttonClassName } from "#app/components/ui/button.tsx";
+import { BackToTop, Drawer, closeDrawer } from "#app/components/ui/overlay.tsx";
 import { LanguageSwitcher } from "#app/components/layout/language-switcher.tsx";
 import { ThemeSwitch } from "#app/components/layout/theme-switch.tsx";
 import { CreditBalance, UserMenu } from "#app/components/layout/user-menu.tsx";
@@ -37,7 +38,6 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
   const home = hrefIn(pathname, "/");
   const bare = stripLocale(pathname);
   const current = nav.find((item) => (item.to === "/" ? bare === "/" : bare.startsWith(item.to)))?.key;
-  const closeDrawer = () => document.getElementById(DRAWER_ID)?.hidePopover();
 
   return (
     <div className={`ant-layout site ${ANTD_CSS_VAR_KEY}`}>
@@ -59,7 +59,7 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
           <UserMenu />
           <button
             type="button"
-            className={`ant-btn ${ANTD_CSS_VAR_KEY} ant-btn-text ant-btn-color-default ant-btn-variant-text ant-btn-icon-only site-menu-button`}
+            className={buttonClassName({ type: "text", iconOnly: true, className: "site-menu-button" })}
             aria-label={t("nav.menu")}
             aria-haspopup="dialog"
             popoverTarget={DRAWER_ID}
@@ -84,7 +84,7 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
                 <Link
                   to={hrefIn(pathname, item.to)}
                   aria-current={item.key === current ? "page" : undefined}
-                  onClick={closeDrawer}
+                  onClick={() => closeDrawer(DRAWER_ID)}
                 >
                   {t(`nav.${item.key}`)}
                 </Link>

@@ -1,9 +1,9 @@
 import GlobalOutlined from "@ant-design/icons-svg/es/asn/GlobalOutlined";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
+import { buttonClassName } from "#app/components/ui/button.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
 import { MenuButton } from "#app/components/ui/overlay.tsx";
-import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 import { preferenceCookie } from "#common/cookies.ts";
 import {
   LOCALES,
@@ -30,8 +30,6 @@ function remember(locale: Locale, current: Locale) {
   if (locale !== current) pendingToast = true;
 }
 
-const TEXT_BUTTON = `ant-btn ${ANTD_CSS_VAR_KEY} ant-btn-text ant-btn-color-default ant-btn-variant-text`;
-
 /**
  * The ten languages by their own names, as links to the same page in each: choosing one remembers it and, once the
  * page's scripts run, confirms it in the new language. Before they run, the links still lead there.
@@ -46,7 +44,7 @@ export function LanguageSwitcher({ compact = false }: { compact?: boolean }) {
       testId="language-switcher"
       // The visible language name is part of the button's name, as speech input expects.
       label={compact ? t("language.label") : `${t("language.label")} ${LOCALE_NAMES[current]}`}
-      triggerClassName={compact ? `${TEXT_BUTTON} ant-btn-icon-only` : TEXT_BUTTON}
+      triggerClassName={buttonClassName({ type: "text", iconOnly: compact })}
       trigger={
         <>
           <span className="ant-btn-icon">

@@ -7,10 +7,10 @@ import UserOutlined from "@ant-design/icons-svg/es/asn/UserOutlined";
 import WalletOutlined from "@ant-design/icons-svg/es/asn/WalletOutlined";
 import { useTranslation } from "react-i18next";
 import { Form, Link, useLocation } from "react-router";
-import { Button } from "#app/components/ui/button.tsx";
+import { Button, buttonClassName } from "#app/components/ui/button.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
-import { Avatar, MenuButton } from "#app/components/ui/overlay.tsx";
-import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
+import { Avatar } from "#app/components/ui/display.tsx";
+import { MenuButton } from "#app/components/ui/overlay.tsx";
 import { hrefIn, stripLocale } from "#common/locales.ts";
 import { useRoot } from "#app/lib/use-site.ts";
 import { useAvailableCredits } from "#app/lib/credits.ts";
@@ -79,7 +79,7 @@ export function UserMenu() {
     <MenuButton
       placement="bottomRight"
       label={t("user.account")}
-      triggerClassName={`ant-btn ${ANTD_CSS_VAR_KEY} ant-btn-text ant-btn-color-default ant-btn-variant-text user-menu-button`}
+      triggerClassName={buttonClassName({ type: "text", className: "user-menu-button" })}
       trigger={
         <>
           <UserAvatar name={viewer.name} image={viewer.image} size={28} />

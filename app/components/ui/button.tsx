@@ -1,4 +1,5 @@
 import type { ButtonHTMLAttributes, ReactNode } from "react";
+import { clsx } from "clsx";
 import { Link } from "react-router";
 import LoadingOutlined from "@ant-design/icons-svg/es/asn/LoadingOutlined";
 import { Icon } from "#app/components/ui/icon.tsx";
@@ -31,6 +32,40 @@ export interface ButtonProps extends Omit<ButtonHTMLAttributes<HTMLButtonElement
   shape?: "circle";
 }
 
+/** The classes Ant Design gives a button; also for elements that act as one (a menu's <summary>, a popover's opener). */
+export function buttonClassName({
+  type = "default",
+  size = "middle",
+  danger = false,
+  block = false,
+  loading = false,
+  iconOnly = false,
+  spaced = false,
+  shape,
+  className,
+}: Pick<ButtonProps, "type" | "size" | "danger" | "block" | "loading" | "shape" | "className"> & {
+  iconOnly?: boolean;
+  spaced?: boolean;
+}) {
+  const { color, variant } = VARIANTS[type];
+  return clsx(
+    "ant-btn",
+    ANTD_CSS_VAR_KEY,
+    shape && `ant-btn-${shape}`,
+    `ant-btn-${type}`,
+    `ant-btn-color-${danger ? "dangerous" : color}`,
+    `ant-btn-variant-${variant}`,
+    size === "large" && "ant-btn-lg",
+    size === "small" && "ant-btn-sm",
+    iconOnly && "ant-btn-icon-only",
+    block && "ant-btn-block",
+    danger && "ant-btn-dangerous",
+    loading && "ant-btn-loading",
+    spaced && "ant-btn-two-chinese-chars",
+    className,
+  );
+}
+
 /** Ant Design's button markup and classes, drawn by its stylesheet, without its runtime. */
 export function Button({
   type = "default",
@@ -47,27 +82,10 @@ export function Button({
   children,
   ...rest
 }: ButtonProps) {
-  const { color, variant } = VARIANTS[type];
-  const bordered = variant !== "text" && variant !== "link";
+  const bordered = type !== "text" && type !== "link";
   const spaced = bordered && !icon && !loading && typeof children === "string" && TWO_CN_CHARS.test(children);
-  const classes = [
-    "ant-btn",
-    ANTD_CSS_VAR_KEY,
-    shape && `ant-btn-${shape}`,
-    `ant-btn-${type}`,
-    `ant-btn-color-${danger ? "dangerous" : color}`,
-    `ant-btn-variant-${variant}`,
-    size === "large" && "ant-btn-lg",
-    size === "small" && "ant-btn-sm",
-    !children && (icon || loading) && "ant-btn-icon-only",
-    block && "ant-btn-block",
-    danger && "ant-btn-dangerous",
-    loading && "ant-btn-loading",
-    spaced && "ant-btn-two-chinese-chars",
-    className,
-  ]
-    .filter(Boolean)
-    .join(" ");
+  const iconOnly = !children && Boolean(icon || loading);
+  const classes = buttonClassName({ type, size, danger, block, loading, iconOnly, spaced, shape, className });
   const content = (
     <>
       {loading ? (

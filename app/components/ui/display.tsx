@@ -1,4 +1,5 @@
 import type { HTMLAttributes, ReactNode } from "react";
+import { clsx } from "clsx";
 import CheckCircleFilled from "@ant-design/icons-svg/es/asn/CheckCircleFilled";
 import CloseCircleFilled from "@ant-design/icons-svg/es/asn/CloseCircleFilled";
 import ExclamationCircleFilled from "@ant-design/icons-svg/es/asn/ExclamationCircleFilled";
@@ -7,8 +8,6 @@ import { Icon } from "#app/components/ui/icon.tsx";
 import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 
 // Ant Design's markup and classes for the small display components of the public pages: its stylesheet draws them.
-
-const join = (...parts: (string | false | undefined | null)[]) => parts.filter(Boolean).join(" ");
 
 export function Card({
   variant = "outlined",
@@ -19,7 +18,7 @@ export function Card({
 }: HTMLAttributes<HTMLDivElement> & { variant?: "outlined" | "borderless"; title?: ReactNode }) {
   return (
     <div
-      className={join("ant-card", variant === "outlined" && "ant-card-bordered", className, ANTD_CSS_VAR_KEY)}
+      className={clsx("ant-card", variant === "outlined" && "ant-card-bordered", className, ANTD_CSS_VAR_KEY)}
       {...rest}
     >
       {title !== undefined && (
@@ -44,7 +43,7 @@ export function Tag({
 }) {
   return (
     <span
-      className={join("ant-tag", "ant-tag-filled", color && `ant-tag-${color}`, className, ANTD_CSS_VAR_KEY)}
+      className={clsx("ant-tag", "ant-tag-filled", color && `ant-tag-${color}`, className, ANTD_CSS_VAR_KEY)}
       {...rest}
     >
       {children}
@@ -76,7 +75,7 @@ export function Alert({
   return (
     <div
       data-show="true"
-      className={join(
+      className={clsx(
         "ant-alert",
         `ant-alert-${type}`,
         "ant-alert-outlined",
@@ -101,7 +100,7 @@ export function Alert({
 export function Spin({ className }: { className?: string }) {
   return (
     <div
-      className={join("ant-spin", "ant-spin-spinning", "ant-spin-section", className, ANTD_CSS_VAR_KEY)}
+      className={clsx("ant-spin", "ant-spin-spinning", "ant-spin-section", className, ANTD_CSS_VAR_KEY)}
       aria-live="polite"
       aria-busy="true"
     >
@@ -119,11 +118,11 @@ export function Spin({ className }: { className?: string }) {
 
 export function Divider({ children }: { children?: ReactNode }) {
   if (children === undefined) {
-    return <div className={join("ant-divider", ANTD_CSS_VAR_KEY, "ant-divider-horizontal")} role="separator" />;
+    return <div className={clsx("ant-divider", ANTD_CSS_VAR_KEY, "ant-divider-horizontal")} role="separator" />;
   }
   return (
     <div
-      className={join(
+      className={clsx(
         "ant-divider",
         ANTD_CSS_VAR_KEY,
         "ant-divider-horizontal",
@@ -137,5 +136,32 @@ export function Divider({ children }: { children?: ReactNode }) {
       <span className="ant-divider-inner-text">{children}</span>
       <div className="ant-divider-rail ant-divider-rail-end" />
     </div>
+  );
+}
+
+/** A round picture, or the name's initial on the primary colour, as Ant Design's avatar. */
+export function Avatar({
+  size,
+  src,
+  children,
+  className,
+}: {
+  size: number;
+  src?: string;
+  children?: ReactNode;
+  className?: string;
+}) {
+  const classes = clsx(
+    "ant-avatar",
+    "ant-avatar-circle",
+    src && "ant-avatar-image",
+    ANTD_CSS_VAR_KEY,
+    "ant-avatar-css-var",
+    className,
+  );
+  return (
+    <span style={{ width: size, height: size, fontSize: 18 }} className={classes}>
+      {src ? <img src={src} alt="" /> : <span className="ant-avatar-string">{children}</span>}
+    </span>
   );
 }

@@ -1,4 +1,5 @@
 import { createElement, type ReactNode } from "react";
+import { clsx } from "clsx";
 import type { AbstractNode, IconDefinition } from "@ant-design/icons-svg/lib/types";
 
 /** `fill-rule` → `fillRule`: the icon data is written as SVG attributes, React wants properties. */
@@ -31,7 +32,7 @@ export function Icon({
   "aria-hidden"?: boolean;
 }) {
   const node = typeof icon.icon === "function" ? icon.icon("currentColor", "#e6f4ff") : icon.icon;
-  const classes = ["anticon", `anticon-${icon.name}`, spin && "anticon-spin", className].filter(Boolean).join(" ");
+  const classes = clsx("anticon", `anticon-${icon.name}`, spin && "anticon-spin", className);
   return (
     <span role="img" aria-label={icon.name} aria-hidden={hidden} className={classes}>
       {draw(node, undefined, {

@@ -1,13 +1,15 @@
 import { useEffect, useRef, useState, type ReactNode } from "react";
+import { clsx } from "clsx";
 import CloseOutlined from "@ant-design/icons-svg/es/asn/CloseOutlined";
 import VerticalAlignTopOutlined from "@ant-design/icons-svg/es/asn/VerticalAlignTopOutlined";
+import { buttonClassName } from "#app/components/ui/button.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
 import { ANTD_CSS_VAR_KEY, BACK_TO_TOP } from "#app/components/theme.ts";
 
 // Menus, the phone drawer and the back-to-top button without a script library: a menu is a <details>, the drawer a
 // popover, so both open before the page's scripts have arrived; once they have, a click outside or Escape closes.
 
-/** Closes an open <details> on a click outside it, on Escape (focus back to its button) and on a click inside. */
+/** Closes an open <details> on a click outside it and on Escape (focus back to its button); `closeMenu` for the rest. */
 function useDisclosure() {
   const ref = useRef<HTMLDetailsElement>(null);
   useEffect(() => {
@@ -59,7 +61,6 @@ export function MenuButton({
   items,
   placement = "bottomLeft",
   testId,
-  className,
 }: {
   trigger: ReactNode;
   triggerClassName: string;
@@ -67,11 +68,10 @@ export function MenuButton({
   items: MenuItem[];
   placement?: "bottomLeft" | "bottomRight";
   testId?: string;
-  className?: string;
 }) {
   const { ref, closeMenu } = useDisclosure();
   return (
-    <details ref={ref} className={["menu-button", className].filter(Boolean).join(" ")}>
+    <details ref={ref} className="menu-button">
       <summary className={triggerClassName} aria-label={label} aria-haspopup="menu" data-testid={testId}>
         {trigger}
       </summary>
@@ -93,14 +93,14 @@ export function MenuButton({
                 </li>
               );
             }
-            const classes = [
+            const classes = clsx(
               "ant-dropdown-menu-item",
               item.selected && "ant-dropdown-menu-item-selected",
               item.danger && "ant-dropdown-menu-item-danger",
               !item.icon && "ant-dropdown-menu-item-only-child",
-            ];
+            );
             return (
-              <li key={item.key} className={classes.filter(Boolean).join(" ")} role="none">
+              <li key={item.key} className={classes} role="none">
                 {item.icon}
                 <span className="ant-dropdown-menu-title-content">{item.render(closeMenu)}</span>
               </li>
@@ -111,6 +111,9 @@ export function MenuButton({
     </details>
   );
 }
+
+/** Closes the drawer with this id (after following one of its links, say). */
+export const closeDrawer = (id: string) => document.getElementById(id)?.hidePopover();
 
 /**
  * A panel that slides in from the right, drawn like Ant Design's drawer. A popover: the button that names it with
@@ -131,17 +134,16 @@ export function Drawer({
   className?: string;
   children: ReactNode;
 }) {
-  const close = () => document.getElementById(id)?.hidePopover();
   return (
     <div
       id={id}
       popover="auto"
       className={`ant-drawer ant-drawer-right ${ANTD_CSS_VAR_KEY} ant-drawer-open drawer-popover`}
     >
-      <div className="ant-drawer-mask" onClick={close} />
+      <div className="ant-drawer-mask" onClick={() => closeDrawer(id)} />
       <div className="ant-drawer-content-wrapper" style={{ width }}>
         <div
-          className={["ant-drawer-section", className].filter(Boolean).join(" ")}
+          className={clsx("ant-drawer-section", className)}
           role="dialog"
           aria-labelledby={`${id}-title`}
           aria-modal="true"
@@ -197,39 +199,17 @@ export function BackToTop({ label }: { label: string }) {
       aria-label={label}
       title={label}
       type="button"
-      className={`ant-btn ${ANTD_CSS_VAR_KEY} ant-btn-circle ant-btn-default ant-btn-color-default ant-btn-variant-outlined ant-btn-lg ant-float-btn-css-var ant-float-btn ant-float-btn-default ant-float-btn-circle ant-float-btn-individual ant-float-btn-icon-only`}
+      className={buttonClassName({
+        shape: "circle",
+        size: "large",
+        className:
+          "ant-float-btn-css-var ant-float-btn ant-float-btn-default ant-float-btn-circle ant-float-btn-individual ant-float-btn-icon-only",
+      })}
       onClick={scrollToTop}
     >
       <span className="ant-btn-icon ant-float-btn-icon">
         <Icon icon={VerticalAlignTopOutlined} />
       </span>
     </button>
-  );
-}
-
-/** A round picture, or the name's initial on the primary colour, as Ant Design's avatar. */
-export function Avatar({
-  size,
-  src,
-  children,
-  className,
-}: {
-  size: number;
-  src?: string;
-  children?: ReactNode;
-  className?: string;
-}) {
-  const classes = [
-    "ant-avatar",
-    "ant-avatar-circle",
-    src && "ant-avatar-image",
-    ANTD_CSS_VAR_KEY,
-    "ant-avatar-css-var",
-    className,
-  ];
-  return (
-    <span style={{ width: size, height: size, fontSize: 18 }} className={classes.filter(Boolean).join(" ")}>
-      {src ? <img src={src} alt="" /> : <span className="ant-avatar-string">{children}</span>}
-    </span>
   );
 }

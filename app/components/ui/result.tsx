@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { clsx } from "clsx";
 import CheckCircleFilled from "@ant-design/icons-svg/es/asn/CheckCircleFilled";
 import CloseCircleFilled from "@ant-design/icons-svg/es/asn/CloseCircleFilled";
 import ExclamationCircleFilled from "@ant-design/icons-svg/es/asn/ExclamationCircleFilled";
@@ -38,7 +39,7 @@ export function Result({
 }) {
   const Image = status in IMAGES ? IMAGES[status as keyof typeof IMAGES] : null;
   return (
-    <div className={["ant-result", `ant-result-${status}`, className, ANTD_CSS_VAR_KEY].filter(Boolean).join(" ")}>
+    <div className={clsx("ant-result", `ant-result-${status}`, className, ANTD_CSS_VAR_KEY)}>
       {Image ? (
         <div className="ant-result-icon ant-result-image">
           <Image />

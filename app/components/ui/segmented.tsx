@@ -1,4 +1,5 @@
 import { useId, useState, type ReactNode } from "react";
+import { clsx } from "clsx";
 import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 
 export interface SegmentedOption<T extends string> {
@@ -27,25 +28,29 @@ export function Segmented<T extends string>({
 }) {
   const name = useId();
   const [keyboardFocus, setKeyboardFocus] = useState(false);
-  const root = ["ant-segmented", size === "small" && "ant-segmented-sm", size === "large" && "ant-segmented-lg"];
   return (
     <div
       role="radiogroup"
       aria-label={label}
       aria-orientation="horizontal"
-      className={[...root, ANTD_CSS_VAR_KEY].filter(Boolean).join(" ")}
+      className={clsx(
+        "ant-segmented",
+        size === "small" && "ant-segmented-sm",
+        size === "large" && "ant-segmented-lg",
+        ANTD_CSS_VAR_KEY,
+      )}
     >
       <div className="ant-segmented-group">
         {options.map((option) => {
           const selected = option.value === value;
-          const classes = [
+          const classes = clsx(
             "ant-segmented-item",
             selected && "ant-segmented-item-selected",
             selected && "ant-segmented-item-selected-text",
             selected && keyboardFocus && "ant-segmented-item-focused",
-          ];
+          );
           return (
-            <label key={option.value} className={classes.filter(Boolean).join(" ")}>
+            <label key={option.value} className={classes}>
               <input
                 name={name}
                 className="ant-segmented-item-input"

@@ -1,4 +1,5 @@
 import { useSyncExternalStore, type ReactNode } from "react";
+import { clsx } from "clsx";
 import CheckCircleFilled from "@ant-design/icons-svg/es/asn/CheckCircleFilled";
 import CloseCircleFilled from "@ant-design/icons-svg/es/asn/CloseCircleFilled";
 import CloseOutlined from "@ant-design/icons-svg/es/asn/CloseOutlined";
@@ -132,9 +133,7 @@ export function Toaster({ closeLabel }: { closeLabel: string }) {
                 key={n.key}
                 role="alert"
                 data-notification-index={index}
-                className={["ant-notification-notice", "ant-notification-notice-closable", n.className]
-                  .filter(Boolean)
-                  .join(" ")}
+                className={clsx("ant-notification-notice", "ant-notification-notice-closable", n.className)}
               >
                 <div className="ant-notification-notice-section">
                   <div className="ant-notification-notice-title">{n.title}</div>

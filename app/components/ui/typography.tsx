@@ -1,10 +1,11 @@
 import type { HTMLAttributes, ReactNode } from "react";
+import { clsx } from "clsx";
 import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 
 type Tone = "secondary" | "success" | "warning" | "danger";
 
 const classes = (tone: Tone | undefined, className: string | undefined) =>
-  ["ant-typography", tone && `ant-typography-${tone}`, className, ANTD_CSS_VAR_KEY].filter(Boolean).join(" ");
+  clsx("ant-typography", tone && `ant-typography-${tone}`, className, ANTD_CSS_VAR_KEY);
 
 interface Props extends HTMLAttributes<HTMLElement> {
   type?: Tone;
