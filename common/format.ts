@@ -37,6 +37,15 @@ export function formatDate(locale: Locale, date: Date | string | number, { dateO
   return cached(`d|${tag}|${dateOnly}`, () => new Intl.DateTimeFormat(tag, options)).format(new Date(date));
 }
 
+/** A day of the month with the month's short name ("Mar 5", "5 mars"), for a date-only string such as "2026-03-05". */
+export function formatDayMonth(locale: Locale, day: string): string {
+  const tag = LOCALE_TAGS[locale];
+  return cached(
+    `dm|${tag}`,
+    () => new Intl.DateTimeFormat(tag, { month: "short", day: "numeric", timeZone: "UTC" }),
+  ).format(new Date(`${day}T00:00:00Z`));
+}
+
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["year", 365 * 24 * 3600],
   ["month", 30 * 24 * 3600],

@@ -1,15 +1,10 @@
 import { useTranslation } from "react-i18next";
-import { formatNumber } from "#common/format.ts";
+import { formatDayMonth, formatNumber } from "#common/format.ts";
 import type { Locale } from "#common/locales.ts";
 
 const W = 600;
 const H = 160;
 const PAD_BOTTOM = 22;
-
-const dayLabel = (locale: Locale, date: string) =>
-  new Intl.DateTimeFormat(locale, { month: "short", day: "numeric", timeZone: "UTC" }).format(
-    new Date(`${date}T00:00:00Z`),
-  );
 
 /**
  * Credits used per day as bars: a drawing for the eye (each bar names its day and figure on hover) and the same
@@ -39,7 +34,7 @@ export function UsageChart({ days, locale }: { days: { date: string; credits: nu
               rx={2}
               className="usage-bar"
             >
-              <title>{`${dayLabel(locale, d.date)}: ${t("home.usageDay", { formatted: formatNumber(locale, d.credits) })}`}</title>
+              <title>{`${formatDayMonth(locale, d.date)}: ${t("home.usageDay", { formatted: formatNumber(locale, d.credits) })}`}</title>
             </rect>
           );
         })}
@@ -51,7 +46,7 @@ export function UsageChart({ days, locale }: { days: { date: string; credits: nu
             textAnchor={i === 0 ? "start" : i === days.length - 1 ? "end" : "middle"}
             className="usage-tick"
           >
-            {dayLabel(locale, days[i]!.date)}
+            {formatDayMonth(locale, days[i]!.date)}
           </text>
         ))}
       </svg>
@@ -60,7 +55,7 @@ export function UsageChart({ days, locale }: { days: { date: string; credits: nu
         <tbody>
           {days.map((d) => (
             <tr key={d.date}>
-              <th scope="row">{dayLabel(locale, d.date)}</th>
+              <th scope="row">{formatDayMonth(locale, d.date)}</th>
               <td>{formatNumber(locale, d.credits)}</td>
             </tr>
           ))}
