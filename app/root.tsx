@@ -130,7 +130,8 @@ function useRouteResources(i18n: ReturnType<typeof createI18n>) {
     if (!resources) continue;
     for (const [lng, namespaces] of Object.entries(resources)) {
       for (const [ns, bundle] of Object.entries(namespaces)) {
-        if (!i18n.hasResourceBundle(lng, ns)) i18n.addResourceBundle(lng, ns, bundle);
+        // Without i18next's deep copy of each bundle (made on every render): the bundles are only read.
+        if (!i18n.hasResourceBundle(lng, ns)) i18n.addResourceBundle(lng, ns, bundle, false, false, { skipCopy: true });
       }
     }
   }

@@ -16,7 +16,9 @@ export function createI18n(locale: Locale, resources: Resource): i18n {
     fallbackLng: "en",
     ns: ["common"],
     defaultNS: "common",
-    resources,
+    // Its own languages' and namespaces' maps: adding a namespace later must not change the objects it was given
+    // (the server shares them between requests).
+    resources: Object.fromEntries(Object.entries(resources).map(([lng, namespaces]) => [lng, { ...namespaces }])),
     initAsync: false,
     interpolation: { escapeValue: false },
     react: { useSuspense: false },
