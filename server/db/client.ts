@@ -18,6 +18,14 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 
 interface Common {
   db: Db;
+  /**
+   * For counters that may lose their last moments in a crash (API keys' use and rate-limit windows), never for
+   * money or jobs: on PostgreSQL its connections commit without waiting for the write-ahead log to reach the disk
+   * (`synchronous_commit = off`), which measured several times faster for 50 callers on one key's row. A crash can
+   * forget the last fraction of a second of counts; nothing else is weaker. The embedded database has one
+   * connection: the same as `db`.
+   */
+  counters: Db;
   /** Round-trip to the database; rejects when it cannot be reached. */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -64,6 +72,7 @@ export async function openPglite(dataDir: string, logger: Logger): Promise<Pglit
   return {
     kind: "pglite",
     db,
+    counters: db,
     pglite,
     dataDir: dir,
     async ping() {
@@ -122,16 +131,27 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
   }
   logger.info({ url: redactUrl(url) }, "connected to PostgreSQL");
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
+  const countersPool = new pg.Pool({
+    connectionString: url,
+    max: Math.max(2, Math.ceil(options.poolMax / 4)),
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    application_name: "atelier-counters",
+    options: "-c synchronous_commit=off",
+  });
+  countersPool.on("error", (error) => logger.warn({ err: error.message }, "database connection lost"));
+  const counters = drizzlePg({ client: countersPool, schema }) as unknown as Db;
   return {
     kind: "postgres",
     db,
+    counters,
     pool,
     url,
     async ping() {
       await db.execute(sql`select 1`);
     },
     async close() {
-      await pool.end();
+      await Promise.all([pool.end(), countersPool.end()]);
     },
   };
 }

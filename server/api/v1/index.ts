@@ -289,7 +289,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     }
     let key;
     try {
-      key = await verifyApiKey({ db: runtime().database.db, secret: bearer, limitPerMinute: o.limitPerMinute });
+      key = await verifyApiKey({ db: runtime().database.counters, secret: bearer, limitPerMinute: o.limitPerMinute });
     } catch (error) {
       if (error instanceof AppError) return apiError(c, error, challenge);
       throw error;
