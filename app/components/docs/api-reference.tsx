@@ -65,11 +65,10 @@ function Facts({ shape }: { shape: ReferenceShape }) {
   const facts: ReactNode[] = [];
   const range = shape.range;
   if (range) {
-    const length = range.of === "length" ? "length" : "";
-    const key =
-      range.min !== undefined && range.max !== undefined ? "Between" : range.min !== undefined ? "Min" : "Max";
-    const name = length ? `length${key}` : key.toLowerCase();
-    facts.push(<span key="range">{t(`reference.range.${name}`, range)}</span>);
+    // `between`, `min`, `max`; for a text's length `lengthBetween`, `lengthMin`, `lengthMax`
+    const bound = range.min === undefined ? "Max" : range.max === undefined ? "Min" : "Between";
+    const key = range.of === "length" ? `length${bound}` : bound.toLowerCase();
+    facts.push(<span key="range">{t(`reference.range.${key}`, range)}</span>);
   }
   if (shape.values) {
     facts.push(

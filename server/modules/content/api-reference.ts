@@ -226,11 +226,11 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
         return clean({ type: name, link: anchor("object", link(name)), description: inline(schema.description) });
       }
       const inner = shape(schemas[name]!, { expand: false, expanding: [...o.expanding, name] });
-      return {
+      return clean({
         ...inner,
         type: inner.fields ? name : inner.type,
         description: inline(schema.description) ?? inner.description,
-      };
+      });
     }
     if (schema.allOf) return merge(schema, schema.allOf, o);
     const variants = schema.anyOf ?? schema.oneOf;
@@ -247,12 +247,12 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
       }
       const types = [...new Set(shapes.map((s) => s.type))];
       const values = shapes.every((s) => s.values) ? shapes.flatMap((s) => s.values!) : undefined;
-      return {
+      return clean({
         type: types.join(" | "),
         description: inline(schema.description),
         values,
         default: schema.default === undefined ? undefined : shown(schema.default),
-      };
+      });
     }
     const types = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : [];
     const values =
@@ -266,7 +266,7 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
     };
     const text = types.includes("string");
     const [min, max] = text ? [schema.minLength, schema.maxLength] : [schema.minimum, schema.maximum];
-    if (min !== undefined || max !== undefined) result.range = { min, max, of: text ? "length" : "value" };
+    if (min !== undefined || max !== undefined) result.range = clean({ min, max, of: text ? "length" : "value" });
     if (types.includes("array") && schema.items) {
       const item = shape(schema.items, { ...o, expand: false });
       result.type = result.type.replace("array", `${item.type.includes(" ") ? `(${item.type})` : item.type}[]`);
@@ -303,17 +303,14 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
     (requirements ?? []).flatMap((requirement) =>
       Object.keys(requirement).map((key) => {
         const scheme = doc.components?.securitySchemes?.[key];
-        return { usage: usageOf(key, scheme), description: inline(scheme?.description) };
+        return clean({ usage: usageOf(key, scheme), description: inline(scheme?.description) });
       }),
     );
 
   const baseUrl = doc.servers?.[0]?.url ?? "";
-  const groups: ReferenceGroup[] = (doc.tags ?? []).map((t) => ({
-    id: anchor("tag", t.name),
-    name: t.name,
-    description: block(t.description),
-    operations: [],
-  }));
+  const groups: ReferenceGroup[] = (doc.tags ?? []).map((t) =>
+    clean({ id: anchor("tag", t.name), name: t.name, description: block(t.description), operations: [] }),
+  );
   for (const op of operations) {
     const tag = op.tags?.[0] ?? doc.info.title;
     let group = groups.find((g) => g.name === tag);
@@ -324,12 +321,12 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
         .filter((p) => p.in === location)
         .map((p) => {
           const drawn = shape(p.schema ?? {}, { expand: false, expanding: [] });
-          return {
+          return clean({
             ...drawn,
             name: p.name,
             required: Boolean(p.required),
             description: inline(p.description) ?? drawn.description,
-          };
+          });
         }),
     })).filter((p) => p.fields.length > 0);
     const body = op.requestBody?.content
@@ -391,10 +388,9 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
     version: doc.info.version,
     baseUrl,
     description: block(doc.info.description),
-    auth: Object.entries(doc.components?.securitySchemes ?? {}).map(([key, scheme]) => ({
-      usage: usageOf(key, scheme),
-      description: inline(scheme.description),
-    })),
+    auth: Object.entries(doc.components?.securitySchemes ?? {}).map(([key, scheme]) =>
+      clean({ usage: usageOf(key, scheme), description: inline(scheme.description) }),
+    ),
     groups: groups.filter((g) => g.operations.length > 0),
     objects,
   });
