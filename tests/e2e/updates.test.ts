@@ -128,18 +128,20 @@ describe("new versions and missing chunks in Chromium", () => {
     const seen: string[] = [];
     page.on("console", (m) => seen.push(`${m.type()}: ${m.text()}`));
     page.on("framenavigated", (f) => seen.push(`navigated: ${f.url()}`));
-    // The interactive reference's code is loaded when its page renders.
+    // The interactive reference's code is loaded when someone asks for it.
     await page.route("**/assets/scalar-reference-*.js", (route) => {
       seen.push(`aborted: ${route.request().url()}`);
       return route.abort();
-    });
-    const reloaded = page.waitForEvent("load", { timeout: 30_000 }).catch(() => {
-      throw new Error(`no reload; saw:\n${seen.join("\n")}`);
     });
     await page
       .locator(".docs-card")
       .filter({ hasText: text("en", "docs", "reference.title") })
       .click();
+    await page.waitForURL(/\/docs\/api-reference$/);
+    const reloaded = page.waitForEvent("load", { timeout: 30_000 }).catch(() => {
+      throw new Error(`no reload; saw:\n${seen.join("\n")}`);
+    });
+    await page.getByRole("link", { name: text("en", "docs", "reference.interactive.open") }).click();
     await reloaded;
     const record = await page.evaluate(() => JSON.parse(sessionStorage.getItem("chunk_reload") ?? "{}") as object);
     expect(Object.keys(record)).toContain("/docs/api-reference");

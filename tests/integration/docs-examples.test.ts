@@ -118,6 +118,53 @@ describe("the documentation's examples, run as written", () => {
     expect(py.stdout).toMatch(new RegExp(`^succeeded \\['${origin}/media/[0-9a-f-]+\\.png'\\]`));
   }, 120_000);
 
+  it("the API reference: every operation's curl command gets the answer its operation documents", async () => {
+    const doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
+    const html = await (await fetch(`${server.url}/docs/api-reference`)).text();
+    const unescape = (s: string) =>
+      s
+        .replaceAll("&quot;", '"')
+        .replaceAll("&#x27;", "'")
+        .replaceAll("&lt;", "<")
+        .replaceAll("&gt;", ">")
+        .replaceAll("&amp;", "&");
+    // Each operation's section: its method and path as shown, and its example
+    const operations = html
+      .split('<section class="api-op" id="')
+      .slice(1)
+      .map((section) => ({
+        method: /class="[^"]*api-method[^"]*">(\w+)</.exec(section)?.[1],
+        path: /<p class="api-endpoint">.*?<code lang="en">([^<]+)<\/code>/.exec(section)?.[1],
+        curl: /<pre class="code-block" data-example="curl"[^>]*><code>([\s\S]*?)<\/code><\/pre>/.exec(section)?.[1],
+      }))
+      .filter((o) => o.curl !== undefined);
+    const documented = Object.values(doc.paths).flatMap((item) => Object.keys(item));
+    expect(operations).toHaveLength(documented.length);
+
+    // The examples name the document's example generation; each is tried on a fresh one of the reader's own
+    const exampleId = "6e1d2b7a-3c1f-4d8e-9a55-0c3b2f1e4d6a";
+    expect(html).toContain(exampleId);
+    for (const { method, path, curl } of operations) {
+      let command = unescape(curl!);
+      if (command.includes(exampleId)) {
+        const made = await fetch(`${server.url}/api/v1/images`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ model: "demo-image", prompt: "A reference example" }),
+        });
+        command = command.replaceAll(exampleId, ((await made.json()) as { id: string }).id);
+      }
+      const status = Number(await shell(`${command} -s -o /dev/null -w '%{http_code}'`));
+      const answers = Object.keys(doc.paths[path!]![method!.toLowerCase()]!.responses);
+      expect(answers, `${method} ${path}`).toContain(String(status));
+      // Cancelling is refused, as documented, once the demo model has already finished
+      const expected = path!.endsWith("/cancel") ? [200, 409] : answers.filter((a) => a.startsWith("2")).map(Number);
+      expect(expected, `${method} ${path}`).toContain(status);
+    }
+  });
+
   it("the webhooks page: the request with a webhook_url, and the Python check of what arrives", async () => {
     const blocks = examples("webhooks", origin);
     const request = blocks.find((b) => b.language === "bash")!;

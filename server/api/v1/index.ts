@@ -223,6 +223,18 @@ const routes = {
   }),
 };
 
+/** The document's own fields; its operations and schemas come from the routes registered on the application. */
+const documentFields = (origin: string) => ({
+  openapi: "3.1.0",
+  info: {
+    title: "Atelier API",
+    version: API_VERSION,
+    description:
+      "Create images and videos with the models of this server, spending your account's credits. Authenticate with `Authorization: Bearer <API key>`. Errors are JSON with a stable `code`. Each key may make a limited number of requests per minute (`RateLimit` and `RateLimit-Policy` headers; `429` with `Retry-After` beyond it). POST requests accept an `Idempotency-Key`. Give a generation a `webhook_url` to be told when it ends (see Webhooks).",
+  },
+  servers: [{ url: `${origin}/api/v1` }],
+});
+
 /**
  * The public REST API, `/api/v1`, for API keys (`Authorization: Bearer atl_…`). Its OpenAPI 3.1 document is made
  * from these route definitions at `/api/v1/openapi.json`. Every request counts against its key's per-minute limit
@@ -264,16 +276,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
       responses: { 200: { description: "Any 2xx answer acknowledges the message." } },
     });
   }
-  api.doc31("/openapi.json", {
-    openapi: "3.1.0",
-    info: {
-      title: "Atelier API",
-      version: API_VERSION,
-      description:
-        "Create images and videos with the models of this server, spending your account's credits. Authenticate with `Authorization: Bearer <API key>`. Errors are JSON with a stable `code`. Each key may make a limited number of requests per minute (`RateLimit` and `RateLimit-Policy` headers; `429` with `Retry-After` beyond it). POST requests accept an `Idempotency-Key`. Give a generation a `webhook_url` to be told when it ends (see Webhooks).",
-    },
-    servers: [{ url: `${o.origin}/api/v1` }],
-  });
+  api.doc31("/openapi.json", documentFields(o.origin));
 
   const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (c.req.path.endsWith("/openapi.json")) return next();
@@ -508,4 +511,21 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     throw error;
   });
   return api;
+}
+
+const documents = new Map<string, ReturnType<ReturnType<typeof publicApi>["getOpenAPI31Document"]>>();
+
+/**
+ * The OpenAPI document `/api/v1/openapi.json` serves, made without a request (the API reference page renders it on
+ * the server). The application is built with no runtime: only its route definitions are read, never its handlers.
+ */
+export function openApiDocument(origin: string) {
+  let document = documents.get(origin);
+  if (!document) {
+    document = publicApi({ draining: false }, { origin, limitPerMinute: 1 }).getOpenAPI31Document(
+      documentFields(origin),
+    );
+    documents.set(origin, document);
+  }
+  return document;
 }

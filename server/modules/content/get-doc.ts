@@ -61,24 +61,13 @@ function slugify(text: string): string {
   );
 }
 
-export function renderDocMarkdown(body: string, locale: Locale): { html: string; toc: Doc["toc"] } {
+/**
+ * The Markdown renderer of the documentation: raw HTML disabled (nothing in a text can inject markup or scripts),
+ * links inside the site keep the reader's language, links elsewhere open without handing over the page, and code
+ * blocks drawn as the site's code blocks.
+ */
+export function createMarkdown(locale: Locale) {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
-  const toc: Doc["toc"] = [];
-  const used = new Set<string>();
-  md.core.ruler.push("heading_ids", (state) => {
-    const tokens = state.tokens;
-    for (let i = 0; i < tokens.length; i++) {
-      const token = tokens[i]!;
-      if (token.type !== "heading_open") continue;
-      const text = tokens[i + 1]?.content ?? "";
-      let id = slugify(text);
-      for (let n = 2; used.has(id); n++) id = `${slugify(text)}-${n}`;
-      used.add(id);
-      token.attrSet("id", id);
-      if (token.tag === "h2") toc.push({ id, text });
-    }
-  });
-  // Links inside the site keep the reader's language; links elsewhere open without handing over this page
   const defaultLink = md.renderer.rules.link_open ?? ((tokens, i, o, _env, self) => self.renderToken(tokens, i, o));
   md.renderer.rules.link_open = (tokens, i, options, env, self) => {
     const token = tokens[i]!;
@@ -96,6 +85,26 @@ export function renderDocMarkdown(body: string, locale: Locale): { html: string;
     const label = language ? ` data-language="${md.utils.escapeHtml(language)}"` : "";
     return `<pre class="code-block"${label}><code>${md.utils.escapeHtml(token.content)}</code></pre>\n`;
   };
+  return md;
+}
+
+export function renderDocMarkdown(body: string, locale: Locale): { html: string; toc: Doc["toc"] } {
+  const md = createMarkdown(locale);
+  const toc: Doc["toc"] = [];
+  const used = new Set<string>();
+  md.core.ruler.push("heading_ids", (state) => {
+    const tokens = state.tokens;
+    for (let i = 0; i < tokens.length; i++) {
+      const token = tokens[i]!;
+      if (token.type !== "heading_open") continue;
+      const text = tokens[i + 1]?.content ?? "";
+      let id = slugify(text);
+      for (let n = 2; used.has(id); n++) id = `${slugify(text)}-${n}`;
+      used.add(id);
+      token.attrSet("id", id);
+      if (token.tag === "h2") toc.push({ id, text });
+    }
+  });
   const html = md.render(body);
   return { html, toc };
 }
