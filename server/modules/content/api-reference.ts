@@ -266,7 +266,8 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
     };
     const text = types.includes("string");
     const [min, max] = text ? [schema.minLength, schema.maxLength] : [schema.minimum, schema.maximum];
-    if (min !== undefined || max !== undefined) result.range = clean({ min, max, of: text ? "length" : "value" });
+    const of: "length" | "value" = text ? "length" : "value";
+    if (min !== undefined || max !== undefined) result.range = clean({ min, max, of });
     if (types.includes("array") && schema.items) {
       const item = shape(schema.items, { ...o, expand: false });
       result.type = result.type.replace("array", `${item.type.includes(" ") ? `(${item.type})` : item.type}[]`);
