@@ -22,7 +22,9 @@ import { FlashToast } from "#app/components/flash-toast.tsx";
 import { FLASH_COOKIE, parseFlash } from "#common/flash.ts";
 import { createI18n } from "#app/i18n/i18n.ts";
 import { resourcesFor } from "#app/i18n/resources.server.ts";
-import { takePendingLanguageToast } from "#app/components/layout/language-switcher.tsx";
+import { LANGUAGE_ICONS, takePendingLanguageToast } from "#app/components/layout/language-switcher.tsx";
+import { THEME_ICONS } from "#app/components/layout/theme-switch.tsx";
+import { IconSprite } from "#app/components/ui/icon.tsx";
 import { ThemeProvider } from "#app/components/preferences.tsx";
 import { LoadingBar } from "#app/components/loading-bar.tsx";
 import { ErrorPage } from "#app/components/error-page.tsx";
@@ -82,6 +84,9 @@ export const headers: Route.HeadersFunction = () => ({
   Vary: COLOR_SCHEME_HINT,
 });
 
+/** Icons the header, drawer and footer each show: drawn once per page. */
+const SHARED_ICONS = [...LANGUAGE_ICONS, ...THEME_ICONS];
+
 export function Layout({ children }: { children: ReactNode }) {
   const data = useRouteLoaderData<typeof loader>("root");
   const locale = data?.locale ?? DEFAULT_LOCALE;
@@ -111,6 +116,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {data && <ThirdPartyTags ids={data.site.thirdParty} nonce={nonce} />}
       </head>
       <body style={{ ["--atelier-primary" as string]: primary }}>
+        <IconSprite icons={SHARED_ICONS} />
         <ThemeProvider initialMode={data?.themeMode ?? "system"} initialScheme={scheme}>
           {/* Ant Design's base text styles for every page; the pages built with its components add its provider. */}
           <div className={`ant-app ${ANTD_CSS_VAR_KEY}`}>{children}</div>

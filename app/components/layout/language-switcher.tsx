@@ -15,6 +15,9 @@ import {
   type Locale,
 } from "#common/locales.ts";
 
+/** Drawn from the page's icon sprite: the switcher appears twice on a page (header and drawer). */
+export const LANGUAGE_ICONS = [GlobalOutlined];
+
 let pendingToast = false;
 
 /** True once after a language switch: the page in the new language shows the confirmation in that language. */
@@ -48,7 +51,7 @@ export function LanguageSwitcher({ compact = false }: { compact?: boolean }) {
       trigger={
         <>
           <span className="ant-btn-icon">
-            <Icon icon={GlobalOutlined} />
+            <Icon icon={GlobalOutlined} shared />
           </span>
           {!compact && <span>{LOCALE_NAMES[current]}</span>}
         </>

@@ -8,6 +8,8 @@ import { useTheme } from "#app/components/preferences.tsx";
 import { THEME_MODES } from "#common/theme.ts";
 
 const ICONS = { system: DesktopOutlined, light: SunOutlined, dark: MoonOutlined };
+/** Drawn from the page's icon sprite: the switch appears twice on a page (drawer and footer). */
+export const THEME_ICONS = Object.values(ICONS);
 
 export function ThemeSwitch() {
   const { t } = useTranslation();
@@ -20,7 +22,7 @@ export function ThemeSwitch() {
       onChange={setMode}
       options={THEME_MODES.map((m) => ({
         value: m,
-        icon: <Icon icon={ICONS[m]} />,
+        icon: <Icon icon={ICONS[m]} shared />,
         title: t(`theme.${m}`),
         label: <span className="visually-hidden">{t(`theme.${m}`)}</span>,
       }))}
