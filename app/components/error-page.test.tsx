@@ -6,9 +6,14 @@ import { ErrorPage } from "#app/components/error-page.tsx";
 import { createI18n } from "#app/i18n/i18n.ts";
 import en from "../../locales/en/common.json";
 import ja from "../../locales/ja/common.json";
+import enMessages from "../../locales/en/messages.json";
+import jaMessages from "../../locales/ja/messages.json";
 
 function render(status: number, { locale = "en", messageKey }: { locale?: "en" | "ja"; messageKey?: string } = {}) {
-  const i18n = createI18n(locale, { en: { common: en }, ja: { common: ja } });
+  const i18n = createI18n(locale, {
+    en: { common: en, messages: enMessages },
+    ja: { common: ja, messages: jaMessages },
+  });
   const router = createMemoryRouter([{ path: "*", element: <ErrorPage status={status} messageKey={messageKey} /> }], {
     initialEntries: ["/dashboard/home?tab=1"],
   });
@@ -56,7 +61,7 @@ describe("the full-screen error page", () => {
 
   it("shows the application's own message when the error carries one, in the page's language", () => {
     const html = render(402, { locale: "ja", messageKey: "msg.generation.insufficientCredits" });
-    expect(html).toContain(ja.msg.generation.insufficientCredits);
+    expect(html).toContain(jaMessages.msg.generation.insufficientCredits);
     expect(html).toContain(ja.error.unknown);
   });
 });

@@ -29,7 +29,7 @@ const DETAILED = new Set([
  * support and, where it helps a developer, which field was wrong.
  */
 export function errorResponse(c: Context<AppEnv>, error: AppError): Response {
-  const t = serverT(requestLocale(c), ["common"]);
+  const t = serverT(requestLocale(c), ["common", "messages"]);
   const body: { code: string; message: string; requestId: string; detail?: string } = {
     code: error.code,
     message: t(error.messageKey),

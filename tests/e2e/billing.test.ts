@@ -107,7 +107,7 @@ describe("buying and redeeming credits in Chromium", () => {
     await page.getByRole("button", { name: t("orders.redeem.submit") }).click();
     await expect
       .poll(() => page.locator(".ant-message-notice").allTextContents())
-      .toContain(text("es", "common", "credits.redeem.invalid"));
+      .toContain(text("es", "messages", "credits.redeem.invalid"));
     await page.fill("#redeem-code", code.toLowerCase());
     await page.getByRole("button", { name: t("orders.redeem.submit") }).click();
     await expect.poll(() => balance(page).textContent()).toBe("545");

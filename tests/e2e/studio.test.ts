@@ -44,7 +44,7 @@ describe("the image studio in Chromium, on the offline models", () => {
     const t = (key: string) => text("fr", "studio", key);
     await expect(page.locator("h1").textContent()).resolves.toBe(t("tools.text-to-image.title"));
     await expect(page.locator(".studio-model-select").textContent()).resolves.toContain(
-      text("fr", "common", "generation.offlineDemo"),
+      text("fr", "messages", "generation.offlineDemo"),
     );
     await page.fill("#studio-prompt", "Un phare sur une falaise au crépuscule");
     await page.locator(".ant-segmented-item", { hasText: "16:9" }).click();
@@ -99,7 +99,7 @@ describe("the image studio in Chromium, on the offline models", () => {
     await page.fill("#studio-prompt", "Als Aquarell");
     await page.click(".studio-submit");
     await expect(page.locator(".studio-field-error").textContent()).resolves.toBe(
-      text("de", "common", "generation.errors.inputRequired"),
+      text("de", "messages", "generation.errors.inputRequired"),
     );
     const png = await sharp({
       create: { width: 320, height: 200, channels: 3, background: { r: 40, g: 120, b: 200 } },
@@ -188,7 +188,7 @@ describe("the image studio in Chromium, on the offline models", () => {
     await page.click(".studio-submit");
     const alert = page.locator(".studio-form [role=alert]");
     await expect(alert.locator(".ant-alert-title").textContent()).resolves.toBe(
-      text("es", "common", "msg.generation.insufficientCredits"),
+      text("es", "messages", "msg.generation.insufficientCredits"),
     );
     await expect(alert.locator("a").getAttribute("href")).resolves.toBe("/es/pricing");
     await expect(page.inputValue("#studio-prompt")).resolves.toBe("Un prompt que no se pierde");
@@ -270,7 +270,7 @@ describe("a slow provider in the image studio", () => {
     const t = (key: string) => text("ko", "studio", key);
     await page.click(".studio-submit");
     await expect(page.locator(".studio-field-error").textContent()).resolves.toBe(
-      text("ko", "common", "msg.generation.videoPromptRequired"),
+      text("ko", "messages", "msg.generation.videoPromptRequired"),
     );
     await page.fill("#video-prompt", "비 오는 밤거리를 떠내려가는 종이배");
     await page.locator(".video-style", { hasText: t("styles.documentary.name") }).click();
@@ -279,7 +279,7 @@ describe("a slow provider in the image studio", () => {
     await page.click(".studio-submit");
     const task = page.getByTestId("video-task");
     await expect(task.locator("strong").textContent()).resolves.toBe(
-      text("ko", "common", "msg.generation.videoProcessing"),
+      text("ko", "messages", "msg.generation.videoProcessing"),
     );
     // Auto check off: a button to check by hand.
     await task.locator(".ant-switch").click();
@@ -288,10 +288,10 @@ describe("a slow provider in the image studio", () => {
     // Five seconds later the page stops checking and says so; checking again goes on to the end.
     const timeout = task.locator("[role=alert]");
     await expect(timeout.locator(".ant-alert-title").textContent()).resolves.toBe(
-      text("ko", "common", "msg.generation.queryTimeout"),
+      text("ko", "messages", "msg.generation.queryTimeout"),
     );
     const done = page.locator(".ant-notification-notice", {
-      hasText: text("ko", "common", "msg.generation.videoCompleted"),
+      hasText: text("ko", "messages", "msg.generation.videoCompleted"),
     });
     // The video may outlast another five seconds of checking: check again each time the page gives up.
     const deadline = Date.now() + 120_000;

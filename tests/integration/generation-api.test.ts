@@ -231,7 +231,7 @@ describe(`generations over HTTP with the offline models on ${backend}`, () => {
     const refused = await call("POST", "/api/uploads", { cookie: alice, body: fake, headers: { "X-Locale": "fr" } });
     expect(refused.status).toBe(415);
     expect(await refused.json()).toMatchObject({
-      error: { code: "input_image_invalid", message: text("fr", "common", "generation.errors.inputInvalid") },
+      error: { code: "input_image_invalid", message: text("fr", "messages", "generation.errors.inputInvalid") },
     });
   });
 
@@ -251,7 +251,7 @@ describe(`generations over HTTP with the offline models on ${backend}`, () => {
     const body = (await unknown.json()) as { error: { code: string; message: string; requestId: string } };
     expect(body.error).toMatchObject({
       code: "unknown_model",
-      message: text("de", "common", "msg.generation.unknownModel"),
+      message: text("de", "messages", "msg.generation.unknownModel"),
     });
     expect(body.error.requestId).toBe(unknown.headers.get("x-request-id"));
 

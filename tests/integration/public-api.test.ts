@@ -240,7 +240,7 @@ describe(`the public API on ${backend}`, () => {
       headers: { "Accept-Language": "de-DE,de;q=0.9" },
     });
     expect((german.body as { error: { message: string } }).error.message).toBe(
-      text("de", "common", "msg.generation.unknownModel"),
+      text("de", "messages", "msg.generation.unknownModel"),
     );
     const nowhere = await fetch(`${server.url}/api/v1/nothing`, { headers: { Authorization: `Bearer ${secret}` } });
     expect(nowhere.status).toBe(404);

@@ -96,7 +96,7 @@ export function ImageStudioForm({
   );
 
   if (!model) {
-    return <FailureAlert code="unknown_model" fallback={t("common:msg.generation.unknownModel")} />;
+    return <FailureAlert code="unknown_model" fallback={t("messages:msg.generation.unknownModel")} />;
   }
 
   const submit = async (e?: FormEvent) => {
@@ -142,7 +142,7 @@ export function ImageStudioForm({
           </div>
           {missing.input && (
             <p className="studio-field-error" role="alert">
-              {t("common:generation.errors.inputRequired")}
+              {t("messages:generation.errors.inputRequired")}
             </p>
           )}
         </Field>
@@ -256,7 +256,7 @@ export function ImageStudioForm({
         cost={cost}
         busy={busy}
         failure={failure}
-        fallback={t("common:msg.generation.submitFailed")}
+        fallback={t("messages:msg.generation.submitFailed")}
         icon={<ThunderboltOutlined />}
         label={t("form.generate")}
       />

@@ -47,7 +47,7 @@ export function LoadMore({
     <div ref={sentinel} className="gen-more">
       {failed && (
         <p role="alert" className="gen-more-failed">
-          {failedText ?? t("common:msg.generation.imageQueryFailed")}
+          {failedText ?? t("messages:msg.generation.imageQueryFailed")}
         </p>
       )}
       <Button onClick={onMore} loading={loading}>
@@ -99,12 +99,12 @@ export function ImageToolPage({
         (g.status === "succeeded" || g.status === "failed" || g.status === "canceled")
       ) {
         void refreshCredits();
-        if (g.status === "failed") toast.error(t("common:msg.generation.imageGenerateFailed"));
+        if (g.status === "failed") toast.error(t("messages:msg.generation.imageGenerateFailed"));
       }
     },
     onError: () => {
       // Said once until a look succeeds again, not every three seconds.
-      if (!queryFailed.current) toast.error(t("common:msg.generation.imageQueryFailed"));
+      if (!queryFailed.current) toast.error(t("messages:msg.generation.imageQueryFailed"));
       queryFailed.current = true;
     },
   });

@@ -44,11 +44,11 @@ export function InputImageField({
   const take = async (file: File | undefined | null) => {
     if (!file) return;
     if (!TYPES.includes(file.type)) {
-      toast.error(t("common:generation.errors.inputInvalid"));
+      toast.error(t("messages:generation.errors.inputInvalid"));
       return;
     }
     if (file.size > MAX_BYTES) {
-      toast.error(t("common:generation.errors.inputTooLarge"));
+      toast.error(t("messages:generation.errors.inputTooLarge"));
       return;
     }
     setUploading(true);
@@ -88,7 +88,7 @@ export function InputImageField({
     const trimmed = url.trim();
     const parsed = URL.canParse(trimmed) ? new URL(trimmed) : null;
     if (!parsed || parsed.protocol !== "https:") {
-      toast.error(t("common:generation.errors.inputUrlRefused"));
+      toast.error(t("messages:generation.errors.inputUrlRefused"));
       return;
     }
     onChange({ url: parsed.toString(), label: parsed.toString() });
@@ -219,7 +219,7 @@ function GalleryPicker({
       width={720}
     >
       {failed ? (
-        <p role="alert">{t("common:msg.generation.imageQueryFailed")}</p>
+        <p role="alert">{t("messages:msg.generation.imageQueryFailed")}</p>
       ) : items === null ? (
         <Spin />
       ) : items.length === 0 ? (

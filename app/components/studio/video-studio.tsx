@@ -66,7 +66,7 @@ function VideoForm({
   const { submit: send, busy, failure } = useSubmitGeneration(onSubmitted);
   const [missingPrompt, setMissingPrompt] = useState(false);
 
-  if (!model) return <FailureAlert code="unknown_model" fallback={t("common:msg.generation.unknownModel")} />;
+  if (!model) return <FailureAlert code="unknown_model" fallback={t("messages:msg.generation.unknownModel")} />;
   const styles = (model.options.styles ?? VIDEO_STYLES) as readonly VideoStyle[];
   const durations = (model.options.durations ?? VIDEO_DURATIONS) as readonly VideoDuration[];
   const ratios = model.options.aspectRatios as readonly VideoAspectRatio[];
@@ -114,7 +114,7 @@ function VideoForm({
         />
         {missingPrompt ? (
           <p className="studio-field-error" role="alert" id="video-prompt-hint">
-            {t("common:msg.generation.videoPromptRequired")}
+            {t("messages:msg.generation.videoPromptRequired")}
           </p>
         ) : (
           <p className="studio-hint" id="video-prompt-hint">
@@ -168,7 +168,7 @@ function VideoForm({
         cost={cost}
         busy={busy}
         failure={failure}
-        fallback={t("common:msg.generation.videoRequestFailed")}
+        fallback={t("messages:msg.generation.videoRequestFailed")}
         icon={<VideoCameraOutlined />}
         label={t("form.generateVideo")}
       />
@@ -249,16 +249,16 @@ function VideoTask({
       if (next.status !== before.status && !isOpen(next)) {
         void refreshCredits();
         if (next.status === "succeeded") {
-          notification.success({ title: t("common:msg.generation.videoCompleted"), description: next.prompt });
+          notification.success({ title: t("messages:msg.generation.videoCompleted"), description: next.prompt });
         } else if (next.status === "failed") {
           toast.error(
-            next.error ? t(next.error.messageKey, { ns: "common" }) : t("common:msg.generation.videoRequestFailed"),
+            next.error ? t(next.error.messageKey, { ns: "common" }) : t("messages:msg.generation.videoRequestFailed"),
           );
         }
       }
     },
     onError: () => {
-      if (!failedOnce.current) toast.error(t("common:msg.generation.queryStatusFailed"));
+      if (!failedOnce.current) toast.error(t("messages:msg.generation.queryStatusFailed"));
       failedOnce.current = true;
     },
   });
@@ -281,7 +281,7 @@ function VideoTask({
     <section className="video-task" aria-live="polite" data-testid="video-task">
       <div className="video-task-head">
         <StatusTag status={g.status} />
-        <strong>{t("common:msg.generation.videoProcessing")}</strong>
+        <strong>{t("messages:msg.generation.videoProcessing")}</strong>
         <Link to={hrefIn(pathname, resultPath(g))} className="video-task-link">
           {t("video.details")}
         </Link>
@@ -293,7 +293,7 @@ function VideoTask({
           type="warning"
           showIcon
           role="alert"
-          title={t("common:msg.generation.queryTimeout")}
+          title={t("messages:msg.generation.queryTimeout")}
           action={
             <Button size="small" icon={<ReloadOutlined />} onClick={checkAgain}>
               {t("video.checkAgain")}
@@ -401,7 +401,7 @@ export function VideoStudio({
             {workspace ? t("nav.videos") : t("results.title")}
           </Typography.Title>
           {listFailed ? (
-            <Alert type="error" showIcon role="alert" title={t("common:msg.generation.queryVideoListFailed")} />
+            <Alert type="error" showIcon role="alert" title={t("messages:msg.generation.queryVideoListFailed")} />
           ) : list.items.length === 0 ? (
             <Empty
               className="studio-empty"
@@ -420,7 +420,7 @@ export function VideoStudio({
               onMore={() => void list.loadMore()}
               loading={list.loading}
               failed={list.failed}
-              failedText={t("common:msg.generation.queryVideoListFailed")}
+              failedText={t("messages:msg.generation.queryVideoListFailed")}
             />
           )}
         </section>

@@ -77,7 +77,7 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
     try {
       setKeys((await api<{ keys: ApiKeyView[] }>("/keys")).keys);
     } catch {
-      toast.error(t("common:msg.apiKeys.fetchFailed"));
+      toast.error(t("messages:msg.apiKeys.fetchFailed"));
     }
   };
 
@@ -98,7 +98,7 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
       toast.error(
         apiErrorCode(error) === "api_key_limit"
           ? t("create.limit", { max: MAX_API_KEYS })
-          : t("common:msg.apiKeys.createFailed"),
+          : t("messages:msg.apiKeys.createFailed"),
       );
     } finally {
       setBusy(null);
@@ -106,8 +106,8 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
   };
 
   const copyKey = async (value: string) => {
-    if (await copyText(value)) toast.success(t("common:msg.apiKeys.copied"));
-    else toast.error(t("common:msg.apiKeys.copyFailed"));
+    if (await copyText(value)) toast.success(t("messages:msg.apiKeys.copied"));
+    else toast.error(t("messages:msg.apiKeys.copyFailed"));
   };
 
   const setStatus = async (key: ApiKeyView, active: boolean) => {
@@ -118,9 +118,9 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
         body: { status: active ? "active" : "inactive" },
       });
       setKeys((list) => list.map((k) => (k.id === updated.id ? updated : k)));
-      toast.success(t(active ? "common:msg.apiKeys.activated" : "common:msg.apiKeys.deactivated"));
+      toast.success(t(active ? "messages:msg.apiKeys.activated" : "messages:msg.apiKeys.deactivated"));
     } catch {
-      toast.error(t("common:msg.apiKeys.updateFailed"));
+      toast.error(t("messages:msg.apiKeys.updateFailed"));
       void reload();
     } finally {
       setBusy(null);
@@ -132,9 +132,9 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
     try {
       await api(`/keys/${key.id}`, { method: "DELETE" });
       setKeys((list) => list.filter((k) => k.id !== key.id));
-      toast.success(t("common:msg.apiKeys.deleted"));
+      toast.success(t("messages:msg.apiKeys.deleted"));
     } catch {
-      toast.error(t("common:msg.apiKeys.deleteFailed"));
+      toast.error(t("messages:msg.apiKeys.deleteFailed"));
     } finally {
       setBusy(null);
     }

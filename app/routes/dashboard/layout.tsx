@@ -13,7 +13,7 @@ export function loader({ context, request, params }: Route.LoaderArgs) {
   if (params.lang !== undefined && !isLocale(params.lang)) throw data(null, { status: 404 });
   requireViewer(context, request);
   const collapsed = readCookie(request.headers.get("cookie"), SIDEBAR_COOKIE) === "collapsed";
-  return { collapsed, i18n: resourcesFor(localeOfPath(new URL(request.url).pathname), ["dashboard"]) };
+  return { collapsed, i18n: resourcesFor(localeOfPath(new URL(request.url).pathname), ["dashboard", "messages"]) };
 }
 
 export default function DashboardRoute({ loaderData }: Route.ComponentProps) {

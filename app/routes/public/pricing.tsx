@@ -23,7 +23,7 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
 export function loader({ context, request }: Route.LoaderArgs) {
   const { runtime, session } = server(context);
   const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["billing"]);
+  const { locale, t, i18n } = pageI18n(request, ["billing", "messages"]);
   const seo = buildSeo({
     site,
     locale,
@@ -181,7 +181,7 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
                 <tr key={m.id}>
                   <th scope="row">
                     {m.name}
-                    {m.offline && <span className="model-tag-offline">{t("common:generation.offlineDemo")}</span>}
+                    {m.offline && <span className="model-tag-offline">{t("messages:generation.offlineDemo")}</span>}
                   </th>
                   <td>{t(`pricing.models.kinds.${m.kind}`)}</td>
                   <td>{m.tools.map((tool) => t(`pricing.models.toolNames.${tool}`)).join(", ")}</td>

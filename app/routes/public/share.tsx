@@ -40,7 +40,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
   }
   if (generation.visibility !== "public" || generation.status !== "succeeded") throw data(null, { status: 404 });
   const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["studio"]);
+  const { locale, t, i18n } = pageI18n(request, ["studio", "messages"]);
   const image = generation.outputs[0];
   return {
     seo: buildSeo({

@@ -40,7 +40,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     getBalance(db, viewer.id),
   ]);
   const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["billing"]);
+  const { locale, t, i18n } = pageI18n(request, ["billing", "messages"]);
   const seo = buildSeo({
     site,
     locale,
@@ -112,7 +112,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
   useEffect(() => {
     if (redeem.state !== "idle" || !redeem.data) return;
     if (redeem.data.ok) {
-      toast.success(t("common:credits.redeem.success", { formatted: formatNumber(locale, redeem.data.credits ?? 0) }));
+      toast.success(t("messages:credits.redeem.success", { formatted: formatNumber(locale, redeem.data.credits ?? 0) }));
       codeInput.current?.reset();
     } else if (redeem.data.error) {
       toast.error(t(redeem.data.error));

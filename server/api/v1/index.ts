@@ -49,7 +49,7 @@ type V1 = Context<AppEnv>;
 
 /** An error as the public API answers it: `{ error: { code, message, request_id, detail? } }`. */
 export function apiError(c: V1, error: AppError, headers: Record<string, string> = {}): Response {
-  const t = serverT(requestLocale(c), ["common"]);
+  const t = serverT(requestLocale(c), ["common", "messages"]);
   const body: { code: string; message: string; request_id: string; detail?: string } = {
     code: error.code,
     message: t(error.messageKey),

@@ -74,7 +74,7 @@ export default function ImageGallery({ loaderData }: Route.ComponentProps) {
       if (g.status !== before.status && !["queued", "processing"].includes(g.status)) void refreshCredits();
     },
     onError: () => {
-      if (!queryFailed.current) toast.error(t("common:msg.generation.imageQueryFailed"));
+      if (!queryFailed.current) toast.error(t("messages:msg.generation.imageQueryFailed"));
       queryFailed.current = true;
     },
   });
