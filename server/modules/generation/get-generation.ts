@@ -109,20 +109,11 @@ export function presentGeneration(g: Generation, assets: Asset[], typical: numbe
 }
 
 /**
- * One generation as its owner sees it (or anyone, when it is public and `viewer` is not the owner): status,
- * progress and estimate, outputs. Someone else's private generation does not exist for the caller (404).
+ * The row with its outputs and input, in order, in one round trip: a status poll is the hottest read there is, so
+ * the statement is built once per database and prepared on each connection (its text parsed and planned once).
  */
-export async function getGeneration(o: {
-  db: Db;
-  env: Env;
-  id: string;
-  viewerId: string | null;
-  /** Whether a public generation of someone else may be returned. */
-  allowPublic?: boolean;
-}): Promise<GenerationView & { mine: boolean }> {
-  if (!isUuid(o.id)) throw new AppError("not_found", "no such generation");
-  // One round trip: the row with its outputs and input, in order (a status poll is the hottest read there is).
-  const [row] = await o.db
+const buildReadGeneration = (db: Db) =>
+  db
     .select({
       g: generation,
       assets: sql<Asset[]>`coalesce((
@@ -135,7 +126,32 @@ export async function getGeneration(o: {
       ), '[]'::json)`,
     })
     .from(generation)
-    .where(eq(generation.id, o.id));
+    .where(eq(generation.id, sql.placeholder("id")))
+    .prepare("atelier_get_generation");
+const prepared = new WeakMap<Db, ReturnType<typeof buildReadGeneration>>();
+function readGeneration(db: Db) {
+  let statement = prepared.get(db);
+  if (!statement) {
+    statement = buildReadGeneration(db);
+    prepared.set(db, statement);
+  }
+  return statement;
+}
+
+/**
+ * One generation as its owner sees it (or anyone, when it is public and `viewer` is not the owner): status,
+ * progress and estimate, outputs. Someone else's private generation does not exist for the caller (404).
+ */
+export async function getGeneration(o: {
+  db: Db;
+  env: Env;
+  id: string;
+  viewerId: string | null;
+  /** Whether a public generation of someone else may be returned. */
+  allowPublic?: boolean;
+}): Promise<GenerationView & { mine: boolean }> {
+  if (!isUuid(o.id)) throw new AppError("not_found", "no such generation");
+  const [row] = await readGeneration(o.db).execute({ id: o.id });
   const g = row?.g;
   const mine = Boolean(g && o.viewerId && g.userId === o.viewerId);
   if (!g || (!mine && !(o.allowPublic && g.visibility === "public" && g.status === "succeeded"))) {
