@@ -134,16 +134,16 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
     await next();
   });
-  app.use(
-    bodyLimit({
-      maxSize: env.BODY_LIMIT_BYTES,
-      // The unread body is still on its way: close the connection rather than parse it as the next request.
-      onError: (c) =>
-        c.json({ error: { code: "payload_too_large", message: "Request body too large" } }, 413, {
-          Connection: "close",
-        }),
-    }),
-  );
+  const limitBody = bodyLimit({
+    maxSize: env.BODY_LIMIT_BYTES,
+    // The unread body is still on its way: close the connection rather than parse it as the next request.
+    onError: (c) =>
+      c.json({ error: { code: "payload_too_large", message: "Request body too large" } }, 413, {
+        Connection: "close",
+      }),
+  });
+  // GET and HEAD carry no body to limit; asking for one would make the Node adapter build a whole Fetch request.
+  app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
 
   app.onError((error, c) => {
     if (isDatabaseUnavailable(error)) {
