@@ -1,7 +1,7 @@
 import { useState, type ReactNode } from "react";
 import { Form, Input, Progress, Typography } from "antd";
 import { useTranslation } from "react-i18next";
-import { NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, passwordStrength } from "#common/auth-schema.ts";
+import { NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, passwordStrength } from "#common/auth-limits.ts";
 
 export type Errors = Partial<Record<string, string>>;
 
