@@ -96,11 +96,11 @@ function precompress(): Plugin {
 /**
  * The modules every public page runs (the shell around it, its small components, the icons they draw) in one chunk
  * instead of dozens of tiny ones: fewer requests and preload links on a first visit. Ant Design's own modules never
- * match, so the dashboard's library stays out of it.
+ * match, so the dashboard's library stays out of it; nor do the form components, which only the sign-in pages load.
  */
 const PUBLIC_SHELL = new RegExp(
   [
-    String.raw`[\/]app[\/]components[\/](ui[\/]|layout[\/](default-layout|language-switcher|theme-switch|user-menu|nav)\.)`,
+    String.raw`[\/]app[\/]components[\/](ui[\/](?!form\.|progress\.)|layout[\/](default-layout|language-switcher|theme-switch|user-menu|nav)\.)`,
     String.raw`[\/]app[\/]components[\/](preferences|feedback|flash-toast|loading-bar|not-found|error-page|nonce|theme)\.`,
     String.raw`[\/]app[\/](lib[\/](use-site|credits|typed-before-hydration)|i18n[\/](i18n|antd)|seo|updates[\/]\w+)\.`,
     String.raw`[\/]common[\/](locales|cookies|flash|format|theme|return-path)\.`,
@@ -126,6 +126,8 @@ export default defineConfig({
         target: "node22",
         rollupOptions: {
           input: "./server/entry.ts",
+          // One file for the server: the pages' on-demand imports (the forms' schemas) have nothing to split here.
+          checks: { ineffectiveDynamicImport: false },
         },
       },
     },

@@ -21,13 +21,10 @@ export default [
   ]),
   route(":lang?", "routes/public/layout.tsx", [
     index("routes/public/home.tsx"),
-    // Forms and account pages are built with Ant Design: their layouts add its provider.
-    layout("routes/auth/layout.tsx", [
-      route("auth/login", "routes/auth/login.tsx"),
-      route("auth/register", "routes/auth/register.tsx"),
-      route("auth/callback", "routes/auth/callback.tsx"),
-      route("auth/update-password", "routes/auth/update-password.tsx"),
-    ]),
+    route("auth/login", "routes/auth/login.tsx"),
+    route("auth/register", "routes/auth/register.tsx"),
+    route("auth/callback", "routes/auth/callback.tsx"),
+    route("auth/update-password", "routes/auth/update-password.tsx"),
     route("auth/logout", "routes/auth/logout.tsx"),
     route("auth/oauth/:provider", "routes/auth/oauth.tsx"),
     route("pricing", "routes/public/pricing.tsx"),
@@ -35,6 +32,7 @@ export default [
     route("docs/api-reference", "routes/public/docs/reference.tsx"),
     route("docs/:slug", "routes/public/docs/page.tsx"),
     route("share/:id", "routes/public/share.tsx"),
+    // The account pages are built with Ant Design: their layout adds its provider.
     layout("routes/user/layout.tsx", [
       route("user/profile", "routes/user/profile.tsx"),
       route("user/orders", "routes/user/orders.tsx"),

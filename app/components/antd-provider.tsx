@@ -8,8 +8,8 @@ import { theme } from "#app/components/antd-theme.ts";
 
 /**
  * Ant Design's configuration (theme, scheme, language) for the pages built with its components: the dashboard, the
- * account pages and the forms. Public pages go without it and load none of its scripts. The root's wrapper already
- * carries `ant-app`, so this adds no element of its own.
+ * account pages and the share page. Public pages, the sign-in forms among them, go without it and load none of its
+ * scripts. The root's wrapper already carries `ant-app`, so this adds no element of its own.
  */
 export function AntdProvider({ children }: { children: ReactNode }) {
   const { site, locale } = useRoot();

@@ -41,4 +41,4 @@ export function useAntdLocale(locale: Locale): AntdLocale {
 }
 
 /** The pages built with Ant Design's components; the others load none of its scripts or texts. */
-export const usesAntd = (pathname: string) => /^\/(dashboard|user|auth|share)(\/|$)/.test(stripLocale(pathname));
+export const usesAntd = (pathname: string) => /^\/(dashboard|user|share)(\/|$)/.test(stripLocale(pathname));

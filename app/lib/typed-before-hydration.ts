@@ -3,7 +3,8 @@ import { useEffect, useRef } from "react";
 /**
  * What a visitor typed into a form before the page's scripts took over. Ant Design's inputs are controlled, so
  * hydration would reset them to their server-rendered values and silently lose the typing (a real risk on a slow
- * phone). The values are noted just before hydration and put back through the inputs' own events afterwards.
+ * phone); the browser's own inputs keep it, but components that follow them (a password's strength meter) have not
+ * seen it. The values are noted just before hydration and put back through the inputs' own events afterwards.
  */
 interface Typed {
   id: string;

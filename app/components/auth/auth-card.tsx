@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
-import { Card, Typography } from "antd";
+import { Card } from "#app/components/ui/display.tsx";
+import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { useRestoreTypedFields } from "#app/lib/typed-before-hydration.ts";
 
 /** The centred card every sign-in page sits in. */
@@ -8,10 +9,10 @@ export function AuthCard({ title, subtitle, children }: { title: string; subtitl
   return (
     <main className="auth-page" ref={ref}>
       <Card className="auth-card" variant="borderless">
-        <Typography.Title level={1} className="auth-title">
+        <Title level={1} className="auth-title">
           {title}
-        </Typography.Title>
-        {subtitle && <Typography.Paragraph type="secondary">{subtitle}</Typography.Paragraph>}
+        </Title>
+        {subtitle && <Paragraph type="secondary">{subtitle}</Paragraph>}
         {children}
       </Card>
     </main>

@@ -1,7 +1,9 @@
 import { useState, type ReactNode } from "react";
-import { Form, Input, Progress, Typography } from "antd";
 import { useTranslation } from "react-i18next";
-import { NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, passwordStrength } from "#common/auth-schema.ts";
+import { FormItem, Input, PasswordInput } from "#app/components/ui/form.tsx";
+import { Progress } from "#app/components/ui/progress.tsx";
+import { Text } from "#app/components/ui/typography.tsx";
+import { NAME_MAX, PASSWORD_MAX, PASSWORD_MIN, passwordStrength } from "#common/auth-limits.ts";
 
 export type Errors = Partial<Record<string, string>>;
 
@@ -31,28 +33,32 @@ export function Field({
 }: FieldProps) {
   const { t } = useTranslation("auth");
   const error = errors[name];
-  const Component = type === "password" ? Input.Password : Input;
+  const props = {
+    id: `field-${name}`,
+    name,
+    autoComplete,
+    defaultValue,
+    autoFocus,
+    size: "large" as const,
+    maxLength: type === "password" ? PASSWORD_MAX : 254,
+    "aria-invalid": error ? true : undefined,
+    // The input event itself: React's onChange skips one that brings the value React saw at hydration, which is
+    // how what was typed before the scripts ran comes back (typed-before-hydration.ts).
+    onInput: onChange ? (e: { currentTarget: { value: string } }) => onChange(e.currentTarget.value) : undefined,
+  };
   return (
-    <Form.Item
+    <FormItem
       label={label}
-      htmlFor={`field-${name}`}
-      validateStatus={error ? "error" : undefined}
-      help={error ? t(error, { min: PASSWORD_MIN, max: name === "name" ? NAME_MAX : PASSWORD_MAX }) : undefined}
+      htmlFor={props.id}
+      error={error ? t(error, { min: PASSWORD_MIN, max: name === "name" ? NAME_MAX : PASSWORD_MAX }) : undefined}
       extra={extra}
     >
-      <Component
-        id={`field-${name}`}
-        name={name}
-        type={type === "password" ? undefined : type}
-        autoComplete={autoComplete}
-        defaultValue={defaultValue}
-        autoFocus={autoFocus}
-        size="large"
-        maxLength={type === "password" ? PASSWORD_MAX : 254}
-        aria-invalid={error ? true : undefined}
-        onChange={onChange ? (e) => onChange(e.target.value) : undefined}
-      />
-    </Form.Item>
+      {type === "password" ? (
+        <PasswordInput {...props} showLabel={t("field.showPassword")} hideLabel={t("field.hidePassword")} />
+      ) : (
+        <Input {...props} type={type} />
+      )}
+    </FormItem>
   );
 }
 
@@ -76,14 +82,12 @@ export function NewPasswordField({
     <div className="password-strength" aria-live="polite">
       {value && (
         <>
-          <Progress percent={(score + 1) * 25} showInfo={false} size="small" strokeColor={COLORS[score]} aria-hidden />
-          <Typography.Text type="secondary">
-            {t("strength.label", { level: t(`strength.${LEVELS[score]}`) })}
-          </Typography.Text>
+          <Progress percent={(score + 1) * 25} size="small" strokeColor={COLORS[score]} aria-hidden />
+          <Text type="secondary">{t("strength.label", { level: t(`strength.${LEVELS[score]}`) })}</Text>
         </>
       )}
       <div>
-        <Typography.Text type="secondary">{t("strength.hint")}</Typography.Text>
+        <Text type="secondary">{t("strength.hint")}</Text>
       </div>
     </div>
   );

@@ -1,10 +1,18 @@
-import { Button, Divider } from "antd";
-import { GithubOutlined, GoogleOutlined, LoginOutlined } from "@ant-design/icons";
+import type { ReactNode } from "react";
 import { useTranslation } from "react-i18next";
 import { useLocation } from "react-router";
+import GithubOutlined from "@ant-design/icons-svg/es/asn/GithubOutlined";
+import GoogleOutlined from "@ant-design/icons-svg/es/asn/GoogleOutlined";
+import LoginOutlined from "@ant-design/icons-svg/es/asn/LoginOutlined";
+import { Button } from "#app/components/ui/button.tsx";
+import { Divider } from "#app/components/ui/display.tsx";
+import { Icon } from "#app/components/ui/icon.tsx";
 import { hrefIn } from "#common/locales.ts";
 
-const ICONS: Record<string, React.ReactNode> = { github: <GithubOutlined />, google: <GoogleOutlined /> };
+const ICONS: Record<string, ReactNode> = {
+  github: <Icon icon={GithubOutlined} />,
+  google: <Icon icon={GoogleOutlined} />,
+};
 
 /** One button per configured provider; each is a plain link, so the provider's page opens as a normal navigation. */
 export function OAuthButtons({
@@ -24,13 +32,14 @@ export function OAuthButtons({
           key={p.id}
           block
           size="large"
-          icon={ICONS[p.id] ?? <LoginOutlined />}
+          icon={ICONS[p.id] ?? <Icon icon={LoginOutlined} />}
           href={`${hrefIn(pathname, `/auth/oauth/${p.id}`)}?${new URLSearchParams({ redirect: returnTo }).toString()}`}
+          reloadDocument
         >
           {t("oauth.continueWith", { provider: p.name })}
         </Button>
       ))}
-      <Divider plain>{t("oauth.or")}</Divider>
+      <Divider>{t("oauth.or")}</Divider>
     </div>
   );
 }

@@ -1,9 +1,10 @@
-import { Button, Result } from "antd";
 import { useTranslation } from "react-i18next";
-import { Link, redirect, useLocation } from "react-router";
+import { redirect, useLocation } from "react-router";
 import type { Route } from "./+types/callback";
 import { pageI18n } from "#app/i18n/resources.server.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
+import { Button } from "#app/components/ui/button.tsx";
+import { Result } from "#app/components/ui/result.tsx";
 import {
   afterSignIn,
   authErrorCode,
@@ -75,8 +76,8 @@ export default function Callback({ loaderData }: Route.ComponentProps) {
         title={t("verify.failedTitle")}
         subTitle={t(loaderData.kind === "verify" ? "error.linkInvalid" : "error.oauthFailed")}
         extra={
-          <Button type="primary">
-            <Link to={hrefIn(pathname, "/auth/login")}>{t("verify.backToSignIn")}</Link>
+          <Button type="primary" href={hrefIn(pathname, "/auth/login")}>
+            {t("verify.backToSignIn")}
           </Button>
         }
       />

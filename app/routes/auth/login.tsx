@@ -1,4 +1,3 @@
-import { Alert, Button, Form as AntForm, Typography } from "antd";
 import { useTranslation } from "react-i18next";
 import { Form, Link, redirect, useLocation, useNavigation, data } from "react-router";
 import type { Route } from "./+types/login";
@@ -9,6 +8,9 @@ import { Field } from "#app/components/auth/fields.tsx";
 import { OAuthButtons } from "#app/components/auth/oauth-buttons.tsx";
 import { Turnstile } from "#app/components/auth/turnstile.tsx";
 import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
+import { Button } from "#app/components/ui/button.tsx";
+import { Alert } from "#app/components/ui/display.tsx";
+import { Paragraph } from "#app/components/ui/typography.tsx";
 import { useRoot } from "#app/lib/use-site.ts";
 import {
   afterSignIn,
@@ -133,57 +135,51 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
   const resending = navigation.state === "submitting" && navigation.formData?.get("intent") === "resend";
   const result = actionData as ActionResult | undefined;
   const failure = result && "formError" in result ? result : undefined;
-  const { errors, onSubmit } = useFormErrors(signInSchema, failure?.fields);
+  const { errors, handlers } = useFormErrors("signInSchema", failure?.fields);
   const { site } = useRoot();
   const withReturn = (to: string) =>
     `${hrefIn(pathname, to)}?${new URLSearchParams({ redirect: loaderData.returnTo }).toString()}`;
 
   return (
     <AuthCard title={t("login.title")} subtitle={t("login.subtitle")}>
-      {loaderData.notice && <Alert className="auth-alert" type="warning" showIcon title={t(loaderData.notice)} />}
+      {loaderData.notice && <Alert className="auth-alert" type="warning" title={t(loaderData.notice)} />}
       {loaderData.oauthError && !failure && (
-        <Alert className="auth-alert" type="error" showIcon title={t("error.oauthFailed")} />
+        <Alert className="auth-alert" type="error" title={t("error.oauthFailed")} />
       )}
       {failure?.formError && (
         <Alert
           className="auth-alert"
-          role="alert"
           type="error"
-          showIcon
           title={t(failure.formError, { minutes: failure.minutes, support: site.supportEmail })}
         />
       )}
-      {result && "resent" in result && (
-        <Alert className="auth-alert" type="success" showIcon title={t("verify.resent")} />
-      )}
+      {result && "resent" in result && <Alert className="auth-alert" type="success" title={t("verify.resent")} />}
       <OAuthButtons providers={loaderData.providers} returnTo={loaderData.returnTo} />
-      <Form method="post" noValidate onSubmit={onSubmit} className="auth-form">
-        <AntForm component={false} layout="vertical">
-          <input type="hidden" name="redirect" value={loaderData.returnTo} />
-          <Field
-            name="email"
-            type="email"
-            label={t("field.email")}
-            autoComplete="email"
-            errors={errors}
-            defaultValue={failure?.email}
-            autoFocus
-          />
-          <Field
-            name="password"
-            type="password"
-            label={t("field.password")}
-            autoComplete="current-password"
-            errors={errors}
-          />
-          <div className="auth-row">
-            <Link to={hrefIn(pathname, "/auth/update-password")}>{t("login.forgot")}</Link>
-          </div>
-          <Turnstile />
-          <Button type="primary" htmlType="submit" size="large" block loading={busy} name="intent" value="signin">
-            {t("login.submit")}
-          </Button>
-        </AntForm>
+      <Form method="post" noValidate {...handlers} className="auth-form">
+        <input type="hidden" name="redirect" value={loaderData.returnTo} />
+        <Field
+          name="email"
+          type="email"
+          label={t("field.email")}
+          autoComplete="email"
+          errors={errors}
+          defaultValue={failure?.email}
+          autoFocus
+        />
+        <Field
+          name="password"
+          type="password"
+          label={t("field.password")}
+          autoComplete="current-password"
+          errors={errors}
+        />
+        <div className="auth-row">
+          <Link to={hrefIn(pathname, "/auth/update-password")}>{t("login.forgot")}</Link>
+        </div>
+        <Turnstile />
+        <Button type="primary" htmlType="submit" size="large" block loading={busy} name="intent" value="signin">
+          {t("login.submit")}
+        </Button>
       </Form>
       {failure?.unverified && (
         <Form method="post" className="auth-resend">
@@ -194,10 +190,10 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
           </Button>
         </Form>
       )}
-      <Typography.Paragraph className="auth-switch">
+      <Paragraph className="auth-switch">
         {t("login.noAccount", { site: site.name })}{" "}
         <Link to={withReturn("/auth/register")}>{t("login.createAccount")}</Link>
-      </Typography.Paragraph>
+      </Paragraph>
     </AuthCard>
   );
 }

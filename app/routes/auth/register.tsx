@@ -1,8 +1,8 @@
-import { Alert, Button, Checkbox, Form as AntForm, Result, Typography } from "antd";
-import { Trans, useTranslation } from "react-i18next";
+import { useTranslation } from "react-i18next";
 import { Form, Link, data, redirect, useLocation, useNavigation } from "react-router";
 import type { Route } from "./+types/register";
 import { pageI18n } from "#app/i18n/resources.server.ts";
+import { withTags } from "#app/i18n/tags.tsx";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { AuthCard } from "#app/components/auth/auth-card.tsx";
 import { Field, NewPasswordField } from "#app/components/auth/fields.tsx";
@@ -10,6 +10,11 @@ import { OAuthButtons } from "#app/components/auth/oauth-buttons.tsx";
 import { Turnstile } from "#app/components/auth/turnstile.tsx";
 import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
 import { LEGAL_NAV } from "#app/components/layout/nav.ts";
+import { Button } from "#app/components/ui/button.tsx";
+import { Alert } from "#app/components/ui/display.tsx";
+import { Checkbox, FormItem } from "#app/components/ui/form.tsx";
+import { Result } from "#app/components/ui/result.tsx";
+import { Paragraph } from "#app/components/ui/typography.tsx";
 import {
   afterSignIn,
   answerFloor,
@@ -88,7 +93,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
   const navigation = useNavigation();
   const result = actionData as ActionResult | undefined;
   const failure = result && !("sent" in result) ? result : undefined;
-  const { errors, onSubmit } = useFormErrors(signUpSchema, failure?.fields);
+  const { errors, handlers } = useFormErrors("signUpSchema", failure?.fields);
   const loginHref = `${hrefIn(pathname, "/auth/login")}?${new URLSearchParams({ redirect: loaderData.returnTo }).toString()}`;
 
   if (result && "sent" in result) {
@@ -114,56 +119,41 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
   return (
     <AuthCard title={t("register.title")} subtitle={t("register.subtitle", { credits: loaderData.bonus })}>
       {failure?.formError && (
-        <Alert
-          className="auth-alert"
-          role="alert"
-          type="error"
-          showIcon
-          title={t(failure.formError, { minutes: failure.minutes })}
-        />
+        <Alert className="auth-alert" type="error" title={t(failure.formError, { minutes: failure.minutes })} />
       )}
       <OAuthButtons providers={loaderData.providers} returnTo={loaderData.returnTo} />
-      <Form method="post" noValidate onSubmit={onSubmit} className="auth-form">
-        <AntForm component={false} layout="vertical">
-          <input type="hidden" name="redirect" value={loaderData.returnTo} />
-          <Field
-            name="name"
-            label={t("field.name")}
-            autoComplete="name"
-            errors={errors}
-            defaultValue={failure?.values?.name}
-            autoFocus
-          />
-          <Field
-            name="email"
-            type="email"
-            label={t("field.email")}
-            autoComplete="email"
-            errors={errors}
-            defaultValue={failure?.values?.email}
-          />
-          <NewPasswordField errors={errors} label={t("field.password")} />
-          <AntForm.Item
-            validateStatus={errors.terms ? "error" : undefined}
-            help={errors.terms ? t(errors.terms) : undefined}
-          >
-            <Checkbox name="terms" value="on" id="field-terms">
-              <Trans
-                t={t}
-                i18nKey="register.acceptTerms"
-                components={{ terms: legal("terms"), privacy: legal("privacy") }}
-              />
-            </Checkbox>
-          </AntForm.Item>
-          <Turnstile />
-          <Button type="primary" htmlType="submit" size="large" block loading={navigation.state === "submitting"}>
-            {t("register.submit")}
-          </Button>
-        </AntForm>
+      <Form method="post" noValidate {...handlers} className="auth-form">
+        <input type="hidden" name="redirect" value={loaderData.returnTo} />
+        <Field
+          name="name"
+          label={t("field.name")}
+          autoComplete="name"
+          errors={errors}
+          defaultValue={failure?.values?.name}
+          autoFocus
+        />
+        <Field
+          name="email"
+          type="email"
+          label={t("field.email")}
+          autoComplete="email"
+          errors={errors}
+          defaultValue={failure?.values?.email}
+        />
+        <NewPasswordField errors={errors} label={t("field.password")} />
+        <FormItem error={errors.terms ? t(errors.terms) : undefined}>
+          <Checkbox name="terms" value="on" id="field-terms">
+            {withTags(t("register.acceptTerms"), { terms: legal("terms"), privacy: legal("privacy") })}
+          </Checkbox>
+        </FormItem>
+        <Turnstile />
+        <Button type="primary" htmlType="submit" size="large" block loading={navigation.state === "submitting"}>
+          {t("register.submit")}
+        </Button>
       </Form>
-      <Typography.Paragraph className="auth-switch">
+      <Paragraph className="auth-switch">
         {t("register.haveAccount")} <Link to={loginHref}>{t("register.signIn")}</Link>
-      </Typography.Paragraph>
+      </Paragraph>
     </AuthCard>
   );
 }

@@ -1,4 +1,3 @@
-import { Alert, Button, Form as AntForm, Result } from "antd";
 import { useTranslation } from "react-i18next";
 import { Form, Link, data, redirect, useLocation, useNavigation } from "react-router";
 import type { Route } from "./+types/update-password";
@@ -8,6 +7,9 @@ import { AuthCard } from "#app/components/auth/auth-card.tsx";
 import { Field, NewPasswordField } from "#app/components/auth/fields.tsx";
 import { Turnstile } from "#app/components/auth/turnstile.tsx";
 import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
+import { Button } from "#app/components/ui/button.tsx";
+import { Alert } from "#app/components/ui/display.tsx";
+import { Result } from "#app/components/ui/result.tsx";
 import {
   answerFloor,
   authErrorCode,
@@ -158,8 +160,9 @@ export default function UpdatePassword({ loaderData, actionData }: Route.Compone
   const navigation = useNavigation();
   const result = actionData as ActionResult | undefined;
   const { mode } = loaderData;
-  const schema = mode === "request" ? emailOnlySchema : mode === "reset" ? newPasswordSchema : changePasswordSchema;
-  const { errors, onSubmit } = useFormErrors(schema, result?.fields);
+  const schema =
+    mode === "request" ? "emailOnlySchema" : mode === "reset" ? "newPasswordSchema" : "changePasswordSchema";
+  const { errors, handlers } = useFormErrors(schema, result?.fields);
   const busy = navigation.state === "submitting";
   const login = hrefIn(pathname, "/auth/login");
 
@@ -178,27 +181,19 @@ export default function UpdatePassword({ loaderData, actionData }: Route.Compone
   }
 
   const alert = result?.formError && (
-    <Alert
-      className="auth-alert"
-      role="alert"
-      type="error"
-      showIcon
-      title={t(result.formError, { minutes: result.minutes })}
-    />
+    <Alert className="auth-alert" type="error" title={t(result.formError, { minutes: result.minutes })} />
   );
 
   if (mode === "request") {
     return (
       <AuthCard title={t("forgot.title")} subtitle={t("forgot.subtitle")}>
         {alert}
-        <Form method="post" noValidate onSubmit={onSubmit} className="auth-form">
-          <AntForm component={false} layout="vertical">
-            <Field name="email" type="email" label={t("field.email")} autoComplete="email" errors={errors} autoFocus />
-            <Turnstile />
-            <Button type="primary" htmlType="submit" size="large" block loading={busy}>
-              {t("forgot.submit")}
-            </Button>
-          </AntForm>
+        <Form method="post" noValidate {...handlers} className="auth-form">
+          <Field name="email" type="email" label={t("field.email")} autoComplete="email" errors={errors} autoFocus />
+          <Turnstile />
+          <Button type="primary" htmlType="submit" size="large" block loading={busy}>
+            {t("forgot.submit")}
+          </Button>
         </Form>
         <p className="auth-switch">
           <Link to={login}>{t("forgot.back")}</Link>
@@ -214,35 +209,33 @@ export default function UpdatePassword({ loaderData, actionData }: Route.Compone
       subtitle={t(reset ? "reset.subtitle" : "change.subtitle")}
     >
       {alert}
-      {result?.changed && <Alert className="auth-alert" type="success" showIcon title={t("change.done")} />}
+      {result?.changed && <Alert className="auth-alert" type="success" title={t("change.done")} />}
       {reset && result?.formError === "error.linkInvalid" && (
         <p className="auth-switch">
           <Link to={hrefIn(pathname, "/auth/update-password")}>{t("forgot.submit")}</Link>
         </p>
       )}
-      <Form method="post" noValidate onSubmit={onSubmit} className="auth-form" key={result?.changed ? "done" : "form"}>
-        <AntForm component={false} layout="vertical">
-          {!reset && (
-            <Field
-              name="current"
-              type="password"
-              label={t("field.currentPassword")}
-              autoComplete="current-password"
-              errors={errors}
-            />
-          )}
-          <NewPasswordField errors={errors} label={t("field.newPassword")} />
+      <Form method="post" noValidate {...handlers} className="auth-form" key={result?.changed ? "done" : "form"}>
+        {!reset && (
           <Field
-            name="confirm"
+            name="current"
             type="password"
-            label={t("field.confirmPassword")}
-            autoComplete="new-password"
+            label={t("field.currentPassword")}
+            autoComplete="current-password"
             errors={errors}
           />
-          <Button type="primary" htmlType="submit" size="large" block loading={busy}>
-            {t(reset ? "reset.submit" : "change.submit")}
-          </Button>
-        </AntForm>
+        )}
+        <NewPasswordField errors={errors} label={t("field.newPassword")} />
+        <Field
+          name="confirm"
+          type="password"
+          label={t("field.confirmPassword")}
+          autoComplete="new-password"
+          errors={errors}
+        />
+        <Button type="primary" htmlType="submit" size="large" block loading={busy}>
+          {t(reset ? "reset.submit" : "change.submit")}
+        </Button>
       </Form>
     </AuthCard>
   );

@@ -1,6 +1,6 @@
 import type { RateLimitRule } from "#server/modules/rate-limits/consume-rate-limit.ts";
 
-export { PASSWORD_MIN, PASSWORD_MAX, NAME_MAX } from "#common/auth-schema.ts";
+export { PASSWORD_MIN, PASSWORD_MAX, NAME_MAX } from "#common/auth-limits.ts";
 export const SESSION_DAYS = 30;
 /** Last activity shown on the profile is at most this old; refreshing the session also extends it. */
 export const SESSION_REFRESH_SECONDS = 15 * 60;
