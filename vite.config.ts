@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig, type Plugin } from "vite";
@@ -71,16 +71,22 @@ function precompress(): Plugin {
     name: "atelier-precompress",
     apply: "build",
     async writeBundle(options) {
-      if (this.environment.name !== "client" || !options.dir) return;
+      if (!options.dir) return;
+      // React Router writes the browser's route manifest (assets/manifest-*.js) into the client folder while the
+      // server is built, after the client's bundle: the server build's turn compresses what is still missing.
+      const server = this.environment.name === "ssr";
+      if (!server && this.environment.name !== "client") return;
       const files: string[] = [];
       const walk = (dir: string) => {
         for (const name of readdirSync(dir)) {
           const path = join(dir, name);
           if (statSync(path).isDirectory()) walk(path);
-          else if (COMPRESSIBLE.test(name) && statSync(path).size >= 1024) files.push(path);
+          else if (COMPRESSIBLE.test(name) && statSync(path).size >= 1024) {
+            if (!server || !existsSync(`${path}.br`)) files.push(path);
+          }
         }
       };
-      walk(options.dir);
+      walk(server ? join(options.dir, "..", "client") : options.dir);
       await Promise.all(
         files.map(async (path) => {
           const body = readFileSync(path);
