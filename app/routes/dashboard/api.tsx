@@ -13,7 +13,7 @@ import { RelativeTime } from "#app/components/relative-time.tsx";
 import { api, apiErrorCode } from "#app/lib/api.ts";
 import { copyText } from "#app/lib/generations.ts";
 import { listApiKeys, type ApiKeyView } from "#server/modules/api-keys/list-api-keys.ts";
-import { MAX_API_KEYS, MAX_API_KEY_NAME } from "#server/modules/api-keys/keys.ts";
+import { MAX_API_KEYS, MAX_API_KEY_NAME } from "#common/api-keys.ts";
 import { formatDate, formatNumber } from "#common/format.ts";
 import { hrefIn } from "#common/locales.ts";
 import { WebhooksPanel } from "#app/components/api/webhooks-panel.tsx";

@@ -4,8 +4,7 @@ import { createHash, randomBytes } from "node:crypto";
 export const API_KEY_PREFIX = "atl_";
 /** Characters of the secret kept in clear to tell keys apart: the prefix and 8 more. */
 export const VISIBLE_LENGTH = API_KEY_PREFIX.length + 8;
-export const MAX_API_KEYS = 20;
-export const MAX_API_KEY_NAME = 64;
+export { MAX_API_KEYS, MAX_API_KEY_NAME } from "#common/api-keys.ts";
 
 const SHAPE = /^atl_[A-Za-z0-9_-]{43}$/;
 
