@@ -9,7 +9,7 @@ import { signedInContext } from "#tests/support/session.ts";
 
 const LOCALE = "pt";
 const t = (key: string) => text(LOCALE, "api", key);
-const msg = (key: string) => text(LOCALE, "common", `msg.apiKeys.${key}`);
+const msg = (key: string) => text(LOCALE, "messages", `msg.apiKeys.${key}`);
 
 describe("API keys in Chromium", () => {
   let server: TestServer;

@@ -101,7 +101,9 @@ export function ResultView({ initial }: { initial: GenerationView }) {
       if (next.status !== before.status && !isOpen(next)) void refreshCredits();
     },
     onError: () =>
-      toast.error(t(isVideo ? "messages:msg.generation.queryStatusFailed" : "messages:msg.generation.imageQueryFailed")),
+      toast.error(
+        t(isVideo ? "messages:msg.generation.queryStatusFailed" : "messages:msg.generation.imageQueryFailed"),
+      ),
   });
 
   const fail = (error: unknown) => toast.error(describeFailure(error).message ?? t("common:msg.unknownError"));

@@ -112,7 +112,9 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
   useEffect(() => {
     if (redeem.state !== "idle" || !redeem.data) return;
     if (redeem.data.ok) {
-      toast.success(t("messages:credits.redeem.success", { formatted: formatNumber(locale, redeem.data.credits ?? 0) }));
+      toast.success(
+        t("messages:credits.redeem.success", { formatted: formatNumber(locale, redeem.data.credits ?? 0) }),
+      );
       codeInput.current?.reset();
     } else if (redeem.data.error) {
       toast.error(t(redeem.data.error));
