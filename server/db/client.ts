@@ -100,15 +100,18 @@ export interface PostgresOptions {
 /** Connects to PostgreSQL, retrying with backoff until `connectTimeoutSeconds` have passed. */
 export async function openPostgres(options: PostgresOptions): Promise<PostgresHandle> {
   const { url, logger } = options;
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolMax,
-    connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
-    application_name: "atelier",
-  });
-  // An idle client losing its connection must not crash the process; the next query gets a fresh one.
-  pool.on("error", (error) => logger.warn({ err: error.message }, "database connection lost"));
+  const openPool = (config: pg.PoolConfig) => {
+    const opened = new pg.Pool({
+      connectionString: url,
+      connectionTimeoutMillis: 5_000,
+      idleTimeoutMillis: 30_000,
+      ...config,
+    });
+    // An idle client losing its connection must not crash the process; the next query gets a fresh one.
+    opened.on("error", (error) => logger.warn({ err: error.message }, "database connection lost"));
+    return opened;
+  };
+  const pool = openPool({ max: options.poolMax, application_name: "atelier" });
 
   const deadline = Date.now() + options.connectTimeoutSeconds * 1000;
   let delay = 250;
@@ -131,15 +134,11 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
   }
   logger.info({ url: redactUrl(url) }, "connected to PostgreSQL");
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
-  const countersPool = new pg.Pool({
-    connectionString: url,
+  const countersPool = openPool({
     max: Math.max(2, Math.ceil(options.poolMax / 4)),
-    connectionTimeoutMillis: 5_000,
-    idleTimeoutMillis: 30_000,
     application_name: "atelier-counters",
     options: "-c synchronous_commit=off",
   });
-  countersPool.on("error", (error) => logger.warn({ err: error.message }, "database connection lost"));
   const counters = drizzlePg({ client: countersPool, schema }) as unknown as Db;
   return {
     kind: "postgres",

@@ -125,6 +125,21 @@ function Shape({ shape }: { shape: ReferenceShape }) {
   );
 }
 
+/** How to authenticate (`Authorization: Bearer …`), and what the document says of it. */
+function AuthNoteText({ note }: { note: AuthNote }) {
+  return (
+    <>
+      <code>{note.usage}</code>
+      {note.description && (
+        <>
+          {" · "}
+          <Prose inline html={note.description} />
+        </>
+      )}
+    </>
+  );
+}
+
 function Auth({ notes }: { notes: AuthNote[] }) {
   const { t } = useTranslation("docs");
   return (
@@ -134,13 +149,7 @@ function Auth({ notes }: { notes: AuthNote[] }) {
         <strong>{t("reference.auth")}</strong>{" "}
         {notes.map((n) => (
           <span key={n.usage}>
-            <code>{n.usage}</code>
-            {n.description && (
-              <>
-                {" · "}
-                <Prose inline html={n.description} />
-              </>
-            )}
+            <AuthNoteText note={n} />
           </span>
         ))}
       </span>
@@ -303,13 +312,7 @@ export function ApiReferenceBody({ reference }: { reference: ApiReference }) {
               <dt>{t("reference.auth")}</dt>
               {reference.auth.map((n) => (
                 <dd key={n.usage}>
-                  <code>{n.usage}</code>
-                  {n.description && (
-                    <>
-                      {" · "}
-                      <Prose inline html={n.description} />
-                    </>
-                  )}
+                  <AuthNoteText note={n} />
                 </dd>
               ))}
             </>

@@ -6,7 +6,7 @@ import DownloadOutlined from "@ant-design/icons-svg/es/asn/DownloadOutlined";
 import ThunderboltOutlined from "@ant-design/icons-svg/es/asn/ThunderboltOutlined";
 import type { Route } from "./+types/reference";
 import { Alert, Spin } from "#app/components/ui/display.tsx";
-import { buttonClassName } from "#app/components/ui/button.tsx";
+import { Button, buttonClassName } from "#app/components/ui/button.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { ApiReferenceBody, ApiReferenceContents } from "#app/components/docs/api-reference.tsx";
@@ -146,12 +146,9 @@ export default function ApiReferencePage({ loaderData }: Route.ComponentProps) {
         <Title level={1}>{t("reference.title")}</Title>
         <Paragraph type="secondary">{t("reference.description")}</Paragraph>
         <div className="api-actions">
-          <Link to={pathname} className={buttonClassName({})}>
-            <span className="ant-btn-icon">
-              <Icon icon={ArrowLeftOutlined} aria-hidden />
-            </span>
-            <span>{t("reference.interactive.back")}</span>
-          </Link>
+          <Button href={pathname} icon={<Icon icon={ArrowLeftOutlined} aria-hidden />}>
+            {t("reference.interactive.back")}
+          </Button>
           <DownloadLink />
         </div>
       </div>
