@@ -75,6 +75,10 @@ export type AppEnv = {
     viewer?: Viewer;
     /** The owner of the API key of a public API request. */
     apiUserId?: string;
+    /** The rate-limit headers of the public API request's key, for its answer. */
+    apiLimits?: Record<string, string>;
+    /** The bearer secret of a public API request whose route checks the key itself, in its own statement. */
+    apiBearer?: string;
   };
 };
 

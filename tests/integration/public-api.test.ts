@@ -328,6 +328,47 @@ describe(`the public API on ${backend}`, () => {
     expect((await api(fresh.secret, "GET", "/credits")).status).toBe(200);
   });
 
+  it("checks, counts and limits the key of a status poll in the statement that reads the generation", async () => {
+    const { key, secret } = await newKey(alice, "Poller");
+    const created = await api(secret, "POST", "/images", { body: { model: "demo-image", prompt: "Polled" } });
+    const id = (created.body as Generation).id;
+    const polled = await api(secret, "GET", "/generations/{id}", { params: { id } });
+    expect(polled.status).toBe(200);
+    expect((polled.body as Generation).id).toBe(id);
+    expect(polled.headers.get("ratelimit")).toMatch(/^limit=60, remaining=58, reset=\d+$/);
+    expect(polled.headers.get("cache-control")).toBe("no-store");
+    // An id that cannot exist is not found, and still counted.
+    const odd = await api(secret, "GET", "/generations/{id}", { params: { id: "not-an-id" } });
+    expect(odd.status).toBe(404);
+    expect(odd.headers.get("ratelimit")).toMatch(/remaining=57,/);
+
+    expect((await page("PATCH", `/api/keys/${key.id}`, alice, { status: "inactive" })).status).toBe(200);
+    const inactive = await api(secret, "GET", "/generations/{id}", { params: { id } });
+    expect(inactive.status).toBe(401);
+    expect(inactive.headers.get("www-authenticate")).toBe('Bearer realm="atelier"');
+    expect((inactive.body as { error: { code: string } }).error.code).toBe("api_key_inactive");
+    const unknown = await api("atl_" + "B".repeat(43), "GET", "/generations/{id}", { params: { id } });
+    expect(unknown.status).toBe(401);
+    expect((unknown.body as { error: { code: string } }).error.code).toBe("invalid_api_key");
+    expect((await page("PATCH", `/api/keys/${key.id}`, alice, { status: "active" })).status).toBe(200);
+
+    const answers = await Promise.all(
+      Array.from({ length: LIMIT }, () => api(secret, "GET", "/generations/{id}", { params: { id } })),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(LIMIT - 3);
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited).toHaveLength(3);
+    expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited[0]!.headers.get("ratelimit")).toMatch(/^limit=60, remaining=0, reset=\d+$/);
+    expect((limited[0]!.body as { error: { code: string } }).error.code).toBe("rate_limited");
+    const listed = (
+      (await (await page("GET", "/api/keys", alice)).json()) as {
+        keys: Array<{ id: string; requestCount: number }>;
+      }
+    ).keys;
+    expect(listed.find((k) => k.id === key.id)?.requestCount).toBe(3 + LIMIT);
+  });
+
   it("lists keys with their use, never their secrets, and stores only hashes", async () => {
     const { key, secret } = await newKey(alice, "Listed");
     await api(secret, "GET", "/credits");

@@ -6,7 +6,7 @@ import type { AppEnv, ServerState } from "#server/http/app.ts";
 import { requestLocale } from "#server/http/api-error.ts";
 import { serverT } from "#app/i18n/resources.server.ts";
 import { AppError } from "#server/errors.ts";
-import { verifyApiKey } from "#server/modules/api-keys/verify-api-key.ts";
+import { verifyApiKey, type VerifiedKey } from "#server/modules/api-keys/verify-api-key.ts";
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
@@ -15,6 +15,7 @@ import {
 import { listModels } from "#server/modules/generation/list-models.ts";
 import { submitGeneration } from "#server/modules/generation/submit-generation.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
+import { pollGeneration } from "#server/modules/generation/poll-generation.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
 import { cancelGeneration } from "#server/modules/generation/cancel-generation.ts";
 import { deleteGeneration } from "#server/modules/generation/delete-generation.ts";
@@ -278,6 +279,27 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
   }
   api.doc31("/openapi.json", documentFields(o.origin));
 
+  const challenge = { "WWW-Authenticate": 'Bearer realm="atelier"' };
+  /** A refusal of the key (401) carries the challenge; a refusal of its rate (429) says when to come back. */
+  const refuse = (c: V1, error: AppError) =>
+    apiError(c, error, error.status === 401 ? challenge : (c.get("apiLimits") ?? {}));
+  /**
+   * Takes a key's verdict: the caller is known and the rate-limit headers are kept for the answer, or, beyond the
+   * limit, `rate_limited` is thrown.
+   */
+  const admit = (c: V1, key: VerifiedKey) => {
+    const limits: Record<string, string> = {
+      "RateLimit-Policy": `${key.limit};w=60`,
+      RateLimit: `limit=${key.limit}, remaining=${key.remaining}, reset=${key.resetSeconds}`,
+    };
+    if (!key.allowed) limits["Retry-After"] = String(Math.max(1, key.resetSeconds));
+    c.set("apiLimits", limits);
+    if (!key.allowed) throw new AppError("rate_limited", `at most ${key.limit} requests per minute per key`);
+    c.set("apiUserId", key.userId);
+  };
+  /** The status poll checks its key in the statement that reads the generation (`pollGeneration`). */
+  const checksOwnKey = (c: V1) => c.req.method === "GET" && /^\/api\/v1\/generations\/[^/]+$/.test(c.req.path);
+
   const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (c.req.path.endsWith("/openapi.json")) return next();
     if (!state.runtime) {
@@ -285,31 +307,25 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
         "Retry-After": "5",
       });
     }
-    const challenge = { "WWW-Authenticate": 'Bearer realm="atelier"' };
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
     if (!bearer) {
       return apiError(c, new AppError("invalid_api_key", "send the key as Authorization: Bearer <key>"), challenge);
     }
-    let key;
-    try {
-      key = await verifyApiKey({ db: runtime().database.counters, secret: bearer, limitPerMinute: o.limitPerMinute });
-    } catch (error) {
-      if (error instanceof AppError) return apiError(c, error, challenge);
-      throw error;
+    if (checksOwnKey(c)) {
+      c.set("apiBearer", bearer);
+    } else {
+      try {
+        admit(
+          c,
+          await verifyApiKey({ db: runtime().database.counters, secret: bearer, limitPerMinute: o.limitPerMinute }),
+        );
+      } catch (error) {
+        if (error instanceof AppError) return refuse(c, error);
+        throw error;
+      }
     }
-    const limits = {
-      "RateLimit-Policy": `${key.limit};w=60`,
-      RateLimit: `limit=${key.limit}, remaining=${key.remaining}, reset=${key.resetSeconds}`,
-    };
-    if (!key.allowed) {
-      return apiError(c, new AppError("rate_limited", `at most ${key.limit} requests per minute per key`), {
-        ...limits,
-        "Retry-After": String(Math.max(1, key.resetSeconds)),
-      });
-    }
-    c.set("apiUserId", key.userId);
     await next();
-    for (const [name, value] of Object.entries(limits)) c.res.headers.set(name, value);
+    for (const [name, value] of Object.entries(c.get("apiLimits") ?? {})) c.res.headers.set(name, value);
     c.res.headers.set("Cache-Control", "no-store");
   };
   api.use("*", authenticate);
@@ -464,7 +480,19 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     );
   });
 
-  api.openapi(routes.get, async (c) => c.json(await generationJson(c, c.req.valid("param").id), 200));
+  api.openapi(routes.get, async (c) => {
+    const { database, env } = runtime();
+    const poll = await pollGeneration({
+      db: database.counters,
+      env,
+      secret: c.get("apiBearer") ?? "",
+      limitPerMinute: o.limitPerMinute,
+      id: c.req.valid("param").id,
+    });
+    admit(c, poll.key);
+    if (!poll.generation) throw new AppError("not_found", "no such generation");
+    return c.json(presentGeneration(poll.generation, o.origin), 200);
+  });
 
   api.openapi(routes.cancel, async (c) => {
     const { id } = c.req.valid("param");
@@ -502,7 +530,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
 
   api.notFound((c) => apiError(c, new AppError("not_found", `no route ${c.req.method} ${c.req.path}`)));
   api.onError((error, c) => {
-    if (error instanceof AppError) return apiError(c, error);
+    if (error instanceof AppError) return refuse(c, error);
     if (error instanceof HTTPException) {
       if (error.status === 415) return apiError(c, new AppError("unsupported_media_type", error.message));
       if (error.status === 413) return apiError(c, new AppError("payload_too_large", error.message));

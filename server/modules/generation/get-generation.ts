@@ -1,5 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
+import { preparedPerDatabase } from "#server/db/prepared.ts";
 import type { Env } from "#server/env.ts";
 import { asset, generation } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
@@ -8,9 +9,9 @@ import { findOfferedModel, modelCatalog } from "#config/models.ts";
 import { FAILURES, type FailureCode, type GenerationParams } from "#common/generation.ts";
 import { remainingSeconds, typicalSeconds } from "./estimate.ts";
 
-type Generation = typeof generation.$inferSelect;
+export type Generation = typeof generation.$inferSelect;
 /** What a view needs of an asset row. */
-type Asset = Pick<
+export type Asset = Pick<
   typeof asset.$inferSelect,
   "id" | "generationId" | "role" | "mimeType" | "width" | "height" | "durationMs" | "sizeBytes" | "thumbKey"
 >;
@@ -108,34 +109,42 @@ export function presentGeneration(g: Generation, assets: Asset[], typical: numbe
   };
 }
 
+/** A generation's outputs and input, in order, as one JSON column of a read of the `generation` table. */
+export const assetsOfGeneration = sql<Asset[]>`coalesce((
+  select json_agg(json_build_object(
+    'id', a.id, 'generationId', a.generation_id, 'role', a.role, 'mimeType', a.mime_type,
+    'width', a.width, 'height', a.height, 'durationMs', a.duration_ms, 'sizeBytes', a.size_bytes,
+    'thumbKey', a.thumb_key) order by a.position)
+  from ${asset} a
+  where a.generation_id = "generation"."id" or a.id = "generation"."input_asset_id"
+), '[]'::json)`;
+
 /**
- * The row with its outputs and input, in order, in one round trip: a status poll is the hottest read there is, so
- * the statement is built once per database and prepared on each connection (its text parsed and planned once).
+ * The row with its outputs and input, in one round trip: a status poll is the hottest read there is, so the
+ * statement is prepared.
  */
-const buildReadGeneration = (db: Db) =>
+const readGeneration = preparedPerDatabase((db) =>
   db
-    .select({
-      g: generation,
-      assets: sql<Asset[]>`coalesce((
-        select json_agg(json_build_object(
-          'id', a.id, 'generationId', a.generation_id, 'role', a.role, 'mimeType', a.mime_type,
-          'width', a.width, 'height', a.height, 'durationMs', a.duration_ms, 'sizeBytes', a.size_bytes,
-          'thumbKey', a.thumb_key) order by a.position)
-        from ${asset} a
-        where a.generation_id = "generation"."id" or a.id = "generation"."input_asset_id"
-      ), '[]'::json)`,
-    })
+    .select({ g: generation, assets: assetsOfGeneration })
     .from(generation)
     .where(eq(generation.id, sql.placeholder("id")))
-    .prepare("atelier_get_generation");
-const prepared = new WeakMap<Db, ReturnType<typeof buildReadGeneration>>();
-function readGeneration(db: Db) {
-  let statement = prepared.get(db);
-  if (!statement) {
-    statement = buildReadGeneration(db);
-    prepared.set(db, statement);
-  }
-  return statement;
+    .prepare("atelier_get_generation"),
+);
+
+/** The view of a row read with `assetsOfGeneration`, for its owner or (`mine` false) for anyone else. */
+export async function viewOfGeneration(
+  db: Db,
+  env: Env,
+  g: Generation,
+  rawAssets: Asset[],
+  mine: boolean,
+): Promise<GenerationView & { mine: boolean }> {
+  const assets = rawAssets.map((a) => ({ ...a, sizeBytes: Number(a.sizeBytes) }));
+  const model = findOfferedModel(env, g.modelId) ?? modelCatalog.find((m) => m.id === g.modelId);
+  const open = g.status === "queued" || g.status === "processing";
+  const typical = open && model ? await typicalSeconds(db, model) : null;
+  const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical);
+  return { ...view, webhookUrl: mine ? view.webhookUrl : null, mine };
 }
 
 /**
@@ -157,10 +166,5 @@ export async function getGeneration(o: {
   if (!g || (!mine && !(o.allowPublic && g.visibility === "public" && g.status === "succeeded"))) {
     throw new AppError("not_found", "no such generation");
   }
-  const assets = row.assets.map((a) => ({ ...a, sizeBytes: Number(a.sizeBytes) }));
-  const model = findOfferedModel(o.env, g.modelId) ?? modelCatalog.find((m) => m.id === g.modelId);
-  const open = g.status === "queued" || g.status === "processing";
-  const typical = open && model ? await typicalSeconds(o.db, model) : null;
-  const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical);
-  return { ...view, webhookUrl: mine ? view.webhookUrl : null, mine };
+  return viewOfGeneration(o.db, o.env, g, row.assets, mine);
 }
