@@ -26,7 +26,7 @@ if (!existsSync(entry) || isBuildStale(root)) {
 // while requests keep coming; glibc gives each thread its own allocation arenas. Measured on the web server under
 // load, these held the resident memory at about half, for the same requests per second (docs/PERFORMANCE.md). Any
 // of them already given (on the command line or in NODE_OPTIONS, MALLOC_ARENA_MAX in the environment) is kept.
-const V8_FLAGS = ["--max-semi-space-size=16", "--heap-growing-percent=30"];
+const V8_FLAGS = ["--max-semi-space-size=8", "--heap-growing-percent=30"];
 if ((role === "web" || role === "worker") && !process.env.ATELIER_TUNED && typeof process.execve === "function") {
   const given = `${process.execArgv.join(" ")} ${process.env.NODE_OPTIONS ?? ""}`;
   const flags = V8_FLAGS.filter((flag) => !given.includes(flag.split("=")[0]));

@@ -10,7 +10,6 @@ import { UserAvatar } from "#app/components/layout/user-menu.tsx";
 import { GenerationCard } from "#app/components/studio/generation-card.tsx";
 import { UsageChart } from "#app/components/studio/usage-chart.tsx";
 import { useAvailableCredits } from "#app/lib/credits.ts";
-import { getAccount } from "#server/modules/users/get-account.ts";
 import { creditsUsedByDay } from "#server/modules/credits/credits-used-by-day.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
 import { formatNumber } from "#common/format.ts";
@@ -22,8 +21,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const viewer = requireViewer(context, request);
   const { runtime } = server(context);
   const db = runtime.database.db;
-  const [account, usage, recent] = await Promise.all([
-    getAccount({ db, userId: viewer.id }),
+  const [usage, recent] = await Promise.all([
     creditsUsedByDay({ db, userId: viewer.id, days: 30 }),
     listGenerations({ db, userId: viewer.id, query: { limit: "6" } }),
   ]);
@@ -36,7 +34,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     title: `${t("dashboard:home.title")} · ${site.name}`,
     noindex: true,
   });
-  return { seo, i18n, account: { name: account.name, image: account.image }, locale, usage, recent: recent.items };
+  return { seo, i18n, account: { name: viewer.name, image: viewer.image }, locale, usage, recent: recent.items };
 }
 
 const ACTIONS = [

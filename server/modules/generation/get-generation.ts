@@ -131,6 +131,10 @@ const readGeneration = preparedPerDatabase((db) =>
     .prepare("atelier_get_generation"),
 );
 
+/** The assets `assetsOfGeneration` read, with their sizes as numbers (JSON gives a bigint as it likes). */
+export const assetsFromJson = (assets: Asset[]): Asset[] =>
+  assets.map((a) => ({ ...a, sizeBytes: Number(a.sizeBytes) }));
+
 /** The view of a row read with `assetsOfGeneration`, for its owner or (`mine` false) for anyone else. */
 export async function viewOfGeneration(
   db: Db,
@@ -139,7 +143,7 @@ export async function viewOfGeneration(
   rawAssets: Asset[],
   mine: boolean,
 ): Promise<GenerationView & { mine: boolean }> {
-  const assets = rawAssets.map((a) => ({ ...a, sizeBytes: Number(a.sizeBytes) }));
+  const assets = assetsFromJson(rawAssets);
   const model = findOfferedModel(env, g.modelId) ?? modelCatalog.find((m) => m.id === g.modelId);
   const open = g.status === "queued" || g.status === "processing";
   const typical = open && model ? await typicalSeconds(db, model) : null;

@@ -1,10 +1,10 @@
-import { and, asc, desc, eq, inArray, or, sql, type SQL } from "drizzle-orm";
+import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { asset, generation } from "#server/db/schema/index.ts";
+import { generation } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { listSchema } from "#common/generation.ts";
 import { modelCatalog } from "#config/models.ts";
-import { presentGeneration, type GenerationView } from "./get-generation.ts";
+import { assetsFromJson, assetsOfGeneration, presentGeneration, type GenerationView } from "./get-generation.ts";
 import { isUuid } from "#common/ids.ts";
 
 /**
@@ -51,32 +51,23 @@ export async function listGenerations(o: {
     const c = decodeCursor(q.cursor);
     where.push(sql`(${generation.createdAt}, ${generation.id}) < (${c.createdAt}::timestamptz, ${c.id}::uuid)`);
   }
+  // Each row with its outputs and input, in the one statement.
   const rows = await o.db
-    .select({ row: generation, at: exactTime })
+    .select({ row: generation, at: exactTime, assets: assetsOfGeneration })
     .from(generation)
     .where(and(...where))
     .orderBy(desc(generation.createdAt), desc(generation.id))
     .limit(q.limit + 1);
-  const page = rows.slice(0, q.limit).map((r) => r.row);
-  const ids = page.map((g) => g.id);
-  const inputs = page.map((g) => g.inputAssetId).filter((id): id is string => Boolean(id));
-  const assets =
-    ids.length === 0
-      ? []
-      : await o.db
-          .select()
-          .from(asset)
-          .where(
-            inputs.length
-              ? or(inArray(asset.generationId, ids), inArray(asset.id, inputs))
-              : inArray(asset.generationId, ids),
-          )
-          .orderBy(asc(asset.position));
+  const page = rows.slice(0, q.limit);
   const last = page.at(-1);
   return {
-    items: page.map((g) =>
-      presentGeneration(g, assets, modelCatalog.find((m) => m.id === g.modelId)?.expectedSeconds ?? null),
+    items: page.map(({ row: g, assets }) =>
+      presentGeneration(
+        g,
+        assetsFromJson(assets),
+        modelCatalog.find((m) => m.id === g.modelId)?.expectedSeconds ?? null,
+      ),
     ),
-    nextCursor: rows.length > q.limit && last ? encodeCursor(rows[q.limit - 1]!.at, last.id) : null,
+    nextCursor: rows.length > q.limit && last ? encodeCursor(last.at, last.row.id) : null,
   };
 }
