@@ -93,6 +93,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     throw new DatabaseStartError(`Cannot prepare the database: ${(error as Error).message}`);
   }
   const readyBoss = boss;
+  const stripe = await createStripeClient(env);
   let closed = false;
   return {
     env,
@@ -103,7 +104,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     auth,
     mailer,
     storage,
-    stripe: createStripeClient(env),
+    stripe,
     working: work,
     async close() {
       if (closed) return;

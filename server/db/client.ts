@@ -1,8 +1,7 @@
 import { mkdirSync } from "node:fs";
-import { PGlite } from "@electric-sql/pglite";
+import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { drizzle as drizzlePg } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import type { Logger } from "pino";
@@ -59,6 +58,8 @@ export async function openPglite(dataDir: string, logger: Logger): Promise<Pglit
   const lock: DataDirLock = acquireDataDirLock(dataDir);
   let pglite: PGlite;
   try {
+    // Loaded here: a server on PostgreSQL never needs the embedded database's code in memory.
+    const { PGlite } = await import("@electric-sql/pglite");
     pglite = await PGlite.create(dir, { postgresqlconf: PGLITE_SETTINGS });
     await pglite.query("select 1");
   } catch (error) {
@@ -68,6 +69,7 @@ export async function openPglite(dataDir: string, logger: Logger): Promise<Pglit
     );
   }
   logger.info({ dataDir: dir }, "embedded database opened");
+  const { drizzle: drizzlePglite } = await import("drizzle-orm/pglite");
   const db = drizzlePglite({ client: pglite, schema }) as unknown as Db;
   return {
     kind: "pglite",

@@ -1,8 +1,4 @@
-import { createFal } from "@ai-sdk/fal";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { Experimental_VideoModelV4 as VideoModelV4, ImageModelV4 } from "@ai-sdk/provider";
-import { createReplicate } from "@ai-sdk/replicate";
 import type { Env } from "#server/env.ts";
 import { ProviderHttpError } from "#server/providers/errors.ts";
 
@@ -30,34 +26,53 @@ export function externalProviderConfigured(provider: ExternalProvider, env: Env)
   }
 }
 
-export function externalImageModel(provider: ExternalProvider, providerModelId: string, env: Env): ImageModelV4 {
+// Each provider's SDK is loaded with its first job: an installation uses one or two of them, or none.
+
+export async function externalImageModel(
+  provider: ExternalProvider,
+  providerModelId: string,
+  env: Env,
+): Promise<ImageModelV4> {
   assertConfigured(provider, env);
   switch (provider) {
-    case "openai":
+    case "openai": {
+      const { createOpenAI } = await import("@ai-sdk/openai");
       return createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL ?? OPENAI_URL }).image(
         providerModelId,
       );
-    case "replicate":
+    }
+    case "replicate": {
+      const { createReplicate } = await import("@ai-sdk/replicate");
       return createReplicate({
         apiToken: env.REPLICATE_API_TOKEN,
         baseURL: env.REPLICATE_BASE_URL ?? REPLICATE_URL,
       }).image(providerModelId);
-    case "fal":
+    }
+    case "fal": {
+      const { createFal } = await import("@ai-sdk/fal");
       return createFal({ apiKey: env.FAL_KEY, baseURL: env.FAL_BASE_URL ?? FAL_URL }).image(providerModelId);
-    case "openai-compatible":
+    }
+    case "openai-compatible": {
+      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
       return createOpenAICompatible({
         // Also the providerOptions key, camel-cased by the SDK: `openaiCompatible`.
         name: "openai-compatible",
         baseURL: env.OPENAI_COMPATIBLE_BASE_URL!,
         apiKey: env.OPENAI_COMPATIBLE_API_KEY,
       }).imageModel(providerModelId);
+    }
   }
 }
 
-export function externalVideoModel(provider: ExternalVideoProvider, providerModelId: string, env: Env): VideoModelV4 {
+export async function externalVideoModel(
+  provider: ExternalVideoProvider,
+  providerModelId: string,
+  env: Env,
+): Promise<VideoModelV4> {
   assertConfigured(provider, env);
   switch (provider) {
     case "replicate": {
+      const { createReplicate } = await import("@ai-sdk/replicate");
       const model = createReplicate({
         apiToken: env.REPLICATE_API_TOKEN,
         baseURL: env.REPLICATE_BASE_URL ?? REPLICATE_URL,
@@ -65,6 +80,7 @@ export function externalVideoModel(provider: ExternalVideoProvider, providerMode
       return trustOutputsFrom(model, env.REPLICATE_BASE_URL);
     }
     case "fal": {
+      const { createFal } = await import("@ai-sdk/fal");
       const model = createFal({ apiKey: env.FAL_KEY, fetch: falQueueFetch(env.FAL_BASE_URL) }).video(providerModelId);
       // @ai-sdk/fal is typed against an older @ai-sdk/provider whose webhook JSONValue predates readonly objects;
       // nothing else differs and Atelier does not use webhooks.

@@ -29,7 +29,7 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
     const model =
       binding.provider === "demo"
         ? createDemoVideoModel({ onProgress: r.onProgress })
-        : externalVideoModel(binding.provider, binding.model, r.env);
+        : await externalVideoModel(binding.provider, binding.model, r.env);
     return runVideoModel(model, binding.provider, {
       prompt: r.prompt,
       negativePrompt: r.negativePrompt,
@@ -43,7 +43,9 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
   const providerModel =
     r.tool === "image-to-image" && binding.imageToImageModel ? binding.imageToImageModel : binding.model;
   const model =
-    binding.provider === "demo" ? createDemoImageModel() : externalImageModel(binding.provider, providerModel, r.env);
+    binding.provider === "demo"
+      ? createDemoImageModel()
+      : await externalImageModel(binding.provider, providerModel, r.env);
   return runImageModel(model, binding.provider, {
     prompt: r.prompt,
     negativePrompt: r.negativePrompt,

@@ -100,12 +100,12 @@ const input = () => ({ ...withInput.inputImage, bytes: new Uint8Array(inputPng) 
 const dataUrlOf = (bytes: number) => `data:image/png;base64,<${bytes} bytes>`;
 
 describe("provider configuration", () => {
-  it("counts a provider as configured only with its credential (or, OpenAI-compatible, its URL)", () => {
+  it("counts a provider as configured only with its credential (or, OpenAI-compatible, its URL)", async () => {
     const empty = parseEnv({});
     for (const p of ["openai", "replicate", "fal", "openai-compatible"] as const) {
       expect(externalProviderConfigured(p, empty)).toBe(false);
       expect(externalProviderConfigured(p, env)).toBe(true);
-      expect(() => externalImageModel(p, "any", empty)).toThrow(`Provider ${p} is not configured`);
+      await expect(externalImageModel(p, "any", empty)).rejects.toThrow(`Provider ${p} is not configured`);
     }
   });
 });
@@ -113,7 +113,7 @@ describe("provider configuration", () => {
 describe("images over HTTP", () => {
   it("OpenAI GPT image: one request for several images, at a size the model takes for the aspect ratio", async () => {
     const outputs = await runImageModel(
-      externalImageModel("openai", "gpt-image-1", env),
+      await externalImageModel("openai", "gpt-image-1", env),
       "openai",
       image({ n: 2, aspectRatio: "16:9", seed: 3 }),
     );
@@ -128,7 +128,7 @@ describe("images over HTTP", () => {
 
   it("OpenAI dall-e-3: one image per request, its own sizes, base64 asked for", async () => {
     const outputs = await runImageModel(
-      externalImageModel("openai", "dall-e-3", env),
+      await externalImageModel("openai", "dall-e-3", env),
       "openai",
       image({ n: 2, aspectRatio: "9:16" }),
     );
@@ -141,7 +141,7 @@ describe("images over HTTP", () => {
 
   it("OpenAI image-to-image sends the picture to the edits endpoint and words the negative prompt", async () => {
     const outputs = await runImageModel(
-      externalImageModel("openai", "gpt-image-1", env),
+      await externalImageModel("openai", "gpt-image-1", env),
       "openai",
       image({ inputImage: input(), negativePrompt: "blur, text", strength: 0.5 }),
     );
@@ -156,7 +156,7 @@ describe("images over HTTP", () => {
 
   it("OpenAI-compatible: image URLs in the answer are downloaded before returning", async () => {
     const outputs = await runImageModel(
-      externalImageModel("openai-compatible", "sdxl-turbo", env),
+      await externalImageModel("openai-compatible", "sdxl-turbo", env),
       "openai-compatible",
       image({ aspectRatio: "16:9" }),
     );
@@ -166,7 +166,7 @@ describe("images over HTTP", () => {
 
   it("Replicate Flux: aspect ratio, seed and negative prompt as model inputs, answered within Prefer: wait", async () => {
     const outputs = await runImageModel(
-      externalImageModel("replicate", "black-forest-labs/flux-dev", env),
+      await externalImageModel("replicate", "black-forest-labs/flux-dev", env),
       "replicate",
       image({ aspectRatio: "4:3", seed: 7, negativePrompt: "blur" }),
     );
@@ -186,7 +186,7 @@ describe("images over HTTP", () => {
   it("Replicate: a prediction still running after the wait is polled through starting → processing → succeeded", async () => {
     replicate.syncWait = false;
     const outputs = await runImageModel(
-      externalImageModel("replicate", "black-forest-labs/flux-schnell", env),
+      await externalImageModel("replicate", "black-forest-labs/flux-schnell", env),
       "replicate",
       image({ n: 2, providerOptions: { replicate: { pollIntervalMillis: 10 } } }),
     );
@@ -201,7 +201,7 @@ describe("images over HTTP", () => {
   it("Replicate image-to-image sends the picture and its strength as the model's inputs", async () => {
     await expectPngs(
       await runImageModel(
-        externalImageModel("replicate", "black-forest-labs/flux-dev", env),
+        await externalImageModel("replicate", "black-forest-labs/flux-dev", env),
         "replicate",
         image({ inputImage: input(), strength: 0.6 }),
       ),
@@ -214,7 +214,7 @@ describe("images over HTTP", () => {
 
   it("fal Flux: synchronous run with fal's image size preset; outputs downloaded", async () => {
     const outputs = await runImageModel(
-      externalImageModel("fal", "fal-ai/flux/dev", env),
+      await externalImageModel("fal", "fal-ai/flux/dev", env),
       "fal",
       image({ aspectRatio: "16:9", seed: 11 }),
     );
@@ -229,7 +229,7 @@ describe("images over HTTP", () => {
   it("fal image-to-image sends the picture as image_url with its strength and the negative prompt", async () => {
     await expectPngs(
       await runImageModel(
-        externalImageModel("fal", "fal-ai/flux/dev/image-to-image", env),
+        await externalImageModel("fal", "fal-ai/flux/dev/image-to-image", env),
         "fal",
         image({ inputImage: input(), strength: 0.8, negativePrompt: "people" }),
       ),
@@ -245,7 +245,7 @@ describe("images over HTTP", () => {
 describe("videos over HTTP", () => {
   it("fal: queued, polled and downloaded, with the style in the prompt and the duration as Kling takes it", async () => {
     const outputs = await runVideoModel(
-      externalVideoModel("fal", "fal-ai/kling-video/v2.5-turbo/pro/text-to-video", env),
+      await externalVideoModel("fal", "fal-ai/kling-video/v2.5-turbo/pro/text-to-video", env),
       "fal",
       video({ duration: 10, aspectRatio: "9:16", negativePrompt: "text", seed: 5 }),
     );
@@ -270,7 +270,7 @@ describe("videos over HTTP", () => {
 
   it("Replicate: prediction created, polled until it succeeds, video downloaded", async () => {
     const outputs = await runVideoModel(
-      externalVideoModel("replicate", "kwaivgi/kling-v2.5-turbo-pro", env),
+      await externalVideoModel("replicate", "kwaivgi/kling-v2.5-turbo-pro", env),
       "replicate",
       video({ style: "documentary", aspectRatio: "1:1" }),
     );
@@ -342,16 +342,16 @@ describe("the offline demo models", () => {
 });
 
 describe("classifying failures", () => {
-  const gpt = () => runImageModel(externalImageModel("openai", "gpt-image-1", env), "openai", image());
-  const flux = (p: "replicate" | "fal") =>
+  const gpt = async () => runImageModel(await externalImageModel("openai", "gpt-image-1", env), "openai", image());
+  const flux = async (p: "replicate" | "fal") =>
     runImageModel(
-      externalImageModel(p, p === "fal" ? "fal-ai/flux/schnell" : "black-forest-labs/flux-schnell", env),
+      await externalImageModel(p, p === "fal" ? "fal-ai/flux/schnell" : "black-forest-labs/flux-schnell", env),
       p,
       image(),
     );
-  const kling = (p: "replicate" | "fal") =>
+  const kling = async (p: "replicate" | "fal") =>
     runVideoModel(
-      externalVideoModel(
+      await externalVideoModel(
         p,
         p === "fal" ? "fal-ai/kling-video/v2.5-turbo/pro/text-to-video" : "kwaivgi/kling-v2.5-turbo-pro",
         env,
@@ -386,8 +386,8 @@ describe("classifying failures", () => {
 
   it("an output URL that has expired is output_unavailable, and fails over", async () => {
     for (const fake of [openai, replicate, fal]) fake.expireOutputs = true;
-    const compatible = () =>
-      runImageModel(externalImageModel("openai-compatible", "sdxl-turbo", env), "openai-compatible", image());
+    const compatible = async () =>
+      runImageModel(await externalImageModel("openai-compatible", "sdxl-turbo", env), "openai-compatible", image());
     for (const call of [
       () => flux("replicate"),
       () => flux("fal"),
@@ -400,7 +400,7 @@ describe("classifying failures", () => {
 
   it("a content-policy rejection is content_rejected and does not fail over", async () => {
     for (const fake of [openai, replicate, fal]) fake.reject = true;
-    const dalle = () => runImageModel(externalImageModel("openai", "dall-e-3", env), "openai", image());
+    const dalle = async () => runImageModel(await externalImageModel("openai", "dall-e-3", env), "openai", image());
     const calls = [
       gpt,
       dalle,
@@ -414,9 +414,9 @@ describe("classifying failures", () => {
   });
 
   it("a request the provider finds invalid does not fail over", async () => {
-    const failure = await failureOf(() =>
+    const failure = await failureOf(async () =>
       runImageModel(
-        externalImageModel("replicate", "black-forest-labs/flux-dev", env),
+        await externalImageModel("replicate", "black-forest-labs/flux-dev", env),
         "replicate",
         image({ prompt: "" }),
       ),
@@ -428,7 +428,7 @@ describe("classifying failures", () => {
     openai.delayMs = 10_000;
     const controller = new AbortController();
     const call = runImageModel(
-      externalImageModel("openai", "gpt-image-1", env),
+      await externalImageModel("openai", "gpt-image-1", env),
       "openai",
       image({ abortSignal: controller.signal }),
     );
@@ -437,7 +437,7 @@ describe("classifying failures", () => {
     expect(await failureOf(() => call)).toMatchObject({ code: "canceled", failover: false });
 
     const deadline = new AbortController();
-    const late = runImageModel(externalImageModel("openai", "gpt-image-1", env), "openai", {
+    const late = runImageModel(await externalImageModel("openai", "gpt-image-1", env), "openai", {
       ...image(),
       abortSignal: deadline.signal,
     });
@@ -456,12 +456,13 @@ describe("classifying failures", () => {
       FAL_BASE_URL: fal.url,
     });
     const calls = [
-      () => runImageModel(externalImageModel("openai", "gpt-image-1", wrong), "openai", image()),
-      () => runImageModel(externalImageModel("replicate", "black-forest-labs/flux-dev", wrong), "replicate", image()),
-      () => runImageModel(externalImageModel("fal", "fal-ai/flux/dev", wrong), "fal", image()),
-      () =>
+      async () => runImageModel(await externalImageModel("openai", "gpt-image-1", wrong), "openai", image()),
+      async () =>
+        runImageModel(await externalImageModel("replicate", "black-forest-labs/flux-dev", wrong), "replicate", image()),
+      async () => runImageModel(await externalImageModel("fal", "fal-ai/flux/dev", wrong), "fal", image()),
+      async () =>
         runVideoModel(
-          externalVideoModel("fal", "fal-ai/kling-video/v2.5-turbo/pro/text-to-video", wrong),
+          await externalVideoModel("fal", "fal-ai/kling-video/v2.5-turbo/pro/text-to-video", wrong),
           "fal",
           video(),
         ),
@@ -477,8 +478,8 @@ describe("classifying failures", () => {
     const gone = await startFakeOpenAI();
     await gone.close();
     const unreachable = parseEnv({ OPENAI_API_KEY: "sk-x", OPENAI_BASE_URL: gone.apiUrl });
-    const failure = await failureOf(() =>
-      runImageModel(externalImageModel("openai", "gpt-image-1", unreachable), "openai", image()),
+    const failure = await failureOf(async () =>
+      runImageModel(await externalImageModel("openai", "gpt-image-1", unreachable), "openai", image()),
     );
     expect(failure).toMatchObject({ code: "provider_unavailable", failover: true });
   });

@@ -30,13 +30,13 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     ({ handle, cleanup } = await backend.open());
     await applyMigrations(handle);
     fake = await startFakeStripe();
-    stripe = createStripeClient(
+    stripe = (await createStripeClient(
       parseEnv({
         STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
         STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
         STRIPE_API_URL: fake.url,
       }),
-    )!;
+    ))!;
   });
   afterAll(async () => {
     await fake?.close();

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomUUID } from "node:crypto";
-import nodemailer from "nodemailer";
+import type { Transporter } from "nodemailer";
 import type { Logger } from "pino";
 import type { MailContent } from "#server/modules/mail/templates.ts";
 
@@ -30,13 +30,16 @@ export interface MailerOptions {
  */
 export function createMailer({ smtpUrl, from, dataDir, logger }: MailerOptions): Mailer {
   if (smtpUrl) {
-    const transport = nodemailer.createTransport(smtpUrl);
+    // The SMTP client is loaded with the first message: a server that sends none never holds it in memory.
+    let transport: Promise<Transporter> | undefined;
+    const open = () =>
+      (transport ??= import("nodemailer").then(({ default: nodemailer }) => nodemailer.createTransport(smtpUrl)));
     return {
       kind: "smtp",
       async send(mail) {
-        await transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+        await (await open()).sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
       },
-      close: () => transport.close(),
+      close: () => void transport?.then((t) => t.close()),
     };
   }
   const outbox = join(dataDir, "outbox");

@@ -1,4 +1,4 @@
-import Stripe from "stripe";
+import type Stripe from "stripe";
 import type { Env } from "#server/env.ts";
 
 export type StripeClient = Stripe;
@@ -8,9 +8,13 @@ export function purchasingConfigured(env: Env): boolean {
   return Boolean(env.STRIPE_SECRET_KEY && env.STRIPE_WEBHOOK_SECRET);
 }
 
-/** The official SDK, pointed at STRIPE_API_URL (Stripe itself unless a test points it at a local fake). */
-export function createStripeClient(env: Env): StripeClient | null {
+/**
+ * The official SDK, pointed at STRIPE_API_URL (Stripe itself unless a test points it at a local fake). It is loaded
+ * only when purchasing is configured: an installation without it never holds the SDK in memory.
+ */
+export async function createStripeClient(env: Env): Promise<StripeClient | null> {
   if (!purchasingConfigured(env)) return null;
+  const { default: Stripe } = await import("stripe");
   const api = new URL(env.STRIPE_API_URL);
   const protocol = api.protocol === "http:" ? "http" : "https";
   return new Stripe(env.STRIPE_SECRET_KEY!, {
