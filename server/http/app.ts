@@ -117,9 +117,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     await next();
     if (!c.get("headersComplete")) c.res.headers.set("X-Request-Id", requestId);
     const route = c.get("route") ?? routePath(c);
-    recordRequest(c.req.method, route, c.res.status, started);
-    if (c.res.status >= 500) {
-      c.get("logger").warn({ method: c.req.method, path: c.req.path, status: c.res.status }, "request failed");
+    // A client that left before its answer (its connection closed) ends the work it asked for: React Router answers
+    // such a page with its error page. Neither a failure to log nor a 500 to count: 499, as proxies record it.
+    const gone = c.req.raw.signal.aborted;
+    const status = gone ? 499 : c.res.status;
+    recordRequest(c.req.method, route, status, started);
+    if (status >= 500) {
+      c.get("logger").warn({ method: c.req.method, path: c.req.path, status }, "request failed");
     } else if (debugLogs) {
       c.get("logger").debug({ method: c.req.method, path: c.req.path, status: c.res.status }, "request");
     }
