@@ -337,10 +337,17 @@ describe(`the public API on ${backend}`, () => {
     expect((polled.body as Generation).id).toBe(id);
     expect(polled.headers.get("ratelimit")).toMatch(/^limit=60, remaining=58, reset=\d+$/);
     expect(polled.headers.get("cache-control")).toBe("no-store");
+    // HEAD runs the same route: counted once.
+    const head = await fetch(`${server.url}/api/v1/generations/${id}`, {
+      method: "HEAD",
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("ratelimit")).toMatch(/remaining=57,/);
     // An id that cannot exist is not found, and still counted.
     const odd = await api(secret, "GET", "/generations/{id}", { params: { id: "not-an-id" } });
     expect(odd.status).toBe(404);
-    expect(odd.headers.get("ratelimit")).toMatch(/remaining=57,/);
+    expect(odd.headers.get("ratelimit")).toMatch(/remaining=56,/);
 
     expect((await page("PATCH", `/api/keys/${key.id}`, alice, { status: "inactive" })).status).toBe(200);
     const inactive = await api(secret, "GET", "/generations/{id}", { params: { id } });
@@ -355,9 +362,9 @@ describe(`the public API on ${backend}`, () => {
     const answers = await Promise.all(
       Array.from({ length: LIMIT }, () => api(secret, "GET", "/generations/{id}", { params: { id } })),
     );
-    expect(answers.filter((a) => a.status === 200)).toHaveLength(LIMIT - 3);
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(LIMIT - 4);
     const limited = answers.filter((a) => a.status === 429);
-    expect(limited).toHaveLength(3);
+    expect(limited).toHaveLength(4);
     expect(Number(limited[0]!.headers.get("retry-after"))).toBeGreaterThan(0);
     expect(limited[0]!.headers.get("ratelimit")).toMatch(/^limit=60, remaining=0, reset=\d+$/);
     expect((limited[0]!.body as { error: { code: string } }).error.code).toBe("rate_limited");
@@ -366,7 +373,7 @@ describe(`the public API on ${backend}`, () => {
         keys: Array<{ id: string; requestCount: number }>;
       }
     ).keys;
-    expect(listed.find((k) => k.id === key.id)?.requestCount).toBe(3 + LIMIT);
+    expect(listed.find((k) => k.id === key.id)?.requestCount).toBe(4 + LIMIT);
   });
 
   it("lists keys with their use, never their secrets, and stores only hashes", async () => {

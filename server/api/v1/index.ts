@@ -298,7 +298,8 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     c.set("apiUserId", key.userId);
   };
   /** The status poll checks its key in the statement that reads the generation (`pollGeneration`). */
-  const checksOwnKey = (c: V1) => c.req.method === "GET" && /^\/api\/v1\/generations\/[^/]+$/.test(c.req.path);
+  const checksOwnKey = (c: V1) =>
+    (c.req.method === "GET" || c.req.method === "HEAD") && /^\/api\/v1\/generations\/[^/]+$/.test(c.req.path);
 
   const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (c.req.path.endsWith("/openapi.json")) return next();
@@ -481,13 +482,17 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
   });
 
   api.openapi(routes.get, async (c) => {
+    const { id } = c.req.valid("param");
+    const bearer = c.get("apiBearer");
+    // Reached with the key already checked (a path `checksOwnKey` did not recognise): an ordinary read.
+    if (bearer === undefined) return c.json(await generationJson(c, id), 200);
     const { database, env } = runtime();
     const poll = await pollGeneration({
       db: database.counters,
       env,
-      secret: c.get("apiBearer") ?? "",
+      secret: bearer,
       limitPerMinute: o.limitPerMinute,
-      id: c.req.valid("param").id,
+      id,
     });
     admit(c, poll.key);
     if (!poll.generation) throw new AppError("not_found", "no such generation");
