@@ -73,6 +73,8 @@ export type AppEnv = {
     session?: ResolvedSession;
     /** Set by the internal API's guard for the routes behind it. */
     viewer?: Viewer;
+    /** The answer's 5xx status is the designed one (readiness while starting or draining): not logged as a failure. */
+    expectedFailure?: boolean;
     /** The owner of the API key of a public API request. */
     apiUserId?: string;
     /** The rate-limit headers of the public API request's key, for its answer. */
@@ -122,7 +124,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const gone = c.req.raw.signal.aborted;
     const status = gone ? 499 : c.res.status;
     recordRequest(c.req.method, route, status, started);
-    if (status >= 500) {
+    if (status >= 500 && !c.get("expectedFailure")) {
       c.get("logger").warn({ method: c.req.method, path: c.req.path, status }, "request failed");
     } else if (debugLogs) {
       c.get("logger").debug({ method: c.req.method, path: c.req.path, status: c.res.status }, "request");
@@ -193,6 +195,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
     const ok = checks.database === "ok" && checks.queue === "ok";
     const status = state.draining ? "draining" : runtime ? (ok ? "ok" : "unavailable") : "starting";
+    // Not ready while starting or draining is the answer by design, asked every few seconds: not a failure to log.
+    if (status === "starting" || status === "draining") c.set("expectedFailure", true);
     return c.json({ status, checks }, ok ? 200 : 503);
   });
 

@@ -51,6 +51,10 @@ describe(`the server on ${backend}`, () => {
     const ready = await fetch(`${server.url}/readyz`);
     expect(ready.status).toBe(200);
     expect(await ready.json()).toEqual({ status: "ok", checks: { database: "ok", queue: "ok" } });
+    // "Not ready yet" while starting is the designed answer: counted, but not logged as a failure.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/http_requests_total\{method="GET",route="\/readyz",status="503"\} [1-9]/);
+    expect(server.output()).not.toMatch(/"path":"\/readyz"[^\n]*request failed/);
   });
 
   it("renders the home page on the server with Ant Design's stylesheet linked, not written into the page", async () => {
