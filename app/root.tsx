@@ -20,7 +20,7 @@ import { serverContext } from "#app/server-context.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
 import { FlashToast } from "#app/components/flash-toast.tsx";
 import { FLASH_COOKIE, parseFlash } from "#common/flash.ts";
-import { createI18n } from "#app/i18n/i18n.ts";
+import { createI18n, rememberTranslations } from "#app/i18n/i18n.ts";
 import { resourcesFor } from "#app/i18n/resources.server.ts";
 import { LANGUAGE_ICONS, takePendingLanguageToast } from "#app/components/layout/language-switcher.tsx";
 import { THEME_ICONS } from "#app/components/layout/theme-switch.tsx";
@@ -163,6 +163,7 @@ function usePageI18n(locale: Locale, resources: Resource): I18n {
   if (!instance) {
     instance = createI18n(locale, resources);
     addBundles(instance, bundles);
+    rememberTranslations(instance);
     serverInstances.set(key, instance);
   }
   return instance;
