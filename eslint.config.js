@@ -3,7 +3,18 @@ import tseslint from "typescript-eslint";
 import reactHooks from "eslint-plugin-react-hooks";
 
 export default tseslint.config(
-  { ignores: ["build/", "data/", "node_modules/", ".react-router/", "bench/results/", "coverage/", "test-results/"] },
+  {
+    ignores: [
+      "build/",
+      "data/",
+      "node_modules/",
+      ".react-router/",
+      "bench/results/",
+      "bench/floor/build/",
+      "coverage/",
+      "test-results/",
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -29,6 +40,9 @@ export default tseslint.config(
         setInterval: "readonly",
         clearInterval: "readonly",
         AbortSignal: "readonly",
+        Request: "readonly",
+        ReadableStream: "readonly",
+        TextEncoder: "readonly",
       },
     },
   },

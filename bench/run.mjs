@@ -12,6 +12,7 @@ import { fileURLToPath, URLSearchParams } from "node:url";
 import autocannon from "autocannon";
 import { isBuildStale, writeBuildStamp } from "../scripts/build-stamp.mjs";
 import { firstLoadJavaScript, lighthouseScores } from "./browser.mjs";
+import { capturePage } from "./floor.mjs";
 import { benchDatabase } from "./postgres.mjs";
 
 // Same spelling as scripts/start.mjs computes it (with the trailing slash): the build stamp hashes paths
@@ -241,6 +242,20 @@ async function measure(url, { connections = LOAD.connections, durationSeconds = 
   }
 }
 
+/** A page's HTML as a visitor gets it (null when it cannot be had). */
+async function pageText(url, headers) {
+  try {
+    const response = await fetch(url, {
+      headers,
+      redirect: "manual",
+      signal: AbortSignal.timeout(LIMITS.pollRequestMs),
+    });
+    return response.ok ? await response.text() : null;
+  } catch {
+    return null;
+  }
+}
+
 /** One GET of a page: what a single response weighs, to read the throughput numbers against. */
 async function describePage(url) {
   try {
@@ -403,6 +418,9 @@ async function benchAtelier({ databaseUrl, browser }) {
       throw new StartError(`Atelier did not start: ${reason}\n--- server output (last lines) ---\n${output.tail(40)}`);
     }
     result.homePage = await describePage(`${base}/?uncached`);
+    // Kept for the framework floor (not written to the results: it is the page itself)
+    const captured = { home: await pageText(`${base}/?uncached`) };
+    Object.defineProperty(result, "captured", { value: captured, enumerable: false });
     result.memoryBeforeLoad = memory(child.pid);
 
     await measure(`${base}/?uncached`, { durationSeconds: LOAD.warmupSeconds });
@@ -419,6 +437,7 @@ async function benchAtelier({ databaseUrl, browser }) {
       const signedIn = { cookie: api.cookie };
       await measure(`${base}/dashboard/home`, { durationSeconds: LOAD.warmupSeconds, headers: signedIn });
       result.dashboard = await measure(`${base}/dashboard/home`, { headers: signedIn });
+      captured.dashboard = await pageText(`${base}/dashboard/home`, signedIn);
       const headers = { authorization: `Bearer ${api.key}` };
       const poll = `${base}/api/v1/generations/${api.generationId}`;
       await measure(poll, { durationSeconds: LOAD.warmupSeconds, headers });
@@ -448,6 +467,60 @@ async function benchAtelier({ databaseUrl, browser }) {
     };
     result.serverOutputLines = output.lines;
     if (output.lines > 0) result.serverOutputTail = output.tail(20);
+    removeTempDirs();
+  }
+  return result;
+}
+
+/**
+ * The framework's floor: the home page's and the dashboard's markup and hydration data, as Atelier rendered them,
+ * rendered per request by bench/floor (React Router and React with nothing of Atelier's) under the same load.
+ */
+async function benchFloor(captured) {
+  const pages = {};
+  for (const [name, html] of Object.entries(captured ?? {})) if (html) pages[name] = await capturePage(html);
+  if (Object.keys(pages).length === 0) return { error: "no page captured" };
+  const dir = mkdtempSync(join(os.tmpdir(), "atelier-floor-"));
+  tempDirs.add(dir);
+  // Inside the project, so that the build's imports resolve to its node_modules
+  tempDirs.add(join(benchDir, "floor", "build"));
+  const env = { ...process.env, NODE_ENV: "production", FLOOR_PAGES: join(dir, "pages.json") };
+  writeFileSync(env.FLOOR_PAGES, JSON.stringify(pages));
+  const cli = join(root, "node_modules", "@react-router", "dev", "bin.cjs");
+  const built = spawnSync(process.execPath, [cli, "build"], {
+    cwd: join(benchDir, "floor"),
+    env,
+    stdio: ["ignore", process.stderr, process.stderr],
+    timeout: LIMITS.buildMs,
+  });
+  if (built.status !== 0) {
+    removeTempDirs();
+    return { error: `build failed (${built.error?.message ?? `exit ${built.status}`})` };
+  }
+  const port = await sparePort();
+  const base = `http://${HOST}:${port}`;
+  const child = track(
+    spawn(process.execPath, [join(benchDir, "floor", "server.mjs")], {
+      cwd: root,
+      env: { ...env, PORT: String(port) },
+      stdio: ["ignore", "pipe", "pipe"],
+    }),
+  );
+  const output = captureOutput(child);
+  const result = { pages: {} };
+  try {
+    const first = Object.keys(pages)[0];
+    await waitFor200(`${base}/${first}`, { since: performance.now(), deadlineMs: LIMITS.readyMs, child });
+    for (const name of Object.keys(pages)) {
+      const url = `${base}/${name}`;
+      await measure(url, { durationSeconds: LOAD.warmupSeconds });
+      result.pages[name] = { ...(await measure(url)), bytes: (await describePage(url)).bytes };
+    }
+    result.memoryAfterLoad = memory(child.pid);
+  } catch (error) {
+    result.error = `${error.message}\n${output.tail(20)}`;
+  } finally {
+    await stopProcess(child, LIMITS.killWaitMs);
     removeTempDirs();
   }
   return result;
@@ -523,7 +596,7 @@ async function prepareApi(base, dataDir) {
 // Report
 
 function printTable(report) {
-  const { plain, atelier, ratios, verdicts, holds, generation, apiKeys } = report.results;
+  const { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys } = report.results;
   const pad = (v, n) => String(v ?? "–").padEnd(n);
   const padL = (v, n) => String(v ?? "–").padStart(n);
   const mark = (ok) => (ok === undefined || ok === null ? "" : ok ? "  ok" : "  OVER BUDGET");
@@ -582,6 +655,11 @@ function printTable(report) {
     row("plain node 10 KB", plain, 1),
     ...serverRows("Embedded database (PGlite)", atelier.pglite, ratios.pglite, verdicts.pglite),
     ...serverRows("PostgreSQL", atelier.postgres, ratios.postgres, verdicts.postgres),
+    "Framework floor — the same markup and hydration data, React Router and React alone (bench/floor)",
+    ...(floor.error ? [`  ${floor.error}`] : []),
+    row("  home page", floor.pages?.home, ratios.floor.home),
+    row("  dashboard home", floor.pages?.dashboard, ratios.floor.dashboard),
+    `  memory (VmRSS)          after the loads ${floor.memoryAfterLoad?.rssMiB ?? "–"} MiB`,
     "",
     "first-load JavaScript (gzip, KiB)",
     ...(js && !js.error
@@ -720,6 +798,9 @@ async function main() {
     await database?.dispose();
   }
 
+  process.stderr.write("bench: the framework's floor for the home page and the dashboard…\n");
+  const floor = await benchFloor(atelier.postgres?.captured ?? atelier.pglite?.captured);
+
   process.stderr.write("bench: credit holds, 20 clients, on PGlite and PostgreSQL…\n");
   const holds = benchHolds();
 
@@ -729,7 +810,13 @@ async function main() {
   process.stderr.write("bench: API key verification on PGlite and PostgreSQL…\n");
   const apiKeys = benchScript("api-keys.mjs", 180_000);
 
-  const ratios = { pglite: ratiosOf(atelier.pglite, plain), postgres: ratiosOf(atelier.postgres, plain) };
+  const ratios = {
+    pglite: ratiosOf(atelier.pglite, plain),
+    postgres: ratiosOf(atelier.postgres, plain),
+    floor: Object.fromEntries(
+      Object.entries(floor.pages ?? {}).map(([name, m]) => [name, ratio(m.requestsPerSecond, plain.requestsPerSecond)]),
+    ),
+  };
   const verdicts = {
     pglite: verdictsOf(atelier.pglite, ratios.pglite, false),
     postgres: verdictsOf(atelier.postgres, ratios.postgres, true),
@@ -749,7 +836,7 @@ async function main() {
       loadAverageAtEnd: os.loadavg().map((n) => round(n)),
     },
     settings: { ...LOAD, host: HOST, buildMs: Math.round(buildMs) },
-    results: { plain, atelier, ratios, verdicts, holds, generation, apiKeys },
+    results: { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys },
     budgets: BUDGETS,
   };
 
