@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { rmSync } from "node:fs";
 import pino from "pino";
 import sharp from "sharp";
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
@@ -28,8 +28,9 @@ import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
 import { setVisibility } from "#server/modules/generation/set-visibility.ts";
 import { sweepGenerations } from "#server/modules/generation/sweep-generations.ts";
+import { endGenerationInTx, type Ending } from "#server/modules/generation/end-generation.ts";
 import { GENERATION_QUEUE } from "#server/modules/generation/queue.ts";
-import { WEBHOOK_QUEUE } from "#server/modules/webhooks/queue-webhook.ts";
+import { WEBHOOK_QUEUE, warmWebhookQueue } from "#server/modules/webhooks/queue-webhook.ts";
 import { AppError } from "#server/errors.ts";
 import { backends } from "#tests/support/backends.ts";
 import { tempDir } from "#tests/support/server.ts";
@@ -376,6 +377,50 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     // The job's late worker cannot undo it.
     await run(id);
     expect(await row(id)).toMatchObject({ status: "failed" });
+  });
+
+  it("lets only the first of competing endings of a job take effect: one status, one settlement, one message", async () => {
+    const userId = await newUser(10);
+    const endings: Ending[] = [
+      { status: "succeeded", charge: 3, provider: "demo", providerModel: "demo-image", durationMs: 5 },
+      { status: "failed", failure: "timeout" },
+      { status: "canceled" },
+    ];
+    await warmWebhookQueue(boss);
+    for (let round = 0; round < 3; round++) {
+      const { id } = await submitGeneration(deps(), {
+        user: { id: userId },
+        input: image({ count: 3 }),
+        webhookUrl: "https://hooks.example.com/endings",
+      });
+      await db().update(generation).set({ status: "processing", attempt: 1 }).where(eq(generation.id, id));
+      const where = and(eq(generation.id, id), eq(generation.status, "processing"), eq(generation.attempt, 1))!;
+      // Each ending in turn goes first; the others race it.
+      const order = [...endings.slice(round), ...endings.slice(0, round)];
+      const results = await Promise.all(
+        order.map((ending) => db().transaction((tx) => endGenerationInTx(tx, { boss, env }, { where, ending }))),
+      );
+      const winners = order.filter((_, i) => results[i] !== null);
+      expect(winners).toHaveLength(1);
+      const winner = winners[0]!;
+      expect(await row(id)).toMatchObject({
+        status: winner.status,
+        creditsCharged: winner.status === "succeeded" ? 3 : 0,
+        errorCode: winner.status === "failed" ? "timeout" : null,
+      });
+      const messages = await db().select().from(webhookDelivery).where(eq(webhookDelivery.generationId, id));
+      expect(messages.map((m) => m.event)).toEqual([`generation.${winner.status}`]);
+      const settled = await db()
+        .select({ kind: creditEntry.kind, amount: creditEntry.amount })
+        .from(creditEntry)
+        .innerJoin(generation, eq(generation.holdId, creditEntry.holdId))
+        .where(and(eq(generation.id, id), sql`${creditEntry.kind} in ('capture', 'release')`));
+      expect(settled).toEqual([
+        winner.status === "succeeded" ? { kind: "capture", amount: -3 } : { kind: "release", amount: 0 },
+      ]);
+    }
+    await expectSettled(userId);
+    expect((await getBalance(db(), userId)).held).toBe(0);
   });
 
   it("records one webhook message, with its delivery job, in the transaction that ends a generation", async () => {

@@ -1,48 +1,28 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
-import { settleHoldInTx } from "#server/modules/credits/ledger.ts";
 import { AppError } from "#server/errors.ts";
 import { isUuid } from "#common/ids.ts";
-import { queueWebhookInTx, warmWebhookQueue, type WebhookSender } from "#server/modules/webhooks/queue-webhook.ts";
+import { warmWebhookQueue, type WebhookSender } from "#server/modules/webhooks/queue-webhook.ts";
+import { endGenerationInTx } from "./end-generation.ts";
 
 /**
  * Cancels a queued or running job of the user: canceled, its credits released and its webhook queued, in one
- * transaction. A running
- * worker notices within a second and stops. Canceling a canceled job again is a no-op; a finished one is a 409.
+ * transaction (endGenerationInTx). A running worker notices within a second and stops. Canceling a canceled job again is a no-op; a finished one is a 409.
  */
 export async function cancelGeneration(o: WebhookSender & { db: Db; userId: string; id: string }): Promise<void> {
   if (!isUuid(o.id)) throw new AppError("not_found", `no generation ${o.id}`);
   await warmWebhookQueue(o.boss);
-  const canceled = await o.db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(generation)
-      .set({
-        status: "canceled",
-        creditsCharged: 0,
-        errorCode: null,
-        errorMessage: null,
-        finishedAt: sql`now()`,
-        updatedAt: sql`now()`,
-      })
-      .where(
-        and(
-          eq(generation.id, o.id),
-          eq(generation.userId, o.userId),
-          inArray(generation.status, ["queued", "processing"]),
-        ),
-      )
-      .returning({ holdId: generation.holdId, webhookUrl: generation.webhookUrl });
-    if (!row) return false;
-    if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "release" });
-    await queueWebhookInTx(tx, o, {
-      generationId: o.id,
-      userId: o.userId,
-      url: row.webhookUrl,
-      event: "generation.canceled",
-    });
-    return true;
-  });
+  const canceled = await o.db.transaction((tx) =>
+    endGenerationInTx(tx, o, {
+      where: and(
+        eq(generation.id, o.id),
+        eq(generation.userId, o.userId),
+        inArray(generation.status, ["queued", "processing"]),
+      )!,
+      ending: { status: "canceled" },
+    }),
+  );
   if (canceled) return;
   const [job] = await o.db
     .select({ status: generation.status })

@@ -3,17 +3,17 @@ import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import { asset, generation, generationAttempt } from "#server/db/schema/index.ts";
-import { settleHoldInTx, type Tx } from "#server/modules/credits/ledger.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
-import { queueWebhookInTx, warmWebhookQueue, type WebhookSender } from "#server/modules/webhooks/queue-webhook.ts";
+import { warmWebhookQueue } from "#server/modules/webhooks/queue-webhook.ts";
 import { findOfferedModel, type CatalogModel } from "#config/models.ts";
-import { FAILURES, type FailureCode } from "#common/generation.ts";
+import type { FailureCode } from "#common/generation.ts";
 import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError, type ProviderFailure } from "#server/providers/errors.ts";
 import { MAX_RUNS } from "./queue.ts";
 import { removeFiles, storeOutputs, UnreadableOutput, type ProviderOutput } from "./store-outputs.ts";
 import { recordDuration } from "./estimate.ts";
+import { endGenerationInTx } from "./end-generation.ts";
 
 export interface RunDeps {
   db: Db;
@@ -169,25 +169,17 @@ export async function runGeneration(deps: RunDeps, o: { generationId: string; si
   const provider = model.bindings[binding]!;
   const durationMs = Date.now() - started;
   const done = await db.transaction(async (tx) => {
-    const [row] = await tx
-      .update(generation)
-      .set({
+    const ended = await endGenerationInTx(tx, deps, {
+      where: current(job),
+      ending: {
         status: "succeeded",
-        progress: 100,
+        charge: chargeFor(model, job, stored.length),
         provider: provider.provider,
         providerModel: provider.model,
-        creditsCharged: chargeFor(model, job, stored.length),
-        finishedAt: sql`now()`,
         durationMs,
-        updatedAt: sql`now()`,
-      })
-      .where(current(job))
-      .returning({
-        holdId: generation.holdId,
-        creditsCharged: generation.creditsCharged,
-        webhookUrl: generation.webhookUrl,
-      });
-    if (!row) return false;
+      },
+    });
+    if (!ended) return false;
     await tx.insert(asset).values(
       stored.map((s, position) => ({
         ...s,
@@ -197,13 +189,6 @@ export async function runGeneration(deps: RunDeps, o: { generationId: string; si
         position,
       })),
     );
-    if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "capture", charge: row.creditsCharged ?? 0 });
-    await queueWebhookInTx(tx, deps, {
-      generationId: job.id,
-      userId: job.userId,
-      url: row.webhookUrl,
-      event: "generation.succeeded",
-    });
     return true;
   });
   if (!done) {
@@ -228,7 +213,7 @@ const kindFailure = (job: Generation): FailureCode => (job.kind === "video" ? "v
 
 /** The run's claim on its job: still processing, under this run's number. */
 const current = (job: Generation) =>
-  and(eq(generation.id, job.id), eq(generation.status, "processing"), eq(generation.attempt, job.attempt));
+  and(eq(generation.id, job.id), eq(generation.status, "processing"), eq(generation.attempt, job.attempt))!;
 
 async function heartbeat(db: Db, job: Generation, progress: number): Promise<boolean> {
   const rows = await db
@@ -273,44 +258,8 @@ async function loadInput(deps: RunDeps, job: Generation) {
 
 /** Ends a run that produced nothing: failed with its reason, and the hold released, in one transaction. */
 async function finish(deps: RunDeps, job: Generation, r: { failure: FailureCode; detail: string }): Promise<void> {
-  const ended = await deps.db.transaction((tx) => failInTx(tx, deps, current(job), r.failure));
+  const ended = await deps.db.transaction((tx) =>
+    endGenerationInTx(tx, deps, { where: current(job), ending: { status: "failed", failure: r.failure } }),
+  );
   if (ended) deps.logger.warn({ generationId: job.id, code: r.failure, detail: r.detail }, "generation failed");
-}
-
-/**
- * Marks the matching open job failed, releases its hold and queues its webhook; false when it was no longer open.
- * Call warmWebhookQueue before the transaction.
- */
-export async function failInTx(
-  tx: Tx,
-  sender: WebhookSender,
-  where: ReturnType<typeof current>,
-  failure: FailureCode,
-): Promise<boolean> {
-  const [row] = await tx
-    .update(generation)
-    .set({
-      status: "failed",
-      errorCode: failure,
-      errorMessage: FAILURES[failure].text,
-      creditsCharged: 0,
-      finishedAt: sql`now()`,
-      updatedAt: sql`now()`,
-    })
-    .where(where)
-    .returning({
-      id: generation.id,
-      userId: generation.userId,
-      holdId: generation.holdId,
-      webhookUrl: generation.webhookUrl,
-    });
-  if (!row) return false;
-  if (row.holdId) await settleHoldInTx(tx, { holdId: row.holdId, as: "release" });
-  await queueWebhookInTx(tx, sender, {
-    generationId: row.id,
-    userId: row.userId,
-    url: row.webhookUrl,
-    event: "generation.failed",
-  });
-  return true;
 }

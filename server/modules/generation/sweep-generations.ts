@@ -3,7 +3,7 @@ import type { Db } from "#server/db/client.ts";
 import { creditHold, generation } from "#server/db/schema/index.ts";
 import { settleHoldInTx } from "#server/modules/credits/ledger.ts";
 import { warmWebhookQueue, type WebhookSender } from "#server/modules/webhooks/queue-webhook.ts";
-import { failInTx } from "./run-generation.ts";
+import { endGenerationInTx } from "./end-generation.ts";
 
 /** How long a job may wait in the queue beyond its own timeout before it is given up. */
 const QUEUE_WAIT_SECONDS = 30 * 60;
@@ -28,12 +28,10 @@ export async function sweepGenerations(o: WebhookSender & { db: Db; marginSecond
   if (stale.length > 0) await warmWebhookQueue(o.boss);
   for (const job of stale) {
     const ended = await o.db.transaction((tx) =>
-      failInTx(
-        tx,
-        o,
-        and(eq(generation.id, job.id), eq(generation.status, job.status), eq(generation.attempt, job.attempt))!,
-        job.status === "processing" ? "timeout" : "interrupted",
-      ),
+      endGenerationInTx(tx, o, {
+        where: and(eq(generation.id, job.id), eq(generation.status, job.status), eq(generation.attempt, job.attempt))!,
+        ending: { status: "failed", failure: job.status === "processing" ? "timeout" : "interrupted" },
+      }),
     );
     if (ended) failed++;
   }
