@@ -27,6 +27,28 @@ export default tseslint.config(
     },
   },
   {
+    // Client code: what it imports reaches the browser. Server modules only as types (erased in the build); route
+    // modules, `*.server.ts` files and tests run on the server. The build refuses any server module that still
+    // reaches the browser's bundle (vite.config.ts, serverStaysOnServer).
+    files: ["app/**/*.{ts,tsx}", "common/**/*.{ts,tsx}"],
+    ignores: ["app/routes/**", "app/root.tsx", "app/entry.server.tsx", "**/*.server.{ts,tsx}", "**/*.test.{ts,tsx}"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^(#server/|(\\.\\./)+server/)",
+              allowTypeImports: true,
+              message:
+                "Client code may import server modules only as types (`import type`); put shared values in common/, or the code in a *.server.ts file.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ["**/*.{js,mjs}"],
     languageOptions: {
       globals: {

@@ -63,6 +63,29 @@ function antdStylesheet(): Plugin {
   };
 }
 
+const SERVER_DIR = join(import.meta.dirname, "server") + "/";
+
+/**
+ * Fails the build when code from `server/` would reach the browser. Client code may import its types (they vanish
+ * in the build); a value import, even an indirect one, would ship server code and its secrets' names to every
+ * visitor. ESLint refuses the direct ones in client folders; this catches any path.
+ */
+function serverStaysOnServer(): Plugin {
+  return {
+    name: "atelier-server-stays-on-server",
+    apply: "build",
+    generateBundle(_options, bundle) {
+      if (this.environment.name !== "client") return;
+      const leaks = Object.values(bundle).flatMap((chunk) =>
+        chunk.type === "chunk"
+          ? chunk.moduleIds.filter((id) => id.startsWith(SERVER_DIR)).map((id) => `${chunk.fileName} ← ${id}`)
+          : [],
+      );
+      if (leaks.length > 0) this.error(`server modules in the browser's bundle:\n${leaks.join("\n")}`);
+    },
+  };
+}
+
 const COMPRESSIBLE = /\.(js|mjs|css|svg|json|txt|xml|webmanifest)$/;
 
 /** Brotli and gzip beside every compressible client file, so the server never compresses an asset per request. */
@@ -138,5 +161,5 @@ export default defineConfig({
       },
     },
   },
-  plugins: [reactRouter(), buildInfo(), antdStylesheet(), precompress()],
+  plugins: [reactRouter(), buildInfo(), antdStylesheet(), serverStaysOnServer(), precompress()],
 });
