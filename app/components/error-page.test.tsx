@@ -3,7 +3,7 @@ import { renderToString } from "react-dom/server";
 import { createMemoryRouter, RouterProvider } from "react-router";
 import { I18nextProvider } from "react-i18next";
 import { ErrorPage } from "#app/components/error-page.tsx";
-import { createI18n } from "#app/i18n/i18n.ts";
+import { createI18n } from "#common/i18n.ts";
 import en from "../../locales/en/common.json";
 import ja from "../../locales/ja/common.json";
 import enMessages from "../../locales/en/messages.json";

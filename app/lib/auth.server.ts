@@ -1,6 +1,6 @@
 import { data, redirect, type RouterContext } from "react-router";
 import { isAPIError } from "better-auth/api";
-import { serverContext } from "#app/server-context.ts";
+import { serverContext } from "#app/server-context.server.ts";
 import { requestInfoContext } from "#app/context.ts";
 import { consumeRateLimits, type RateLimitRule } from "#server/modules/rate-limits/consume-rate-limit.ts";
 import { verifyTurnstile } from "#server/modules/auth/verify-turnstile.ts";

@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { siteOf } from "#app/lib/auth.server.ts";
 import { buildSeo } from "#app/seo.ts";
 import type { Env } from "#server/env.ts";

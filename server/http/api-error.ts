@@ -3,7 +3,7 @@ import { getCookie } from "hono/cookie";
 import type { AppEnv } from "#server/http/app.ts";
 import { matchLocale } from "#server/http/locale.ts";
 import { AppError } from "#server/errors.ts";
-import { serverT } from "#app/i18n/resources.server.ts";
+import { serverT } from "#server/i18n/translations.ts";
 import { isLocale, LOCALE_COOKIE, type Locale } from "#common/locales.ts";
 
 /** The language of an API answer: the page's (`X-Locale`, sent by the pages), the locale cookie, then the browser's. */

@@ -10,7 +10,7 @@ import { serveStatic } from "@hono/node-server/serve-static";
 import { RouterContextProvider, createRequestHandler, type ServerBuild } from "react-router";
 import type { Logger } from "pino";
 import { requestInfoContext } from "#app/context.ts";
-import { serverContext } from "#app/server-context.ts";
+import { serverContext } from "#app/server-context.server.ts";
 import { publicSiteConfig, resolveSiteConfig, siteDefaults } from "#config/site.ts";
 import { antdThemeOverride } from "#app/styles/antd-stylesheet.ts";
 import type { Env } from "#server/env.ts";

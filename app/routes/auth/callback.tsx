@@ -1,7 +1,7 @@
 import { useTranslation } from "react-i18next";
 import { redirect, useLocation } from "react-router";
 import type { Route } from "./+types/callback";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Result } from "#app/components/ui/result.tsx";

@@ -1,7 +1,7 @@
 import { useTranslation } from "react-i18next";
 import { Form, Link, data, redirect, useLocation, useNavigation } from "react-router";
 import type { Route } from "./+types/update-password";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { AuthCard } from "#app/components/auth/auth-card.tsx";
 import { Field, NewPasswordField } from "#app/components/auth/fields.tsx";

@@ -4,7 +4,7 @@ import { CopyOutlined, DeleteOutlined, KeyOutlined, PlusOutlined } from "@ant-de
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/api";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
 import { useToast } from "#app/components/feedback.ts";

@@ -3,7 +3,7 @@ import { FileImageOutlined, FontSizeOutlined, ThunderboltOutlined, VideoCameraOu
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/home";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
 import { UserAvatar } from "#app/components/layout/user-menu.tsx";

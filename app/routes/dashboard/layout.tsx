@@ -5,7 +5,7 @@ import { NotFound } from "#app/components/not-found.tsx";
 import { AntdProvider } from "#app/components/antd-provider.tsx";
 import { SessionWatch } from "#app/components/session-watch.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
-import { resourcesFor } from "#app/i18n/resources.server.ts";
+import { resourcesFor } from "#server/i18n/translations.ts";
 import { readCookie } from "#common/cookies.ts";
 import { isLocale, localeOfPath } from "#common/locales.ts";
 

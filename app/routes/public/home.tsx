@@ -4,7 +4,7 @@ import VideoCameraOutlined from "@ant-design/icons-svg/es/asn/VideoCameraOutline
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/home";
 import { requestInfoContext } from "#app/context.ts";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { useLocation } from "react-router";
 import { hrefIn } from "#common/locales.ts";

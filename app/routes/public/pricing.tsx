@@ -4,7 +4,7 @@ import LockOutlined from "@ant-design/icons-svg/es/asn/LockOutlined";
 import { useTranslation } from "react-i18next";
 import { Form, Link, data, redirect, useLocation, useNavigation, useSearchParams } from "react-router";
 import type { Route } from "./+types/pricing";
-import { pageI18n, serverT } from "#app/i18n/resources.server.ts";
+import { pageI18n, serverT } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { pathLocale, requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
 import { startCheckout } from "#server/modules/payments/start-checkout.ts";

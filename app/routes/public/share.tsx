@@ -6,7 +6,7 @@ import { Button } from "#app/components/ui/button.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { OfflineTag } from "#app/components/studio/parts.tsx";
 import { OutputMedia } from "#app/components/studio/result-view.tsx";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { server, siteOf } from "#app/lib/auth.server.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { AppError } from "#server/errors.ts";

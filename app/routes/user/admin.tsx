@@ -2,7 +2,7 @@ import { Button, Card, Col, Row, Statistic, Typography } from "antd";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/admin";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { requireAdmin, server, siteOf } from "#app/lib/auth.server.ts";
 import { countUsers } from "#server/modules/users/count-users.ts";

@@ -4,7 +4,7 @@ import { CloseCircleOutlined, RollbackOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, data, useLocation, useRevalidator } from "react-router";
 import type { Route } from "./+types/order";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
 import { getOrder } from "#server/modules/payments/list-orders.ts";

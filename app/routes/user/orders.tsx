@@ -4,7 +4,7 @@ import { GiftOutlined, ShoppingOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, data, useFetcher, useLocation, useSearchParams } from "react-router";
 import type { Route } from "./+types/orders";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { useToast } from "#app/components/feedback.ts";
 import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";

@@ -5,7 +5,7 @@ import { useTranslation } from "react-i18next";
 import { Link, data, redirect, useFetcher, useLocation, useNavigation } from "react-router";
 import Bowser from "bowser";
 import type { Route } from "./+types/profile";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { useToast } from "#app/components/feedback.ts";
 import { UserAvatar } from "#app/components/layout/user-menu.tsx";

@@ -4,7 +4,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
 import { requestLocale } from "#server/http/api-error.ts";
-import { serverT } from "#app/i18n/resources.server.ts";
+import { serverT } from "#server/i18n/translations.ts";
 import { AppError } from "#server/errors.ts";
 import { verifyApiKey, type VerifiedKey } from "#server/modules/api-keys/verify-api-key.ts";
 import {

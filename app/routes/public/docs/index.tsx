@@ -4,7 +4,7 @@ import NotificationOutlined from "@ant-design/icons-svg/es/asn/NotificationOutli
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/index";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { siteOf } from "#app/lib/auth.server.ts";
 import { listDocs } from "#server/modules/content/get-doc.ts";

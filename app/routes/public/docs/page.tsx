@@ -3,7 +3,7 @@ import { Link, data, useLocation } from "react-router";
 import type { Route } from "./+types/page";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Title } from "#app/components/ui/typography.tsx";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { siteOf } from "#app/lib/auth.server.ts";
 import { getDoc } from "#server/modules/content/get-doc.ts";

@@ -10,7 +10,7 @@ import { Button, buttonClassName } from "#app/components/ui/button.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { ApiReferenceBody, ApiReferenceContents } from "#app/components/docs/api-reference.tsx";
-import { pageI18n } from "#app/i18n/resources.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { siteOf } from "#app/lib/auth.server.ts";
 import { hrefIn, localeOfPath } from "#common/locales.ts";

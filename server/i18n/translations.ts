@@ -1,6 +1,6 @@
 import type { Resource, ResourceLanguage } from "i18next";
 import { localeOfPath, type Locale } from "#common/locales.ts";
-import { createI18n, type Namespace } from "#app/i18n/i18n.ts";
+import { createI18n, type Namespace } from "#common/i18n.ts";
 
 const files = import.meta.glob<ResourceLanguage>("/locales/*/*.json", { eager: true, import: "default" });
 
