@@ -7,8 +7,7 @@ import { createLogger } from "#server/logger.ts";
 import { createApp, type ServerState } from "#server/http/app.ts";
 import { openRuntime } from "#server/runtime.ts";
 import { readBuildInfo } from "#server/build-info.ts";
-import { DatabaseStartError } from "#server/db/errors.ts";
-import { survivingLostConnections } from "#server/http/errors.ts";
+import { DatabaseStartError, survivingLostConnections } from "#server/db/errors.ts";
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 

@@ -7,7 +7,7 @@ import type { Env } from "#server/env.ts";
 import { createBoss, type PgBoss } from "#server/jobs/boss.ts";
 import { defineQueues, startWorking } from "#server/jobs/worker.ts";
 import { queueNames } from "#server/jobs/queues.ts";
-import { registerQueueDepth } from "#server/http/metrics.ts";
+import { registerQueueDepth } from "#server/metrics.ts";
 import { resolveSiteConfig, type SiteConfig } from "#config/site.ts";
 import { createAuth, type Auth } from "#server/modules/auth/auth.ts";
 import { loadAuthSecret } from "#server/modules/auth/load-auth-secret.ts";

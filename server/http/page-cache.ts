@@ -6,7 +6,7 @@ import { readCookie } from "#common/cookies.ts";
 import { FLASH_COOKIE } from "#common/flash.ts";
 import { COLOR_SCHEME_HINT, THEME_COOKIE, isThemeMode, resolveScheme } from "#common/theme.ts";
 import { COOKIE_PREFIX } from "#server/modules/auth/auth.ts";
-import { recordPageCache } from "#server/http/metrics.ts";
+import { recordPageCache } from "#server/metrics.ts";
 import type { SecurityHeaders } from "#server/http/security.ts";
 import { bodyOf, encode, mergeVary, pickEncoding } from "#server/http/encoding.ts";
 

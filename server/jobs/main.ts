@@ -1,8 +1,7 @@
 import { loadEnvOrExit } from "#server/env.ts";
 import { createLogger } from "#server/logger.ts";
 import { openRuntime } from "#server/runtime.ts";
-import { DatabaseStartError } from "#server/db/errors.ts";
-import { survivingLostConnections } from "#server/http/errors.ts";
+import { DatabaseStartError, survivingLostConnections } from "#server/db/errors.ts";
 
 /** A standalone worker process: works the queues with no HTTP server. Scale out by running several. */
 export async function runWorker() {

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { queues, type JobContext } from "#server/jobs/queues.ts";
-import { recordJob } from "#server/http/metrics.ts";
+import { recordJob } from "#server/metrics.ts";
 
 /** Creates the queues and cron schedules (idempotent); every process that sends or works jobs calls this. */
 export async function defineQueues(boss: PgBoss): Promise<void> {

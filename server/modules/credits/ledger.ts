@@ -2,6 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { creditBalance, creditEntry, creditHold, type CreditEntryKind } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
+import { isUniqueViolation } from "#server/db/errors.ts";
 
 /** The largest amount one operation may move: far above any real pack, far below bigint's range. */
 export const MAX_CREDIT_AMOUNT = 1_000_000_000;
@@ -20,14 +21,6 @@ export function checkAmount(amount: number, { allowZero = false } = {}) {
   if (!Number.isSafeInteger(amount) || amount < (allowZero ? 0 : 1) || amount > MAX_CREDIT_AMOUNT) {
     throw new AppError("bad_request", `invalid credit amount: ${amount}`);
   }
-}
-
-/** The database said a unique index refused the row (PostgreSQL 23505), however the driver wraps it. */
-export function isUniqueViolation(error: unknown): boolean {
-  for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
-    if ((e as { code?: unknown }).code === "23505") return true;
-  }
-  return false;
 }
 
 async function entryByKey(db: Db | Tx, idempotencyKey: string) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isDatabaseUnavailable } from "#server/http/errors.ts";
+import { isDatabaseUnavailable } from "#server/db/errors.ts";
 
 const withCode = (code: string, message = "x") => Object.assign(new Error(message), { code });
 
