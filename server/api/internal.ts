@@ -15,7 +15,8 @@ import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
 import { listModels } from "#server/modules/generation/list-models.ts";
 import { listApiKeys } from "#server/modules/api-keys/list-api-keys.ts";
 import { createApiKey } from "#server/modules/api-keys/create-api-key.ts";
-import { deleteApiKey, setApiKeyStatus } from "#server/modules/api-keys/update-api-key.ts";
+import { deleteApiKey } from "#server/modules/api-keys/delete-api-key.ts";
+import { setApiKeyStatus } from "#server/modules/api-keys/set-api-key-status.ts";
 import { getWebhookSecret, getWebhookSecretInfo, rotateWebhookSecret } from "#server/modules/webhooks/secret.ts";
 import { listWebhookDeliveries } from "#server/modules/webhooks/list-deliveries.ts";
 

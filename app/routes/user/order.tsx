@@ -7,7 +7,7 @@ import type { Route } from "./+types/order";
 import { pageI18n } from "#server/i18n/translations.ts";
 import { buildSeo, seoMeta } from "#app/seo.ts";
 import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
-import { getOrder } from "#server/modules/payments/list-orders.ts";
+import { getOrder } from "#server/modules/payments/get-order.ts";
 import { formatDate, formatMoney, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
 

@@ -19,11 +19,14 @@ import {
   server,
   siteOf,
 } from "#app/lib/auth.server.ts";
-import { getAccount, listSignInMethods } from "#server/modules/users/get-account.ts";
+import { getAccount } from "#server/modules/users/get-account.ts";
+import { listSignInMethods } from "#server/modules/users/list-sign-in-methods.ts";
 import { updateProfile } from "#server/modules/users/update-profile.ts";
 import { AvatarError, removeAvatar, setAvatar } from "#server/modules/users/set-avatar.ts";
 import { AVATAR_MAX_BYTES } from "#common/uploads.ts";
-import { listSessions, revokeOtherSessions, revokeSession } from "#server/modules/users/sessions.ts";
+import { listSessions } from "#server/modules/users/list-sessions.ts";
+import { revokeSession } from "#server/modules/users/revoke-session.ts";
+import { revokeOtherSessions } from "#server/modules/users/revoke-other-sessions.ts";
 import { deleteAccount } from "#server/modules/users/delete-account.ts";
 import { nameField } from "#common/auth-schema.ts";
 import { formatDate, formatRelative } from "#common/format.ts";

@@ -1,9 +1,8 @@
-import { and, count, desc, eq } from "drizzle-orm";
+import { count, desc, eq } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { creditOrder } from "#server/db/schema/index.ts";
-import { isUuid } from "#common/ids.ts";
 
-const columns = {
+export const orderColumns = {
   id: creditOrder.id,
   packId: creditOrder.packId,
   credits: creditOrder.credits,
@@ -19,7 +18,7 @@ const columns = {
   paidAt: creditOrder.paidAt,
 };
 
-export type OrderView = { [K in keyof typeof columns]: (typeof creditOrder.$inferSelect)[K] };
+export type OrderView = { [K in keyof typeof orderColumns]: (typeof creditOrder.$inferSelect)[K] };
 
 /** One page of a user's orders, newest first, and how many there are in all. */
 export async function listOrders({
@@ -35,7 +34,7 @@ export async function listOrders({
 }): Promise<{ rows: OrderView[]; total: number }> {
   const [rows, [total]] = await Promise.all([
     db
-      .select(columns)
+      .select(orderColumns)
       .from(creditOrder)
       .where(eq(creditOrder.userId, userId))
       .orderBy(desc(creditOrder.createdAt), desc(creditOrder.id))
@@ -44,14 +43,4 @@ export async function listOrders({
     db.select({ n: count() }).from(creditOrder).where(eq(creditOrder.userId, userId)),
   ]);
   return { rows, total: total?.n ?? 0 };
-}
-
-/** One of the user's orders; another user's order is not found. */
-export async function getOrder({ db, userId, orderId }: { db: Db; userId: string; orderId: string }) {
-  if (!isUuid(orderId)) return undefined;
-  const [row] = await db
-    .select(columns)
-    .from(creditOrder)
-    .where(and(eq(creditOrder.id, orderId), eq(creditOrder.userId, userId)));
-  return row;
 }
