@@ -57,7 +57,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const { session, runtime } = context.get(serverContext);
   const flash = parseFlash(readCookie(cookies, FLASH_COOKIE));
   // The balance shown in both headers; the root revalidates after every form, so it follows every change.
-  const credits = session.viewer ? (await getBalance(runtime.database.db, session.viewer.id)).available : null;
+  const credits = session.viewer
+    ? (await getBalance({ db: runtime.database.db, userId: session.viewer.id })).available
+    : null;
   return {
     locale,
     site,

@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
-import { createCodes } from "#server/modules/credits/redemption-codes.ts";
+import { createCodes } from "#server/modules/credits/create-codes.ts";
 import { adjustCredits } from "#server/modules/credits/adjust-credits.ts";
 import { loadEnvOrExit } from "#server/env.ts";
 import { createLogger } from "#server/logger.ts";
@@ -118,7 +118,8 @@ async function runCodes(args: string[]) {
   if (expiresAt && Number.isNaN(expiresAt.getTime())) return fail("--expires must be a date like 2027-01-31.");
   try {
     const { batch, codes } = await withDatabase((db) =>
-      createCodes(db, {
+      createCodes({
+        db,
         credits: whole("credits", values.credits),
         maxUses: whole("uses", values.uses),
         count: whole("count", values.count),

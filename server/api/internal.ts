@@ -46,7 +46,7 @@ export function internalApi(state: ServerState) {
 
   api.get("/me", signedIn, async (c) => {
     const viewer = c.get("viewer")!;
-    const credits = await getBalance(state.runtime!.database.db, viewer.id);
+    const credits = await getBalance({ db: state.runtime!.database.db, userId: viewer.id });
     return c.json({ user: viewer, credits });
   });
 

@@ -115,7 +115,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       .where(sql`${creditEntry.userId} = ${userId} and ${creditEntry.kind} in ('capture', 'release')`)
       .groupBy(creditEntry.holdId);
     for (const s of settlements) expect(s.n).toBe(1);
-    const { balance } = await getBalance(db(), userId);
+    const { balance } = await getBalance({ db: db(), userId });
     const [sum] = await db()
       .select({ total: sql<string>`coalesce(sum(${creditEntry.amount}), 0)::text` })
       .from(creditEntry)
@@ -128,7 +128,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     const { id } = await submit(userId, image({ count: 3, aspectRatio: "16:9", seed: 7 }));
     const queued = await row(id);
     expect(queued).toMatchObject({ status: "queued", creditsHeld: 3, progress: 0, modelId: "demo-image" });
-    expect(await getBalance(db(), userId)).toEqual({ balance: 10, held: 3, available: 7 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 10, held: 3, available: 7 });
     expect(await boss.getJobById(GENERATION_QUEUE, id)).toMatchObject({ id, data: { generationId: id } });
 
     await run(id);
@@ -148,11 +148,11 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       expect([file.width, file.height]).toEqual([1024, 576]);
       expect((await sharp(storage.pathOf(a!.thumbKey!)).metadata()).width).toBeLessThanOrEqual(512);
     }
-    expect(await getBalance(db(), userId)).toEqual({ balance: 7, held: 0, available: 7 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 7, held: 0, available: 7 });
     expect((await entries(userId)).map((e) => e.kind)).toEqual(["admin_adjustment", "hold", "capture"]);
     // A second run of the same job (a redelivery) changes nothing.
     await run(id);
-    expect(await getBalance(db(), userId)).toEqual({ balance: 7, held: 0, available: 7 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 7, held: 0, available: 7 });
     await expectSettled(userId);
   });
 
@@ -180,7 +180,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       await expect(submit(userId, input).catch(codeOf), JSON.stringify(input).slice(0, 80)).resolves.toBe(code);
     }
     expect(await db().select().from(generation).where(eq(generation.userId, userId))).toEqual([]);
-    expect(await getBalance(db(), userId)).toEqual({ balance: 2, held: 0, available: 2 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 2, held: 0, available: 2 });
   });
 
   it("turns one idempotency key into one job, however often and however concurrently it is sent", async () => {
@@ -190,7 +190,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     expect(new Set(results.map((r) => r.id)).size).toBe(1);
     expect(results.filter((r) => !r.repeated)).toHaveLength(1);
     expect(await db().select().from(generation).where(eq(generation.userId, userId))).toHaveLength(1);
-    expect(await getBalance(db(), userId)).toMatchObject({ held: 1 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ held: 1 });
     await expect(submit(userId, image({ prompt: "something else" }), key).catch(codeOf)).resolves.toBe(
       "idempotency_mismatch",
     );
@@ -203,7 +203,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     await cancelGeneration({ db: db(), boss, env, userId, id });
     await run(id);
     expect(await row(id)).toMatchObject({ status: "canceled", creditsCharged: 0 });
-    expect(await getBalance(db(), userId)).toEqual({ balance: 5, held: 0, available: 5 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 5, held: 0, available: 5 });
     expect(await db().select().from(asset).where(eq(asset.generationId, id))).toEqual([]);
     await expectSettled(userId);
 
@@ -224,7 +224,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     await cancelGeneration({ db: db(), boss, env, userId, id });
     await running;
     expect(await row(id)).toMatchObject({ status: "canceled" });
-    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 20, held: 0, available: 20 });
     expect(await db().select().from(asset).where(eq(asset.generationId, id))).toEqual([]);
     await expectSettled(userId);
   });
@@ -249,7 +249,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     expect(view.outputs[0]!.height).toBeGreaterThan(view.outputs[0]!.width!);
     expect(view.outputs[0]!.thumbUrl).toMatch(/\/thumb\.webp$/);
     expect(seen.some((p) => p > 0 && p < 100)).toBe(true);
-    expect(await getBalance(db(), userId)).toEqual({ balance: 15, held: 0, available: 15 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 15, held: 0, available: 15 });
   });
 
   it("fails over to the next provider of a model after a provider-side error, and records both attempts", async () => {
@@ -277,7 +277,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     } finally {
       fal.reject = false;
     }
-    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 20, held: 0, available: 20 });
     await expectSettled(userId);
   });
 
@@ -294,7 +294,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       fal.malformed = false;
       replicate.malformed = false;
     }
-    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 20, held: 0, available: 20 });
   });
 
   it("stops a provider that takes longer than the model's timeout, and refunds it", async () => {
@@ -307,7 +307,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     } finally {
       openai.delayMs = 0;
     }
-    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 20, held: 0, available: 20 });
   });
 
   it("treats an output URL that has already expired as a provider failure", async () => {
@@ -324,7 +324,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       fal.expireOutputs = false;
       replicate.expireOutputs = false;
     }
-    expect(await getBalance(db(), userId)).toEqual({ balance: 20, held: 0, available: 20 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 20, held: 0, available: 20 });
   });
 
   it("refunds exactly the failures of 200 jobs when the provider fails 30% of the time", async () => {
@@ -351,7 +351,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     expect(succeeded).toBeGreaterThan(80);
     const releases = (await entries(userId)).filter((e) => e.kind === "release").length;
     expect(releases).toBe(failed);
-    expect(await getBalance(db(), userId)).toEqual({
+    expect(await getBalance({ db: db(), userId })).toEqual({
       balance: 1600 - succeeded * 8,
       held: 0,
       available: 1600 - succeeded * 8,
@@ -372,7 +372,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     ]);
     await sweepGenerations({ db: db(), boss, env, marginSeconds: 60 });
     expect(await row(id)).toMatchObject({ status: "failed", errorCode: "timeout" });
-    expect(await getBalance(db(), userId)).toEqual({ balance: 10, held: 0, available: 10 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 10, held: 0, available: 10 });
     await expectSettled(userId);
     // The job's late worker cannot undo it.
     await run(id);
@@ -420,7 +420,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       ]);
     }
     await expectSettled(userId);
-    expect((await getBalance(db(), userId)).held).toBe(0);
+    expect((await getBalance({ db: db(), userId })).held).toBe(0);
   });
 
   it("records one webhook message, with its delivery job, in the transaction that ends a generation", async () => {
@@ -492,7 +492,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       ).resolves.toBe("webhook_url_refused");
     }
     expect(await db().select().from(generation).where(eq(generation.userId, userId))).toEqual([]);
-    expect(await getBalance(db(), userId)).toEqual({ balance: 5, held: 0, available: 5 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 5, held: 0, available: 5 });
   });
 
   it("keeps each user's generations to themselves; public ones can be read by anyone", async () => {
@@ -550,7 +550,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
 
     const queued = (await submit(userId, image({ count: 2 }))).id;
     await deleteGeneration({ db: db(), storage, userId, id: queued });
-    expect(await getBalance(db(), userId)).toEqual({ balance: 9, held: 0, available: 9 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 9, held: 0, available: 9 });
     await expectSettled(userId);
   });
 });

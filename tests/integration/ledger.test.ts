@@ -14,7 +14,9 @@ import {
   MAX_CREDIT_AMOUNT,
 } from "#server/modules/credits/ledger.ts";
 import { grantSignupBonus } from "#server/modules/credits/grant-signup-bonus.ts";
-import { createCodes, normalizeCode, redeemCode } from "#server/modules/credits/redemption-codes.ts";
+import { createCodes } from "#server/modules/credits/create-codes.ts";
+import { redeemCode } from "#server/modules/credits/redeem-code.ts";
+import { normalizeCode } from "#server/modules/credits/redemption-codes.ts";
 import { AppError } from "#server/errors.ts";
 import { backends, insertUser } from "#tests/support/backends.ts";
 
@@ -38,7 +40,7 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
 
   /** Balance = sum of entries; held = open holds; nothing negative; every hold settled at most once. */
   async function expectConsistent(userId: string) {
-    const { balance, held, available } = await getBalance(db(), userId);
+    const { balance, held, available } = await getBalance({ db: db(), userId });
     const [sums] = await db()
       .select({
         amount: sql<string>`coalesce(sum(${creditEntry.amount}), 0)::text`,
@@ -69,7 +71,7 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
     await grantCredits(db(), { userId: u, amount: 20, kind: "signup_bonus", idempotencyKey: key() });
     const a = await holdCredits(db(), { userId: u, amount: 8, reference: "job:a", idempotencyKey: key() });
     const b = await holdCredits(db(), { userId: u, amount: 5, reference: "job:b", idempotencyKey: key() });
-    expect(await getBalance(db(), u)).toEqual({ balance: 20, held: 13, available: 7 });
+    expect(await getBalance({ db: db(), userId: u })).toEqual({ balance: 20, held: 13, available: 7 });
     const captured = await settleHold(db(), { holdId: a.holdId, as: "capture", charge: 6 });
     expect(captured.entry).toMatchObject({ kind: "capture", amount: -6, heldChange: -8, balanceAfter: 14 });
     await settleHold(db(), { holdId: b.holdId, as: "release" });
@@ -117,8 +119,8 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
     );
     expect(results.filter((r) => !r.repeated)).toHaveLength(1);
     expect(new Set(results.map((r) => r.entry.id)).size).toBe(1);
-    await grantSignupBonus(db(), { userId: u, amount: 20 });
-    await grantSignupBonus(db(), { userId: u, amount: 20 });
+    await grantSignupBonus({ db: db(), userId: u, amount: 20 });
+    await grantSignupBonus({ db: db(), userId: u, amount: 20 });
     expect(await expectConsistent(u)).toEqual({ balance: 120, held: 0, available: 120 });
   });
 
@@ -188,7 +190,7 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
     await db().delete(user).where(eq(user.id, u));
     const [kept] = await db().select().from(creditEntry).where(eq(creditEntry.id, before[0]!.id));
     expect(kept).toMatchObject({ userId: null, amount: 7, kind: "admin_adjustment" });
-    expect(await getBalance(db(), u)).toEqual({ balance: 0, held: 0, available: 0 });
+    expect(await getBalance({ db: db(), userId: u })).toEqual({ balance: 0, held: 0, available: 0 });
   });
 
   it("matches a simple model over random sequences of operations, some of them concurrent", async () => {
@@ -208,7 +210,7 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
           // The model only needs totals: each batch runs concurrently, so its effects are checked as invariants,
           // and a batch of one runs alone, so its effect is checked exactly.
           for (const batch of batches) {
-            const before = await getBalance(db(), u);
+            const before = await getBalance({ db: db(), userId: u });
             const results = await Promise.allSettled(
               batch.map(async (o) => {
                 switch (o.t) {
@@ -258,13 +260,13 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
 
   describe("redemption codes", () => {
     const redeem = (userId: string, code: string) =>
-      redeemCode(db(), { userId, code }).then(
+      redeemCode({ db: db(), userId, code }).then(
         (r) => r.credits,
         (e: unknown) => codeOf(e),
       );
 
     it("grants a code once per account, forgiving case, spaces and look-alike letters", async () => {
-      const { codes } = await createCodes(db(), { credits: 25, maxUses: 3, count: 2 });
+      const { codes } = await createCodes({ db: db(), credits: 25, maxUses: 3, count: 2 });
       expect(codes).toHaveLength(2);
       expect(codes[0]).toMatch(/^ATL-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
       const u = await newUser();
@@ -283,7 +285,8 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
       const u = await newUser();
       expect(await redeem(u, "not a code")).toBe("code_invalid");
       expect(await redeem(u, "ATL-0000-0000-0000")).toBe("code_invalid");
-      const { codes: expiring } = await createCodes(db(), {
+      const { codes: expiring } = await createCodes({
+        db: db(),
         credits: 5,
         maxUses: 1,
         count: 1,
@@ -294,22 +297,22 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
         sql`update redemption_code set expires_at = now() - interval '1 second' where uses = 0 and max_uses = 1 and credits = 5`,
       );
       expect(await redeem(u, expiring[0]!)).toBe("code_expired");
-      const { codes: single } = await createCodes(db(), { credits: 9, maxUses: 1, count: 1 });
+      const { codes: single } = await createCodes({ db: db(), credits: 9, maxUses: 1, count: 1 });
       expect(await redeem(await newUser(), single[0]!)).toBe(9);
       expect(await redeem(u, single[0]!)).toBe("code_used_up");
-      expect(await getBalance(db(), u)).toEqual({ balance: 0, held: 0, available: 0 });
+      expect(await getBalance({ db: db(), userId: u })).toEqual({ balance: 0, held: 0, available: 0 });
       for (const bad of [
         { credits: 0, maxUses: 1, count: 1 },
         { credits: 5, maxUses: 0, count: 1 },
         { credits: 5, maxUses: 1, count: 1001 },
         { credits: 5, maxUses: 1, count: 1, expiresAt: new Date(Date.now() - 1000) },
       ]) {
-        expect(codeOf(await createCodes(db(), bad).catch((e: unknown) => e))).toBe("bad_request");
+        expect(codeOf(await createCodes({ db: db(), ...bad }).catch((e: unknown) => e))).toBe("bad_request");
       }
     });
 
     it("lets one of many concurrent redemptions of a single-use code through", async () => {
-      const { codes } = await createCodes(db(), { credits: 40, maxUses: 1, count: 1 });
+      const { codes } = await createCodes({ db: db(), credits: 40, maxUses: 1, count: 1 });
       const users = await Promise.all(Array.from({ length: 12 }, () => newUser()));
       const outcomes = await Promise.all(users.map((u) => redeem(u, codes[0]!)));
       expect(outcomes.filter((o) => o === 40)).toHaveLength(1);

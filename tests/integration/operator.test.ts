@@ -6,7 +6,7 @@ import { eq } from "drizzle-orm";
 import pino from "pino";
 import { openPglite } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
-import { redeemCode } from "#server/modules/credits/redemption-codes.ts";
+import { redeemCode } from "#server/modules/credits/redeem-code.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
 
 const PASSWORD = "marble-Orchid-73!";
@@ -129,7 +129,7 @@ describe("operator commands", () => {
     const handle = await openPglite(dataDir, pino({ level: "silent" }));
     try {
       const [owner] = await handle.db.select({ id: user.id }).from(user).where(eq(user.email, EMAIL));
-      expect((await redeemCode(handle.db, { userId: owner!.id, code: codes[1]! })).credits).toBe(50);
+      expect((await redeemCode({ db: handle.db, userId: owner!.id, code: codes[1]! })).credits).toBe(50);
     } finally {
       await handle.close();
     }
@@ -141,7 +141,7 @@ describe("operator commands", () => {
     let before: number;
     try {
       const [owner] = await handle.db.select({ id: user.id }).from(user).where(eq(user.email, EMAIL));
-      before = (await getBalance(handle.db, owner!.id)).balance;
+      before = (await getBalance({ db: handle.db, userId: owner!.id })).balance;
     } finally {
       await handle.close();
     }

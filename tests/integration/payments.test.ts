@@ -144,7 +144,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     }
     const [failed] = await db().select().from(creditOrder).where(eq(creditOrder.userId, userId));
     expect(failed!.status).toBe("failed");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 0 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 0 });
   });
 
   it("grants once however often, and in whatever order, the completion arrives", async () => {
@@ -160,7 +160,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     // An expiry delivered late does not undo a payment.
     expect(await apply(fake.expire(sessionOf(url)))).toBe("applied");
 
-    expect(await getBalance(db(), userId)).toEqual({ balance: 500, held: 0, available: 500 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 500, held: 0, available: 500 });
     const rows = await entries(userId);
     expect(rows.map((e) => [e.kind, e.amount, e.reference])).toEqual([["purchase", 500, `order:${orderId}`]]);
     expect(await order(orderId)).toMatchObject({
@@ -175,10 +175,10 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     const { orderId, url } = await checkout(userId, "starter");
     expect(await apply(fake.expire(sessionOf(url)))).toBe("applied");
     expect((await order(orderId)).status).toBe("canceled");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 0 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 0 });
     expect(await apply(fake.pay(sessionOf(url)))).toBe("applied");
     expect((await order(orderId)).status).toBe("paid");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 100 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 100 });
   });
 
   it("takes refunded credits back once, partial then full, and records what was already spent", async () => {
@@ -188,7 +188,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     // Half the money back: half the credits.
     const half = fake.refund(sessionOf(url), 1000);
     expect(await Promise.all([apply(half), apply(half), apply(half)])).toContain("applied");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 250 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 250 });
     expect(await order(orderId)).toMatchObject({ status: "paid", creditsReversed: 250, refundedAmount: 1000 });
 
     // 200 of the remaining 250 are now reserved for jobs; the rest of the refund can take only 50.
@@ -196,11 +196,11 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     const rest = fake.refund(sessionOf(url));
     expect(await apply(rest)).toBe("applied");
     expect(await apply(rest)).toBe("duplicate");
-    expect(await getBalance(db(), userId)).toEqual({ balance: 200, held: 200, available: 0 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 200, held: 200, available: 0 });
     expect(await order(orderId)).toMatchObject({ status: "refunded", creditsReversed: 500, shortfall: 200 });
     // The earlier partial refund, delivered again late under a new id, changes nothing.
     expect(await apply({ ...half, id: `evt_${randomUUID()}` })).toBe("applied");
-    expect(await getBalance(db(), userId)).toEqual({ balance: 200, held: 200, available: 0 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 200, held: 200, available: 0 });
     const kinds = (await entries(userId)).map((e) => [e.kind, e.amount]);
     expect(kinds).toEqual([
       ["purchase", 500],
@@ -219,7 +219,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     expect(await apply(refund)).toBe("applied");
     expect(await apply(completed)).toBe("applied");
     expect(await order(orderId)).toMatchObject({ status: "refunded", creditsReversed: 100, shortfall: 0 });
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 7 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 7 });
   });
 
   it("takes everything left back on a dispute", async () => {
@@ -229,7 +229,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     const dispute = fake.dispute(sessionOf(url));
     const outcomes = await Promise.all(Array.from({ length: 5 }, () => apply(dispute)));
     expect(outcomes.filter((o) => o === "applied")).toHaveLength(1);
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 0 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 0 });
     const after = await order(orderId);
     expect(after).toMatchObject({ status: "refunded", creditsReversed: 2000, shortfall: 0 });
     expect(after.disputedAt).toBeInstanceOf(Date);
@@ -247,7 +247,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     // 200 of the 250 left are reserved for a job when the dispute comes: the chargeback can take only 50.
     const hold = await holdCredits(db(), { userId, amount: 200, idempotencyKey: randomUUID() });
     expect(await apply(fake.dispute(session))).toBe("applied");
-    expect(await getBalance(db(), userId)).toEqual({ balance: 200, held: 200, available: 0 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 200, held: 200, available: 0 });
     expect(await order(orderId)).toMatchObject({
       status: "refunded",
       creditsReversed: 500,
@@ -264,7 +264,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     const reinstated = fake.dispute(session, { type: "funds_reinstated" });
     const outcomes = await Promise.all([won, won, reinstated, won, reinstated].map((e) => apply(e)));
     expect(outcomes.filter((o) => o === "applied")).toHaveLength(2);
-    expect(await getBalance(db(), userId)).toEqual({ balance: 250, held: 0, available: 250 });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 250, held: 0, available: 250 });
     expect(await order(orderId)).toMatchObject({
       status: "paid",
       creditsReversed: 250,
@@ -275,7 +275,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     });
     // A late opening of the same dispute, under a new event id, takes nothing again.
     expect(await apply({ ...fake.dispute(session), id: `evt_${randomUUID()}` })).toBe("applied");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 250 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 250 });
     const kinds = (await entries(userId)).map((e) => [e.kind, e.amount]);
     expect(kinds).toEqual([
       ["purchase", 500],
@@ -287,7 +287,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     ]);
     // The rest of the payment refunded afterwards takes the rest of the credits, as without the dispute.
     expect(await apply(fake.refund(session))).toBe("applied");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 0 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 0 });
     expect(await order(orderId)).toMatchObject({ status: "refunded", creditsReversed: 500, shortfall: 0 });
   });
 
@@ -299,7 +299,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     const opened = fake.dispute(sessionOf(a.url));
     expect(await apply(fake.dispute(sessionOf(a.url), { type: "closed", status: "lost" }))).toBe("applied");
     expect(await apply(opened)).toBe("applied");
-    expect(await getBalance(db(), lost)).toMatchObject({ balance: 0 });
+    expect(await getBalance({ db: db(), userId: lost })).toMatchObject({ balance: 0 });
     expect(await order(a.orderId)).toMatchObject({ status: "refunded", disputeStatus: "lost", creditsReversed: 100 });
     expect((await entries(lost)).map((e) => e.kind)).toEqual(["purchase", "chargeback"]);
 
@@ -307,10 +307,10 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     const b = await checkout(asked, "starter");
     await apply(fake.pay(sessionOf(b.url)));
     expect(await apply(fake.dispute(sessionOf(b.url), { type: "created", inquiry: true }))).toBe("applied");
-    expect(await getBalance(db(), asked)).toMatchObject({ balance: 100 });
+    expect(await getBalance({ db: db(), userId: asked })).toMatchObject({ balance: 100 });
     expect(await order(b.orderId)).toMatchObject({ status: "paid", disputeStatus: "inquiry", creditsReversed: 0 });
     expect(await apply(fake.dispute(sessionOf(b.url), { type: "closed", status: "warning_closed" }))).toBe("applied");
-    expect(await getBalance(db(), asked)).toMatchObject({ balance: 100 });
+    expect(await getBalance({ db: db(), userId: asked })).toMatchObject({ balance: 100 });
     expect(await order(b.orderId)).toMatchObject({ status: "paid", disputeStatus: "won" });
     expect((await entries(asked)).map((e) => e.kind)).toEqual(["purchase"]);
   });
@@ -324,7 +324,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     expect(await apply(fake.dispute(sessionOf(url), { type: "closed", status: "won" }))).toBe("applied");
     expect(await apply(withdrawn)).toBe("applied");
     expect(await apply(opened)).toBe("applied");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 100 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 100 });
     expect(await order(orderId)).toMatchObject({ status: "paid", disputeStatus: "won", creditsReversed: 0 });
     expect((await entries(userId)).map((e) => e.kind)).toEqual(["purchase"]);
   });
@@ -346,7 +346,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
 
     expect(await apply(foreign({ amount_total: 1 }))).toBe("applied");
     expect((await order(orderId)).status).toBe("failed");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 0 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 0 });
     const recorded = await db().select().from(paymentEvent).where(eq(paymentEvent.orderId, orderId));
     expect(recorded).toHaveLength(1);
   });
@@ -365,10 +365,10 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     }
     expect(await db().select().from(paymentEvent).where(eq(paymentEvent.id, refund.id))).toHaveLength(0);
     expect(await apply(completed)).toBe("applied");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 100 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 100 });
     // Stripe delivers the refund again: now it applies.
     expect(await apply(refund)).toBe("applied");
-    expect(await getBalance(db(), userId)).toMatchObject({ balance: 0 });
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 0 });
     expect((await order(orderId)).status).toBe("refunded");
   });
 });

@@ -11,7 +11,7 @@ import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
 import { listOrders } from "#server/modules/payments/list-orders.ts";
 import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
-import { redeemCode } from "#server/modules/credits/redemption-codes.ts";
+import { redeemCode } from "#server/modules/credits/redeem-code.ts";
 import { AppError } from "#server/errors.ts";
 import { formatDate, formatMoney, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
@@ -37,7 +37,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const [orders, history, balance] = await Promise.all([
     listOrders({ db, userId: viewer.id, page: ordersPage, pageSize: ORDERS_PER_PAGE }),
     listEntries({ db, userId: viewer.id, page: historyPage, pageSize: ENTRIES_PER_PAGE }),
-    getBalance(db, viewer.id),
+    getBalance({ db, userId: viewer.id }),
   ]);
   const site = siteOf(context);
   const { locale, t, i18n } = pageI18n(request, ["billing", "messages"]);
@@ -68,7 +68,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const code = String(form.get("code") ?? "").trim();
   if (!code) return data<Result>({ error: "billing:orders.redeem.required" }, { status: 400 });
   try {
-    const { credits } = await redeemCode(runtime.database.db, { userId: viewer.id, code: code.slice(0, 64) });
+    const { credits } = await redeemCode({ db: runtime.database.db, userId: viewer.id, code: code.slice(0, 64) });
     return { ok: true, credits } satisfies Result;
   } catch (error) {
     if (error instanceof AppError)

@@ -515,7 +515,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
   });
 
   api.openapi(routes.balance, async (c) => {
-    const b = await getBalance(runtime().database.db, userId(c));
+    const b = await getBalance({ db: runtime().database.db, userId: userId(c) });
     return c.json({ object: "balance" as const, balance: b.balance, held: b.held, available: b.available }, 200);
   });
 

@@ -222,7 +222,7 @@ export function createAuth({ db, env, site, logger, boss, secret }: AuthDeps) {
         create: {
           after: async (session) => {
             // A session only starts for a confirmed address (or one an OAuth provider vouches for).
-            await grantSignupBonus(db, { userId: session.userId, amount: site.signupBonusCredits }).catch((error) =>
+            await grantSignupBonus({ db, userId: session.userId, amount: site.signupBonusCredits }).catch((error) =>
               authLogger.error({ err: (error as Error).message, userId: session.userId }, "sign-up bonus not granted"),
             );
             await promoteConfiguredAdmin({

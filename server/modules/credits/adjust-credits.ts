@@ -31,7 +31,7 @@ export async function adjustCredits({
   const entry = await db.transaction(async (tx) => {
     if (amount < 0) {
       // A balance row to guard against: an account that never had credits has nothing to remove.
-      const { available } = await getBalance(tx, account.id);
+      const { available } = await getBalance({ db: tx, userId: account.id });
       if (available < -amount) throw new AppError("insufficient_credits", `only ${available} available`);
     }
     return applyMovement(tx, {

@@ -28,7 +28,7 @@ async function entryByKey(db: Db | Tx, idempotencyKey: string) {
   return row;
 }
 
-export async function getBalance(db: Db | Tx, userId: string): Promise<Balance> {
+export async function getBalance({ db, userId }: { db: Db | Tx; userId: string }): Promise<Balance> {
   const [row] = await db
     .select({ balance: creditBalance.balance, held: creditBalance.held })
     .from(creditBalance)

@@ -50,7 +50,7 @@ export async function deleteGeneration(o: { db: Db; storage: Storage; userId: st
 }
 
 /** Every file of a user's media (outputs and inputs), for removing an account. */
-export async function userMediaKeys(db: Db | Tx, userId: string): Promise<string[]> {
+export async function userMediaKeys({ db, userId }: { db: Db | Tx; userId: string }): Promise<string[]> {
   const rows = await db
     .select({ key: asset.storageKey, thumb: asset.thumbKey })
     .from(asset)

@@ -12,7 +12,7 @@ const learned = new Map<string, { at: number; seconds: number | null }>();
  * Seconds a job of this model usually takes: the median of its recent successful runs, or the catalog's figure
  * until there are some. Kept for a minute per process, so a status read stays one query.
  */
-export async function typicalSeconds(db: Db, model: CatalogModel): Promise<number> {
+export async function typicalSeconds({ db, model }: { db: Db; model: CatalogModel }): Promise<number> {
   const cached = learned.get(model.id);
   if (cached && Date.now() - cached.at < TTL_MS) return cached.seconds ?? model.expectedSeconds;
   const rows = await db

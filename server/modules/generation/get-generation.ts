@@ -146,7 +146,7 @@ export async function viewOfGeneration(
   const assets = assetsFromJson(rawAssets);
   const model = findOfferedModel(env, g.modelId) ?? modelCatalog.find((m) => m.id === g.modelId);
   const open = g.status === "queued" || g.status === "processing";
-  const typical = open && model ? await typicalSeconds(db, model) : null;
+  const typical = open && model ? await typicalSeconds({ db, model }) : null;
   const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical);
   return { ...view, webhookUrl: mine ? view.webhookUrl : null, mine };
 }

@@ -25,7 +25,7 @@ export async function deleteAccount({
   const removed = await db.transaction(async (tx) => {
     const [row] = await tx.select({ image: user.image }).from(user).where(eq(user.id, userId)).for("update");
     if (!row) return null;
-    const media = await userMediaKeys(tx, userId);
+    const media = await userMediaKeys({ db: tx, userId });
     await tx.delete(user).where(eq(user.id, userId));
     return { ...row, media };
   });

@@ -1,0 +1,45 @@
+import type { Db } from "#server/db/client.ts";
+import { redemptionCode } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+import { checkAmount } from "./ledger.ts";
+import { generateCode, hashOf, MAX_CODES_PER_BATCH, normalizeCode } from "./redemption-codes.ts";
+
+export interface CreateCodesInput {
+  credits: number;
+  maxUses: number;
+  count: number;
+  expiresAt?: Date | null;
+  batch?: string;
+  createdBy?: string;
+}
+
+/** Creates a batch of codes and returns them in clear, the only time they exist outside their hashes. */
+export async function createCodes({
+  db,
+  ...input
+}: CreateCodesInput & { db: Db }): Promise<{ batch: string; codes: string[] }> {
+  checkAmount(input.credits);
+  if (!Number.isSafeInteger(input.maxUses) || input.maxUses < 1 || input.maxUses > 1_000_000) {
+    throw new AppError("bad_request", "uses must be a whole number from 1 to 1000000");
+  }
+  if (!Number.isSafeInteger(input.count) || input.count < 1 || input.count > MAX_CODES_PER_BATCH) {
+    throw new AppError("bad_request", `count must be a whole number from 1 to ${MAX_CODES_PER_BATCH}`);
+  }
+  if (input.expiresAt && (Number.isNaN(input.expiresAt.getTime()) || input.expiresAt.getTime() <= Date.now())) {
+    throw new AppError("bad_request", "the expiry must be a date in the future");
+  }
+  const batch = input.batch ?? new Date().toISOString().slice(0, 19).replace(/[-:T]/g, "");
+  const codes = Array.from({ length: input.count }, generateCode);
+  await db.insert(redemptionCode).values(
+    codes.map((code) => ({
+      codeHash: hashOf(normalizeCode(code)!),
+      hint: code.slice(0, 6),
+      batch,
+      credits: input.credits,
+      maxUses: input.maxUses,
+      expiresAt: input.expiresAt ?? null,
+      createdBy: input.createdBy ?? null,
+    })),
+  );
+  return { batch, codes };
+}
