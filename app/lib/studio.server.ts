@@ -1,7 +1,6 @@
 import { data } from "react-router";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { siteOf } from "#app/lib/auth.server.ts";
-import { buildSeo } from "#app/seo.ts";
+import type { Ctx } from "#app/lib/request.server.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
 import type { Env } from "#server/env.ts";
 import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
@@ -60,17 +59,10 @@ export async function initialSettings(o: { db: Db; env: Env; url: URL; viewerId:
 }
 
 /** The head and translations of a studio page: its title from the studio namespace, never indexed. */
-export function studioPage(context: Parameters<typeof siteOf>[0], request: Request, titleKey: string) {
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["studio"]);
-  return {
-    seo: buildSeo({
-      site,
-      locale,
-      pathname: new URL(request.url).pathname,
-      title: `${t(`studio:${titleKey}`)} · ${site.name}`,
-      noindex: true,
-    }),
-    i18n,
-  };
+export function studioPage(context: Ctx, request: Request, titleKey: string) {
+  const { seo, i18n } = pageMeta(context, request, ["studio"], (t) => ({
+    title: t(`studio:${titleKey}`),
+    noindex: true,
+  }));
+  return { seo, i18n };
 }

@@ -3,7 +3,6 @@ import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Hono, type Context } from "hono";
 import { getCookie } from "hono/cookie";
-import { serialize } from "hono/utils/cookie";
 import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
 import { serveStatic } from "@hono/node-server/serve-static";
@@ -24,6 +23,7 @@ import { watchContent } from "#server/modules/content/watch-content.ts";
 import { nonceFor, securityHeaders } from "#server/http/security.ts";
 import { compressResponses } from "#server/http/compression.ts";
 import { isDatabaseUnavailable } from "#server/db/errors.ts";
+import { localeCookie } from "#server/http/cookies.ts";
 import { rootLocale } from "#server/http/locale.ts";
 import { authHeaders, authRoutes, clientIp, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
 import { internalApi } from "#server/api/internal.ts";
@@ -34,15 +34,7 @@ import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
 import { mediaRoutes, sendStored } from "#server/http/media.ts";
 import type { ResolvedSession } from "#server/modules/auth/resolve-session.ts";
 import type { Viewer } from "#common/viewer.ts";
-import {
-  DEFAULT_LOCALE,
-  LOCALE_COOKIE,
-  LOCALE_COOKIE_MAX_AGE_SECONDS,
-  isLocale,
-  localeOfPath,
-  localizePath,
-  type Locale,
-} from "#common/locales.ts";
+import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, localeOfPath, localizePath } from "#common/locales.ts";
 
 /** Mutable process state the HTTP layer reads: the runtime appears once the database is ready. */
 export interface ServerState {
@@ -98,9 +90,6 @@ const unavailable = (c: Context) =>
   c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503, {
     "Retry-After": "5",
   });
-
-const localeCookie = (locale: Locale) =>
-  serialize(LOCALE_COOKIE, locale, { path: "/", maxAge: LOCALE_COOKIE_MAX_AGE_SECONDS, sameSite: "Lax" });
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { env, logger, state, build } = options;

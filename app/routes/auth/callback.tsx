@@ -1,19 +1,13 @@
 import { useTranslation } from "react-i18next";
 import { redirect, useLocation } from "react-router";
 import type { Route } from "./+types/callback";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Result } from "#app/components/ui/result.tsx";
-import {
-  afterSignIn,
-  authErrorCode,
-  cookiesOf,
-  flashCookie,
-  localeCookie,
-  server,
-  siteOf,
-} from "#app/lib/auth.server.ts";
+import { afterSignIn, authErrorCode, cookiesOf } from "#app/lib/auth.server.ts";
+import { serverContextOf } from "#app/lib/request.server.ts";
+import { flashCookie, localeCookie } from "#server/http/cookies.ts";
 import { hrefIn } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
@@ -23,7 +17,7 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
  * an OAuth return already has its session. Either way the visit ends on the page the person was going to.
  */
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { runtime, session, authHeaders } = server(context);
+  const { runtime, session, authHeaders } = serverContextOf(context);
   const url = new URL(request.url);
   const next = url.searchParams.get("next");
   const token = url.searchParams.get("verify");
@@ -53,15 +47,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     throw redirect(target.to, { headers: out });
   }
 
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["auth"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: url.pathname,
-    title: `${t("auth:callback.title")} · ${site.name}`,
+  const { i18n, seo } = pageMeta(context, request, ["auth"], (t) => ({
+    title: t("auth:callback.title"),
     noindex: true,
-  });
+  }));
   return { seo, i18n, kind: token ? ("verify" as const) : ("oauth" as const) };
 }
 

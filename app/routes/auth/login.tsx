@@ -1,8 +1,8 @@
 import { useTranslation } from "react-i18next";
 import { Form, Link, redirect, useLocation, useNavigation, data } from "react-router";
 import type { Route } from "./+types/login";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
 import { AuthCard } from "#app/components/auth/auth-card.tsx";
 import { Field } from "#app/components/auth/fields.tsx";
 import { OAuthButtons } from "#app/components/auth/oauth-buttons.tsx";
@@ -12,18 +12,9 @@ import { Button } from "#app/components/ui/button.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Paragraph } from "#app/components/ui/typography.tsx";
 import { useRoot } from "#app/lib/use-site.ts";
-import {
-  afterSignIn,
-  answerFloor,
-  authErrorCode,
-  botCheckPassed,
-  cookiesOf,
-  flashCookie,
-  limit,
-  localeCookie,
-  server,
-  siteOf,
-} from "#app/lib/auth.server.ts";
+import { afterSignIn, answerFloor, authErrorCode, botCheckPassed, cookiesOf, limit } from "#app/lib/auth.server.ts";
+import { serverContextOf } from "#app/lib/request.server.ts";
+import { flashCookie, localeCookie } from "#server/http/cookies.ts";
 import { oauthProviders } from "#server/modules/auth/auth.ts";
 import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
 import { resetRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
@@ -34,21 +25,16 @@ import { hrefIn } from "#common/locales.ts";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export function loader({ context, request }: Route.LoaderArgs) {
-  const { runtime, session } = server(context);
+  const { runtime, session } = serverContextOf(context);
   const url = new URL(request.url);
   const returnTo = safeReturnPath(url.searchParams.get("redirect"));
   // Already signed in: nothing to do here.
   if (session.viewer) throw redirect(afterSignIn(returnTo, null, request).to);
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["auth"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: url.pathname,
-    title: `${t("auth:login.title")} · ${site.name}`,
+  const { i18n, seo } = pageMeta(context, request, ["auth"], (t, site) => ({
+    title: t("auth:login.title"),
     description: t("auth:login.metaDescription", { site: site.name }),
     noindex: true,
-  });
+  }));
   const reason = url.searchParams.get("reason");
   return {
     seo,
@@ -66,7 +52,7 @@ type ActionResult =
 
 export async function action({ context, request }: Route.ActionArgs) {
   const started = Date.now();
-  const { runtime, authHeaders, clientIp } = server(context);
+  const { runtime, authHeaders, clientIp } = serverContextOf(context);
   const form = await request.formData();
   const url = new URL(request.url);
 

@@ -1,6 +1,7 @@
 import { data, redirect } from "react-router";
 import type { Route } from "./+types/oauth";
-import { cookiesOf, here, server } from "#app/lib/auth.server.ts";
+import { cookiesOf } from "#app/lib/auth.server.ts";
+import { localizedPath, serverContextOf } from "#app/lib/request.server.ts";
 import { oauthProviders } from "#server/modules/auth/auth.ts";
 import { safeReturnPath } from "#common/return-path.ts";
 
@@ -9,12 +10,12 @@ import { safeReturnPath } from "#common/return-path.ts";
  * browser goes to the provider. It comes back through /api/auth/.../callback to /auth/callback.
  */
 export async function loader({ context, request, params }: Route.LoaderArgs) {
-  const { runtime, authHeaders } = server(context);
+  const { runtime, authHeaders } = serverContextOf(context);
   const provider = oauthProviders(runtime.env).find((p) => p.id === params.provider);
   if (!provider) throw data(null, { status: 404 });
   const next = safeReturnPath(new URL(request.url).searchParams.get("redirect"));
-  const callbackURL = `${here(request, "/auth/callback")}?${new URLSearchParams({ next }).toString()}`;
-  const errorCallbackURL = `${here(request, "/auth/login")}?${new URLSearchParams({ redirect: next, error: "oauth" }).toString()}`;
+  const callbackURL = `${localizedPath(request, "/auth/callback")}?${new URLSearchParams({ next }).toString()}`;
+  const errorCallbackURL = `${localizedPath(request, "/auth/login")}?${new URLSearchParams({ redirect: next, error: "oauth" }).toString()}`;
   // Generic OpenID providers are registered as social providers too: one way in for all of them.
   const { headers, response } = await runtime.auth.api.signInSocial({
     body: {

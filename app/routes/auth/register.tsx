@@ -1,9 +1,9 @@
 import { useTranslation } from "react-i18next";
 import { Form, Link, data, redirect, useLocation, useNavigation } from "react-router";
 import type { Route } from "./+types/register";
-import { pageI18n } from "#server/i18n/translations.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
 import { withTags } from "#app/i18n/tags.tsx";
-import { buildSeo, seoMeta } from "#app/seo.ts";
+import { seoMeta } from "#app/seo.ts";
 import { AuthCard } from "#app/components/auth/auth-card.tsx";
 import { Field, NewPasswordField } from "#app/components/auth/fields.tsx";
 import { OAuthButtons } from "#app/components/auth/oauth-buttons.tsx";
@@ -15,16 +15,8 @@ import { Alert } from "#app/components/ui/display.tsx";
 import { Checkbox, FormItem } from "#app/components/ui/form.tsx";
 import { Result } from "#app/components/ui/result.tsx";
 import { Paragraph } from "#app/components/ui/typography.tsx";
-import {
-  afterSignIn,
-  answerFloor,
-  authErrorCode,
-  botCheckPassed,
-  limit,
-  pathLocale,
-  server,
-  siteOf,
-} from "#app/lib/auth.server.ts";
+import { afterSignIn, answerFloor, authErrorCode, botCheckPassed, limit } from "#app/lib/auth.server.ts";
+import { pathLocale, serverContextOf } from "#app/lib/request.server.ts";
 import { oauthProviders } from "#server/modules/auth/auth.ts";
 import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
 import { fieldErrors, signUpSchema, type FieldErrors } from "#common/auth-schema.ts";
@@ -34,19 +26,14 @@ import { hrefIn } from "#common/locales.ts";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export function loader({ context, request }: Route.LoaderArgs) {
-  const { runtime, session } = server(context);
+  const { runtime, session } = serverContextOf(context);
   const url = new URL(request.url);
   const returnTo = safeReturnPath(url.searchParams.get("redirect"));
   if (session.viewer) throw redirect(afterSignIn(returnTo, null, request).to);
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["auth"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: url.pathname,
-    title: `${t("auth:register.title")} · ${site.name}`,
+  const { site, i18n, seo } = pageMeta(context, request, ["auth"], (t, site) => ({
+    title: t("auth:register.title"),
     description: t("auth:register.metaDescription", { site: site.name }),
-  });
+  }));
   return { seo, i18n, returnTo, providers: oauthProviders(runtime.env), bonus: site.signupBonusCredits };
 }
 
@@ -56,7 +43,7 @@ type ActionResult =
 
 export async function action({ context, request }: Route.ActionArgs) {
   const started = Date.now();
-  const { runtime, authHeaders, clientIp } = server(context);
+  const { runtime, authHeaders, clientIp } = serverContextOf(context);
   const form = await request.formData();
   const values = { name: String(form.get("name") ?? ""), email: String(form.get("email") ?? "") };
   const parsed = signUpSchema.safeParse({

@@ -1,8 +1,8 @@
 import { useTranslation } from "react-i18next";
 import { Form, Link, data, redirect, useLocation, useNavigation } from "react-router";
 import type { Route } from "./+types/update-password";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
 import { AuthCard } from "#app/components/auth/auth-card.tsx";
 import { Field, NewPasswordField } from "#app/components/auth/fields.tsx";
 import { Turnstile } from "#app/components/auth/turnstile.tsx";
@@ -10,18 +10,9 @@ import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Result } from "#app/components/ui/result.tsx";
-import {
-  answerFloor,
-  authErrorCode,
-  botCheckPassed,
-  cookiesOf,
-  flashCookie,
-  here,
-  limit,
-  pathLocale,
-  server,
-  siteOf,
-} from "#app/lib/auth.server.ts";
+import { answerFloor, authErrorCode, botCheckPassed, cookiesOf, limit } from "#app/lib/auth.server.ts";
+import { localizedPath, pathLocale, serverContextOf } from "#app/lib/request.server.ts";
+import { flashCookie } from "#server/http/cookies.ts";
 import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
 import { queueMail } from "#server/modules/mail/queue-mail.ts";
 import {
@@ -48,19 +39,14 @@ function modeOf(request: Request, signedIn: boolean): { mode: Mode; token: strin
  * otherwise it sends a reset link.
  */
 export function loader({ context, request }: Route.LoaderArgs) {
-  const { session } = server(context);
+  const { session } = serverContextOf(context);
   const { mode } = modeOf(request, !!session.viewer);
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["auth"]);
   const titleKey =
     mode === "reset" ? "auth:reset.title" : mode === "change" ? "auth:change.title" : "auth:forgot.title";
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: new URL(request.url).pathname,
-    title: `${t(titleKey)} · ${site.name}`,
+  const { i18n, seo } = pageMeta(context, request, ["auth"], (t) => ({
+    title: t(titleKey),
     noindex: true,
-  });
+  }));
   return { seo, i18n, mode };
 }
 
@@ -68,7 +54,7 @@ type ActionResult = { formError?: string; minutes?: number; fields?: FieldErrors
 
 export async function action({ context, request }: Route.ActionArgs) {
   const started = Date.now();
-  const { runtime, session, authHeaders, clientIp } = server(context);
+  const { runtime, session, authHeaders, clientIp } = serverContextOf(context);
   const form = await request.formData();
   const { mode, token } = modeOf(request, !!session.viewer);
 
@@ -110,7 +96,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     // Every session was revoked, this browser's included: sign in again with the new password.
     const out = new Headers();
     out.append("Set-Cookie", flashCookie("passwordReset"));
-    return redirect(here(request, "/auth/login"), { headers: out });
+    return redirect(localizedPath(request, "/auth/login"), { headers: out });
   }
 
   const viewer = session.viewer!;

@@ -4,9 +4,9 @@ import { CopyOutlined, DeleteOutlined, KeyOutlined, PlusOutlined } from "@ant-de
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/api";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
-import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { useToast } from "#app/components/feedback.ts";
 import { usePageLocale } from "#app/components/studio/parts.tsx";
 import { RelativeTime } from "#app/components/relative-time.tsx";
@@ -23,18 +23,11 @@ import { listWebhookDeliveries } from "#server/modules/webhooks/list-deliveries.
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["dashboard", "api"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: new URL(request.url).pathname,
-    title: `${t("api:title")} · ${site.name}`,
+  const { viewer, runtime, db } = requireViewer(context, request);
+  const { site, i18n, seo } = pageMeta(context, request, ["dashboard", "api"], (t) => ({
+    title: t("api:title"),
     noindex: true,
-  });
-  const db = runtime.database.db;
+  }));
   const [keys, secret, deliveries] = await Promise.all([
     listApiKeys({ db, userId: viewer.id }),
     getWebhookSecretInfo({ db, userId: viewer.id }),

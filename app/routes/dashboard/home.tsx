@@ -3,9 +3,9 @@ import { FileImageOutlined, FontSizeOutlined, ThunderboltOutlined, VideoCameraOu
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/home";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
-import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { UserAvatar } from "#app/components/layout/user-menu.tsx";
 import { GenerationCard } from "#app/components/studio/generation-card.tsx";
 import { UsageChart } from "#app/components/studio/usage-chart.tsx";
@@ -18,22 +18,15 @@ import { hrefIn } from "#common/locales.ts";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
-  const db = runtime.database.db;
+  const { viewer, db } = requireViewer(context, request);
   const [usage, recent] = await Promise.all([
     creditsUsedByDay({ db, userId: viewer.id, days: 30 }),
     listGenerations({ db, userId: viewer.id, query: { limit: "6" } }),
   ]);
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["dashboard", "studio"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: new URL(request.url).pathname,
-    title: `${t("dashboard:home.title")} · ${site.name}`,
+  const { locale, i18n, seo } = pageMeta(context, request, ["dashboard", "studio"], (t) => ({
+    title: t("dashboard:home.title"),
     noindex: true,
-  });
+  }));
   return { seo, i18n, account: { name: viewer.name, image: viewer.image }, locale, usage, recent: recent.items };
 }
 

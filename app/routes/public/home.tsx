@@ -3,9 +3,8 @@ import PictureOutlined from "@ant-design/icons-svg/es/asn/PictureOutlined";
 import VideoCameraOutlined from "@ant-design/icons-svg/es/asn/VideoCameraOutlined";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/home";
-import { requestInfoContext } from "#app/context.ts";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
+import { seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
 import { useLocation } from "react-router";
 import { hrefIn } from "#common/locales.ts";
 import { Button } from "#app/components/ui/button.tsx";
@@ -16,15 +15,11 @@ import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export function loader({ context, request }: Route.LoaderArgs) {
-  const { site } = context.get(requestInfoContext);
-  const { locale, t, i18n } = pageI18n(request, ["home"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: new URL(request.url).pathname,
+  const { site, i18n, seo } = pageMeta(context, request, ["home"], (t, site) => ({
     title: t("home:metaTitle", { site: site.name }),
+    ownTitle: true,
     description: t("home:metaDescription"),
-  });
+  }));
   return { seo, i18n, signupBonus: site.signupBonusCredits };
 }
 

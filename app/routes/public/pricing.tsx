@@ -4,9 +4,11 @@ import LockOutlined from "@ant-design/icons-svg/es/asn/LockOutlined";
 import { useTranslation } from "react-i18next";
 import { Form, Link, data, redirect, useLocation, useNavigation, useSearchParams } from "react-router";
 import type { Route } from "./+types/pricing";
-import { pageI18n, serverT } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
-import { pathLocale, requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
+import { serverT } from "#server/i18n/translations.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
+import { pathLocale, serverContextOf } from "#app/lib/request.server.ts";
 import { startCheckout } from "#server/modules/payments/start-checkout.ts";
 import { purchasingConfigured } from "#server/modules/payments/stripe-client.ts";
 import { AppError } from "#server/errors.ts";
@@ -21,16 +23,12 @@ import { Icon } from "#app/components/ui/icon.tsx";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export function loader({ context, request }: Route.LoaderArgs) {
-  const { runtime, session } = server(context);
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["billing", "messages"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: new URL(request.url).pathname,
+  const { runtime, session } = serverContextOf(context);
+  const { site, locale, i18n, seo } = pageMeta(context, request, ["billing", "messages"], (t, site) => ({
     title: t("billing:pricing.metaTitle", { site: site.name }),
+    ownTitle: true,
     description: t("billing:pricing.metaDescription"),
-  });
+  }));
   return {
     seo,
     i18n,
@@ -54,14 +52,13 @@ export function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
+  const { viewer, runtime, db } = requireViewer(context, request);
   const form = await request.formData();
   const locale = pathLocale(request);
   const pack = runtime.site.packs.find((p) => p.id === form.get("pack"));
   try {
     const { url } = await startCheckout({
-      db: runtime.database.db,
+      db,
       stripe: runtime.stripe,
       site: runtime.site,
       logger: runtime.logger,

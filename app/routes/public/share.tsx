@@ -6,9 +6,9 @@ import { Button } from "#app/components/ui/button.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { OfflineTag } from "#app/components/studio/parts.tsx";
 import { OutputMedia } from "#app/components/studio/result-view.tsx";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { server, siteOf } from "#app/lib/auth.server.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
+import { serverContextOf } from "#app/lib/request.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
 import { AppError } from "#server/errors.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { hrefIn } from "#common/locales.ts";
@@ -24,7 +24,7 @@ export const headers: Route.HeadersFunction = ({ parentHeaders }) => {
 
 /** A generation its owner made public: anyone can look at it; a private or unknown one does not exist (404). */
 export async function loader({ context, request, params }: Route.LoaderArgs) {
-  const { runtime, session } = server(context);
+  const { runtime, session } = serverContextOf(context);
   let generation;
   try {
     generation = await getGeneration({
@@ -39,20 +39,16 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     throw error;
   }
   if (generation.visibility !== "public" || generation.status !== "succeeded") throw data(null, { status: 404 });
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["studio", "messages"]);
   const image = generation.outputs[0];
+  const { i18n, seo } = pageMeta(context, request, ["studio", "messages"], (t) => ({
+    title: t("studio:share.pageTitle"),
+    description: generation.prompt.slice(0, 160),
+    // Shared by a user, not written by the site: kept out of search results.
+    noindex: true,
+    image: image?.thumbUrl || undefined,
+  }));
   return {
-    seo: buildSeo({
-      site,
-      locale,
-      pathname: new URL(request.url).pathname,
-      title: `${t("studio:share.pageTitle")} · ${site.name}`,
-      description: generation.prompt.slice(0, 160),
-      // Shared by a user, not written by the site: kept out of search results.
-      noindex: true,
-      ...(image?.thumbUrl ? { image: image.thumbUrl } : {}),
-    }),
+    seo,
     i18n,
     generation: {
       id: generation.id,

@@ -2,27 +2,21 @@ import { Button, Card, Col, Row, Statistic, Typography } from "antd";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/admin";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
-import { requireAdmin, server, siteOf } from "#app/lib/auth.server.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { requireAdmin } from "#app/lib/auth.server.ts";
 import { countUsers } from "#server/modules/users/count-users.ts";
 import { hrefIn } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  requireAdmin(context, request);
-  const { runtime } = server(context);
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["user"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: new URL(request.url).pathname,
-    title: `${t("user:admin.title")} · ${site.name}`,
+  const { db } = requireAdmin(context, request);
+  const { i18n, seo } = pageMeta(context, request, ["user"], (t) => ({
+    title: t("user:admin.title"),
     noindex: true,
-  });
-  return { seo, i18n, counts: await countUsers({ db: runtime.database.db }) };
+  }));
+  return { seo, i18n, counts: await countUsers({ db }) };
 }
 
 export default function Admin({ loaderData }: Route.ComponentProps) {

@@ -4,9 +4,9 @@ import { CloseCircleOutlined, RollbackOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, data, useLocation, useRevalidator } from "react-router";
 import type { Route } from "./+types/order";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
-import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { getOrder } from "#server/modules/payments/get-order.ts";
 import { formatDate, formatMoney, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
@@ -18,20 +18,14 @@ const POLL_FOR_MS = 5 * 60_000;
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request, params }: Route.LoaderArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
+  const { viewer, db } = requireViewer(context, request);
   // Only reads: the order moves with the payment provider's signed events, never because this page was opened.
-  const order = await getOrder({ db: runtime.database.db, userId: viewer.id, orderId: params.id });
+  const order = await getOrder({ db, userId: viewer.id, orderId: params.id });
   if (!order) throw data({ messageKey: "error.404" }, { status: 404 });
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["billing"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: new URL(request.url).pathname,
-    title: `${t("billing:orders.detail.title", { id: order.id.slice(0, 8) })} · ${site.name}`,
+  const { locale, i18n, seo } = pageMeta(context, request, ["billing"], (t) => ({
+    title: t("billing:orders.detail.title", { id: order.id.slice(0, 8) }),
     noindex: true,
-  });
+  }));
   return { seo, i18n, locale, order };
 }
 

@@ -4,10 +4,10 @@ import { GiftOutlined, ShoppingOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, data, useFetcher, useLocation, useSearchParams } from "react-router";
 import type { Route } from "./+types/orders";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
 import { useToast } from "#app/components/feedback.ts";
-import { requireViewer, server, siteOf } from "#app/lib/auth.server.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { listOrders } from "#server/modules/payments/list-orders.ts";
 import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
@@ -28,9 +28,7 @@ const pageOf = (value: string | null) => {
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
-  const db = runtime.database.db;
+  const { viewer, db } = requireViewer(context, request);
   const url = new URL(request.url);
   const ordersPage = pageOf(url.searchParams.get("page"));
   const historyPage = pageOf(url.searchParams.get("history"));
@@ -39,15 +37,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     listEntries({ db, userId: viewer.id, page: historyPage, pageSize: ENTRIES_PER_PAGE }),
     getBalance({ db, userId: viewer.id }),
   ]);
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["billing", "messages"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: url.pathname,
-    title: `${t("billing:orders.title")} · ${site.name}`,
+  const { locale, i18n, seo } = pageMeta(context, request, ["billing", "messages"], (t) => ({
+    title: t("billing:orders.title"),
     noindex: true,
-  });
+  }));
   return {
     seo,
     i18n,
@@ -61,14 +54,13 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 type Result = { ok?: true; credits?: number; error?: string };
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
+  const { viewer, db } = requireViewer(context, request);
   const form = await request.formData();
   if (form.get("intent") !== "redeem") return data<Result>({ error: "common:error.400" }, { status: 400 });
   const code = String(form.get("code") ?? "").trim();
   if (!code) return data<Result>({ error: "billing:orders.redeem.required" }, { status: 400 });
   try {
-    const { credits } = await redeemCode({ db: runtime.database.db, userId: viewer.id, code: code.slice(0, 64) });
+    const { credits } = await redeemCode({ db, userId: viewer.id, code: code.slice(0, 64) });
     return { ok: true, credits } satisfies Result;
   } catch (error) {
     if (error instanceof AppError)

@@ -5,20 +5,13 @@ import { useTranslation } from "react-i18next";
 import { Link, data, redirect, useFetcher, useLocation, useNavigation } from "react-router";
 import Bowser from "bowser";
 import type { Route } from "./+types/profile";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
 import { useToast } from "#app/components/feedback.ts";
 import { UserAvatar } from "#app/components/layout/user-menu.tsx";
-import {
-  authErrorCode,
-  cookiesOf,
-  flashCookie,
-  here,
-  localeCookie,
-  requireViewer,
-  server,
-  siteOf,
-} from "#app/lib/auth.server.ts";
+import { authErrorCode, cookiesOf, requireViewer } from "#app/lib/auth.server.ts";
+import { localizedPath, serverContextOf } from "#app/lib/request.server.ts";
+import { flashCookie, localeCookie } from "#server/http/cookies.ts";
 import { getAccount } from "#server/modules/users/get-account.ts";
 import { listSignInMethods } from "#server/modules/users/list-sign-in-methods.ts";
 import { updateProfile } from "#server/modules/users/update-profile.ts";
@@ -36,23 +29,17 @@ import { useRestoreTypedFields } from "#app/lib/typed-before-hydration.ts";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime, session } = server(context);
-  const db = runtime.database.db;
+  const { viewer, db } = requireViewer(context, request);
+  const { session } = serverContextOf(context);
   const [account, methods, sessions] = await Promise.all([
     getAccount({ db, userId: viewer.id }),
     listSignInMethods({ db, userId: viewer.id }),
     listSessions({ db, userId: viewer.id }),
   ]);
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["user", "auth"]);
-  const seo = buildSeo({
-    site,
-    locale,
-    pathname: new URL(request.url).pathname,
-    title: `${t("user:profile.title")} · ${site.name}`,
+  const { locale, i18n, seo } = pageMeta(context, request, ["user", "auth"], (t) => ({
+    title: t("user:profile.title"),
     noindex: true,
-  });
+  }));
   return {
     seo,
     i18n,
@@ -68,9 +55,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 type Result = { ok?: string; error?: string; field?: string };
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime, session, authHeaders } = server(context);
-  const db = runtime.database.db;
+  const { viewer, runtime, db } = requireViewer(context, request);
+  const { session, authHeaders } = serverContextOf(context);
   const form = await request.formData();
   const intent = form.get("intent");
 
@@ -143,7 +129,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       await deleteAccount({ db, storage: runtime.storage, userId: viewer.id, logger: runtime.logger });
       const out = cookiesOf(headers);
       out.append("Set-Cookie", flashCookie("accountDeleted"));
-      return redirect(here(request, "/"), { headers: out });
+      return redirect(localizedPath(request, "/"), { headers: out });
     }
     default:
       return data<Result>({ error: "common:error.400" }, { status: 400 });

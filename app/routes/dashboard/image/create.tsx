@@ -1,7 +1,7 @@
 import { data } from "react-router";
 import type { Route } from "./+types/create";
 import { ImageToolPage } from "#app/components/studio/image-tool-page.tsx";
-import { requireViewer, server } from "#app/lib/auth.server.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { initialSettings, modelsFor, ownGeneration, studioPage } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
 
@@ -11,9 +11,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
   const tool: "text-to-image" | "image-to-image" | undefined =
     params.tool === "text-to-image" || params.tool === "image-to-image" ? params.tool : undefined;
   if (!tool) throw data(null, { status: 404 });
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
-  const { db } = runtime.database;
+  const { viewer, runtime, db } = requireViewer(context, request);
   const env = runtime.env;
   const url = new URL(request.url);
   const id = url.searchParams.get("id");

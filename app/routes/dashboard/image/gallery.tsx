@@ -8,7 +8,7 @@ import { useToast } from "#app/components/feedback.ts";
 import { GenerationCard } from "#app/components/studio/generation-card.tsx";
 import { LoadMore } from "#app/components/studio/image-tool-page.tsx";
 import { usePageLocale } from "#app/components/studio/parts.tsx";
-import { requireViewer, server } from "#app/lib/auth.server.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import { useGenerationList, useLiveGenerations } from "#app/lib/generations.ts";
 import { seoMeta } from "#app/seo.ts";
@@ -35,12 +35,11 @@ function filtersOf(params: URLSearchParams) {
 }
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
+  const { viewer, db } = requireViewer(context, request);
   const url = new URL(request.url);
   const filters = filtersOf(url.searchParams);
   const page = await listGenerations({
-    db: runtime.database.db,
+    db,
     userId: viewer.id,
     query: { kind: "image", limit: "24", ...Object.fromEntries(Object.entries(filters).filter(([, v]) => v)) },
   });

@@ -1,6 +1,6 @@
 import type { Route } from "./+types/workspace";
 import { ImageToolPage } from "#app/components/studio/image-tool-page.tsx";
-import { requireViewer, server } from "#app/lib/auth.server.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { initialSettings, modelsFor, toolOf, studioPage } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
@@ -9,9 +9,7 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
 
 export async function loader({ context, request, params }: Route.LoaderArgs) {
   const tool = toolOf(params.toolId, "image") as "text-to-image" | "image-to-image";
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
-  const { db } = runtime.database;
+  const { viewer, runtime, db } = requireViewer(context, request);
   const env = runtime.env;
   const url = new URL(request.url);
   const [history, initial] = await Promise.all([

@@ -1,16 +1,15 @@
 import type { Route } from "./+types/result";
 import { ResultView } from "#app/components/studio/result-view.tsx";
-import { requireViewer, server } from "#app/lib/auth.server.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { ownGeneration, studioPage } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request, params }: Route.LoaderArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
+  const { viewer, runtime, db } = requireViewer(context, request);
   const generation = await ownGeneration({
-    db: runtime.database.db,
+    db,
     env: runtime.env,
     id: params.id,
     viewerId: viewer.id,

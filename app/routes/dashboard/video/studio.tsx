@@ -1,6 +1,6 @@
 import type { Route } from "./+types/studio";
 import { VideoStudio, type VideoSettings } from "#app/components/studio/video-studio.tsx";
-import { requireViewer, server } from "#app/lib/auth.server.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { modelsFor, ownGeneration, studioPage } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
@@ -12,9 +12,7 @@ const NO_HISTORY = { items: [], nextCursor: null };
 
 /** `/dashboard/video/create` (the form and what was started there) and `/dashboard/video/5afe14a8` (the form and every video). */
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const viewer = requireViewer(context, request);
-  const { runtime } = server(context);
-  const { db } = runtime.database;
+  const { viewer, runtime, db } = requireViewer(context, request);
   const env = runtime.env;
   const url = new URL(request.url);
   const workspace = !url.pathname.endsWith("/create");

@@ -4,9 +4,8 @@ import NotificationOutlined from "@ant-design/icons-svg/es/asn/NotificationOutli
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/index";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
-import { siteOf } from "#app/lib/auth.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
 import { listDocs } from "#server/modules/content/get-doc.ts";
 import { hrefIn } from "#common/locales.ts";
 import { Icon } from "#app/components/ui/icon.tsx";
@@ -16,17 +15,14 @@ import { docValues } from "./values.server.ts";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export function loader({ context, request }: Route.LoaderArgs) {
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["docs"]);
+  const { site, locale, t, i18n, seo } = pageMeta(context, request, ["docs"], (t, site) => ({
+    title: t("docs:index.metaTitle", { site: site.name }),
+    ownTitle: true,
+    description: t("docs:index.intro", { site: site.name }),
+  }));
   const docs = listDocs({ locale, values: docValues(context) });
   return {
-    seo: buildSeo({
-      site,
-      locale,
-      pathname: new URL(request.url).pathname,
-      title: t("docs:index.metaTitle", { site: site.name }),
-      description: t("docs:index.intro", { site: site.name }),
-    }),
+    seo,
     i18n,
     site: site.name,
     entries: [

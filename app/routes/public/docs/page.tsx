@@ -3,9 +3,9 @@ import { Link, data, useLocation } from "react-router";
 import type { Route } from "./+types/page";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Title } from "#app/components/ui/typography.tsx";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
-import { siteOf } from "#app/lib/auth.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { pathLocale } from "#app/lib/request.server.ts";
 import { getDoc } from "#server/modules/content/get-doc.ts";
 import { hrefIn } from "#common/locales.ts";
 import { docValues } from "./values.server.ts";
@@ -13,18 +13,14 @@ import { docValues } from "./values.server.ts";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export function loader({ context, request, params }: Route.LoaderArgs) {
-  const site = siteOf(context);
-  const { locale, i18n } = pageI18n(request, ["docs"]);
-  const doc = getDoc({ slug: params.slug, locale, values: docValues(context) });
+  const doc = getDoc({ slug: params.slug, locale: pathLocale(request), values: docValues(context) });
   if (!doc) throw data(null, { status: 404 });
+  const { i18n, seo } = pageMeta(context, request, ["docs"], () => ({
+    title: doc.title,
+    description: doc.description,
+  }));
   return {
-    seo: buildSeo({
-      site,
-      locale,
-      pathname: new URL(request.url).pathname,
-      title: `${doc.title} · ${site.name}`,
-      description: doc.description,
-    }),
+    seo,
     i18n,
     doc,
   };

@@ -10,9 +10,8 @@ import { Button, buttonClassName } from "#app/components/ui/button.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { ApiReferenceBody, ApiReferenceContents } from "#app/components/docs/api-reference.tsx";
-import { pageI18n } from "#server/i18n/translations.ts";
-import { buildSeo, seoMeta } from "#app/seo.ts";
-import { siteOf } from "#app/lib/auth.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { pageMeta } from "#app/lib/page.server.ts";
 import { hrefIn, localeOfPath } from "#common/locales.ts";
 import { apiReference } from "./reference.server.ts";
 
@@ -22,17 +21,13 @@ const INTERACTIVE = "interactive";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export function loader({ context, request }: Route.LoaderArgs) {
-  const site = siteOf(context);
-  const { locale, t, i18n } = pageI18n(request, ["docs"]);
+  const { site, locale, i18n, seo } = pageMeta(context, request, ["docs"], (t) => ({
+    title: t("docs:reference.title"),
+    description: t("docs:reference.description"),
+  }));
   const url = new URL(request.url);
   return {
-    seo: buildSeo({
-      site,
-      locale,
-      pathname: url.pathname,
-      title: `${t("docs:reference.title")} · ${site.name}`,
-      description: t("docs:reference.description"),
-    }),
+    seo,
     i18n,
     // The interactive view reads the document itself, in the browser: it needs none of this
     reference: url.searchParams.has(INTERACTIVE) ? null : apiReference(new URL(site.url).origin, locale),

@@ -1,4 +1,4 @@
-import { server, siteOf } from "#app/lib/auth.server.ts";
+import { serverContextOf, siteOf } from "#app/lib/request.server.ts";
 import type { DocValues } from "#server/modules/content/get-doc.ts";
 
 /** What the documentation fills in: this server's address and name, and the API's rate limit. */
@@ -7,6 +7,6 @@ export function docValues(context: Parameters<typeof siteOf>[0]): DocValues {
   return {
     origin: new URL(site.url).origin,
     site: site.name,
-    limit: String(server(context).runtime.env.API_RATE_LIMIT_PER_MINUTE),
+    limit: String(serverContextOf(context).runtime.env.API_RATE_LIMIT_PER_MINUTE),
   };
 }

@@ -1,0 +1,44 @@
+import { buildSeo } from "#app/seo.ts";
+import type { Namespace } from "#common/i18n.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
+import { siteOf, type Ctx } from "#app/lib/request.server.ts";
+
+type Translate = ReturnType<typeof pageI18n>["t"];
+type Site = ReturnType<typeof siteOf>;
+
+/** How a page describes itself to browsers and search engines. */
+export interface PageDescription {
+  /** Followed by the site's name, unless `ownTitle` (a title that already names the site). */
+  title: string;
+  ownTitle?: boolean;
+  description?: string;
+  noindex?: boolean;
+  /** A path on this site for the preview image, instead of the site's own. */
+  image?: string;
+}
+
+/**
+ * What every page's loader starts with: the site, the request's language, a translate function over `common` and
+ * the page's namespaces, the translations the page sends for hydration (`i18n`), and its SEO data from what
+ * `describe` says of it.
+ */
+export function pageMeta(
+  context: Ctx,
+  request: Request,
+  namespaces: readonly Namespace[],
+  describe: (t: Translate, site: Site) => PageDescription,
+) {
+  const site = siteOf(context);
+  const { locale, t, i18n } = pageI18n(request, namespaces);
+  const page = describe(t, site);
+  const seo = buildSeo({
+    site,
+    locale,
+    pathname: new URL(request.url).pathname,
+    title: page.ownTitle ? page.title : `${page.title} · ${site.name}`,
+    description: page.description,
+    noindex: page.noindex,
+    image: page.image,
+  });
+  return { site, locale, t, i18n, seo };
+}
