@@ -1,9 +1,7 @@
 import { data, redirect } from "react-router";
-import { isAPIError } from "better-auth/api";
 import { pathLocale, serverContextOf, signInUrl, type Ctx } from "#app/lib/request.server.ts";
-import { consumeRateLimits, type RateLimitRule } from "#server/modules/rate-limits/consume-rate-limit.ts";
+import type { AuthAttempt, RateLimited } from "#server/modules/auth/attempts.ts";
 import { verifyTurnstile } from "#server/modules/auth/verify-turnstile.ts";
-import { AUTH_ANSWER_FLOOR_MS } from "#server/modules/auth/policy.ts";
 import { isLocale, pathFor, stripLocale } from "#common/locales.ts";
 import { safeReturnPath } from "#common/return-path.ts";
 
@@ -44,34 +42,14 @@ export function cookiesOf(headers: Headers | undefined, into = new Headers()) {
   return into;
 }
 
-/** better-auth's error code, if that is what was thrown. */
-export function authErrorCode(error: unknown): string | undefined {
-  if (!isAPIError(error)) return undefined;
-  const body = error.body as { code?: string } | undefined;
-  return body?.code ?? String(error.status);
+/** What the sign-in forms' use cases are given from this request. */
+export function authAttemptOf(context: Ctx): AuthAttempt {
+  const { runtime, authHeaders, clientIp } = serverContextOf(context);
+  return { auth: runtime.auth, db: runtime.database.db, logger: runtime.logger, headers: authHeaders, clientIp };
 }
 
-/** Waits until `floor` ms have passed since `started`, so that fast and slow paths answer alike. */
-export async function answerFloor(started: number, floor = AUTH_ANSWER_FLOOR_MS) {
-  const left = started + floor - Date.now();
-  if (left > 0) await new Promise((r) => setTimeout(r, left));
-}
-
-export interface Limited {
-  formError: "error.tooMany";
-  minutes: number;
-}
-
-/** Counts this attempt against each rule; the answer when one is exceeded. */
-export async function limit(
-  context: Ctx,
-  checks: Array<{ key: string; rule: RateLimitRule }>,
-): Promise<Limited | null> {
-  const { runtime } = serverContextOf(context);
-  const result = await consumeRateLimits(runtime.database.db, checks);
-  if (result.allowed) return null;
-  return { formError: "error.tooMany", minutes: Math.max(1, Math.ceil(result.retryAfter / 60)) };
-}
+/** The form's message for a refusal after too many attempts. */
+export const tooMany = (limited: RateLimited) => ({ formError: "error.tooMany" as const, minutes: limited.minutes });
 
 /** The bot check, when Turnstile is configured. */
 export async function botCheckPassed(context: Ctx, form: FormData) {

@@ -12,12 +12,13 @@ import { Button } from "#app/components/ui/button.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Paragraph } from "#app/components/ui/typography.tsx";
 import { useRoot } from "#app/lib/use-site.ts";
-import { afterSignIn, answerFloor, authErrorCode, botCheckPassed, cookiesOf, limit } from "#app/lib/auth.server.ts";
+import { afterSignIn, authAttemptOf, botCheckPassed, cookiesOf, tooMany } from "#app/lib/auth.server.ts";
 import { serverContextOf } from "#app/lib/request.server.ts";
+import { answerFloor } from "#server/modules/auth/attempts.ts";
+import { resendVerification } from "#server/modules/auth/resend-verification.ts";
+import { signIn } from "#server/modules/auth/sign-in.ts";
 import { flashCookie, localeCookie } from "#server/http/cookies.ts";
 import { oauthProviders } from "#server/modules/auth/auth.ts";
-import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
-import { resetRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
 import { emailOnlySchema, fieldErrors, signInSchema, type FieldErrors } from "#common/auth-schema.ts";
 import { safeReturnPath } from "#common/return-path.ts";
 import { hrefIn } from "#common/locales.ts";
@@ -52,23 +53,16 @@ type ActionResult =
 
 export async function action({ context, request }: Route.ActionArgs) {
   const started = Date.now();
-  const { runtime, authHeaders, clientIp } = serverContextOf(context);
+  const attempt = authAttemptOf(context);
   const form = await request.formData();
   const url = new URL(request.url);
 
   if (form.get("intent") === "resend") {
     const parsed = emailOnlySchema.safeParse({ email: form.get("email") });
     if (parsed.success) {
-      const limited = await limit(context, [
-        { key: `verify:ip:${clientIp}`, rule: RATE_LIMITS.verifyPerIp },
-        { key: `verify:email:${parsed.data.email}`, rule: RATE_LIMITS.verifyPerEmail },
-      ]);
-      if (limited) return data<ActionResult>(limited, { status: 429 });
-      await runtime.auth.api
-        .sendVerificationEmail({ body: { email: parsed.data.email }, headers: authHeaders })
-        .catch(() => undefined);
-    }
-    await answerFloor(started);
+      const resent = await resendVerification({ ...attempt, email: parsed.data.email });
+      if (!resent.ok) return data<ActionResult>(tooMany(resent), { status: 429 });
+    } else await answerFloor(started);
     return { resent: true } satisfies ActionResult;
   }
 
@@ -77,39 +71,29 @@ export async function action({ context, request }: Route.ActionArgs) {
   const { email, password } = parsed.data;
   if (!(await botCheckPassed(context, form)))
     return data<ActionResult>({ formError: "error.botCheck", email }, { status: 400 });
-  const limited = await limit(context, [
-    { key: `sign-in:ip:${clientIp}`, rule: RATE_LIMITS.signInPerIp },
-    { key: `sign-in:email:${email}`, rule: RATE_LIMITS.signInPerEmail },
-  ]);
-  if (limited) {
-    await answerFloor(started);
-    return data<ActionResult>({ ...limited, email }, { status: 429 });
-  }
-  try {
-    const { headers, response } = await runtime.auth.api.signInEmail({
-      body: { email, password, rememberMe: true },
-      headers: authHeaders,
-      returnHeaders: true,
-    });
-    await resetRateLimit({ db: runtime.database.db, key: `sign-in:email:${email}` });
-    const preferred = (response.user as { locale?: string | null }).locale;
-    const target = afterSignIn(form.get("redirect") ?? url.searchParams.get("redirect"), preferred, request);
-    const out = cookiesOf(headers);
+  const result = await signIn({ ...attempt, email, password });
+  if (result.ok) {
+    const target = afterSignIn(
+      form.get("redirect") ?? url.searchParams.get("redirect"),
+      result.preferredLocale,
+      request,
+    );
+    const out = cookiesOf(result.cookies);
     out.append("Set-Cookie", flashCookie("loginSuccess"));
     out.append("Set-Cookie", localeCookie(target.locale));
     return redirect(target.to, { headers: out });
-  } catch (error) {
-    const code = authErrorCode(error);
-    await answerFloor(started);
-    if (code === "EMAIL_NOT_VERIFIED") {
+  }
+  switch (result.reason) {
+    case "rate_limited":
+      return data<ActionResult>({ ...tooMany(result), email }, { status: 429 });
+    case "email_not_verified":
       return data<ActionResult>({ formError: "error.emailNotVerified", email, unverified: true }, { status: 403 });
-    }
-    if (code === "BANNED_USER") return data<ActionResult>({ formError: "error.banned", email }, { status: 403 });
-    if (code === "INVALID_EMAIL_OR_PASSWORD" || code === "INVALID_EMAIL") {
+    case "banned":
+      return data<ActionResult>({ formError: "error.banned", email }, { status: 403 });
+    case "invalid_credentials":
       return data<ActionResult>({ formError: "error.invalidCredentials", email }, { status: 401 });
-    }
-    runtime.logger.error({ err: (error as Error).message, code }, "sign-in failed");
-    return data<ActionResult>({ formError: "error.generic", email }, { status: 500 });
+    case "failed":
+      return data<ActionResult>({ formError: "error.generic", email }, { status: 500 });
   }
 }
 

@@ -15,10 +15,10 @@ import { Alert } from "#app/components/ui/display.tsx";
 import { Checkbox, FormItem } from "#app/components/ui/form.tsx";
 import { Result } from "#app/components/ui/result.tsx";
 import { Paragraph } from "#app/components/ui/typography.tsx";
-import { afterSignIn, answerFloor, authErrorCode, botCheckPassed, limit } from "#app/lib/auth.server.ts";
+import { afterSignIn, authAttemptOf, botCheckPassed, tooMany } from "#app/lib/auth.server.ts";
+import { signUp } from "#server/modules/auth/sign-up.ts";
 import { pathLocale, serverContextOf } from "#app/lib/request.server.ts";
 import { oauthProviders } from "#server/modules/auth/auth.ts";
-import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
 import { fieldErrors, signUpSchema, type FieldErrors } from "#common/auth-schema.ts";
 import { safeReturnPath } from "#common/return-path.ts";
 import { hrefIn } from "#common/locales.ts";
@@ -42,8 +42,6 @@ type ActionResult =
   | { sent: string };
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const started = Date.now();
-  const { runtime, authHeaders, clientIp } = serverContextOf(context);
   const form = await request.formData();
   const values = { name: String(form.get("name") ?? ""), email: String(form.get("email") ?? "") };
   const parsed = signUpSchema.safeParse({
@@ -54,24 +52,18 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (!parsed.success) return data<ActionResult>({ fields: fieldErrors(parsed.error), values }, { status: 400 });
   if (!(await botCheckPassed(context, form)))
     return data<ActionResult>({ formError: "error.botCheck", values }, { status: 400 });
-  const limited = await limit(context, [{ key: `sign-up:ip:${clientIp}`, rule: RATE_LIMITS.signUpPerIp }]);
-  if (limited) return data<ActionResult>({ ...limited, values }, { status: 429 });
   const { name, email, password } = parsed.data;
-  const returnTo = safeReturnPath(form.get("redirect"));
-  try {
-    // A taken address gets the same answer (the owner is told by e-mail), so sign-up reveals no accounts.
-    await runtime.auth.api.signUpEmail({
-      body: { name, email, password, locale: pathLocale(request), callbackURL: returnTo },
-      headers: authHeaders,
-    });
-  } catch (error) {
-    const code = authErrorCode(error);
-    runtime.logger.error({ err: (error as Error).message, code }, "sign-up failed");
-    await answerFloor(started);
-    return data<ActionResult>({ formError: "error.generic", values }, { status: 500 });
-  }
-  await answerFloor(started);
-  return { sent: email } satisfies ActionResult;
+  const result = await signUp({
+    ...authAttemptOf(context),
+    name,
+    email,
+    password,
+    locale: pathLocale(request),
+    returnTo: safeReturnPath(form.get("redirect")),
+  });
+  if (result.ok) return { sent: email } satisfies ActionResult;
+  if (result.reason === "rate_limited") return data<ActionResult>({ ...tooMany(result), values }, { status: 429 });
+  return data<ActionResult>({ formError: "error.generic", values }, { status: 500 });
 }
 
 export default function Register({ loaderData, actionData }: Route.ComponentProps) {

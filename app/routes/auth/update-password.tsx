@@ -10,11 +10,12 @@ import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Result } from "#app/components/ui/result.tsx";
-import { answerFloor, authErrorCode, botCheckPassed, cookiesOf, limit } from "#app/lib/auth.server.ts";
+import { authAttemptOf, botCheckPassed, cookiesOf, tooMany } from "#app/lib/auth.server.ts";
+import { authErrorCode } from "#server/modules/auth/attempts.ts";
+import { changePassword } from "#server/modules/auth/change-password.ts";
+import { requestPasswordReset } from "#server/modules/auth/request-password-reset.ts";
 import { localizedPath, pathLocale, serverContextOf } from "#app/lib/request.server.ts";
 import { flashCookie } from "#server/http/cookies.ts";
-import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
-import { queueMail } from "#server/modules/mail/queue-mail.ts";
 import {
   changePasswordSchema,
   emailOnlySchema,
@@ -53,8 +54,7 @@ export function loader({ context, request }: Route.LoaderArgs) {
 type ActionResult = { formError?: string; minutes?: number; fields?: FieldErrors; sent?: string; changed?: true };
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const started = Date.now();
-  const { runtime, session, authHeaders, clientIp } = serverContextOf(context);
+  const { runtime, session, authHeaders } = serverContextOf(context);
   const form = await request.formData();
   const { mode, token } = modeOf(request, !!session.viewer);
 
@@ -64,19 +64,8 @@ export async function action({ context, request }: Route.ActionArgs) {
     if (!(await botCheckPassed(context, form)))
       return data<ActionResult>({ formError: "error.botCheck" }, { status: 400 });
     const { email } = parsed.data;
-    const limited = await limit(context, [
-      { key: `reset:ip:${clientIp}`, rule: RATE_LIMITS.resetPerIp },
-      { key: `reset:email:${email}`, rule: RATE_LIMITS.resetPerEmail },
-    ]);
-    if (limited) {
-      await answerFloor(started);
-      return data<ActionResult>(limited, { status: 429 });
-    }
-    // The same answer, in the same time, whether or not the address has an account.
-    await runtime.auth.api.requestPasswordReset({ body: { email }, headers: authHeaders }).catch((error: unknown) => {
-      runtime.logger.error({ code: authErrorCode(error) }, "password reset request failed");
-    });
-    await answerFloor(started);
+    const requested = await requestPasswordReset({ ...authAttemptOf(context), email });
+    if (!requested.ok) return data<ActionResult>(tooMany(requested), { status: 429 });
     return { sent: email } satisfies ActionResult;
   }
 
@@ -106,37 +95,24 @@ export async function action({ context, request }: Route.ActionArgs) {
     confirm: form.get("confirm"),
   });
   if (!parsed.success) return data<ActionResult>({ fields: fieldErrors(parsed.error) }, { status: 400 });
-  const limited = await limit(context, [
-    { key: `change-password:user:${viewer.id}`, rule: RATE_LIMITS.changePasswordPerUser },
-  ]);
-  if (limited) return data<ActionResult>(limited, { status: 429 });
-  try {
-    const { headers } = await runtime.auth.api.changePassword({
-      body: { currentPassword: parsed.data.current, newPassword: parsed.data.password, revokeOtherSessions: true },
-      headers: authHeaders,
-      returnHeaders: true,
-    });
-    await queueMail({
-      boss: runtime.boss,
-      mail: {
-        to: viewer.email,
-        kind: "passwordChanged",
-        locale: viewer.locale,
-        name: viewer.name,
-        url: `${runtime.site.url}${localizePath("/auth/update-password", viewer.locale && isLocale(viewer.locale) ? viewer.locale : pathLocale(request))}`,
-      },
-    });
-    return data<ActionResult>({ changed: true }, { headers: cookiesOf(headers) });
-  } catch (error) {
-    const code = authErrorCode(error);
-    if (code === "INVALID_PASSWORD") {
+  const changed = await changePassword({
+    ...authAttemptOf(context),
+    boss: runtime.boss,
+    viewer,
+    current: parsed.data.current,
+    password: parsed.data.password,
+    settingsUrl: `${runtime.site.url}${localizePath("/auth/update-password", viewer.locale && isLocale(viewer.locale) ? viewer.locale : pathLocale(request))}`,
+  });
+  if (changed.ok) return data<ActionResult>({ changed: true }, { headers: cookiesOf(changed.cookies) });
+  switch (changed.reason) {
+    case "rate_limited":
+      return data<ActionResult>(tooMany(changed), { status: 429 });
+    case "wrong_password":
       return data<ActionResult>({ fields: { current: "error.wrongPassword" } }, { status: 400 });
-    }
-    if (code === "CREDENTIAL_ACCOUNT_NOT_FOUND") {
+    case "no_password":
       return data<ActionResult>({ formError: "error.generic" }, { status: 400 });
-    }
-    runtime.logger.error({ code }, "password change failed");
-    return data<ActionResult>({ formError: "error.generic" }, { status: 500 });
+    case "failed":
+      return data<ActionResult>({ formError: "error.generic" }, { status: 500 });
   }
 }
 

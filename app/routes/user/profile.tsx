@@ -9,7 +9,8 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { useToast } from "#app/components/feedback.ts";
 import { UserAvatar } from "#app/components/layout/user-menu.tsx";
-import { authErrorCode, cookiesOf, requireViewer } from "#app/lib/auth.server.ts";
+import { cookiesOf, requireViewer } from "#app/lib/auth.server.ts";
+import { deleteOwnAccount } from "#server/modules/auth/delete-own-account.ts";
 import { localizedPath, serverContextOf } from "#app/lib/request.server.ts";
 import { flashCookie, localeCookie } from "#server/http/cookies.ts";
 import { getAccount } from "#server/modules/users/get-account.ts";
@@ -20,7 +21,6 @@ import { AVATAR_MAX_BYTES } from "#common/uploads.ts";
 import { listSessions } from "#server/modules/users/list-sessions.ts";
 import { revokeSession } from "#server/modules/users/revoke-session.ts";
 import { revokeOtherSessions } from "#server/modules/users/revoke-other-sessions.ts";
-import { deleteAccount } from "#server/modules/users/delete-account.ts";
 import { nameField } from "#common/auth-schema.ts";
 import { formatDate, formatRelative } from "#common/format.ts";
 import { LOCALES, LOCALE_NAMES, hrefIn, isLocale, localizePath, type Locale } from "#common/locales.ts";
@@ -106,28 +106,21 @@ export async function action({ context, request }: Route.ActionArgs) {
       await revokeOtherSessions({ db, userId: viewer.id, keepSessionId: session.sessionId! });
       return { ok: "profile.revokedOthers" } satisfies Result;
     case "delete": {
-      const methods = await listSignInMethods({ db, userId: viewer.id });
-      if (methods.includes("credential")) {
-        const password = String(form.get("password") ?? "");
-        const valid = await runtime.auth.api
-          .verifyPassword({ body: { password }, headers: authHeaders })
-          .then(() => true)
-          .catch((error: unknown) => {
-            if (authErrorCode(error) !== "INVALID_PASSWORD")
-              runtime.logger.error({ code: authErrorCode(error) }, "password check failed");
-            return false;
-          });
-        if (!valid) return data<Result>({ error: "auth:error.wrongPassword", field: "delete" }, { status: 400 });
-      } else if (
-        String(form.get("email") ?? "")
-          .trim()
-          .toLowerCase() !== viewer.email.toLowerCase()
-      ) {
-        return data<Result>({ error: "profile.deleteEmailMismatch", field: "delete" }, { status: 400 });
+      const deleted = await deleteOwnAccount({
+        auth: runtime.auth,
+        db,
+        logger: runtime.logger,
+        headers: authHeaders,
+        storage: runtime.storage,
+        viewer,
+        password: String(form.get("password") ?? ""),
+        email: String(form.get("email") ?? ""),
+      });
+      if (!deleted.ok) {
+        const error = deleted.reason === "wrong_password" ? "auth:error.wrongPassword" : "profile.deleteEmailMismatch";
+        return data<Result>({ error, field: "delete" }, { status: 400 });
       }
-      const { headers } = await runtime.auth.api.signOut({ headers: authHeaders, returnHeaders: true });
-      await deleteAccount({ db, storage: runtime.storage, userId: viewer.id, logger: runtime.logger });
-      const out = cookiesOf(headers);
+      const out = cookiesOf(deleted.cookies);
       out.append("Set-Cookie", flashCookie("accountDeleted"));
       return redirect(localizedPath(request, "/"), { headers: out });
     }

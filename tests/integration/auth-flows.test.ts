@@ -1,0 +1,203 @@
+import { randomUUID } from "node:crypto";
+import { rmSync } from "node:fs";
+import pino from "pino";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DbHandle } from "#server/db/client.ts";
+import { applyMigrations } from "#server/db/migrate.ts";
+import { session, user } from "#server/db/schema/index.ts";
+import { createBoss, type PgBoss } from "#server/jobs/boss.ts";
+import { defineQueues } from "#server/jobs/worker.ts";
+import { parseEnv } from "#server/env.ts";
+import { resolveSiteConfig } from "#config/site.ts";
+import { createLocalStorage } from "#server/storage/local.ts";
+import { createAuth, type Auth } from "#server/modules/auth/auth.ts";
+import type { AuthAttempt } from "#server/modules/auth/attempts.ts";
+import { signUp } from "#server/modules/auth/sign-up.ts";
+import { signIn } from "#server/modules/auth/sign-in.ts";
+import { resendVerification } from "#server/modules/auth/resend-verification.ts";
+import { requestPasswordReset } from "#server/modules/auth/request-password-reset.ts";
+import { changePassword } from "#server/modules/auth/change-password.ts";
+import { deleteOwnAccount } from "#server/modules/auth/delete-own-account.ts";
+import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
+import { MAIL_QUEUE } from "#server/modules/mail/queue-mail.ts";
+import type { Viewer } from "#common/viewer.ts";
+import { backends } from "#tests/support/backends.ts";
+import { tempDir } from "#tests/support/server.ts";
+
+const logger = pino({ level: "silent" });
+
+// The sign-in forms' use cases against a real database and the real authentication library, without HTTP: what
+// each returns, what it writes, what it sends, and how it limits attempts.
+describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
+  let handle: DbHandle;
+  let cleanup: () => Promise<void>;
+  let boss: PgBoss;
+  let auth: Auth;
+  let filesDir: string;
+  const env = parseEnv({ AUTH_SECRET: "a-test-secret-that-is-long-enough-to-pass-the-check" });
+  const site = resolveSiteConfig(env);
+
+  beforeAll(async () => {
+    ({ handle, cleanup } = await backend.open());
+    await applyMigrations(handle);
+    boss = createBoss(handle, logger, 4);
+    await boss.start();
+    await defineQueues(boss);
+    filesDir = tempDir("atelier-files-");
+    auth = createAuth({ db: handle.db, env, site, logger, boss, secret: env.AUTH_SECRET! });
+  });
+  afterAll(async () => {
+    await boss?.stop({ graceful: false, close: true });
+    await cleanup?.();
+    rmSync(filesDir, { recursive: true, force: true });
+  });
+
+  /** Each attempt from its own address unless given one, so that only the limit under test applies. */
+  const attempt = (extra: { clientIp?: string; cookie?: string } = {}): AuthAttempt => {
+    const clientIp = extra.clientIp ?? `198.51.100.${Math.floor(Math.random() * 250)}`;
+    const headers = new Headers({ "x-atelier-client-ip": clientIp, "user-agent": "vitest" });
+    if (extra.cookie) headers.set("cookie", extra.cookie);
+    return { auth, db: handle.db, logger, headers, clientIp };
+  };
+  type Mail = { to: string; kind: string; url: string };
+  /** The messages queued for an address, oldest first (no worker runs here, so they stay in the queue). */
+  const mails = async (to: string): Promise<Mail[]> => {
+    const result = (await handle.db.execute(
+      sql`select data from pgboss.job where name = ${MAIL_QUEUE} and data->>'to' = ${to} order by created_on`,
+    )) as unknown as { rows: Array<{ data: Mail }> };
+    return result.rows.map((r) => r.data);
+  };
+  const cookieOf = (headers: Headers) =>
+    headers
+      .getSetCookie()
+      .map((c) => c.split(";")[0])
+      .join("; ");
+  const password = "Correct-Horse-42";
+
+  async function confirmedAccount(name = "Maker") {
+    const email = `${randomUUID()}@example.com`;
+    const created = await signUp({ ...attempt(), name, email, password, locale: "ja", returnTo: "/dashboard" });
+    expect(created).toEqual({ ok: true });
+    await handle.db.update(user).set({ emailVerified: true }).where(eq(user.email, email));
+    return email;
+  }
+
+  it("signs up without telling whether the address was taken, and signs in only once it is confirmed", async () => {
+    const email = `${randomUUID()}@example.com`;
+    const first = { ...attempt(), name: "Ada", email, password, locale: "de", returnTo: "/dashboard/image" };
+    expect(await signUp(first)).toEqual({ ok: true });
+    expect(await signUp({ ...first, ...attempt(), name: "Someone else" })).toEqual({ ok: true });
+    expect((await mails(email)).map((m) => m.kind)).toEqual(["verifyEmail", "existingAccount"]);
+    expect(await handle.db.select({ name: user.name }).from(user).where(eq(user.email, email))).toEqual([
+      { name: "Ada" },
+    ]);
+
+    expect(await signIn({ ...attempt(), email, password })).toEqual({ ok: false, reason: "email_not_verified" });
+    expect(await resendVerification({ ...attempt(), email })).toEqual({ ok: true });
+    expect((await mails(email)).map((m) => m.kind)).toEqual(["verifyEmail", "existingAccount", "verifyEmail"]);
+
+    await handle.db.update(user).set({ emailVerified: true }).where(eq(user.email, email));
+    expect(await signIn({ ...attempt(), email, password: "Wrong-Horse-42" })).toEqual({
+      ok: false,
+      reason: "invalid_credentials",
+    });
+    const signedIn = await signIn({ ...attempt(), email, password });
+    expect(signedIn).toMatchObject({ ok: true, preferredLocale: "de" });
+    if (!signedIn.ok) return;
+    expect(cookieOf(signedIn.cookies)).toMatch(/session_token=/);
+  });
+
+  it("limits sign-in attempts per account and per address, and a success clears the account's count", async () => {
+    const email = await confirmedAccount();
+    const wrong = () => signIn({ ...attempt(), email, password: "Wrong-Horse-42", floorMs: 0 });
+    for (let i = 0; i < RATE_LIMITS.signInPerEmail.max - 1; i++) {
+      expect(await wrong()).toMatchObject({ reason: "invalid_credentials" });
+    }
+    // A success before the limit starts the account's count again.
+    expect(await signIn({ ...attempt(), email, password })).toMatchObject({ ok: true });
+    for (let i = 0; i < RATE_LIMITS.signInPerEmail.max; i++) {
+      expect(await wrong()).toMatchObject({ reason: "invalid_credentials" });
+    }
+    const limited = await wrong();
+    expect(limited).toMatchObject({ ok: false, reason: "rate_limited" });
+    expect(limited.ok === false && limited.reason === "rate_limited" && limited.minutes).toBeGreaterThanOrEqual(1);
+
+    const crowd = "203.0.113.7";
+    const other = await confirmedAccount();
+    // Unknown accounts, answered without the floor's wait: only the address's count matters here.
+    for (let i = 0; i < RATE_LIMITS.signInPerIp.max; i++) {
+      await signIn({ ...attempt({ clientIp: crowd }), email: `${randomUUID()}@example.com`, password, floorMs: 0 });
+    }
+    expect(await signIn({ ...attempt({ clientIp: crowd }), email: other, password })).toMatchObject({
+      reason: "rate_limited",
+    });
+    expect(await signIn({ ...attempt(), email: other, password })).toMatchObject({ ok: true });
+  });
+
+  it("sends a reset link only to an existing account, answers alike for both, and limits requests per address", async () => {
+    const email = await confirmedAccount();
+    const unknown = `${randomUUID()}@example.com`;
+    expect(await requestPasswordReset({ ...attempt(), email: unknown })).toEqual({ ok: true });
+    expect(await mails(unknown)).toEqual([]);
+    for (let i = 0; i < RATE_LIMITS.resetPerEmail.max; i++) {
+      expect(await requestPasswordReset({ ...attempt(), email })).toEqual({ ok: true });
+    }
+    expect((await mails(email)).filter((m) => m.kind === "resetPassword")).toHaveLength(RATE_LIMITS.resetPerEmail.max);
+    expect(await requestPasswordReset({ ...attempt(), email })).toMatchObject({ ok: false, reason: "rate_limited" });
+  });
+
+  async function signedInViewer() {
+    const email = await confirmedAccount("Grace");
+    const signedIn = await signIn({ ...attempt(), email, password });
+    if (!signedIn.ok) throw new Error(`not signed in: ${signedIn.reason}`);
+    const [row] = await handle.db.select().from(user).where(eq(user.email, email));
+    const viewer: Viewer = { id: row!.id, name: row!.name, email, image: null, role: "user", locale: row!.locale };
+    return { viewer, cookie: cookieOf(signedIn.cookies) };
+  }
+
+  it("changes the password only with the current one, ends the other sessions and tells the owner", async () => {
+    const { viewer, cookie } = await signedInViewer();
+    const other = await signIn({ ...attempt(), email: viewer.email, password });
+    expect(other.ok).toBe(true);
+    const change = (current: string) =>
+      changePassword({
+        ...attempt({ cookie }),
+        boss,
+        viewer,
+        current,
+        password: "New-Battery-Staple-7",
+        settingsUrl: `${site.url}/ja/auth/update-password`,
+      });
+    expect(await change("Wrong-Horse-42")).toEqual({ ok: false, reason: "wrong_password" });
+    const changed = await change(password);
+    expect(changed).toMatchObject({ ok: true });
+    expect(await handle.db.select({ id: session.id }).from(session).where(eq(session.userId, viewer.id))).toHaveLength(
+      1,
+    );
+    expect((await mails(viewer.email)).filter((m) => m.kind === "passwordChanged")).toEqual([
+      expect.objectContaining({ url: `${site.url}/ja/auth/update-password` }),
+    ]);
+    expect(await signIn({ ...attempt(), email: viewer.email, password })).toMatchObject({
+      reason: "invalid_credentials",
+    });
+    expect(await signIn({ ...attempt(), email: viewer.email, password: "New-Battery-Staple-7" })).toMatchObject({
+      ok: true,
+    });
+  });
+
+  it("deletes an account only with its password, and ends its session with it", async () => {
+    const { viewer, cookie } = await signedInViewer();
+    const storage = createLocalStorage(filesDir);
+    const remove = (typed: string) =>
+      deleteOwnAccount({ ...attempt({ cookie }), storage, viewer, password: typed, email: "" });
+    expect(await remove("Wrong-Horse-42")).toEqual({ ok: false, reason: "wrong_password" });
+    expect(await handle.db.select({ id: user.id }).from(user).where(eq(user.id, viewer.id))).toHaveLength(1);
+    const deleted = await remove(password);
+    expect(deleted).toMatchObject({ ok: true });
+    expect(await handle.db.select({ id: user.id }).from(user).where(eq(user.id, viewer.id))).toEqual([]);
+    expect(await signIn({ ...attempt(), email: viewer.email, password })).toMatchObject({
+      reason: "invalid_credentials",
+    });
+  });
+});
