@@ -1,8 +1,8 @@
+import { errorResponse } from "#server/http/api-error.ts";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
 import { sessionOf } from "#server/http/auth.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
-import { answering } from "#server/http/api-error.ts";
 import { AppError } from "#server/errors.ts";
 import { consumeRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
 import { submitGeneration } from "#server/modules/generation/submit-generation.ts";
@@ -28,7 +28,7 @@ export function internalApi(state: ServerState) {
   const api = new Hono<AppEnv>();
   const signedIn: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!state.runtime) {
-      return c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503);
+      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
     }
     const session = await sessionOf(c, state);
     for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });
@@ -38,7 +38,7 @@ export function internalApi(state: ServerState) {
             { error: { code: "session_expired", message: "Your login session has expired, please log in again" } },
             401,
           )
-        : c.json({ error: { code: "unauthorized", message: "Please login first" } }, 401);
+        : errorResponse(c, new AppError("unauthorized"));
     }
     c.set("viewer", session.viewer);
     return next();
@@ -70,122 +70,104 @@ export function internalApi(state: ServerState) {
 
   api.get("/models", signedIn, (c) => c.json({ models: listModels(runtime().env) }));
 
-  api.post("/generations", signedIn, (c) =>
-    answering(c, async () => {
-      const viewer = c.get("viewer")!;
-      await limited(viewer.id, "submit");
-      const { database, env, storage, boss } = runtime();
-      const { id, repeated } = await submitGeneration(
-        { db: database.db, boss, env, storage },
-        { user: viewer, input: await json(c), source: "web", idempotencyKey: c.req.header("idempotency-key") },
-      );
-      const generation = await getGeneration({ db: database.db, env, id, viewerId: viewer.id });
-      return c.json({ generation }, repeated ? 200 : 201);
-    }),
+  api.post("/generations", signedIn, async (c) => {
+    const viewer = c.get("viewer")!;
+    await limited(viewer.id, "submit");
+    const { database, env, storage, boss } = runtime();
+    const { id, repeated } = await submitGeneration(
+      { db: database.db, boss, env, storage },
+      { user: viewer, input: await json(c), source: "web", idempotencyKey: c.req.header("idempotency-key") },
+    );
+    const generation = await getGeneration({ db: database.db, env, id, viewerId: viewer.id });
+    return c.json({ generation }, repeated ? 200 : 201);
+  });
+
+  api.get("/generations", signedIn, async (c) =>
+    c.json(await listGenerations({ db: runtime().database.db, userId: c.get("viewer")!.id, query: c.req.query() })),
   );
 
-  api.get("/generations", signedIn, (c) =>
-    answering(c, async () =>
-      c.json(await listGenerations({ db: runtime().database.db, userId: c.get("viewer")!.id, query: c.req.query() })),
-    ),
-  );
+  api.get("/generations/:id", signedIn, async (c) => {
+    const { database, env } = runtime();
+    const generation = await getGeneration({
+      db: database.db,
+      env,
+      id: c.req.param("id"),
+      viewerId: c.get("viewer")!.id,
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json({ generation });
+  });
 
-  api.get("/generations/:id", signedIn, (c) =>
-    answering(c, async () => {
-      const { database, env } = runtime();
-      const generation = await getGeneration({
-        db: database.db,
-        env,
-        id: c.req.param("id"),
-        viewerId: c.get("viewer")!.id,
-      });
-      c.header("Cache-Control", "no-store");
-      return c.json({ generation });
-    }),
-  );
+  api.post("/generations/:id/cancel", signedIn, async (c) => {
+    const { database, boss, env } = runtime();
+    const viewerId = c.get("viewer")!.id;
+    await cancelGeneration({ db: database.db, boss, env, userId: viewerId, id: c.req.param("id") });
+    return c.json({ generation: await getGeneration({ db: database.db, env, id: c.req.param("id"), viewerId }) });
+  });
 
-  api.post("/generations/:id/cancel", signedIn, (c) =>
-    answering(c, async () => {
-      const { database, boss, env } = runtime();
-      const viewerId = c.get("viewer")!.id;
-      await cancelGeneration({ db: database.db, boss, env, userId: viewerId, id: c.req.param("id") });
-      return c.json({ generation: await getGeneration({ db: database.db, env, id: c.req.param("id"), viewerId }) });
-    }),
-  );
+  api.patch("/generations/:id", signedIn, async (c) => {
+    const { database, env } = runtime();
+    const viewerId = c.get("viewer")!.id;
+    const body = (await json(c)) as { visibility?: unknown };
+    await setVisibility({
+      db: database.db,
+      userId: viewerId,
+      id: c.req.param("id"),
+      visibility: body.visibility as "public",
+    });
+    return c.json({ generation: await getGeneration({ db: database.db, env, id: c.req.param("id"), viewerId }) });
+  });
 
-  api.patch("/generations/:id", signedIn, (c) =>
-    answering(c, async () => {
-      const { database, env } = runtime();
-      const viewerId = c.get("viewer")!.id;
-      const body = (await json(c)) as { visibility?: unknown };
-      await setVisibility({
-        db: database.db,
-        userId: viewerId,
-        id: c.req.param("id"),
-        visibility: body.visibility as "public",
-      });
-      return c.json({ generation: await getGeneration({ db: database.db, env, id: c.req.param("id"), viewerId }) });
-    }),
-  );
+  api.delete("/generations/:id", signedIn, async (c) => {
+    const { database, storage } = runtime();
+    await deleteGeneration({ db: database.db, storage, userId: c.get("viewer")!.id, id: c.req.param("id") });
+    return c.body(null, 204);
+  });
 
-  api.delete("/generations/:id", signedIn, (c) =>
-    answering(c, async () => {
-      const { database, storage } = runtime();
-      await deleteGeneration({ db: database.db, storage, userId: c.get("viewer")!.id, id: c.req.param("id") });
-      return c.body(null, 204);
-    }),
-  );
-
-  api.post("/uploads", signedIn, (c) =>
-    answering(c, async () => {
-      const viewer = c.get("viewer")!;
-      await limited(viewer.id, "upload");
-      let file: unknown;
-      try {
-        file = (await c.req.formData()).get("file");
-      } catch {
-        throw new AppError("bad_request", "expected a multipart form with a file");
-      }
-      if (!(file instanceof File)) throw new AppError("input_image_required", "the form has no file");
-      const { database, storage } = runtime();
-      const saved = await saveInputImage({
-        db: database.db,
-        storage,
-        userId: viewer.id,
-        bytes: new Uint8Array(await file.arrayBuffer()),
-      });
-      return c.json({ upload: mediaView({ ...saved, durationMs: null, thumbKey: null }) }, 201);
-    }),
-  );
+  api.post("/uploads", signedIn, async (c) => {
+    const viewer = c.get("viewer")!;
+    await limited(viewer.id, "upload");
+    let file: unknown;
+    try {
+      file = (await c.req.formData()).get("file");
+    } catch {
+      throw new AppError("bad_request", "expected a multipart form with a file");
+    }
+    if (!(file instanceof File)) throw new AppError("input_image_required", "the form has no file");
+    const { database, storage } = runtime();
+    const saved = await saveInputImage({
+      db: database.db,
+      storage,
+      userId: viewer.id,
+      bytes: new Uint8Array(await file.arrayBuffer()),
+    });
+    return c.json({ upload: mediaView({ ...saved, durationMs: null, thumbKey: null }) }, 201);
+  });
 
   api.get("/keys", signedIn, async (c) => {
     c.header("Cache-Control", "no-store");
     return c.json({ keys: await listApiKeys({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
   });
 
-  api.post("/keys", signedIn, (c) =>
-    answering(c, async () => {
-      const created = await createApiKey({
-        db: runtime().database.db,
-        userId: c.get("viewer")!.id,
-        input: await json(c),
-      });
-      c.header("Cache-Control", "no-store");
-      return c.json(created, 201);
-    }),
-  );
+  api.post("/keys", signedIn, async (c) => {
+    const created = await createApiKey({
+      db: runtime().database.db,
+      userId: c.get("viewer")!.id,
+      input: await json(c),
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json(created, 201);
+  });
 
-  api.patch("/keys/:id", signedIn, (c) =>
-    answering(c, async () => {
-      const key = await setApiKeyStatus({
-        db: runtime().database.db,
-        userId: c.get("viewer")!.id,
-        id: c.req.param("id"),
-        input: await json(c),
-      });
-      return c.json({ key });
-    }),
-  );
+  api.patch("/keys/:id", signedIn, async (c) => {
+    const key = await setApiKeyStatus({
+      db: runtime().database.db,
+      userId: c.get("viewer")!.id,
+      id: c.req.param("id"),
+      input: await json(c),
+    });
+    return c.json({ key });
+  });
 
   api.get("/webhooks", signedIn, async (c) => {
     const db = runtime().database.db;
@@ -203,19 +185,15 @@ export function internalApi(state: ServerState) {
     return c.json({ secret: await getWebhookSecret({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
   });
 
-  api.post("/webhooks/secret", signedIn, (c) =>
-    answering(c, async () => {
-      c.header("Cache-Control", "no-store");
-      return c.json({ secret: await rotateWebhookSecret({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
-    }),
-  );
+  api.post("/webhooks/secret", signedIn, async (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.json({ secret: await rotateWebhookSecret({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
+  });
 
-  api.delete("/keys/:id", signedIn, (c) =>
-    answering(c, async () => {
-      await deleteApiKey({ db: runtime().database.db, userId: c.get("viewer")!.id, id: c.req.param("id") });
-      return c.body(null, 204);
-    }),
-  );
+  api.delete("/keys/:id", signedIn, async (c) => {
+    await deleteApiKey({ db: runtime().database.db, userId: c.get("viewer")!.id, id: c.req.param("id") });
+    return c.body(null, 204);
+  });
 
   return api;
 }

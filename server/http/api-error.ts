@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppEnv } from "#server/http/app.ts";
 import { matchLocale } from "#server/http/locale.ts";
-import { AppError } from "#server/errors.ts";
+import type { AppError } from "#server/errors.ts";
 import { serverT } from "#server/i18n/translations.ts";
 import { isLocale, LOCALE_COOKIE, type Locale } from "#common/locales.ts";
 
@@ -24,27 +24,21 @@ const DETAILED = new Set([
   "input_url_failed",
 ]);
 
-/**
- * An error as JSON: a stable code, the catalogue message in the caller's language, the request id to quote to
- * support and, where it helps a developer, which field was wrong.
- */
-export function errorResponse(c: Context<AppEnv>, error: AppError): Response {
-  const t = serverT(requestLocale(c), ["common", "messages"]);
-  const body: { code: string; message: string; requestId: string; detail?: string } = {
-    code: error.code,
-    message: t(error.messageKey),
-    requestId: c.get("requestId"),
-  };
-  if (DETAILED.has(error.code) && error.message !== error.code) body.detail = error.message;
-  return c.json({ error: body }, error.status as 400);
-}
+/** The public API's paths: its fields are snake_case, and every refusal of a request says what was wrong. */
+const isPublicApi = (c: Context<AppEnv>) => c.req.path === "/api/v1" || c.req.path.startsWith("/api/v1/");
 
-/** Runs a handler, answering an AppError with its JSON; anything else goes on to the app's error handler. */
-export async function answering(c: Context<AppEnv>, handler: () => Promise<Response>): Promise<Response> {
-  try {
-    return await handler();
-  } catch (error) {
-    if (error instanceof AppError) return errorResponse(c, error);
-    throw error;
-  }
+/**
+ * Every JSON error the server answers, in one shape: `{ error: { code, message, requestId, detail? } }` — a stable
+ * code, the catalogue message in the caller's language, the request id to quote to support and, where it helps a
+ * developer, what was wrong. The public API spells the id `request_id` (its fields are snake_case) and details
+ * every client error; elsewhere only the codes that name a field carry their detail.
+ */
+export function errorResponse(c: Context<AppEnv>, error: AppError, headers: Record<string, string> = {}): Response {
+  const t = serverT(requestLocale(c), ["common", "messages"]);
+  const publicApi = isPublicApi(c);
+  const body: Record<string, string> = { code: error.code, message: t(error.messageKey) };
+  body[publicApi ? "request_id" : "requestId"] = c.get("requestId");
+  const detailed = publicApi ? error.status < 500 : DETAILED.has(error.code);
+  if (detailed && error.message !== error.code) body.detail = error.message;
+  return c.json({ error: body }, error.status as 400, headers);
 }

@@ -1,3 +1,5 @@
+import { errorResponse } from "#server/http/api-error.ts";
+import { AppError } from "#server/errors.ts";
 import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -86,10 +88,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]);
 }
 
-const unavailable = (c: Context) =>
-  c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503, {
-    "Retry-After": "5",
-  });
+const unavailable = (c: Context<AppEnv>) =>
+  errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { env, logger, state, build } = options;
@@ -129,7 +129,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.use(security.middleware);
   app.use(async (c, next) => {
     if (!isDecodablePath(c.req.url)) {
-      return c.json({ error: { code: "bad_request", message: "Malformed request" } }, 400);
+      return errorResponse(c, new AppError("bad_request", "malformed request URL"));
     }
     await next();
   });
@@ -137,24 +137,27 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     maxSize: env.BODY_LIMIT_BYTES,
     // The unread body is still on its way: close the connection rather than parse it as the next request.
     onError: (c) =>
-      c.json({ error: { code: "payload_too_large", message: "Request body too large" } }, 413, {
+      errorResponse(c, new AppError("payload_too_large", `at most ${env.BODY_LIMIT_BYTES} bytes`), {
         Connection: "close",
       }),
   });
   // GET and HEAD carry no body to limit; asking for one would make the Node adapter build a whole Fetch request.
   app.use((c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
 
+  // The one handler of errors thrown on the way (the public API adds its rate-limit headers to its own first): an
+  // AppError is the answer it names, in the one JSON shape (`errorResponse`).
   app.onError((error, c) => {
+    if (error instanceof AppError) return errorResponse(c, error);
     if (isDatabaseUnavailable(error)) {
       c.get("logger").warn({ err: error.message }, "database unavailable");
       return unavailable(c);
     }
     if (error instanceof URIError) {
-      return c.json({ error: { code: "bad_request", message: "Malformed request" } }, 400);
+      return errorResponse(c, new AppError("bad_request", "malformed request URL"));
     }
     if ("getResponse" in error && typeof error.getResponse === "function") return error.getResponse() as Response;
     c.get("logger").error({ err: error, path: c.req.path }, "unhandled error");
-    return c.json({ error: { code: "internal_error", message: "Internal server error" } }, 500);
+    return errorResponse(c, new AppError("internal_error"));
   });
 
   // The liveness probe is asked often: its answer is built whole, with no header set twice.
@@ -278,7 +281,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   for (const prefix of ["/api/v1", "/api", "/webhooks"]) {
     app.all(`${prefix}/*`, (c) => {
       if (!state.runtime) return unavailable(c);
-      return c.json({ error: { code: "not_found", message: "Not found" } }, 404);
+      return errorResponse(c, new AppError("not_found", `no route ${c.req.method} ${c.req.path}`));
     });
   }
 

@@ -1,3 +1,5 @@
+import { errorResponse } from "#server/http/api-error.ts";
+import { AppError } from "#server/errors.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Env } from "#server/env.ts";
@@ -41,9 +43,9 @@ export function authRoutes(state: ServerState): MiddlewareHandler<AppEnv> {
   return async (c) => {
     const runtime = state.runtime;
     if (!runtime)
-      return c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503);
+      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
     if (!OPEN_AUTH_PATHS.some((p) => p.test(c.req.path))) {
-      return c.json({ error: { code: "not_found", message: "Not found" } }, 404);
+      return errorResponse(c, new AppError("not_found", `no route ${c.req.method} ${c.req.path}`));
     }
     const raw = c.req.raw;
     const request = new Request(raw.url, {
@@ -89,7 +91,7 @@ export function sameOriginWrites(siteUrl: string): MiddlewareHandler<AppEnv> {
     else if (origin) allowed = origin === requestOrigin || origin === hostOrigin || origin === siteOrigin;
     else allowed = true;
     if (!allowed) {
-      return c.json({ error: { code: "forbidden", message: "Cross-site request rejected" } }, 403);
+      return errorResponse(c, new AppError("forbidden", "cross-site request"));
     }
     return next();
   };

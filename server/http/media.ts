@@ -1,3 +1,5 @@
+import { errorResponse } from "#server/http/api-error.ts";
+import { AppError } from "#server/errors.ts";
 import { Hono, type Context } from "hono";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
 import { sessionOf } from "#server/http/auth.ts";
@@ -91,7 +93,7 @@ export function mediaRoutes(state: ServerState) {
   const serve = async (c: Context<AppEnv>, id: string, variant: "file" | "thumb") => {
     const runtime = state.runtime;
     if (!runtime)
-      return c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503);
+      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
     if (!isUuid(id)) return c.text("Not found", 404);
     const session = await sessionOf(c, state);
     for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });

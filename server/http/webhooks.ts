@@ -1,3 +1,5 @@
+import { errorResponse } from "#server/http/api-error.ts";
+import { AppError } from "#server/errors.ts";
 import { Hono } from "hono";
 import type Stripe from "stripe";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
@@ -14,11 +16,11 @@ export function webhookRoutes(state: ServerState) {
   const hooks = new Hono<AppEnv>();
   hooks.post("/stripe", async (c) => {
     const runtime = state.runtime;
-    if (!runtime) return c.json({ error: { code: "service_unavailable", message: "Starting" } }, 503);
+    if (!runtime)
+      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
     const stripe = runtime.stripe;
     const secret = runtime.env.STRIPE_WEBHOOK_SECRET;
-    if (!stripe || !secret)
-      return c.json({ error: { code: "not_found", message: "Payments are not configured" } }, 404);
+    if (!stripe || !secret) return errorResponse(c, new AppError("not_found", "payments are not configured"));
     const signature = c.req.header("stripe-signature");
     const raw = Buffer.from(await c.req.arrayBuffer());
     let event: Stripe.Event;
@@ -27,7 +29,7 @@ export function webhookRoutes(state: ServerState) {
       event = await stripe.webhooks.constructEventAsync(raw, signature, secret, SIGNATURE_TOLERANCE_SECONDS);
     } catch (error) {
       c.get("logger").warn({ err: (error as Error).message }, "stripe webhook refused");
-      return c.json({ error: { code: "bad_request", message: "Invalid signature" } }, 400);
+      return errorResponse(c, new AppError("bad_request", "invalid signature"));
     }
     try {
       const outcome = await handleStripeEvent({ db: runtime.database.db, stripe, logger: c.get("logger"), event });
@@ -37,7 +39,7 @@ export function webhookRoutes(state: ServerState) {
         { err: error, stripeEvent: event.id, type: event.type },
         "stripe event failed; will be retried",
       );
-      return c.json({ error: { code: "internal_error", message: "Event not applied, retry later" } }, 500);
+      return errorResponse(c, new AppError("internal_error", "event not applied, retry later"));
     }
   });
   return hooks;

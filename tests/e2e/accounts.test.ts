@@ -148,7 +148,9 @@ describe("accounts in Chromium", () => {
     // The internal API wants a session.
     const api = await fetch(`${server.url}/api/me`);
     expect(api.status).toBe(401);
-    expect(await api.json()).toEqual({ error: { code: "unauthorized", message: "Please login first" } });
+    expect(await api.json()).toEqual({
+      error: { code: "unauthorized", message: "Please login first", requestId: api.headers.get("x-request-id") },
+    });
     await context.close();
   });
 

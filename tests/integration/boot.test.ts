@@ -151,7 +151,14 @@ describe(`the server on ${backend}`, () => {
     for (const path of ["/api/nothing", "/webhooks/nothing", "/api/auth/nothing"]) {
       const res = await fetch(`${server.url}${path}`);
       expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ error: { code: "not_found", message: "Not found" } });
+      // The one JSON error shape: code, the catalogue's message, the request id (the detail stays in the log).
+      expect(await res.json()).toEqual({
+        error: {
+          code: "not_found",
+          message: "Sorry, the page you are looking for does not exist.",
+          requestId: res.headers.get("x-request-id"),
+        },
+      });
     }
     // The public API asks for a key first (with a key, an unknown path is a 404 `not_found`).
     const v1 = await fetch(`${server.url}/api/v1/nothing`);
@@ -162,7 +169,15 @@ describe(`the server on ${backend}`, () => {
   it("refuses a body over the limit with 413 before reading it", async () => {
     const big = await rawGet(server.port, "/api/v1/anything", { "content-length": String(11 * 1024 * 1024) }, "POST");
     expect(big.status).toBe(413);
-    expect(JSON.parse(big.body)).toEqual({ error: { code: "payload_too_large", message: "Request body too large" } });
+    // The public API's error shape: snake_case, with the detail of a client error.
+    expect(JSON.parse(big.body)).toEqual({
+      error: {
+        code: "payload_too_large",
+        message: "Your request is invalid, please check and try again.",
+        request_id: expect.any(String),
+        detail: "at most 10485760 bytes",
+      },
+    });
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
   });
 

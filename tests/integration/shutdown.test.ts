@@ -30,7 +30,13 @@ describe("graceful shutdown", () => {
     });
     const result = await inFlight;
     expect(result.status).toBe(404);
-    expect(JSON.parse(result.body)).toEqual({ error: { code: "not_found", message: "Not found" } });
+    expect(JSON.parse(result.body)).toEqual({
+      error: {
+        code: "not_found",
+        message: "Sorry, the page you are looking for does not exist.",
+        requestId: expect.any(String),
+      },
+    });
     expect(await server.exited).toBe(0);
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
     expect(server.output()).toContain("shutting down: finishing requests in flight");

@@ -3,8 +3,7 @@ import { OpenAPIHono, createRoute, z, type RouteConfig } from "@hono/zod-openapi
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
-import { requestLocale } from "#server/http/api-error.ts";
-import { serverT } from "#server/i18n/translations.ts";
+import { errorResponse } from "#server/http/api-error.ts";
 import { AppError } from "#server/errors.ts";
 import { verifyApiKey, type VerifiedKey } from "#server/modules/api-keys/verify-api-key.ts";
 import {
@@ -48,38 +47,26 @@ export const API_VERSION = "1.0.0";
 
 type V1 = Context<AppEnv>;
 
-/** An error as the public API answers it: `{ error: { code, message, request_id, detail? } }`. */
-export function apiError(c: V1, error: AppError, headers: Record<string, string> = {}): Response {
-  const t = serverT(requestLocale(c), ["common", "messages"]);
-  const body: { code: string; message: string; request_id: string; detail?: string } = {
-    code: error.code,
-    message: t(error.messageKey),
-    request_id: c.get("requestId"),
-  };
-  if (error.status < 500 && error.message !== error.code) body.detail = error.message;
-  return c.json({ error: body }, error.status as 400, headers);
-}
-
-const errorResponse = (description: string) => ({
+const errorDocument = (description: string) => ({
   content: { "application/json": { schema: ErrorSchema } },
   description,
 });
 const COMMON_ERRORS = {
-  401: errorResponse(
+  401: errorDocument(
     "No key, an unknown or deleted key (`invalid_api_key`), or a deactivated one (`api_key_inactive`).",
   ),
-  429: errorResponse("Too many requests for this key (`rate_limited`); wait `Retry-After` seconds."),
+  429: errorDocument("Too many requests for this key (`rate_limited`); wait `Retry-After` seconds."),
 } as const;
 const WRITE_ERRORS = {
   ...COMMON_ERRORS,
-  400: errorResponse(
+  400: errorDocument(
     "Malformed request (`bad_request`), unknown model (`unknown_model`), refused image URL (`input_url_refused`) or webhook URL (`webhook_url_refused`).",
   ),
-  402: errorResponse("Not enough available credits (`insufficient_credits`)."),
-  409: errorResponse("A request with this `Idempotency-Key` is still running (`idempotency_in_flight`)."),
-  413: errorResponse("Body or input image too large."),
-  415: errorResponse("Not JSON or multipart (`unsupported_media_type`), or the file is not an image."),
-  422: errorResponse(
+  402: errorDocument("Not enough available credits (`insufficient_credits`)."),
+  409: errorDocument("A request with this `Idempotency-Key` is still running (`idempotency_in_flight`)."),
+  413: errorDocument("Body or input image too large."),
+  415: errorDocument("Not JSON or multipart (`unsupported_media_type`), or the file is not an image."),
+  422: errorDocument(
     "Invalid options (`invalid_options`, `prompt_invalid`), missing input image, or an `Idempotency-Key` reused with another request (`idempotency_mismatch`).",
   ),
 } as const;
@@ -155,7 +142,7 @@ const routes = {
     request: { query: ListGenerationsQuery },
     responses: {
       200: { content: { "application/json": { schema: GenerationListSchema } }, description: "One page." },
-      422: errorResponse("A filter or cursor is not valid (`invalid_options`)."),
+      422: errorDocument("A filter or cursor is not valid (`invalid_options`)."),
       ...COMMON_ERRORS,
     },
   }),
@@ -168,7 +155,7 @@ const routes = {
     request: { params: IdParam },
     responses: {
       200: generationResponse("The generation."),
-      404: errorResponse("No generation of yours has this id (`not_found`)."),
+      404: errorDocument("No generation of yours has this id (`not_found`)."),
       ...COMMON_ERRORS,
     },
   }),
@@ -181,8 +168,8 @@ const routes = {
     request: { params: IdParam, headers: idempotencyHeader },
     responses: {
       200: generationResponse("Canceled."),
-      404: errorResponse("No generation of yours has this id (`not_found`)."),
-      409: errorResponse("It has already finished (`not_cancelable`), or the idempotency key is in use."),
+      404: errorDocument("No generation of yours has this id (`not_found`)."),
+      409: errorDocument("It has already finished (`not_cancelable`), or the idempotency key is in use."),
       ...COMMON_ERRORS,
     },
   }),
@@ -195,7 +182,7 @@ const routes = {
     request: { params: IdParam },
     responses: {
       204: { description: "Deleted." },
-      404: errorResponse("No generation of yours has this id (`not_found`)."),
+      404: errorDocument("No generation of yours has this id (`not_found`)."),
       ...COMMON_ERRORS,
     },
   }),
@@ -218,7 +205,7 @@ const routes = {
     request: { query: LedgerQuery },
     responses: {
       200: { content: { "application/json": { schema: LedgerSchema } }, description: "One page." },
-      422: errorResponse("Invalid page (`invalid_options`)."),
+      422: errorDocument("Invalid page (`invalid_options`)."),
       ...COMMON_ERRORS,
     },
   }),
@@ -248,7 +235,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
       const issue = result.error.issues[0];
       const field = issue?.path.join(".") ?? "";
       const code = field === "prompt" ? "prompt_invalid" : "invalid_options";
-      return apiError(c as V1, new AppError(code, `${field || "request"}: ${issue?.message ?? "invalid"}`));
+      return errorResponse(c as V1, new AppError(code, `${field || "request"}: ${issue?.message ?? "invalid"}`));
     },
   });
   const runtime = () => state.runtime!;
@@ -282,7 +269,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
   const challenge = { "WWW-Authenticate": 'Bearer realm="atelier"' };
   /** A refusal of the key (401) carries the challenge; a refusal of its rate (429) says when to come back. */
   const refuse = (c: V1, error: AppError) =>
-    apiError(c, error, error.status === 401 ? challenge : (c.get("apiLimits") ?? {}));
+    errorResponse(c, error, error.status === 401 ? challenge : (c.get("apiLimits") ?? {}));
   /**
    * Takes a key's verdict: the caller is known and the rate-limit headers are kept for the answer, or, beyond the
    * limit, `rate_limited` is thrown.
@@ -304,13 +291,15 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
   const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (c.req.path.endsWith("/openapi.json")) return next();
     if (!state.runtime) {
-      return c.json({ error: { code: "service_unavailable", message: "Service temporarily unavailable" } }, 503, {
-        "Retry-After": "5",
-      });
+      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
     if (!bearer) {
-      return apiError(c, new AppError("invalid_api_key", "send the key as Authorization: Bearer <key>"), challenge);
+      return errorResponse(
+        c,
+        new AppError("invalid_api_key", "send the key as Authorization: Bearer <key>"),
+        challenge,
+      );
     }
     if (checksOwnKey(c)) {
       c.set("apiBearer", bearer);
@@ -345,7 +334,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
       try {
         return await run();
       } catch (error) {
-        if (error instanceof AppError) return apiError(c, error);
+        if (error instanceof AppError) return errorResponse(c, error);
         throw error;
       }
     };
@@ -411,7 +400,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     const file = multipart ? (body as { image?: unknown }).image : undefined;
     const bytes = file instanceof File ? new Uint8Array(await file.arrayBuffer()) : null;
     if (file !== undefined && !bytes) {
-      return apiError(c, new AppError("input_image_required", "image: expected a file")) as never;
+      return errorResponse(c, new AppError("input_image_required", "image: expected a file")) as never;
     }
     const fields = { ...body, image: undefined };
     const request = { ...fields, image: bytes ? createHash("sha256").update(bytes).digest("hex") : undefined };
@@ -533,13 +522,13 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     );
   });
 
-  api.notFound((c) => apiError(c, new AppError("not_found", `no route ${c.req.method} ${c.req.path}`)));
+  api.notFound((c) => errorResponse(c, new AppError("not_found", `no route ${c.req.method} ${c.req.path}`)));
   api.onError((error, c) => {
     if (error instanceof AppError) return refuse(c, error);
     if (error instanceof HTTPException) {
-      if (error.status === 415) return apiError(c, new AppError("unsupported_media_type", error.message));
-      if (error.status === 413) return apiError(c, new AppError("payload_too_large", error.message));
-      if (error.status < 500) return apiError(c, new AppError("bad_request", error.message));
+      if (error.status === 415) return errorResponse(c, new AppError("unsupported_media_type", error.message));
+      if (error.status === 413) return errorResponse(c, new AppError("payload_too_large", error.message));
+      if (error.status < 500) return errorResponse(c, new AppError("bad_request", error.message));
     }
     throw error;
   });
