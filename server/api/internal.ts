@@ -1,6 +1,10 @@
 import { errorResponse } from "#server/http/api-error.ts";
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono } from "hono";
+import { createMiddleware } from "hono/factory";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
+import type { Runtime } from "#server/runtime.ts";
+import type { Db } from "#server/db/client.ts";
+import type { Viewer } from "#common/viewer.ts";
 import { sessionOf } from "#server/http/auth.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
 import { AppError } from "#server/errors.ts";
@@ -26,35 +30,30 @@ import { listWebhookDeliveries } from "#server/modules/webhooks/list-deliveries.
  */
 export function internalApi(state: ServerState) {
   const api = new Hono<AppEnv>();
-  const signedIn: MiddlewareHandler<AppEnv> = async (c, next) => {
-    if (!state.runtime) {
+  /** The guard of every route: the signed-in viewer and the ready runtime, for the handlers behind it. */
+  const signedIn = createMiddleware<AppEnv & { Variables: { viewer: Viewer; runtime: Runtime } }>(async (c, next) => {
+    const runtime = state.runtime;
+    if (!runtime) {
       return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
     }
     const session = await sessionOf(c, state);
     for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });
-    if (!session.viewer) {
-      return session.expired
-        ? c.json(
-            { error: { code: "session_expired", message: "Your login session has expired, please log in again" } },
-            401,
-          )
-        : errorResponse(c, new AppError("unauthorized"));
-    }
+    if (!session.viewer) return errorResponse(c, new AppError(session.expired ? "session_expired" : "unauthorized"));
     c.set("viewer", session.viewer);
-    return next();
-  };
+    c.set("runtime", runtime);
+    await next();
+  });
 
   api.get("/me", signedIn, async (c) => {
-    const viewer = c.get("viewer")!;
-    const credits = await getBalance({ db: state.runtime!.database.db, userId: viewer.id });
+    const viewer = c.get("viewer");
+    const credits = await getBalance({ db: c.get("runtime").database.db, userId: viewer.id });
     return c.json({ user: viewer, credits });
   });
 
-  const runtime = () => state.runtime!;
   /** Jobs and uploads a user may start per minute, on every instance together. */
-  const limited = async (userId: string, what: "submit" | "upload") => {
+  const limited = async (db: Db, userId: string, what: "submit" | "upload") => {
     const verdict = await consumeRateLimit({
-      db: runtime().database.db,
+      db,
       key: `${what}:user:${userId}`,
       rule: { window: 60, max: what === "submit" ? 60 : 30 },
     });
@@ -68,12 +67,12 @@ export function internalApi(state: ServerState) {
     }
   };
 
-  api.get("/models", signedIn, (c) => c.json({ models: listModels(runtime().env) }));
+  api.get("/models", signedIn, (c) => c.json({ models: listModels(c.get("runtime").env) }));
 
   api.post("/generations", signedIn, async (c) => {
-    const viewer = c.get("viewer")!;
-    await limited(viewer.id, "submit");
-    const { database, env, storage, boss } = runtime();
+    const viewer = c.get("viewer");
+    await limited(c.get("runtime").database.db, viewer.id, "submit");
+    const { database, env, storage, boss } = c.get("runtime");
     const { id, repeated } = await submitGeneration(
       { db: database.db, boss, env, storage },
       { user: viewer, input: await json(c), source: "web", idempotencyKey: c.req.header("idempotency-key") },
@@ -83,31 +82,33 @@ export function internalApi(state: ServerState) {
   });
 
   api.get("/generations", signedIn, async (c) =>
-    c.json(await listGenerations({ db: runtime().database.db, userId: c.get("viewer")!.id, query: c.req.query() })),
+    c.json(
+      await listGenerations({ db: c.get("runtime").database.db, userId: c.get("viewer").id, query: c.req.query() }),
+    ),
   );
 
   api.get("/generations/:id", signedIn, async (c) => {
-    const { database, env } = runtime();
+    const { database, env } = c.get("runtime");
     const generation = await getGeneration({
       db: database.db,
       env,
       id: c.req.param("id"),
-      viewerId: c.get("viewer")!.id,
+      viewerId: c.get("viewer").id,
     });
     c.header("Cache-Control", "no-store");
     return c.json({ generation });
   });
 
   api.post("/generations/:id/cancel", signedIn, async (c) => {
-    const { database, boss, env } = runtime();
-    const viewerId = c.get("viewer")!.id;
+    const { database, boss, env } = c.get("runtime");
+    const viewerId = c.get("viewer").id;
     await cancelGeneration({ db: database.db, boss, env, userId: viewerId, id: c.req.param("id") });
     return c.json({ generation: await getGeneration({ db: database.db, env, id: c.req.param("id"), viewerId }) });
   });
 
   api.patch("/generations/:id", signedIn, async (c) => {
-    const { database, env } = runtime();
-    const viewerId = c.get("viewer")!.id;
+    const { database, env } = c.get("runtime");
+    const viewerId = c.get("viewer").id;
     const body = (await json(c)) as { visibility?: unknown };
     await setVisibility({
       db: database.db,
@@ -119,14 +120,14 @@ export function internalApi(state: ServerState) {
   });
 
   api.delete("/generations/:id", signedIn, async (c) => {
-    const { database, storage } = runtime();
-    await deleteGeneration({ db: database.db, storage, userId: c.get("viewer")!.id, id: c.req.param("id") });
+    const { database, storage } = c.get("runtime");
+    await deleteGeneration({ db: database.db, storage, userId: c.get("viewer").id, id: c.req.param("id") });
     return c.body(null, 204);
   });
 
   api.post("/uploads", signedIn, async (c) => {
-    const viewer = c.get("viewer")!;
-    await limited(viewer.id, "upload");
+    const viewer = c.get("viewer");
+    await limited(c.get("runtime").database.db, viewer.id, "upload");
     let file: unknown;
     try {
       file = (await c.req.formData()).get("file");
@@ -134,7 +135,7 @@ export function internalApi(state: ServerState) {
       throw new AppError("bad_request", "expected a multipart form with a file");
     }
     if (!(file instanceof File)) throw new AppError("input_image_required", "the form has no file");
-    const { database, storage } = runtime();
+    const { database, storage } = c.get("runtime");
     const saved = await saveInputImage({
       db: database.db,
       storage,
@@ -146,13 +147,13 @@ export function internalApi(state: ServerState) {
 
   api.get("/keys", signedIn, async (c) => {
     c.header("Cache-Control", "no-store");
-    return c.json({ keys: await listApiKeys({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
+    return c.json({ keys: await listApiKeys({ db: c.get("runtime").database.db, userId: c.get("viewer").id }) });
   });
 
   api.post("/keys", signedIn, async (c) => {
     const created = await createApiKey({
-      db: runtime().database.db,
-      userId: c.get("viewer")!.id,
+      db: c.get("runtime").database.db,
+      userId: c.get("viewer").id,
       input: await json(c),
     });
     c.header("Cache-Control", "no-store");
@@ -161,8 +162,8 @@ export function internalApi(state: ServerState) {
 
   api.patch("/keys/:id", signedIn, async (c) => {
     const key = await setApiKeyStatus({
-      db: runtime().database.db,
-      userId: c.get("viewer")!.id,
+      db: c.get("runtime").database.db,
+      userId: c.get("viewer").id,
       id: c.req.param("id"),
       input: await json(c),
     });
@@ -170,8 +171,8 @@ export function internalApi(state: ServerState) {
   });
 
   api.get("/webhooks", signedIn, async (c) => {
-    const db = runtime().database.db;
-    const userId = c.get("viewer")!.id;
+    const db = c.get("runtime").database.db;
+    const userId = c.get("viewer").id;
     c.header("Cache-Control", "no-store");
     const [secret, deliveries] = await Promise.all([
       getWebhookSecretInfo({ db, userId }),
@@ -182,16 +183,18 @@ export function internalApi(state: ServerState) {
 
   api.get("/webhooks/secret", signedIn, async (c) => {
     c.header("Cache-Control", "no-store");
-    return c.json({ secret: await getWebhookSecret({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
+    return c.json({ secret: await getWebhookSecret({ db: c.get("runtime").database.db, userId: c.get("viewer").id }) });
   });
 
   api.post("/webhooks/secret", signedIn, async (c) => {
     c.header("Cache-Control", "no-store");
-    return c.json({ secret: await rotateWebhookSecret({ db: runtime().database.db, userId: c.get("viewer")!.id }) });
+    return c.json({
+      secret: await rotateWebhookSecret({ db: c.get("runtime").database.db, userId: c.get("viewer").id }),
+    });
   });
 
   api.delete("/keys/:id", signedIn, async (c) => {
-    await deleteApiKey({ db: runtime().database.db, userId: c.get("viewer")!.id, id: c.req.param("id") });
+    await deleteApiKey({ db: c.get("runtime").database.db, userId: c.get("viewer").id, id: c.req.param("id") });
     return c.body(null, 204);
   });
 

@@ -7,7 +7,7 @@ import { serverT } from "#server/i18n/translations.ts";
 import { isLocale, LOCALE_COOKIE, type Locale } from "#common/locales.ts";
 
 /** The language of an API answer: the page's (`X-Locale`, sent by the pages), the locale cookie, then the browser's. */
-export function requestLocale(c: Context<AppEnv>): Locale {
+export function requestLocale<E extends AppEnv>(c: Context<E>): Locale {
   const asked = c.req.header("x-locale");
   if (isLocale(asked)) return asked;
   const cookie = getCookie(c, LOCALE_COOKIE);
@@ -25,7 +25,7 @@ const DETAILED = new Set([
 ]);
 
 /** The public API's paths: its fields are snake_case, and every refusal of a request says what was wrong. */
-const isPublicApi = (c: Context<AppEnv>) => c.req.path === "/api/v1" || c.req.path.startsWith("/api/v1/");
+const isPublicApi = <E extends AppEnv>(c: Context<E>) => c.req.path === "/api/v1" || c.req.path.startsWith("/api/v1/");
 
 /**
  * Every JSON error the server answers, in one shape: `{ error: { code, message, requestId, detail? } }` — a stable
@@ -33,7 +33,11 @@ const isPublicApi = (c: Context<AppEnv>) => c.req.path === "/api/v1" || c.req.pa
  * developer, what was wrong. The public API spells the id `request_id` (its fields are snake_case) and details
  * every client error; elsewhere only the codes that name a field carry their detail.
  */
-export function errorResponse(c: Context<AppEnv>, error: AppError, headers: Record<string, string> = {}): Response {
+export function errorResponse<E extends AppEnv>(
+  c: Context<E>,
+  error: AppError,
+  headers: Record<string, string> = {},
+): Response {
   const t = serverT(requestLocale(c), ["common", "messages"]);
   const publicApi = isPublicApi(c);
   const body: Record<string, string> = { code: error.code, message: t(error.messageKey) };

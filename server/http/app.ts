@@ -35,7 +35,6 @@ import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
 import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
 import { mediaRoutes, sendStored } from "#server/http/media.ts";
 import type { ResolvedSession } from "#server/modules/auth/resolve-session.ts";
-import type { Viewer } from "#common/viewer.ts";
 import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, localeOfPath, localizePath } from "#common/locales.ts";
 
 /** Mutable process state the HTTP layer reads: the runtime appears once the database is ready. */
@@ -65,8 +64,6 @@ export type AppEnv = {
     route?: string;
     clientIp: string;
     session?: ResolvedSession;
-    /** Set by the internal API's guard for the routes behind it. */
-    viewer?: Viewer;
     /** The answer's 5xx status is the designed one (readiness while starting or draining): not logged as a failure. */
     expectedFailure?: boolean;
     /** The owner of the API key of a public API request. */

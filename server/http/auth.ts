@@ -58,7 +58,7 @@ export function authRoutes(state: ServerState): MiddlewareHandler<AppEnv> {
 }
 
 /** The session of this request, looked up once. */
-export async function sessionOf(c: Context<AppEnv>, state: ServerState): Promise<ResolvedSession> {
+export async function sessionOf<E extends AppEnv>(c: Context<E>, state: ServerState): Promise<ResolvedSession> {
   const known = c.get("session");
   if (known) return known;
   const runtime = state.runtime!;
