@@ -1,13 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
 import pino from "pino";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
-import { applyMigrations } from "#server/db/migrate.ts";
 import { session, user } from "#server/db/schema/index.ts";
-import { createBoss, type PgBoss } from "#server/jobs/boss.ts";
-import { defineQueues } from "#server/jobs/worker.ts";
+import type { PgBoss } from "#server/jobs/boss.ts";
 import { parseEnv } from "#server/env.ts";
 import { resolveSiteConfig } from "#config/site.ts";
 import { createLocalStorage } from "#server/storage/local.ts";
@@ -22,36 +19,26 @@ import { deleteOwnAccount } from "#server/modules/auth/delete-own-account.ts";
 import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
 import { MAIL_QUEUE } from "#server/modules/mail/queue-mail.ts";
 import type { Viewer } from "#common/viewer.ts";
-import { backends } from "#tests/support/backends.ts";
-import { tempDir } from "#tests/support/server.ts";
+import { backends, openEngine } from "#tests/support/backends.ts";
 
 const logger = pino({ level: "silent" });
 
 // The sign-in forms' use cases against a real database and the real authentication library, without HTTP: what
 // each returns, what it writes, what it sends, and how it limits attempts.
 describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
+  let engine: Awaited<ReturnType<typeof openEngine>>;
   let handle: DbHandle;
-  let cleanup: () => Promise<void>;
   let boss: PgBoss;
   let auth: Auth;
-  let filesDir: string;
   const env = parseEnv({ AUTH_SECRET: "a-test-secret-that-is-long-enough-to-pass-the-check" });
   const site = resolveSiteConfig(env);
 
   beforeAll(async () => {
-    ({ handle, cleanup } = await backend.open());
-    await applyMigrations(handle);
-    boss = createBoss(handle, logger, 4);
-    await boss.start();
-    await defineQueues(boss);
-    filesDir = tempDir("atelier-files-");
+    engine = await openEngine(backend);
+    ({ handle, boss } = engine);
     auth = createAuth({ db: handle.db, env, site, logger, boss, secret: env.AUTH_SECRET! });
   });
-  afterAll(async () => {
-    await boss?.stop({ graceful: false, close: true });
-    await cleanup?.();
-    rmSync(filesDir, { recursive: true, force: true });
-  });
+  afterAll(() => engine?.close());
 
   /** Each attempt from its own address unless given one, so that only the limit under test applies. */
   const attempt = (extra: { clientIp?: string; cookie?: string } = {}): AuthAttempt => {
@@ -188,7 +175,7 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
 
   it("deletes an account only with its password, and ends its session with it", async () => {
     const { viewer, cookie } = await signedInViewer();
-    const storage = createLocalStorage(filesDir);
+    const storage = createLocalStorage(engine.filesDir);
     const remove = (typed: string) =>
       deleteOwnAccount({ ...attempt({ cookie }), storage, viewer, password: typed, email: "" });
     expect(await remove("Wrong-Horse-42")).toEqual({ ok: false, reason: "wrong_password" });

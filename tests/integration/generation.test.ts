@@ -1,11 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
 import pino from "pino";
 import sharp from "sharp";
 import { and, eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
-import { applyMigrations } from "#server/db/migrate.ts";
 import {
   asset,
   creditEntry,
@@ -16,8 +14,7 @@ import {
   webhookDelivery,
 } from "#server/db/schema/index.ts";
 import { getBalance, grantCredits } from "#server/modules/credits/ledger.ts";
-import { createBoss, type PgBoss } from "#server/jobs/boss.ts";
-import { defineQueues } from "#server/jobs/worker.ts";
+import type { PgBoss } from "#server/jobs/boss.ts";
 import { parseEnv, type Env } from "#server/env.ts";
 import { createLocalStorage } from "#server/storage/local.ts";
 import { submitGeneration } from "#server/modules/generation/submit-generation.ts";
@@ -32,8 +29,7 @@ import { endGenerationInTx, type Ending } from "#server/modules/generation/end-g
 import { GENERATION_QUEUE } from "#server/modules/generation/queue.ts";
 import { WEBHOOK_QUEUE, warmWebhookQueue } from "#server/modules/webhooks/queue-webhook.ts";
 import { AppError } from "#server/errors.ts";
-import { backends } from "#tests/support/backends.ts";
-import { tempDir } from "#tests/support/server.ts";
+import { backends, openEngine } from "#tests/support/backends.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
 import { startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
@@ -42,11 +38,10 @@ const logger = pino({ level: "silent" });
 const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
 
 describe.each(backends)("the generation engine on $name", (backend) => {
+  let engine: Awaited<ReturnType<typeof openEngine>>;
   let handle: DbHandle;
-  let cleanup: () => Promise<void>;
   let boss: PgBoss;
   let storage: ReturnType<typeof createLocalStorage>;
-  let filesDir: string;
   let openai: FakeOpenAI;
   let fal: FakeFal;
   let replicate: FakeReplicate;
@@ -55,13 +50,9 @@ describe.each(backends)("the generation engine on $name", (backend) => {
   const deps = () => ({ db: db(), boss, env, storage, logger });
 
   beforeAll(async () => {
-    ({ handle, cleanup } = await backend.open());
-    await applyMigrations(handle);
-    boss = createBoss(handle, logger, 4);
-    await boss.start();
-    await defineQueues(boss);
-    filesDir = tempDir("atelier-files-");
-    storage = createLocalStorage(filesDir);
+    engine = await openEngine(backend);
+    ({ handle, boss } = engine);
+    storage = createLocalStorage(engine.filesDir);
     [openai, fal, replicate] = await Promise.all([startFakeOpenAI(), startFakeFal(), startFakeReplicate()]);
     env = parseEnv({
       OPENAI_API_KEY: "sk-test-openai",
@@ -74,10 +65,8 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     });
   });
   afterAll(async () => {
-    await boss?.stop({ graceful: false, close: true });
     await Promise.all([openai?.close(), fal?.close(), replicate?.close()]);
-    await cleanup?.();
-    rmSync(filesDir, { recursive: true, force: true });
+    await engine?.close();
   });
 
   async function newUser(credits = 100) {

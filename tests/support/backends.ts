@@ -3,6 +3,9 @@ import { rmSync } from "node:fs";
 import pino from "pino";
 import { openPglite, openPostgres, type Db, type DbHandle } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
+import { applyMigrations } from "#server/db/migrate.ts";
+import { createBoss } from "#server/jobs/boss.ts";
+import { defineQueues } from "#server/jobs/worker.ts";
 import { tempDir, TEST_DATABASE_URL } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 
@@ -52,4 +55,27 @@ export async function insertUser(db: Db, name = "Maker"): Promise<string> {
   const id = randomUUID();
   await db.insert(user).values({ id, name, email: `${id}@example.com`, emailVerified: true });
   return id;
+}
+
+/**
+ * What the use cases run on, without a server: a fresh migrated database of the backend, its job queue started
+ * with every queue defined (no worker: queued jobs stay where a test can read them), and a folder for files.
+ */
+export async function openEngine(backend: Backend) {
+  const { handle, cleanup } = await backend.open();
+  await applyMigrations(handle);
+  const boss = createBoss(handle, silent, 4);
+  await boss.start();
+  await defineQueues(boss);
+  const filesDir = tempDir("atelier-files-");
+  return {
+    handle,
+    boss,
+    filesDir,
+    async close() {
+      await boss.stop({ graceful: false, close: true });
+      await cleanup();
+      rmSync(filesDir, { recursive: true, force: true });
+    },
+  };
 }
