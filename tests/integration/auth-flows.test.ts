@@ -14,6 +14,7 @@ import { signUp } from "#server/modules/auth/sign-up.ts";
 import { signIn } from "#server/modules/auth/sign-in.ts";
 import { resendVerification } from "#server/modules/auth/resend-verification.ts";
 import { requestPasswordReset } from "#server/modules/auth/request-password-reset.ts";
+import { resetPassword } from "#server/modules/auth/reset-password.ts";
 import { changePassword } from "#server/modules/auth/change-password.ts";
 import { deleteOwnAccount } from "#server/modules/auth/delete-own-account.ts";
 import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
@@ -132,6 +133,29 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
     }
     expect((await mails(email)).filter((m) => m.kind === "resetPassword")).toHaveLength(RATE_LIMITS.resetPerEmail.max);
     expect(await requestPasswordReset({ ...attempt(), email })).toMatchObject({ ok: false, reason: "rate_limited" });
+  });
+
+  it("sets a new password with a reset link's token once, ending every session", async () => {
+    const email = await confirmedAccount();
+    expect(await signIn({ ...attempt(), email, password })).toMatchObject({ ok: true });
+    expect(await requestPasswordReset({ ...attempt(), email })).toEqual({ ok: true });
+    const link = (await mails(email)).find((m) => m.kind === "resetPassword")!;
+    const token = new URL(link.url).searchParams.get("token")!;
+    const fresh = "Fresh-Battery-Staple-9";
+    expect(await resetPassword({ ...attempt(), token: "not-a-token", password: fresh })).toEqual({
+      ok: false,
+      reason: "link_invalid",
+    });
+    expect(await resetPassword({ ...attempt(), token, password: fresh })).toEqual({ ok: true });
+    expect(await resetPassword({ ...attempt(), token, password: "Another-Staple-10" })).toEqual({
+      ok: false,
+      reason: "link_invalid",
+    });
+    const [owner] = await handle.db.select({ id: user.id }).from(user).where(eq(user.email, email));
+    expect(await handle.db.select().from(session).where(eq(session.userId, owner!.id))).toEqual([]);
+    expect((await mails(email)).map((m) => m.kind)).toContain("passwordChanged");
+    expect(await signIn({ ...attempt(), email, password })).toMatchObject({ reason: "invalid_credentials" });
+    expect(await signIn({ ...attempt(), email, password: fresh })).toMatchObject({ ok: true });
   });
 
   async function signedInViewer() {

@@ -11,9 +11,9 @@ import { Button } from "#app/components/ui/button.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Result } from "#app/components/ui/result.tsx";
 import { authAttemptOf, botCheckPassed, cookiesOf, tooMany } from "#app/lib/auth.server.ts";
-import { authErrorCode } from "#server/modules/auth/attempts.ts";
 import { changePassword } from "#server/modules/auth/change-password.ts";
 import { requestPasswordReset } from "#server/modules/auth/request-password-reset.ts";
+import { resetPassword } from "#server/modules/auth/reset-password.ts";
 import { localizedPath, pathLocale, serverContextOf } from "#app/lib/request.server.ts";
 import { flashCookie } from "#server/http/cookies.ts";
 import {
@@ -54,7 +54,7 @@ export function loader({ context, request }: Route.LoaderArgs) {
 type ActionResult = { formError?: string; minutes?: number; fields?: FieldErrors; sent?: string; changed?: true };
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const { runtime, session, authHeaders } = serverContextOf(context);
+  const { runtime, session } = serverContextOf(context);
   const form = await request.formData();
   const { mode, token } = modeOf(request, !!session.viewer);
 
@@ -72,16 +72,12 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (mode === "reset") {
     const parsed = newPasswordSchema.safeParse({ password: form.get("password"), confirm: form.get("confirm") });
     if (!parsed.success) return data<ActionResult>({ fields: fieldErrors(parsed.error) }, { status: 400 });
-    try {
-      await runtime.auth.api.resetPassword({
-        body: { newPassword: parsed.data.password, token: token! },
-        headers: authHeaders,
-      });
-    } catch (error) {
-      const code = authErrorCode(error);
-      if (code !== "INVALID_TOKEN") runtime.logger.error({ code }, "password reset failed");
-      return data<ActionResult>({ formError: "error.linkInvalid" }, { status: 400 });
-    }
+    const reset = await resetPassword({
+      ...authAttemptOf(context),
+      token: token ?? "",
+      password: parsed.data.password,
+    });
+    if (!reset.ok) return data<ActionResult>({ formError: "error.linkInvalid" }, { status: 400 });
     // Every session was revoked, this browser's included: sign in again with the new password.
     const out = new Headers();
     out.append("Set-Cookie", flashCookie("passwordReset"));
