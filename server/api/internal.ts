@@ -1,7 +1,7 @@
-import { errorResponse } from "#server/http/api-error.ts";
 import { Hono } from "hono";
 import { createMiddleware } from "hono/factory";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
+import { errorResponse, serviceUnavailable } from "#server/http/api-error.ts";
 import type { Runtime } from "#server/runtime.ts";
 import type { Db } from "#server/db/client.ts";
 import type { Viewer } from "#common/viewer.ts";
@@ -34,7 +34,7 @@ export function internalApi(state: ServerState) {
   const signedIn = createMiddleware<AppEnv & { Variables: { viewer: Viewer; runtime: Runtime } }>(async (c, next) => {
     const runtime = state.runtime;
     if (!runtime) {
-      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
+      return serviceUnavailable(c);
     }
     const session = await sessionOf(c, state);
     for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });

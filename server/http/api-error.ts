@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import type { AppEnv } from "#server/http/app.ts";
 import { matchLocale } from "#server/http/locale.ts";
-import type { AppError } from "#server/errors.ts";
+import { AppError } from "#server/errors.ts";
 import { serverT } from "#server/i18n/translations.ts";
 import { isLocale, LOCALE_COOKIE, type Locale } from "#common/locales.ts";
 
@@ -46,3 +46,11 @@ export function errorResponse<E extends AppEnv>(
   if (detailed && error.message !== error.code) body.detail = error.message;
   return c.json({ error: body }, error.status as 400, headers);
 }
+
+/** Not ready yet (starting) or no longer (draining): the caller may come back in a few seconds. */
+export const serviceUnavailable = <E extends AppEnv>(c: Context<E>) =>
+  errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
+
+/** No such route in a JSON area (an API, the webhooks). */
+export const noRoute = <E extends AppEnv>(c: Context<E>) =>
+  errorResponse(c, new AppError("not_found", `no route ${c.req.method} ${c.req.path}`));

@@ -1,9 +1,7 @@
-import { errorResponse } from "#server/http/api-error.ts";
-import { AppError } from "#server/errors.ts";
 import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { Hono, type Context } from "hono";
+import { Hono } from "hono";
 import { getCookie } from "hono/cookie";
 import { bodyLimit } from "hono/body-limit";
 import { routePath } from "hono/route";
@@ -25,6 +23,8 @@ import { watchContent } from "#server/modules/content/watch-content.ts";
 import { nonceFor, securityHeaders } from "#server/http/security.ts";
 import { compressResponses } from "#server/http/compression.ts";
 import { isDatabaseUnavailable } from "#server/db/errors.ts";
+import { errorResponse, noRoute, serviceUnavailable } from "#server/http/api-error.ts";
+import { AppError } from "#server/errors.ts";
 import { localeCookie } from "#server/http/cookies.ts";
 import { rootLocale } from "#server/http/locale.ts";
 import { authHeaders, authRoutes, clientIp, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
@@ -85,9 +85,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   ]);
 }
 
-const unavailable = (c: Context<AppEnv>) =>
-  errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
-
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { env, logger, state, build } = options;
   const site = resolveSiteConfig(env);
@@ -147,7 +144,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     if (error instanceof AppError) return errorResponse(c, error);
     if (isDatabaseUnavailable(error)) {
       c.get("logger").warn({ err: error.message }, "database unavailable");
-      return unavailable(c);
+      return serviceUnavailable(c);
     }
     if (error instanceof URIError) {
       return errorResponse(c, new AppError("bad_request", "malformed request URL"));
@@ -248,7 +245,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // Avatars: public and immutable, since every new picture gets a new name; from whichever storage is configured.
   app.on(["GET", "HEAD"], "/files/*", async (c) => {
     const runtime = state.runtime;
-    if (!runtime) return unavailable(c);
+    if (!runtime) return serviceUnavailable(c);
     c.set("route", "files");
     const key = c.req.path.slice(FILES_PREFIX.length);
     if (!key.startsWith("avatars/") || !isStorageKey(key)) return c.text("Not found", 404);
@@ -277,8 +274,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // Room for the APIs: each area answers JSON, and unknown API paths are a JSON 404 rather than an HTML page.
   for (const prefix of ["/api/v1", "/api", "/webhooks"]) {
     app.all(`${prefix}/*`, (c) => {
-      if (!state.runtime) return unavailable(c);
-      return errorResponse(c, new AppError("not_found", `no route ${c.req.method} ${c.req.path}`));
+      if (!state.runtime) return serviceUnavailable(c);
+      return noRoute(c);
     });
   }
 
@@ -306,7 +303,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.all("*", async (c) => {
     c.set("route", "page");
     const runtime = state.runtime;
-    if (!runtime) return unavailable(c);
+    if (!runtime) return serviceUnavailable(c);
     const extra = new Headers();
     const cookieLocale = getCookie(c, LOCALE_COOKIE);
     // A malformed or unsupported cookie is ignored and replaced by the locale actually served.

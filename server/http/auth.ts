@@ -1,9 +1,9 @@
-import { errorResponse } from "#server/http/api-error.ts";
-import { AppError } from "#server/errors.ts";
 import type { Context, MiddlewareHandler } from "hono";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import type { Env } from "#server/env.ts";
 import type { ServerState, AppEnv } from "#server/http/app.ts";
+import { errorResponse, noRoute, serviceUnavailable } from "#server/http/api-error.ts";
+import { AppError } from "#server/errors.ts";
 import { CLIENT_IP_HEADER } from "#server/modules/auth/policy.ts";
 import { resolveSession, type ResolvedSession } from "#server/modules/auth/resolve-session.ts";
 
@@ -42,10 +42,9 @@ const OPEN_AUTH_PATHS = [
 export function authRoutes(state: ServerState): MiddlewareHandler<AppEnv> {
   return async (c) => {
     const runtime = state.runtime;
-    if (!runtime)
-      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
+    if (!runtime) return serviceUnavailable(c);
     if (!OPEN_AUTH_PATHS.some((p) => p.test(c.req.path))) {
-      return errorResponse(c, new AppError("not_found", `no route ${c.req.method} ${c.req.path}`));
+      return noRoute(c);
     }
     const raw = c.req.raw;
     const request = new Request(raw.url, {

@@ -1,7 +1,6 @@
-import { errorResponse } from "#server/http/api-error.ts";
-import { AppError } from "#server/errors.ts";
 import { Hono, type Context } from "hono";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
+import { serviceUnavailable } from "#server/http/api-error.ts";
 import { sessionOf } from "#server/http/auth.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { isStorageKey } from "#server/storage/storage.ts";
@@ -92,8 +91,7 @@ export function mediaRoutes(state: ServerState) {
   const media = new Hono<AppEnv>();
   const serve = async (c: Context<AppEnv>, id: string, variant: "file" | "thumb") => {
     const runtime = state.runtime;
-    if (!runtime)
-      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
+    if (!runtime) return serviceUnavailable(c);
     if (!isUuid(id)) return c.text("Not found", 404);
     const session = await sessionOf(c, state);
     for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });

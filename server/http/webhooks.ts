@@ -1,8 +1,8 @@
-import { errorResponse } from "#server/http/api-error.ts";
-import { AppError } from "#server/errors.ts";
 import { Hono } from "hono";
 import type Stripe from "stripe";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
+import { errorResponse, serviceUnavailable } from "#server/http/api-error.ts";
+import { AppError } from "#server/errors.ts";
 import { handleStripeEvent } from "#server/modules/payments/handle-stripe-event.ts";
 
 /** Stripe's default: a signature older than five minutes is a replay. */
@@ -16,8 +16,7 @@ export function webhookRoutes(state: ServerState) {
   const hooks = new Hono<AppEnv>();
   hooks.post("/stripe", async (c) => {
     const runtime = state.runtime;
-    if (!runtime)
-      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
+    if (!runtime) return serviceUnavailable(c);
     const stripe = runtime.stripe;
     const secret = runtime.env.STRIPE_WEBHOOK_SECRET;
     if (!stripe || !secret) return errorResponse(c, new AppError("not_found", "payments are not configured"));

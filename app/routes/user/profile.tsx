@@ -9,7 +9,7 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { useToast } from "#app/components/feedback.ts";
 import { UserAvatar } from "#app/components/layout/user-menu.tsx";
-import { cookiesOf, requireViewer } from "#app/lib/auth.server.ts";
+import { authAttemptOf, cookiesOf, requireViewer } from "#app/lib/auth.server.ts";
 import { deleteOwnAccount } from "#server/modules/auth/delete-own-account.ts";
 import { localizedPath, serverContextOf } from "#app/lib/request.server.ts";
 import { flashCookie, localeCookie } from "#server/http/cookies.ts";
@@ -56,7 +56,7 @@ type Result = { ok?: string; error?: string; field?: string };
 
 export async function action({ context, request }: Route.ActionArgs) {
   const { viewer, runtime, db } = requireViewer(context, request);
-  const { session, authHeaders } = serverContextOf(context);
+  const { session } = serverContextOf(context);
   const form = await request.formData();
   const intent = form.get("intent");
 
@@ -107,10 +107,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       return { ok: "profile.revokedOthers" } satisfies Result;
     case "delete": {
       const deleted = await deleteOwnAccount({
-        auth: runtime.auth,
-        db,
-        logger: runtime.logger,
-        headers: authHeaders,
+        ...authAttemptOf(context),
         storage: runtime.storage,
         viewer,
         password: String(form.get("password") ?? ""),

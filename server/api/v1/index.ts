@@ -3,7 +3,7 @@ import { OpenAPIHono, createRoute, z, type RouteConfig } from "@hono/zod-openapi
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { AppEnv, ServerState } from "#server/http/app.ts";
-import { errorResponse } from "#server/http/api-error.ts";
+import { errorResponse, noRoute, serviceUnavailable } from "#server/http/api-error.ts";
 import { AppError } from "#server/errors.ts";
 import { verifyApiKey, type VerifiedKey } from "#server/modules/api-keys/verify-api-key.ts";
 import {
@@ -291,7 +291,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
   const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (c.req.path.endsWith("/openapi.json")) return next();
     if (!state.runtime) {
-      return errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
+      return serviceUnavailable(c);
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
     if (!bearer) {
@@ -522,7 +522,7 @@ export function publicApi(state: ServerState, o: { origin: string; limitPerMinut
     );
   });
 
-  api.notFound((c) => errorResponse(c, new AppError("not_found", `no route ${c.req.method} ${c.req.path}`)));
+  api.notFound((c) => noRoute(c));
   api.onError((error, c) => {
     if (error instanceof AppError) return refuse(c, error);
     if (error instanceof HTTPException) {
