@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
-import type { AppEnv } from "#server/http/app.ts";
+import type { AppEnv } from "#server/http/request-context.ts";
 import { matchLocale } from "#server/http/locale.ts";
 import { AppError } from "#server/errors.ts";
 import { serverT } from "#server/i18n/translations.ts";

@@ -1,10 +1,8 @@
-import { randomUUID } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { bodyLimit } from "hono/body-limit";
-import { routePath } from "hono/route";
 import { serveStatic } from "@hono/node-server/serve-static";
 import { RouterContextProvider, createRequestHandler, type ServerBuild } from "react-router";
 import type { Logger } from "pino";
@@ -13,10 +11,9 @@ import { serverContext } from "#app/server-context.server.ts";
 import { publicSiteConfig, resolveSiteConfig, siteDefaults } from "#config/site.ts";
 import { antdThemeOverride } from "#app/styles/antd-stylesheet.ts";
 import type { Env } from "#server/env.ts";
-import type { Runtime } from "#server/runtime.ts";
 import type { BuildInfo } from "#server/build-info.ts";
 import { CLIENT_BUILD_DIR } from "#server/paths.ts";
-import { recordRequest, registerPageCacheSize, registry } from "#server/metrics.ts";
+import { registerPageCacheSize, registry } from "#server/metrics.ts";
 import { PAGE_VARY, PageCache } from "#server/http/page-cache.ts";
 import { mergeVary } from "#server/http/encoding.ts";
 import { watchContent } from "#server/modules/content/watch-content.ts";
@@ -27,21 +24,17 @@ import { errorResponse, noRoute, serviceUnavailable } from "#server/http/api-err
 import { AppError } from "#server/errors.ts";
 import { localeCookie } from "#server/http/cookies.ts";
 import { rootLocale } from "#server/http/locale.ts";
-import { authHeaders, authRoutes, clientIp, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
-import { internalApi } from "#server/api/internal.ts";
+import { authHeaders, authRoutes, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
+import { requestContext, type AppEnv } from "#server/http/request-context.ts";
+import { runtimeReady } from "#server/http/runtime-gate.ts";
+import type { ServerState } from "#server/http/state.ts";
+import { internalApi } from "#server/api/internal/index.ts";
 import { publicApi } from "#server/api/v1/index.ts";
 import { webhookRoutes } from "#server/http/webhooks.ts";
 import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
 import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
 import { mediaRoutes, sendStored } from "#server/http/media.ts";
-import type { ResolvedSession } from "#server/modules/auth/resolve-session.ts";
 import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, localeOfPath, localizePath } from "#common/locales.ts";
-
-/** Mutable process state the HTTP layer reads: the runtime appears once the database is ready. */
-export interface ServerState {
-  runtime?: Runtime;
-  draining: boolean;
-}
 
 export interface AppOptions {
   env: Env;
@@ -53,29 +46,6 @@ export interface AppOptions {
   serveAssets: boolean;
 }
 
-export type AppEnv = {
-  Variables: {
-    /** Made by `nonceFor` when a page is rendered; answers that render no page have none. */
-    nonce?: string;
-    /** The answer was built with every header it needs (request id, security): the middlewares leave it be. */
-    headersComplete?: boolean;
-    requestId: string;
-    logger: Logger;
-    route?: string;
-    clientIp: string;
-    session?: ResolvedSession;
-    /** The answer's 5xx status is the designed one (readiness while starting or draining): not logged as a failure. */
-    expectedFailure?: boolean;
-    /** The owner of the API key of a public API request. */
-    apiUserId?: string;
-    /** The rate-limit headers of the public API request's key, for its answer. */
-    apiLimits?: Record<string, string>;
-    /** The bearer secret of a public API request whose route checks the key itself, in its own statement. */
-    apiBearer?: string;
-  };
-};
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 const READY_TIMEOUT_MS = 2_000;
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
@@ -89,30 +59,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const { env, logger, state, build } = options;
   const site = resolveSiteConfig(env);
   const development = env.NODE_ENV === "development";
-  const debugLogs = logger.isLevelEnabled("debug");
   const app = new Hono<AppEnv>();
 
-  app.use(async (c, next) => {
-    const started = process.hrtime.bigint();
-    const incoming = c.req.header("x-request-id");
-    const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    c.set("requestId", requestId);
-    c.set("logger", lazyChild(logger, requestId));
-    c.set("clientIp", clientIp(c, env));
-    await next();
-    if (!c.get("headersComplete")) c.res.headers.set("X-Request-Id", requestId);
-    const route = c.get("route") ?? routePath(c);
-    // A client that left before its answer (its connection closed) ends the work it asked for: React Router answers
-    // such a page with its error page. Neither a failure to log nor a 500 to count: 499, as proxies record it.
-    const gone = c.req.raw.signal.aborted;
-    const status = gone ? 499 : c.res.status;
-    recordRequest(c.req.method, route, status, started);
-    if (status >= 500 && !c.get("expectedFailure")) {
-      c.get("logger").warn({ method: c.req.method, path: c.req.path, status }, "request failed");
-    } else if (debugLogs) {
-      c.get("logger").debug({ method: c.req.method, path: c.req.path, status: c.res.status }, "request");
-    }
-  });
+  app.use(requestContext({ env, logger }));
   app.use(compressResponses());
   const security = securityHeaders({
     trustProxy: env.TRUST_PROXY,
@@ -243,13 +192,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   }
 
   // Avatars: public and immutable, since every new picture gets a new name; from whichever storage is configured.
-  app.on(["GET", "HEAD"], "/files/*", async (c) => {
-    const runtime = state.runtime;
-    if (!runtime) return serviceUnavailable(c);
+  const ready = runtimeReady(state);
+  app.on(["GET", "HEAD"], "/files/*", ready, async (c) => {
     c.set("route", "files");
     const key = c.req.path.slice(FILES_PREFIX.length);
     if (!key.startsWith("avatars/") || !isStorageKey(key)) return c.text("Not found", 404);
-    return sendStored(c, runtime.storage, key, { cacheControl: "public, max-age=31536000, immutable" });
+    return sendStored(c, c.var.runtime.storage, key, { cacheControl: "public, max-age=31536000, immutable" });
   });
   app.all("/files/*", (c) => c.text("Not found", 404));
   app.use("/media/*", async (c, next) => {
@@ -258,7 +206,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
   app.route("/media", mediaRoutes(state));
 
-  app.all("/api/auth/*", authRoutes(state));
+  app.all("/api/auth/*", ready, authRoutes());
   const internal = internalApi(state);
   app.use("/api/*", async (c, next) => {
     if (c.req.path.startsWith("/api/v1/") || c.req.path.startsWith("/api/auth/")) return next();
@@ -272,11 +220,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/webhooks", webhookRoutes(state));
 
   // Room for the APIs: each area answers JSON, and unknown API paths are a JSON 404 rather than an HTML page.
-  for (const prefix of ["/api/v1", "/api", "/webhooks"]) {
-    app.all(`${prefix}/*`, (c) => {
-      if (!state.runtime) return serviceUnavailable(c);
-      return noRoute(c);
-    });
+  for (const prefix of ["/api", "/webhooks"]) {
+    app.all(`${prefix}/*`, ready, (c) => noRoute(c));
   }
 
   // Given a function, React Router derives its route tables again on every request (to follow the development
@@ -300,10 +245,12 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   registerPageCacheSize(() => pages.size);
   watchContent({ logger, onChange: () => pages.clear() });
   app.use("*", sameOriginWrites(site.url));
-  app.all("*", async (c) => {
+  const aPage: MiddlewareHandler<AppEnv> = (c, next) => {
     c.set("route", "page");
-    const runtime = state.runtime;
-    if (!runtime) return serviceUnavailable(c);
+    return next();
+  };
+  app.all("*", aPage, ready, async (c) => {
+    const runtime = c.var.runtime;
     const extra = new Headers();
     const cookieLocale = getCookie(c, LOCALE_COOKIE);
     // A malformed or unsupported cookie is ignored and replaced by the locale actually served.
@@ -330,7 +277,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       const cached = pages.serve(c, cacheKey, extra);
       if (cached) return cached;
     }
-    const session = await sessionOf(c, state);
+    const session = await sessionOf(c);
     const context = new RouterContextProvider();
     context.set(serverContext, {
       runtime,
@@ -360,21 +307,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   return app;
-}
-
-/**
- * The request's logger, made on first use: most answers log nothing, and a pino child costs a serialisation of its
- * bindings and a redaction set-up.
- */
-function lazyChild(logger: Logger, requestId: string): Logger {
-  let child: Logger | undefined;
-  return new Proxy({} as Logger, {
-    get(_, property) {
-      child ??= logger.child({ requestId });
-      const value = Reflect.get(child, property, child) as unknown;
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(child) : value;
-    },
-  });
 }
 
 /** URL paths of the files in the client build outside `assets/` (those are matched by their prefix). */

@@ -1,28 +1,10 @@
 import type { Context, MiddlewareHandler } from "hono";
-import { getConnInfo } from "@hono/node-server/conninfo";
-import type { Env } from "#server/env.ts";
-import type { ServerState, AppEnv } from "#server/http/app.ts";
-import { errorResponse, noRoute, serviceUnavailable } from "#server/http/api-error.ts";
+import type { AppEnv } from "#server/http/request-context.ts";
+import type { RuntimeEnv } from "#server/http/runtime-gate.ts";
+import { errorResponse, noRoute } from "#server/http/api-error.ts";
 import { AppError } from "#server/errors.ts";
 import { CLIENT_IP_HEADER } from "#server/modules/auth/policy.ts";
 import { resolveSession, type ResolvedSession } from "#server/modules/auth/resolve-session.ts";
-
-/**
- * The client's address: the socket's peer, or the header a reverse proxy writes when CLIENT_IP_HEADER names one.
- * For a list (X-Forwarded-For) the last entry is the one our proxy added; earlier ones are the client's to forge.
- */
-export function clientIp(c: Context, env: Env): string {
-  if (env.CLIENT_IP_HEADER) {
-    const value = c.req.header(env.CLIENT_IP_HEADER);
-    const last = value?.split(",").at(-1)?.trim();
-    if (last) return last.slice(0, 64);
-  }
-  try {
-    return getConnInfo(c).remote.address ?? "unknown";
-  } catch {
-    return "unknown";
-  }
-}
 
 /** The request's headers as better-auth should see them: with our idea of the client's address, not the client's. */
 export function authHeaders(headers: Headers, ip: string): Headers {
@@ -39,10 +21,8 @@ const OPEN_AUTH_PATHS = [
   /^\/api\/auth\/error$/,
 ];
 
-export function authRoutes(state: ServerState): MiddlewareHandler<AppEnv> {
+export function authRoutes(): MiddlewareHandler<RuntimeEnv> {
   return async (c) => {
-    const runtime = state.runtime;
-    if (!runtime) return serviceUnavailable(c);
     if (!OPEN_AUTH_PATHS.some((p) => p.test(c.req.path))) {
       return noRoute(c);
     }
@@ -52,15 +32,15 @@ export function authRoutes(state: ServerState): MiddlewareHandler<AppEnv> {
       headers: authHeaders(raw.headers, c.get("clientIp")),
       body: raw.method === "GET" || raw.method === "HEAD" ? undefined : await raw.arrayBuffer(),
     });
-    return runtime.auth.handler(request);
+    return c.var.runtime.auth.handler(request);
   };
 }
 
 /** The session of this request, looked up once. */
-export async function sessionOf<E extends AppEnv>(c: Context<E>, state: ServerState): Promise<ResolvedSession> {
+export async function sessionOf<E extends RuntimeEnv>(c: Context<E>): Promise<ResolvedSession> {
   const known = c.get("session");
   if (known) return known;
-  const runtime = state.runtime!;
+  const runtime = c.var.runtime;
   const resolved = await resolveSession({
     auth: runtime.auth,
     db: runtime.database.db,

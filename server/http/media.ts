@@ -1,6 +1,7 @@
 import { Hono, type Context } from "hono";
-import type { AppEnv, ServerState } from "#server/http/app.ts";
-import { serviceUnavailable } from "#server/http/api-error.ts";
+import type { AppEnv } from "#server/http/request-context.ts";
+import type { ServerState } from "#server/http/state.ts";
+import { runtimeReady, type RuntimeEnv } from "#server/http/runtime-gate.ts";
 import { sessionOf } from "#server/http/auth.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { isStorageKey } from "#server/storage/storage.ts";
@@ -11,8 +12,8 @@ import { isUuid } from "#common/ids.ts";
  * Sends a stored object with the headers a browser and a video player need: its type and size, byte ranges
  * (206 for `Range: bytes=a-b`, 416 for a range past the end), an ETag for revalidation, and HEAD without a body.
  */
-export async function sendStored(
-  c: Context<AppEnv>,
+export async function sendStored<E extends AppEnv>(
+  c: Context<E>,
   storage: Storage,
   key: string,
   o: { cacheControl: string; etag?: string; contentType?: string; download?: string },
@@ -88,12 +89,11 @@ export function parseRange(
  * briefly by shared caches, since its owner can make it private again.
  */
 export function mediaRoutes(state: ServerState) {
-  const media = new Hono<AppEnv>();
-  const serve = async (c: Context<AppEnv>, id: string, variant: "file" | "thumb") => {
-    const runtime = state.runtime;
-    if (!runtime) return serviceUnavailable(c);
+  const media = new Hono<AppEnv>().use(runtimeReady(state));
+  const serve = async (c: Context<RuntimeEnv>, id: string, variant: "file" | "thumb") => {
     if (!isUuid(id)) return c.text("Not found", 404);
-    const session = await sessionOf(c, state);
+    const runtime = c.var.runtime;
+    const session = await sessionOf(c);
     for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });
     const found = await findMedia({ db: runtime.database.db, assetId: id, viewerId: session.viewer?.id ?? null });
     if (!found) return c.text("Not found", 404);

@@ -1,7 +1,9 @@
 import { Hono } from "hono";
 import type Stripe from "stripe";
-import type { AppEnv, ServerState } from "#server/http/app.ts";
-import { errorResponse, serviceUnavailable } from "#server/http/api-error.ts";
+import type { AppEnv } from "#server/http/request-context.ts";
+import type { ServerState } from "#server/http/state.ts";
+import { runtimeReady } from "#server/http/runtime-gate.ts";
+import { errorResponse } from "#server/http/api-error.ts";
 import { AppError } from "#server/errors.ts";
 import { handleStripeEvent } from "#server/modules/payments/handle-stripe-event.ts";
 
@@ -13,10 +15,9 @@ const SIGNATURE_TOLERANCE_SECONDS = 300;
  * what authenticates them. A 2xx tells the provider the event is done; anything else makes it deliver again.
  */
 export function webhookRoutes(state: ServerState) {
-  const hooks = new Hono<AppEnv>();
+  const hooks = new Hono<AppEnv>().use(runtimeReady(state));
   hooks.post("/stripe", async (c) => {
-    const runtime = state.runtime;
-    if (!runtime) return serviceUnavailable(c);
+    const runtime = c.var.runtime;
     const stripe = runtime.stripe;
     const secret = runtime.env.STRIPE_WEBHOOK_SECRET;
     if (!stripe || !secret) return errorResponse(c, new AppError("not_found", "payments are not configured"));

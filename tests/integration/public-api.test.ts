@@ -302,6 +302,12 @@ describe(`the public API on ${backend}`, () => {
     const changed = await api(secret, "POST", "/videos", { body: { ...body, prompt: "Another" }, headers });
     expect(changed.status).toBe(422);
     expect((changed.body as { error: { code: string } }).error.code).toBe("idempotency_mismatch");
+    // The same JSON written in another order is the same request.
+    const reordered = await api(secret, "POST", "/videos", {
+      body: { duration: 5, prompt: "One video only", model: "demo-video" },
+      headers,
+    });
+    expect(reordered.headers.get("idempotent-replayed")).toBe("true");
     const ledger = (await api(secret, "GET", "/credits/ledger", { query: "page_size=100" })).body as {
       data: Array<{ kind: string; reference: string }>;
     };
@@ -309,6 +315,39 @@ describe(`the public API on ${backend}`, () => {
     expect(holds).toHaveLength(1);
     const after = (await api(secret, "GET", "/credits")).body as { available: number; held: number };
     expect(before.available - after.available).toBeLessThanOrEqual(5);
+  });
+
+  it("replays a multipart retry sent with a new boundary, and keeps no answer for a request refused by validation", async () => {
+    const { secret } = await newKey(alice);
+    const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#cc6633" } })
+      .png()
+      .toBuffer();
+    const formOf = (prompt: string) => {
+      const form = new FormData();
+      form.set("model", "demo-image");
+      form.set("prompt", prompt);
+      form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "input.png");
+      return form;
+    };
+    const headers = { "Idempotency-Key": "upload-once" };
+    const first = await api(secret, "POST", "/images", { body: formOf("A retried upload"), headers });
+    expect(first.status).toBe(201);
+    const retry = await api(secret, "POST", "/images", { body: formOf("A retried upload"), headers });
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get("idempotent-replayed")).toBe("true");
+    expect((retry.body as Generation).id).toBe((first.body as Generation).id);
+
+    const invalid = await api(secret, "POST", "/videos", {
+      body: { model: "demo-video", prompt: "Fixed later", duration: 99 },
+      headers: { "Idempotency-Key": "fixed-later" },
+    });
+    expect(invalid.status).toBe(422);
+    expect(invalid.headers.get("idempotent-replayed")).toBeNull();
+    const fixed = await api(secret, "POST", "/videos", {
+      body: { model: "demo-video", prompt: "Fixed later", duration: 5 },
+      headers: { "Idempotency-Key": "fixed-later" },
+    });
+    expect(fixed.status).toBe(201);
   });
 
   it("limits each key per minute with RateLimit headers and 429 with Retry-After", async () => {

@@ -1,0 +1,30 @@
+import type { ServerState } from "#server/http/state.ts";
+import { getBalance } from "#server/modules/credits/ledger.ts";
+import { listEntries } from "#server/modules/credits/list-entries.ts";
+import { apiKey } from "./authenticate.ts";
+import { apiApp } from "./env.ts";
+import { presentEntry } from "./present.ts";
+import { routes } from "./routes.ts";
+
+/** `/credits` and `/credits/ledger`: the balance and its movements. */
+export function creditsApi(state: ServerState, o: { limitPerMinute: number }) {
+  const key = apiKey(state, o);
+  return apiApp()
+    .openapi({ ...routes.balance, middleware: key }, async (c) => {
+      const b = await getBalance({ db: c.var.runtime.database.db, userId: c.var.apiUserId });
+      return c.json({ object: "balance" as const, balance: b.balance, held: b.held, available: b.available }, 200);
+    })
+    .openapi({ ...routes.ledger, middleware: key }, async (c) => {
+      const q = c.req.valid("query");
+      const { rows, total } = await listEntries({
+        db: c.var.runtime.database.db,
+        userId: c.var.apiUserId,
+        page: q.page,
+        pageSize: q.page_size,
+      });
+      return c.json(
+        { object: "list" as const, data: rows.map(presentEntry), page: q.page, page_size: q.page_size, total },
+        200,
+      );
+    });
+}

@@ -1,0 +1,83 @@
+import { createHash } from "node:crypto";
+import type { HonoRequest } from "hono";
+import { createMiddleware } from "hono/factory";
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+} from "#server/modules/api-keys/idempotency.ts";
+import type { KeyEnv } from "./env.ts";
+
+const sha256 = (data: string | Uint8Array) => createHash("sha256").update(data).digest("hex");
+
+/** A value with its objects' keys sorted, so that the same JSON written in another order is the same request. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+/**
+ * What a request asks for, as one hash: its method, path and body. A JSON body counts by its value, not its
+ * spelling; a form by its fields, each file by its bytes (a retry's multipart boundary is a new one).
+ */
+async function fingerprintOf(req: HonoRequest): Promise<string> {
+  const type = (req.header("content-type") ?? "").toLowerCase();
+  let body: unknown;
+  if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {
+    const fields: [string, string][] = [];
+    for (const [name, value] of await req.formData()) {
+      fields.push([
+        name,
+        typeof value === "string" ? value : `file:${sha256(new Uint8Array(await value.arrayBuffer()))}`,
+      ]);
+    }
+    body = fields.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  } else {
+    const text = await req.text();
+    try {
+      body = text === "" ? null : canonical(JSON.parse(text));
+    } catch {
+      body = text;
+    }
+  }
+  return sha256(JSON.stringify([req.method, req.path, body]));
+}
+
+/**
+ * Makes a POST safe to retry. With an `Idempotency-Key`, the first request runs and its answer is kept for 24 hours:
+ * the same key with the same request is answered with it again (`Idempotent-Replayed: true`); with another request
+ * it is `idempotency_mismatch`, and while the first still runs `idempotency_in_flight`. An answer worth retrying
+ * (a server failure, a limit or conflict that passes) or a request refused before its handler ran is not kept.
+ */
+export const idempotent = createMiddleware<KeyEnv>(async (c, next) => {
+  const key = c.req.header("idempotency-key");
+  if (key === undefined) return next();
+  const db = c.var.runtime.database.db;
+  const userId = c.var.apiUserId;
+  const claim = await claimIdempotencyKey({ db, userId, key, fingerprint: await fingerprintOf(c.req) });
+  if (claim.kind === "replay") {
+    return c.body(claim.body, claim.status as 201, {
+      "Content-Type": "application/json",
+      "Idempotent-Replayed": "true",
+    });
+  }
+  try {
+    await next();
+  } catch (error) {
+    await releaseIdempotencyKey({ db, userId, key });
+    throw error;
+  }
+  const status = c.res.status;
+  if (c.get("invalidRequest") || status >= 500 || status === 409 || status === 429) {
+    await releaseIdempotencyKey({ db, userId, key });
+  } else {
+    await completeIdempotencyKey({ db, userId, key, status, body: await c.res.clone().text() });
+  }
+});

@@ -1,0 +1,13 @@
+import type { ServerState } from "#server/http/state.ts";
+import { listModels } from "#server/modules/generation/list-models.ts";
+import { apiKey } from "./authenticate.ts";
+import { apiApp } from "./env.ts";
+import { presentModel } from "./present.ts";
+import { routes } from "./routes.ts";
+
+/** `/models`: what this server offers, with prices and options. */
+export function modelsApi(state: ServerState, o: { limitPerMinute: number }) {
+  return apiApp().openapi({ ...routes.models, middleware: apiKey(state, o) }, (c) =>
+    c.json({ object: "list" as const, data: listModels(c.var.runtime.env).map(presentModel) }, 200),
+  );
+}

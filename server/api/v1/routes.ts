@@ -1,0 +1,185 @@
+import { createRoute, z, type RouteConfig } from "@hono/zod-openapi";
+import {
+  BalanceSchema,
+  CreateImageMultipartSchema,
+  CreateImageSchema,
+  CreateVideoSchema,
+  ErrorSchema,
+  GenerationListSchema,
+  GenerationSchema,
+  IdParam,
+  LedgerQuery,
+  LedgerSchema,
+  ListGenerationsQuery,
+  ModelSchema,
+} from "./schemas.ts";
+
+/*
+ * The public API's operations as OpenAPI route definitions: what each takes and answers, and the errors it may
+ * give. The sub-apps (`models.ts`, `generations.ts`, `credits.ts`) attach their middleware and handlers; the
+ * OpenAPI document is made from these definitions alone.
+ */
+
+const errorDocument = (description: string) => ({
+  content: { "application/json": { schema: ErrorSchema } },
+  description,
+});
+const COMMON_ERRORS = {
+  401: errorDocument(
+    "No key, an unknown or deleted key (`invalid_api_key`), or a deactivated one (`api_key_inactive`).",
+  ),
+  429: errorDocument("Too many requests for this key (`rate_limited`); wait `Retry-After` seconds."),
+} as const;
+const WRITE_ERRORS = {
+  ...COMMON_ERRORS,
+  400: errorDocument(
+    "Malformed request (`bad_request`), unknown model (`unknown_model`), refused image URL (`input_url_refused`) or webhook URL (`webhook_url_refused`).",
+  ),
+  402: errorDocument("Not enough available credits (`insufficient_credits`)."),
+  409: errorDocument("A request with this `Idempotency-Key` is still running (`idempotency_in_flight`)."),
+  413: errorDocument("Body or input image too large."),
+  415: errorDocument("Not JSON or multipart (`unsupported_media_type`), or the file is not an image."),
+  422: errorDocument(
+    "Invalid options (`invalid_options`, `prompt_invalid`), missing input image, or an `Idempotency-Key` reused with another request (`idempotency_mismatch`).",
+  ),
+} as const;
+const idempotencyHeader = z.object({
+  "idempotency-key": z.string().optional().openapi({
+    description:
+      "Makes the request safe to retry: the same key with the same request returns the first answer (header `Idempotent-Replayed: true`) for 24 hours.",
+    example: "order-1234-image-1",
+  }),
+});
+
+const generationResponse = (description: string) => ({
+  content: { "application/json": { schema: GenerationSchema } },
+  description,
+});
+
+const route = <R extends RouteConfig>(r: R) => createRoute({ security: [{ bearer: [] }], ...r });
+
+export const routes = {
+  models: route({
+    method: "get",
+    path: "/models",
+    tags: ["Models"],
+    summary: "List models",
+    description: "The models this server offers, with their prices in credits and the options each takes.",
+    responses: {
+      200: {
+        content: {
+          "application/json": { schema: z.object({ object: z.literal("list"), data: z.array(ModelSchema) }) },
+        },
+        description: "The models.",
+      },
+      ...COMMON_ERRORS,
+    },
+  }),
+  createImage: route({
+    method: "post",
+    path: "/images",
+    tags: ["Generations"],
+    summary: "Create an image generation",
+    description:
+      "Text to image, or image to image with an input image: a file in `multipart/form-data` (field `image`) or an https `image_url`. The cost is reserved at once and charged when the images are ready (returned if it fails). The generation runs in the background: poll it, or read it when you are notified.",
+    request: {
+      headers: idempotencyHeader,
+      body: {
+        // Each media type's validator runs only for its own Content-Type (with `required`, both would run).
+        content: {
+          "application/json": { schema: CreateImageSchema },
+          "multipart/form-data": { schema: CreateImageMultipartSchema },
+        },
+      },
+    },
+    responses: { 201: generationResponse("Created and queued."), ...WRITE_ERRORS },
+  }),
+  createVideo: route({
+    method: "post",
+    path: "/videos",
+    tags: ["Generations"],
+    summary: "Create a video generation",
+    description: "Text to video in one of five styles. Runs in the background like images.",
+    request: {
+      headers: idempotencyHeader,
+      body: { required: true, content: { "application/json": { schema: CreateVideoSchema } } },
+    },
+    responses: { 201: generationResponse("Created and queued."), ...WRITE_ERRORS },
+  }),
+  list: route({
+    method: "get",
+    path: "/generations",
+    tags: ["Generations"],
+    summary: "List generations",
+    description: "Your generations, newest first, a page at a time (`next_cursor`).",
+    request: { query: ListGenerationsQuery },
+    responses: {
+      200: { content: { "application/json": { schema: GenerationListSchema } }, description: "One page." },
+      422: errorDocument("A filter or cursor is not valid (`invalid_options`)."),
+      ...COMMON_ERRORS,
+    },
+  }),
+  get: route({
+    method: "get",
+    path: "/generations/{id}",
+    tags: ["Generations"],
+    summary: "Get a generation",
+    description: "Status, progress and estimated time left while it runs; outputs once it succeeded.",
+    request: { params: IdParam },
+    responses: {
+      200: generationResponse("The generation."),
+      404: errorDocument("No generation of yours has this id (`not_found`)."),
+      ...COMMON_ERRORS,
+    },
+  }),
+  cancel: route({
+    method: "post",
+    path: "/generations/{id}/cancel",
+    tags: ["Generations"],
+    summary: "Cancel a generation",
+    description: "Stops a queued or running generation and returns its reserved credits. Canceling twice is fine.",
+    request: { params: IdParam, headers: idempotencyHeader },
+    responses: {
+      200: generationResponse("Canceled."),
+      404: errorDocument("No generation of yours has this id (`not_found`)."),
+      409: errorDocument("It has already finished (`not_cancelable`), or the idempotency key is in use."),
+      ...COMMON_ERRORS,
+    },
+  }),
+  remove: route({
+    method: "delete",
+    path: "/generations/{id}",
+    tags: ["Generations"],
+    summary: "Delete a generation",
+    description: "Deletes the generation and its files. A running one is canceled first (its credits returned).",
+    request: { params: IdParam },
+    responses: {
+      204: { description: "Deleted." },
+      404: errorDocument("No generation of yours has this id (`not_found`)."),
+      ...COMMON_ERRORS,
+    },
+  }),
+  balance: route({
+    method: "get",
+    path: "/credits",
+    tags: ["Credits"],
+    summary: "Get the credit balance",
+    responses: {
+      200: { content: { "application/json": { schema: BalanceSchema } }, description: "The balance." },
+      ...COMMON_ERRORS,
+    },
+  }),
+  ledger: route({
+    method: "get",
+    path: "/credits/ledger",
+    tags: ["Credits"],
+    summary: "List credit movements",
+    description: "Every change of the balance, newest first: grants, purchases, holds, charges, releases, refunds.",
+    request: { query: LedgerQuery },
+    responses: {
+      200: { content: { "application/json": { schema: LedgerSchema } }, description: "One page." },
+      422: errorDocument("Invalid page (`invalid_options`)."),
+      ...COMMON_ERRORS,
+    },
+  }),
+};
