@@ -11,6 +11,19 @@ export default defineConfig({
         },
       },
       {
+        // The use cases against a real database, with no server and no build: each test opens a copy of a
+        // migrated template (PGlite, and PostgreSQL when the run has one).
+        test: {
+          name: "database",
+          include: ["tests/database/**/*.test.ts"],
+          globalSetup: ["tests/support/templates.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+          fileParallelism: true,
+          maxWorkers: 2,
+        },
+      },
+      {
         test: {
           name: "integration",
           include: ["tests/integration/**/*.test.ts"],

@@ -10,6 +10,7 @@ const steps = [
   { name: "lint", script: "lint" },
   { name: "format", script: "format:check" },
   { name: "unit", project: "unit" },
+  { name: "database", project: "database" },
   { name: "integration", project: "integration" },
   { name: "e2e", project: "e2e" },
 ];

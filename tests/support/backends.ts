@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { rmSync } from "node:fs";
+import { cpSync, rmSync } from "node:fs";
 import pino from "pino";
+import { inject } from "vitest";
 import { openPglite, openPostgres, type Db, type DbHandle } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
@@ -16,12 +17,18 @@ export interface Backend {
 
 const silent = pino({ level: "silent" });
 
-/** PGlite always; PostgreSQL too when the run has one (CI's second pass). Each open() is a fresh, empty database. */
+/**
+ * PGlite always; PostgreSQL too when the run has one (CI's second pass). Each open() is a database of its own:
+ * a copy of the run's migrated template (`tests/support/templates.ts`), or, outside the database suites, a new one
+ * to migrate.
+ */
 export const backends: Backend[] = [
   {
     name: "PGlite",
     async open() {
       const dir = tempDir("atelier-db-");
+      const template = inject("pgliteTemplate");
+      if (template) cpSync(template, dir, { recursive: true });
       const handle = await openPglite(dir, silent);
       return {
         handle,
@@ -37,7 +44,7 @@ if (TEST_DATABASE_URL) {
   backends.push({
     name: "PostgreSQL",
     async open() {
-      const database = await createTestDatabase();
+      const database = await createTestDatabase(inject("postgresTemplate") ?? undefined);
       const handle = await openPostgres({ url: database.url, poolMax: 25, connectTimeoutSeconds: 10, logger: silent });
       return {
         handle,
@@ -58,7 +65,7 @@ export async function insertUser(db: Db, name = "Maker"): Promise<string> {
 }
 
 /**
- * What the use cases run on, without a server: a fresh migrated database of the backend, its job queue started
+ * What the use cases run on, without a server: a migrated database of its own on the backend, its job queue started
  * with every queue defined (no worker: queued jobs stay where a test can read them), and a folder for files.
  */
 export async function openEngine(backend: Backend) {

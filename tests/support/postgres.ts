@@ -3,14 +3,30 @@ import { createServer, connect, type Server, type Socket } from "node:net";
 import pg from "pg";
 import { TEST_DATABASE_URL } from "#tests/support/server.ts";
 
-/** A fresh, empty database on the test PostgreSQL server; dropped by `drop()`. */
-export async function createTestDatabase() {
+/**
+ * A fresh database on the test PostgreSQL server, dropped by `drop()`: empty, or a copy of `template` (a database
+ * no one is connected to).
+ */
+export async function createTestDatabase(template?: string) {
   if (!TEST_DATABASE_URL) throw new Error("TEST_DATABASE_URL is not set");
   const name = `atelier_test_${randomBytes(6).toString("hex")}`;
   const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`create database ${name}${template ? ` template ${template}` : ""}`);
+        break;
+      } catch (error) {
+        // Two copies of one template made at the same moment: PostgreSQL refuses the second while the first runs.
+        const busy = (error as { code?: string }).code === "55006";
+        if (!busy || attempt === 20) throw error;
+        await new Promise((r) => setTimeout(r, 50 * attempt));
+      }
+    }
+  } finally {
+    await admin.end();
+  }
   const url = new URL(TEST_DATABASE_URL);
   url.pathname = `/${name}`;
   return {

@@ -3,6 +3,7 @@ import { VIDEO_STYLES } from "#common/generation.ts";
 export { createDemoImageModel, renderDemoImage, type DemoImageOptions } from "#server/providers/demo/image-model.ts";
 export {
   createDemoVideoModel,
+  renderDemoPoster,
   renderDemoVideo,
   type DemoVideo,
   type DemoVideoHooks,

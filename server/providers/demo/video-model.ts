@@ -224,18 +224,51 @@ function loadEncoder(): Promise<EncoderFactory> {
   return encoderFactory;
 }
 
-/** Renders and encodes a clip frame by frame, giving the event loop a turn after each frame. */
-export async function renderDemoVideo(options: DemoVideoOptions): Promise<DemoVideo> {
-  const { abortSignal, onProgress } = options;
-  abortSignal?.throwIfAborted();
+/** The frames of a clip, drawn one at a time into one buffer (RGBA). */
+function framesOf(options: DemoVideoOptions) {
   const [width, height] = SIZES[options.aspectRatio];
   const look = looks(options.style);
   const reading = styledReading(readPrompt(options.prompt, options.negativePrompt, options.seed), options.style);
   const scene = buildScene(reading, layoutSeed(options.prompt, options.seed), width / height);
   const canvas = createCanvas(width, height);
   const rgba = new Uint8Array(width * height * 4);
-  const frames = options.duration * FPS;
-  const posterIndex = Math.min(frames - 1, POSTER_SECONDS * FPS);
+  const count = options.duration * FPS;
+  return {
+    width,
+    height,
+    count,
+    rgba,
+    /** The frame shown as the clip's poster, one second in. */
+    posterIndex: Math.min(count - 1, POSTER_SECONDS * FPS),
+    draw(i: number): Uint8Array {
+      const time = i / FPS;
+      renderScene(canvas, scene, look.frame(time, i / (count - 1)));
+      finish(canvas, rgba, 4, { ...look.finish, grainSeed: options.seed + i });
+      if (look.letterbox) drawLetterbox(rgba, width, height, time);
+      if (look.lowerThird) drawLowerThird(rgba, width, height, time, scene);
+      return rgba;
+    },
+  };
+}
+
+const posterPng = async (rgba: Uint8Array, width: number, height: number) => {
+  const png = await sharp(rgba, { raw: { width, height, channels: 4 } })
+    .png({ compressionLevel: 6 })
+    .toBuffer();
+  return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
+};
+
+/** The poster of the clip these options make (the same PNG as `renderDemoVideo`'s), without rendering the clip. */
+export async function renderDemoPoster(options: DemoVideoOptions): Promise<Uint8Array> {
+  const frames = framesOf(options);
+  return posterPng(frames.draw(frames.posterIndex), frames.width, frames.height);
+}
+
+/** Renders and encodes a clip frame by frame, giving the event loop a turn after each frame. */
+export async function renderDemoVideo(options: DemoVideoOptions): Promise<DemoVideo> {
+  const { abortSignal, onProgress } = options;
+  abortSignal?.throwIfAborted();
+  const { width, height, count: frames, posterIndex, ...clip } = framesOf(options);
   let poster: Uint8Array | null = null;
   let reported = 0;
   const report = (fraction: number) => {
@@ -261,11 +294,7 @@ export async function renderDemoVideo(options: DemoVideoOptions): Promise<DemoVi
     initialised = true;
     for (let i = 0; i < frames; i++) {
       abortSignal?.throwIfAborted();
-      const time = i / FPS;
-      renderScene(canvas, scene, look.frame(time, i / (frames - 1)));
-      finish(canvas, rgba, 4, { ...look.finish, grainSeed: options.seed + i });
-      if (look.letterbox) drawLetterbox(rgba, width, height, time);
-      if (look.lowerThird) drawLowerThird(rgba, width, height, time, scene);
+      const rgba = clip.draw(i);
       encoder.addFrameRgba(rgba);
       if (i === posterIndex) poster = rgba.slice();
       // Encoding finishes the last few per cent.
@@ -276,13 +305,11 @@ export async function renderDemoVideo(options: DemoVideoOptions): Promise<DemoVi
     encoder.finalize();
     finalised = true;
     const mp4 = indexMp4(encoder.FS.readFile(file).slice());
-    const png = await sharp(poster ?? rgba, { raw: { width, height, channels: 4 } })
-      .png({ compressionLevel: 6 })
-      .toBuffer();
+    const png = await posterPng(poster ?? clip.rgba, width, height);
     report(1);
     return {
       mp4,
-      poster: new Uint8Array(png.buffer, png.byteOffset, png.byteLength),
+      poster: png,
       width,
       height,
       durationMs: options.duration * 1000,
