@@ -1,8 +1,7 @@
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
-import { createTestDatabase } from "#tests/support/postgres.ts";
-import { signedIn } from "#tests/support/session.ts";
+import { TEST_DATABASE_URL } from "#tests/support/server.ts";
+import { openApp } from "#tests/support/in-process.ts";
 import { text } from "#tests/support/locales.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
@@ -30,43 +29,19 @@ interface View {
 }
 
 describe(`generations over HTTP with the offline models on ${backend}`, () => {
-  let server: TestServer;
-  let origin: string;
+  let app: Awaited<ReturnType<typeof openApp>>;
   let alice: string;
   let bob: string;
-  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
 
   beforeAll(async () => {
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
-    server = await startServer({ PORT: String(port), SITE_URL: origin, ...(db ? { DATABASE_URL: db.url } : {}) });
-    [alice, bob] = await Promise.all([
-      signedIn(server, origin, "alice@example.com"),
-      signedIn(server, origin, "bob@example.com"),
-    ]);
+    app = await openApp();
+    [alice, bob] = await Promise.all([app.signedIn("alice@example.com"), app.signedIn("bob@example.com")]);
   });
   afterAll(async () => {
-    await server?.close();
-    await db?.drop();
+    await app?.close();
   });
 
-  const call = (
-    method: string,
-    path: string,
-    o: { cookie?: string; body?: unknown; headers?: Record<string, string> } = {},
-  ) =>
-    fetch(`${server.url}${path}`, {
-      method,
-      redirect: "manual",
-      headers: {
-        ...(o.cookie ? { Cookie: o.cookie } : {}),
-        ...(method !== "GET" && method !== "HEAD" ? { Origin: origin, "Sec-Fetch-Site": "same-origin" } : {}),
-        ...(o.body !== undefined && !(o.body instanceof FormData) ? { "Content-Type": "application/json" } : {}),
-        ...o.headers,
-      },
-      body: o.body instanceof FormData ? o.body : o.body !== undefined ? JSON.stringify(o.body) : undefined,
-    });
+  const call: Awaited<ReturnType<typeof openApp>>["call"] = (...args) => app.call(...args);
   const balance = async (cookie: string) =>
     ((await (await call("GET", "/api/me", { cookie })).json()) as { credits: { available: number; held: number } })
       .credits;
@@ -283,9 +258,14 @@ describe(`generations over HTTP with the offline models on ${backend}`, () => {
     });
     expect(crossSite.status).toBe(403);
 
-    const notJson = await fetch(`${server.url}/api/generations`, {
+    const notJson = await app.app.request(`${app.origin}/api/generations`, {
       method: "POST",
-      headers: { Cookie: alice, Origin: origin, "Sec-Fetch-Site": "same-origin", "Content-Type": "application/json" },
+      headers: {
+        Cookie: alice,
+        Origin: app.origin,
+        "Sec-Fetch-Site": "same-origin",
+        "Content-Type": "application/json",
+      },
       body: "{",
     });
     expect(notJson.status).toBe(400);

@@ -4,9 +4,8 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startServer, TEST_DATABASE_URL, waitFor, type TestServer } from "#tests/support/server.ts";
-import { createTestDatabase } from "#tests/support/postgres.ts";
-import { pageApi, signedIn } from "#tests/support/session.ts";
+import { TEST_DATABASE_URL, waitFor } from "#tests/support/server.ts";
+import { openApp } from "#tests/support/in-process.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 
@@ -77,16 +76,15 @@ function startReceiver() {
 }
 
 describe(`webhooks on ${backend}`, () => {
-  let server: TestServer;
-  let origin: string;
+  let app: Awaited<ReturnType<typeof openApp>>;
   let receiver: Awaited<ReturnType<typeof startReceiver>>;
-  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let alice: string;
   let aliceKey: string;
   let validateEvent: (body: unknown) => boolean;
 
   const page = (method: string, path: string, cookie: string, body?: unknown) =>
-    pageApi(server, origin)(method, path, cookie, body);
+    app.call(method, path, { cookie, body });
+  const request = (path: string, init: RequestInit) => app.app.request(`${app.origin}${path}`, init);
   const newKey = async (cookie: string) =>
     ((await (await page("POST", "/api/keys", cookie, {})).json()) as { secret: string }).secret;
   const settings = async (cookie: string) =>
@@ -97,7 +95,7 @@ describe(`webhooks on ${backend}`, () => {
   const secretOf = async (cookie: string) =>
     ((await (await page("GET", "/api/webhooks/secret", cookie)).json()) as { secret: SecretView }).secret.secret;
   const create = (key: string, path: "/images" | "/videos", body: object) =>
-    fetch(`${server.url}/api/v1${path}`, {
+    request(`/api/v1${path}`, {
       method: "POST",
       headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
       body: JSON.stringify(body),
@@ -107,28 +105,18 @@ describe(`webhooks on ${backend}`, () => {
 
   beforeAll(async () => {
     receiver = await startReceiver();
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
-    server = await startServer({
-      PORT: String(port),
-      SITE_URL: origin,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on",
-      WEBHOOK_RETRY_DELAY_SECONDS: "1",
-      ...(db ? { DATABASE_URL: db.url } : {}),
-    });
-    alice = await signedIn(server, origin, "alice@example.com");
+    app = await openApp({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on", WEBHOOK_RETRY_DELAY_SECONDS: "1" });
+    alice = await app.signedIn("alice@example.com");
     aliceKey = await newKey(alice);
-    const doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as object;
+    const doc = (await (await request("/api/v1/openapi.json", {})).json()) as object;
     const ajv = new Ajv2020({ strict: false });
     addFormats.default(ajv);
     ajv.addSchema(doc, "openapi");
     validateEvent = ajv.compile({ $ref: "openapi#/components/schemas/WebhookEvent" });
   });
   afterAll(async () => {
-    await server?.close();
+    await app?.close();
     await receiver?.close();
-    await db?.drop();
   });
 
   it("delivers a signed message that the Standard Webhooks library verifies, after the receiver fails twice", async () => {
@@ -148,7 +136,7 @@ describe(`webhooks on ${backend}`, () => {
 
     await waitFor("three attempts at the flaky receiver", async () => hitsTo("/flaky", created.id).length >= 3, {
       timeoutMs: 60_000,
-      output: () => JSON.stringify(receiver.hits.map((h) => [h.path, h.at])) + server.output(),
+      output: () => JSON.stringify(receiver.hits.map((h) => [h.path, h.at])),
     });
     await waitFor("the message to be marked delivered", async () => {
       const [latest] = (await settings(alice)).deliveries;
@@ -175,7 +163,7 @@ describe(`webhooks on ${backend}`, () => {
       data: { id: created.id, status: "succeeded", webhook_url: `${receiver.url}/flaky` },
     });
     expect(message.data.outputs).toHaveLength(1);
-    expect(message.data.outputs[0]!.url.startsWith(`${origin}/media/`)).toBe(true);
+    expect(message.data.outputs[0]!.url.startsWith(`${app.origin}/media/`)).toBe(true);
 
     // A changed body, another secret, or a replayed old timestamp do not verify
     const last = attempts[2]!;
@@ -209,7 +197,7 @@ describe(`webhooks on ${backend}`, () => {
     });
     expect(video.status).toBe(201);
     const { id } = (await video.json()) as { id: string };
-    const cancel = await fetch(`${server.url}/api/v1/generations/${id}/cancel`, {
+    const cancel = await request(`/api/v1/generations/${id}/cancel`, {
       method: "POST",
       headers: { Authorization: `Bearer ${aliceKey}` },
     });
@@ -258,7 +246,7 @@ describe(`webhooks on ${backend}`, () => {
     new Webhook(before).verify(hit!.body, hit!.headers);
 
     // A rotation needs the page's session and its CSRF checks
-    const forged = await fetch(`${server.url}/api/webhooks/secret`, {
+    const forged = await request("/api/webhooks/secret", {
       method: "POST",
       headers: { Cookie: alice, Origin: "https://evil.example", "Sec-Fetch-Site": "cross-site" },
     });
@@ -276,7 +264,7 @@ describe(`webhooks on ${backend}`, () => {
     expect(refused.status).toBe(400);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("webhook_url_refused");
 
-    const bob = await signedIn(server, origin, "bob@example.com");
+    const bob = await app.signedIn("bob@example.com");
     const bobs = await settings(bob);
     expect(bobs.deliveries).toEqual([]);
     expect(await secretOf(bob)).not.toBe(await secretOf(alice));
