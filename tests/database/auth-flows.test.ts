@@ -17,6 +17,8 @@ import { requestPasswordReset } from "#server/modules/auth/request-password-rese
 import { resetPassword } from "#server/modules/auth/reset-password.ts";
 import { changePassword } from "#server/modules/auth/change-password.ts";
 import { deleteOwnAccount } from "#server/modules/auth/delete-own-account.ts";
+import { verifyEmail } from "#server/modules/auth/verify-email.ts";
+import { startOAuth } from "#server/modules/auth/start-oauth.ts";
 import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
 import { MAIL_QUEUE } from "#server/modules/mail/queue-mail.ts";
 import type { Viewer } from "#common/viewer.ts";
@@ -209,6 +211,55 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
     expect(await handle.db.select({ id: user.id }).from(user).where(eq(user.id, viewer.id))).toEqual([]);
     expect(await signIn({ ...attempt(), email: viewer.email, password })).toMatchObject({
       reason: "invalid_credentials",
+    });
+  });
+
+  it("confirms an address from its link, starting a session in the account's language, and refuses a forged link", async () => {
+    const email = `${randomUUID()}@example.com`;
+    expect(await signUp({ ...attempt(), name: "Kai", email, password, locale: "ko", returnTo: "/dashboard" })).toEqual({
+      ok: true,
+    });
+    const [mail] = await mails(email);
+    const token = new URL(mail!.url).searchParams.get("verify");
+    expect(token).toBeTruthy();
+    const verified = await verifyEmail({ auth, headers: attempt().headers, logger, token: token! });
+    expect(verified).toMatchObject({ ok: true, locale: "ko" });
+    if (!verified.ok) return;
+    expect(cookieOf(verified.cookies)).toContain("session_token=");
+    expect(await handle.db.select({ verified: user.emailVerified }).from(user).where(eq(user.email, email))).toEqual([
+      { verified: true },
+    ]);
+    expect(await verifyEmail({ auth, headers: attempt().headers, logger, token: `${token}x` })).toEqual({
+      ok: false,
+      reason: "link_invalid",
+    });
+  });
+
+  it("starts an OAuth sign-in only with a provider this server offers, keeping its state in a cookie", async () => {
+    const callbacks = { callbackURL: "/auth/callback?next=%2Fdashboard", errorCallbackURL: "/auth/login?error=oauth" };
+    expect(await startOAuth({ auth, env, headers: attempt().headers, provider: "github", ...callbacks })).toEqual({
+      ok: false,
+      reason: "unknown_provider",
+    });
+
+    const withGitHub = parseEnv({
+      AUTH_SECRET: env.AUTH_SECRET,
+      GITHUB_CLIENT_ID: "an-id",
+      GITHUB_CLIENT_SECRET: "a-secret",
+    });
+    const githubAuth = createAuth({ db: handle.db, env: withGitHub, site, logger, boss, secret: env.AUTH_SECRET! });
+    const headers = attempt().headers;
+    const started = await startOAuth({ auth: githubAuth, env: withGitHub, headers, provider: "github", ...callbacks });
+    expect(started).toMatchObject({ ok: true });
+    if (!started.ok) return;
+    const url = new URL(started.url);
+    expect(url.origin + url.pathname).toBe("https://github.com/login/oauth/authorize");
+    expect(url.searchParams.get("client_id")).toBe("an-id");
+    expect(url.searchParams.get("state")).toBeTruthy();
+    expect(cookieOf(started.cookies)).toMatch(/state/);
+    expect(await startOAuth({ auth: githubAuth, env: withGitHub, headers, provider: "nope", ...callbacks })).toEqual({
+      ok: false,
+      reason: "unknown_provider",
     });
   });
 });

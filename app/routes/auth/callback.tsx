@@ -6,7 +6,7 @@ import { seoMeta } from "#app/seo.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Result } from "#app/components/ui/result.tsx";
 import { afterSignIn, cookiesOf } from "#app/lib/auth.server.ts";
-import { authErrorCode } from "#server/modules/auth/attempts.ts";
+import { verifyEmail } from "#server/modules/auth/verify-email.ts";
 import { serverContextOf } from "#app/lib/request.server.ts";
 import { flashCookie, localeCookie } from "#server/http/cookies.ts";
 import { hrefIn } from "#common/locales.ts";
@@ -24,21 +24,13 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const token = url.searchParams.get("verify");
 
   if (token) {
-    try {
-      const { headers, response } = await runtime.auth.api.verifyEmail({
-        query: { token },
-        headers: authHeaders,
-        returnHeaders: true,
-      });
-      const preferred = (response as { user?: { locale?: string | null } } | null)?.user?.locale;
-      const target = afterSignIn(next, preferred, request);
-      const out = cookiesOf(headers);
+    const verified = await verifyEmail({ auth: runtime.auth, headers: authHeaders, logger: runtime.logger, token });
+    if (verified.ok) {
+      const target = afterSignIn(next, verified.locale, request);
+      const out = cookiesOf(verified.cookies);
       out.append("Set-Cookie", flashCookie("emailVerified"));
       out.append("Set-Cookie", localeCookie(target.locale));
       throw redirect(target.to, { headers: out });
-    } catch (error) {
-      if (error instanceof Response) throw error;
-      runtime.logger.info({ code: authErrorCode(error) }, "e-mail verification link rejected");
     }
   } else if (session.viewer && !url.searchParams.has("error")) {
     const target = afterSignIn(next, session.viewer.locale, request);

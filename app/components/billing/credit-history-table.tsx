@@ -1,0 +1,60 @@
+import type { TableColumnsType } from "antd";
+import { useTranslation } from "react-i18next";
+import { Link, useLocation } from "react-router";
+import type { EntryView } from "#server/modules/credits/list-entries.ts";
+import { formatDate, formatNumber } from "#common/format.ts";
+import { hrefIn, type Locale } from "#common/locales.ts";
+import { PagedTable, type Paged } from "./paged-table.tsx";
+
+/** Every change of the balance, newest first, a page at a time (`?history=`). */
+export function CreditHistoryTable({ history, locale }: { history: Paged<EntryView>; locale: Locale }) {
+  const { t } = useTranslation("billing");
+  const { pathname } = useLocation();
+  const signed = (n: number) => (n > 0 ? `+${formatNumber(locale, n)}` : n < 0 ? `−${formatNumber(locale, -n)}` : "0");
+  const columns: TableColumnsType<EntryView> = [
+    {
+      title: t("orders.columns.date"),
+      dataIndex: "createdAt",
+      render: (value: string) => formatDate(locale, value),
+    },
+    {
+      title: t("orders.columns.kind"),
+      dataIndex: "kind",
+      render: (value: string) => t(`orders.kinds.${value}`),
+    },
+    {
+      title: t("orders.columns.change"),
+      dataIndex: "amount",
+      align: "right",
+      render: (value: number, row) =>
+        value !== 0 ? (
+          <span className={value > 0 ? "credit-plus" : "credit-minus"}>{signed(value)}</span>
+        ) : row.heldChange !== 0 ? (
+          <span className="credit-held">
+            {t(row.heldChange > 0 ? "orders.reserved" : "orders.freed", {
+              formatted: formatNumber(locale, Math.abs(row.heldChange)),
+            })}
+          </span>
+        ) : (
+          "0"
+        ),
+    },
+    {
+      title: t("orders.columns.balanceAfter"),
+      dataIndex: "balanceAfter",
+      align: "right",
+      render: (value: number) => formatNumber(locale, value),
+    },
+    {
+      title: t("orders.columns.reference"),
+      dataIndex: "reference",
+      render: (ref: EntryView["reference"]) => {
+        if (!ref) return null;
+        const short = ref.label ?? ref.id.slice(0, 8);
+        const label = t(`orders.reference.${ref.type}`, { id: short });
+        return ref.type === "order" ? <Link to={hrefIn(pathname, `/user/orders/${ref.id}`)}>{label}</Link> : label;
+      },
+    },
+  ];
+  return <PagedTable paged={history} param="history" columns={columns} empty={t("orders.historyEmpty")} />;
+}

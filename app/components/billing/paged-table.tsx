@@ -1,0 +1,57 @@
+import { Table, type TableColumnsType } from "antd";
+import { Link, useSearchParams } from "react-router";
+
+/** Page links that work before the scripts load: each page number is a real link. */
+function pageLinks(search: URLSearchParams, param: string) {
+  return (page: number, type: string, original: React.ReactNode) => {
+    if (type !== "page" && type !== "prev" && type !== "next") return original;
+    const next = new URLSearchParams(search);
+    next.set(param, String(page));
+    return (
+      <Link to={`?${next.toString()}`} preventScrollReset>
+        {type === "page" ? page : original}
+      </Link>
+    );
+  };
+}
+
+export interface Paged<Row> {
+  rows: Row[];
+  total: number;
+  page: number;
+  pageSize: number;
+}
+
+/** A table of one page of rows from the server, its pages chosen by a search parameter (`param`). */
+export function PagedTable<Row extends { id: string | number }>({
+  paged,
+  param,
+  columns,
+  empty,
+}: {
+  paged: Paged<Row>;
+  param: string;
+  columns: TableColumnsType<Row>;
+  empty: string;
+}) {
+  const [search] = useSearchParams();
+  return (
+    <Table<Row>
+      rowKey="id"
+      size="middle"
+      scroll={{ x: "max-content" }}
+      dataSource={paged.rows}
+      locale={{ emptyText: empty }}
+      pagination={
+        paged.total > paged.pageSize && {
+          current: paged.page,
+          pageSize: paged.pageSize,
+          total: paged.total,
+          showSizeChanger: false,
+          itemRender: pageLinks(search, param),
+        }
+      }
+      columns={columns}
+    />
+  );
+}
