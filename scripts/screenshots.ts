@@ -21,6 +21,8 @@ const PAGES = [
   { name: "dashboard-home", path: "/dashboard/home", signedIn: true },
   { name: "image-studio", path: "/dashboard/image/create/text-to-image", signedIn: true },
   { name: "api-keys", path: "/dashboard/api", signedIn: true },
+  { name: "profile", path: "/user/profile", signedIn: true },
+  { name: "orders", path: "/user/orders", signedIn: true },
 ];
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } };
 const SCHEMES = ["light", "dark"] as const;
