@@ -83,7 +83,7 @@ async function openEngine(handle, env, { work }) {
 async function benchUser(db) {
   const userId = randomUUID();
   await db.insert(user).values({ id: userId, name: "Bench", email: `${userId}@bench.invalid`, emailVerified: true });
-  await grantCredits(db, { userId, amount: 1_000_000, kind: "admin_adjustment", idempotencyKey: randomUUID() });
+  await grantCredits({ db, userId, amount: 1_000_000, kind: "admin_adjustment", idempotencyKey: randomUUID() });
   return userId;
 }
 

@@ -23,7 +23,8 @@ async function run(db, { sharedAccount }) {
   for (let i = 0; i < (sharedAccount ? 1 : CLIENTS); i++) {
     const id = randomUUID();
     await db.insert(user).values({ id, name: "Bench", email: `${id}@bench.invalid`, emailVerified: true });
-    await grantCredits(db, {
+    await grantCredits({
+      db,
       userId: id,
       amount: 1_000_000_000,
       kind: "admin_adjustment",
@@ -42,7 +43,7 @@ async function run(db, { sharedAccount }) {
       while (performance.now() < end) {
         const t0 = performance.now();
         try {
-          await holdCredits(db, { userId, amount: 1, idempotencyKey: randomUUID() });
+          await holdCredits({ db, userId, amount: 1, idempotencyKey: randomUUID() });
           if (t0 >= measureFrom) latencies.push(performance.now() - t0);
         } catch {
           errors++;

@@ -75,7 +75,13 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       .insert(user)
       .values({ id, name: "Maker", email: `${id}@example.com`, emailVerified: true });
     if (credits > 0)
-      await grantCredits(db(), { userId: id, amount: credits, kind: "admin_adjustment", idempotencyKey: randomUUID() });
+      await grantCredits({
+        db: db(),
+        userId: id,
+        amount: credits,
+        kind: "admin_adjustment",
+        idempotencyKey: randomUUID(),
+      });
     return id;
   }
   const submit = (userId: string, input: object, idempotencyKey?: string) =>

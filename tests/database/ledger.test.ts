@@ -68,26 +68,26 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
 
   it("grants, holds, captures for less and releases, with the balance after each entry", async () => {
     const u = await newUser();
-    await grantCredits(db(), { userId: u, amount: 20, kind: "signup_bonus", idempotencyKey: key() });
-    const a = await holdCredits(db(), { userId: u, amount: 8, reference: "job:a", idempotencyKey: key() });
-    const b = await holdCredits(db(), { userId: u, amount: 5, reference: "job:b", idempotencyKey: key() });
+    await grantCredits({ db: db(), userId: u, amount: 20, kind: "signup_bonus", idempotencyKey: key() });
+    const a = await holdCredits({ db: db(), userId: u, amount: 8, reference: "job:a", idempotencyKey: key() });
+    const b = await holdCredits({ db: db(), userId: u, amount: 5, reference: "job:b", idempotencyKey: key() });
     expect(await getBalance({ db: db(), userId: u })).toEqual({ balance: 20, held: 13, available: 7 });
-    const captured = await settleHold(db(), { holdId: a.holdId, as: "capture", charge: 6 });
+    const captured = await settleHold({ db: db(), holdId: a.holdId, as: "capture", charge: 6 });
     expect(captured.entry).toMatchObject({ kind: "capture", amount: -6, heldChange: -8, balanceAfter: 14 });
-    await settleHold(db(), { holdId: b.holdId, as: "release" });
+    await settleHold({ db: db(), holdId: b.holdId, as: "release" });
     expect(await expectConsistent(u)).toEqual({ balance: 14, held: 0, available: 14 });
   });
 
   it("refuses a hold beyond what is available with the not-enough-credits error, writing nothing", async () => {
     const u = await newUser();
-    await grantCredits(db(), { userId: u, amount: 3, kind: "purchase", idempotencyKey: key() });
-    await holdCredits(db(), { userId: u, amount: 2, idempotencyKey: key() });
-    const error = await holdCredits(db(), { userId: u, amount: 2, idempotencyKey: key() }).catch((e: unknown) => e);
+    await grantCredits({ db: db(), userId: u, amount: 3, kind: "purchase", idempotencyKey: key() });
+    await holdCredits({ db: db(), userId: u, amount: 2, idempotencyKey: key() });
+    const error = await holdCredits({ db: db(), userId: u, amount: 2, idempotencyKey: key() }).catch((e: unknown) => e);
     expect(codeOf(error)).toBe("insufficient_credits");
     expect((error as AppError).messageKey).toBe("msg.generation.insufficientCredits");
     const stranger = await newUser();
     expect(
-      codeOf(await holdCredits(db(), { userId: stranger, amount: 1, idempotencyKey: key() }).catch((e) => e)),
+      codeOf(await holdCredits({ db: db(), userId: stranger, amount: 1, idempotencyKey: key() }).catch((e) => e)),
     ).toBe("insufficient_credits");
     const holds = await db().select().from(creditHold).where(eq(creditHold.userId, u));
     expect(holds).toHaveLength(1);
@@ -99,10 +99,10 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
     for (const amount of [0, -1, 1.5, MAX_CREDIT_AMOUNT + 1, Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(
         codeOf(
-          await grantCredits(db(), { userId: u, amount, kind: "purchase", idempotencyKey: key() }).catch((e) => e),
+          await grantCredits({ db: db(), userId: u, amount, kind: "purchase", idempotencyKey: key() }).catch((e) => e),
         ),
       ).toBe("bad_request");
-      expect(codeOf(await holdCredits(db(), { userId: u, amount, idempotencyKey: key() }).catch((e) => e))).toBe(
+      expect(codeOf(await holdCredits({ db: db(), userId: u, amount, idempotencyKey: key() }).catch((e) => e))).toBe(
         "bad_request",
       );
     }
@@ -114,7 +114,7 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
     const k = key();
     const results = await Promise.all(
       Array.from({ length: 20 }, () =>
-        grantCredits(db(), { userId: u, amount: 100, kind: "purchase", idempotencyKey: k }),
+        grantCredits({ db: db(), userId: u, amount: 100, kind: "purchase", idempotencyKey: k }),
       ),
     );
     expect(results.filter((r) => !r.repeated)).toHaveLength(1);
@@ -126,9 +126,9 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
 
   it("lets exactly 10 of 200 concurrent holds through a balance that covers 10", async () => {
     const u = await newUser();
-    await grantCredits(db(), { userId: u, amount: 10, kind: "purchase", idempotencyKey: key() });
+    await grantCredits({ db: db(), userId: u, amount: 10, kind: "purchase", idempotencyKey: key() });
     const outcomes = await Promise.allSettled(
-      Array.from({ length: 200 }, () => holdCredits(db(), { userId: u, amount: 1, idempotencyKey: key() })),
+      Array.from({ length: 200 }, () => holdCredits({ db: db(), userId: u, amount: 1, idempotencyKey: key() })),
     );
     const won = outcomes.filter((o) => o.status === "fulfilled");
     const lost = outcomes.filter((o): o is PromiseRejectedResult => o.status === "rejected");
@@ -139,14 +139,14 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
 
   it("settles a hold once when capture and release race", async () => {
     const u = await newUser();
-    await grantCredits(db(), { userId: u, amount: 50, kind: "purchase", idempotencyKey: key() });
+    await grantCredits({ db: db(), userId: u, amount: 50, kind: "purchase", idempotencyKey: key() });
     for (let i = 0; i < 10; i++) {
-      const { holdId } = await holdCredits(db(), { userId: u, amount: 5, idempotencyKey: key() });
+      const { holdId } = await holdCredits({ db: db(), userId: u, amount: 5, idempotencyKey: key() });
       const outcomes = await Promise.allSettled([
-        settleHold(db(), { holdId, as: "capture", charge: 5 }),
-        settleHold(db(), { holdId, as: "release" }),
-        settleHold(db(), { holdId, as: "capture", charge: 5 }),
-        settleHold(db(), { holdId, as: "release" }),
+        settleHold({ db: db(), holdId, as: "capture", charge: 5 }),
+        settleHold({ db: db(), holdId, as: "release" }),
+        settleHold({ db: db(), holdId, as: "capture", charge: 5 }),
+        settleHold({ db: db(), holdId, as: "release" }),
       ]);
       const fresh = outcomes.filter((o) => o.status === "fulfilled" && !o.value.repeated);
       expect(fresh).toHaveLength(1);
@@ -157,23 +157,29 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
 
   it("refuses to charge more than was held", async () => {
     const u = await newUser();
-    await grantCredits(db(), { userId: u, amount: 10, kind: "purchase", idempotencyKey: key() });
-    const { holdId } = await holdCredits(db(), { userId: u, amount: 3, idempotencyKey: key() });
-    expect(codeOf(await settleHold(db(), { holdId, as: "capture", charge: 4 }).catch((e) => e))).toBe("bad_request");
-    expect(codeOf(await settleHold(db(), { holdId: randomUUID(), as: "release" }).catch((e) => e))).toBe("not_found");
+    await grantCredits({ db: db(), userId: u, amount: 10, kind: "purchase", idempotencyKey: key() });
+    const { holdId } = await holdCredits({ db: db(), userId: u, amount: 3, idempotencyKey: key() });
+    expect(codeOf(await settleHold({ db: db(), holdId, as: "capture", charge: 4 }).catch((e) => e))).toBe(
+      "bad_request",
+    );
+    expect(codeOf(await settleHold({ db: db(), holdId: randomUUID(), as: "release" }).catch((e) => e))).toBe(
+      "not_found",
+    );
     expect(await expectConsistent(u)).toEqual({ balance: 10, held: 3, available: 7 });
   });
 
   it("takes refunded credits back without going below zero or touching holds, and reports the shortfall", async () => {
     const u = await newUser();
-    await grantCredits(db(), { userId: u, amount: 100, kind: "purchase", idempotencyKey: key() });
-    const { holdId } = await holdCredits(db(), { userId: u, amount: 30, idempotencyKey: key() });
-    await settleHold(db(), { holdId, as: "capture", charge: 30 });
-    await holdCredits(db(), { userId: u, amount: 20, idempotencyKey: key() });
+    await grantCredits({ db: db(), userId: u, amount: 100, kind: "purchase", idempotencyKey: key() });
+    const { holdId } = await holdCredits({ db: db(), userId: u, amount: 30, idempotencyKey: key() });
+    await settleHold({ db: db(), holdId, as: "capture", charge: 30 });
+    await holdCredits({ db: db(), userId: u, amount: 20, idempotencyKey: key() });
     const k = key();
-    const refund = await takeBackCredits(db(), { userId: u, amount: 100, kind: "refund", idempotencyKey: k });
+    const refund = await takeBackCredits({ db: db(), userId: u, amount: 100, kind: "refund", idempotencyKey: k });
     expect(refund).toMatchObject({ taken: 50, shortfall: 50, repeated: false });
-    expect(await takeBackCredits(db(), { userId: u, amount: 100, kind: "refund", idempotencyKey: k })).toMatchObject({
+    expect(
+      await takeBackCredits({ db: db(), userId: u, amount: 100, kind: "refund", idempotencyKey: k }),
+    ).toMatchObject({
       taken: 50,
       shortfall: 50,
       repeated: true,
@@ -183,7 +189,7 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
 
   it("keeps the ledger append-only, and anonymous after the account is deleted", async () => {
     const u = await newUser();
-    await grantCredits(db(), { userId: u, amount: 7, kind: "admin_adjustment", idempotencyKey: key() });
+    await grantCredits({ db: db(), userId: u, amount: 7, kind: "admin_adjustment", idempotencyKey: key() });
     await expect(db().execute(sql`update credit_entry set amount = 700 where user_id = ${u}`)).rejects.toThrow();
     await expect(db().execute(sql`delete from credit_entry where user_id = ${u}`)).rejects.toThrow();
     const before = await db().select().from(creditEntry).where(eq(creditEntry.userId, u));
@@ -215,9 +221,9 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
               batch.map(async (o) => {
                 switch (o.t) {
                   case "grant":
-                    return grantCredits(db(), { userId: u, amount: o.n, kind: "purchase", idempotencyKey: key() });
+                    return grantCredits({ db: db(), userId: u, amount: o.n, kind: "purchase", idempotencyKey: key() });
                   case "hold": {
-                    const h = await holdCredits(db(), { userId: u, amount: o.n, idempotencyKey: key() });
+                    const h = await holdCredits({ db: db(), userId: u, amount: o.n, idempotencyKey: key() });
                     holds.push(h.holdId);
                     return h;
                   }
@@ -225,14 +231,14 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
                     const holdId = holds[o.i % Math.max(1, holds.length)];
                     if (!holdId) return null;
                     const [h] = await db().select().from(creditHold).where(eq(creditHold.id, holdId));
-                    return settleHold(db(), { holdId, as: "capture", charge: Math.floor(h!.amount * o.part) });
+                    return settleHold({ db: db(), holdId, as: "capture", charge: Math.floor(h!.amount * o.part) });
                   }
                   case "release": {
                     const holdId = holds[o.i % Math.max(1, holds.length)];
-                    return holdId ? settleHold(db(), { holdId, as: "release" }) : null;
+                    return holdId ? settleHold({ db: db(), holdId, as: "release" }) : null;
                   }
                   case "refund":
-                    return takeBackCredits(db(), { userId: u, amount: o.n, kind: "refund", idempotencyKey: key() });
+                    return takeBackCredits({ db: db(), userId: u, amount: o.n, kind: "refund", idempotencyKey: key() });
                 }
               }),
             );

@@ -192,7 +192,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     expect(await order(orderId)).toMatchObject({ status: "paid", creditsReversed: 250, refundedAmount: 1000 });
 
     // 200 of the remaining 250 are now reserved for jobs; the rest of the refund can take only 50.
-    await holdCredits(db(), { userId, amount: 200, idempotencyKey: randomUUID() });
+    await holdCredits({ db: db(), userId, amount: 200, idempotencyKey: randomUUID() });
     const rest = fake.refund(sessionOf(url));
     expect(await apply(rest)).toBe("applied");
     expect(await apply(rest)).toBe("duplicate");
@@ -212,7 +212,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
 
   it("applies a refund that arrives before the completed session, then ignores the late completion", async () => {
     const userId = await newUser();
-    await grantCredits(db(), { userId, amount: 7, kind: "admin_adjustment", idempotencyKey: randomUUID() });
+    await grantCredits({ db: db(), userId, amount: 7, kind: "admin_adjustment", idempotencyKey: randomUUID() });
     const { orderId, url } = await checkout(userId, "starter");
     const completed = fake.pay(sessionOf(url));
     const refund = fake.refund(sessionOf(url));
@@ -245,7 +245,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     await apply(fake.pay(session));
     await apply(fake.refund(session, 1000));
     // 200 of the 250 left are reserved for a job when the dispute comes: the chargeback can take only 50.
-    const hold = await holdCredits(db(), { userId, amount: 200, idempotencyKey: randomUUID() });
+    const hold = await holdCredits({ db: db(), userId, amount: 200, idempotencyKey: randomUUID() });
     expect(await apply(fake.dispute(session))).toBe("applied");
     expect(await getBalance({ db: db(), userId })).toEqual({ balance: 200, held: 200, available: 0 });
     expect(await order(orderId)).toMatchObject({
@@ -257,7 +257,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
       disputeShortfall: 200,
     });
     expect(await apply(fake.dispute(session, { type: "funds_withdrawn" }))).toBe("applied");
-    await settleHold(db(), { holdId: hold.holdId, as: "release" });
+    await settleHold({ db: db(), holdId: hold.holdId, as: "release" });
 
     // Won: the funds come back (two events meaning it), each possibly delivered several times at once.
     const won = fake.dispute(session, { type: "closed", status: "won" });

@@ -7,7 +7,8 @@ import { grantCredits } from "./ledger.ts";
  */
 export async function grantSignupBonus({ db, userId, amount }: { db: Db; userId: string; amount: number }) {
   if (amount <= 0) return null;
-  return grantCredits(db, {
+  return grantCredits({
+    db,
     userId,
     amount,
     kind: "signup_bonus",

@@ -124,36 +124,51 @@ export async function applyMovement(tx: Tx, m: Movement): Promise<CreditEntry> {
 export type GrantKind = "signup_bonus" | "purchase" | "redemption" | "admin_adjustment";
 
 /** Adds credits: a bonus, a purchase, a redemption or an admin's grant. Repeating the key changes nothing. */
-export async function grantCredits(
-  db: Db,
-  g: { userId: string; amount: number; kind: GrantKind; reference?: string; idempotencyKey: string },
-) {
-  checkAmount(g.amount);
-  return move(db, { ...g, heldChange: 0 });
+export async function grantCredits({
+  db,
+  ...grant
+}: {
+  db: Db;
+  userId: string;
+  amount: number;
+  kind: GrantKind;
+  reference?: string;
+  idempotencyKey: string;
+}) {
+  checkAmount(grant.amount);
+  return move(db, { ...grant, heldChange: 0 });
 }
 
 /**
  * Reserves credits for a job. Fails with `insufficient_credits` (the catalogue's not-enough-credits message) when
  * less than `amount` is available. The same key returns the same hold.
  */
-export async function holdCredits(
-  db: Db,
-  h: { userId: string; amount: number; reference?: string; idempotencyKey: string },
-): Promise<{ holdId: string; entry: CreditEntry; repeated: boolean }> {
-  checkAmount(h.amount);
-  const existing = await entryByKey(db, h.idempotencyKey);
+export async function holdCredits({
+  db,
+  ...hold
+}: {
+  db: Db;
+  userId: string;
+  amount: number;
+  reference?: string;
+  idempotencyKey: string;
+}): Promise<{ holdId: string; entry: CreditEntry; repeated: boolean }> {
+  checkAmount(hold.amount);
+  const existing = await entryByKey(db, hold.idempotencyKey);
   if (existing) return { holdId: existing.holdId!, entry: existing, repeated: true };
   try {
-    return await db.transaction(async (tx) => ({ ...(await holdInTx(tx, h)), repeated: false }));
+    return await db.transaction(async (tx) => ({ ...(await holdInTx(tx, hold)), repeated: false }));
   } catch (error) {
     if (!isUniqueViolation(error)) throw error;
-    const winner = await entryByKey(db, h.idempotencyKey);
+    const winner = await entryByKey(db, hold.idempotencyKey);
     if (!winner) throw error;
     return { holdId: winner.holdId!, entry: winner, repeated: true };
   }
 }
 
 export type Settlement = "capture" | "release";
+/** How to settle a hold: charge part or all of it, or give it all back. */
+export type Settle = { holdId: string; as: "capture"; charge: number } | { holdId: string; as: "release" };
 
 /**
  * Settles a hold exactly once: `capture` charges `charge` (at most what was held; the rest goes back), `release`
@@ -161,10 +176,10 @@ export type Settlement = "capture" | "release";
  * refuses a second settlement entry, so concurrent settlements have one winner. Repeating the winning settlement
  * is a no-op; the other kind after it is a 409.
  */
-export async function settleHold(
-  db: Db,
-  s: { holdId: string; as: "capture"; charge: number } | { holdId: string; as: "release" },
-): Promise<{ entry: CreditEntry; repeated: boolean }> {
+export async function settleHold({
+  db,
+  ...s
+}: { db: Db } & Settle): Promise<{ entry: CreditEntry; repeated: boolean }> {
   const charge = s.as === "capture" ? s.charge : 0;
   checkAmount(charge, { allowZero: true });
   const earlier = async () => {
@@ -197,10 +212,7 @@ export class HoldNotOpen extends Error {}
  * The settlement inside the caller's transaction, for callers that change their own rows with it (a job's status).
  * Throws HoldNotOpen when the hold was already settled; the ledger's unique index stops a second settlement entry.
  */
-export async function settleHoldInTx(
-  tx: Tx,
-  s: { holdId: string; as: "capture"; charge: number } | { holdId: string; as: "release" },
-): Promise<CreditEntry> {
+export async function settleHoldInTx(tx: Tx, s: Settle): Promise<CreditEntry> {
   const charge = s.as === "capture" ? s.charge : 0;
   checkAmount(charge, { allowZero: true });
   const [hold] = await tx
@@ -250,10 +262,17 @@ export async function holdInTx(
  * Takes credits back after a refund or chargeback: as many as are available, never below zero (credits held for
  * jobs in flight stay held). Returns what was taken and the shortfall, which the caller records on the order.
  */
-export async function takeBackCredits(
-  db: Db,
-  t: { userId: string; amount: number; kind: "refund" | "chargeback"; reference?: string; idempotencyKey: string },
-): Promise<{ entry: CreditEntry | null; taken: number; shortfall: number; repeated: boolean }> {
+export async function takeBackCredits({
+  db,
+  ...t
+}: {
+  db: Db;
+  userId: string;
+  amount: number;
+  kind: "refund" | "chargeback";
+  reference?: string;
+  idempotencyKey: string;
+}): Promise<{ entry: CreditEntry | null; taken: number; shortfall: number; repeated: boolean }> {
   checkAmount(t.amount);
   const existing = await entryByKey(db, t.idempotencyKey);
   if (existing)
