@@ -37,11 +37,11 @@ export function describeFailure(error: unknown): { code?: string; message?: stri
 
 const localeHeader = (locale: string) => ({ "X-Locale": locale });
 
-export async function submitGeneration(input: SubmitInput, o: { locale: string; idempotencyKey: string }) {
+export async function submitGeneration(input: SubmitInput, options: { locale: string; idempotencyKey: string }) {
   const { generation } = await api<{ generation: GenerationView }>("/generations", {
     method: "POST",
     body: input,
-    headers: { ...localeHeader(o.locale), "Idempotency-Key": o.idempotencyKey },
+    headers: { ...localeHeader(options.locale), "Idempotency-Key": options.idempotencyKey },
   });
   return generation;
 }
@@ -102,7 +102,7 @@ export const POLL_INTERVAL_MS = 3000;
  */
 export function useLiveGenerations(
   items: GenerationView[],
-  o: {
+  options: {
     locale: string;
     onChange: (g: GenerationView, before: GenerationView) => void;
     onError?: (error: unknown) => void;
@@ -114,8 +114,8 @@ export function useLiveGenerations(
     .filter(isOpen)
     .map((g) => g.id)
     .join(",");
-  const enabled = o.enabled ?? true;
-  const interval = o.intervalMs ?? POLL_INTERVAL_MS;
+  const enabled = options.enabled ?? true;
+  const interval = options.intervalMs ?? POLL_INTERVAL_MS;
   // Bumped by `checkNow`: the effect below looks at once.
   const [asked, setAsked] = useState(0);
 
@@ -123,16 +123,16 @@ export function useLiveGenerations(
     await Promise.all(
       items.filter(isOpen).map(async (before) => {
         try {
-          const next = await fetchGeneration(before.id, o.locale);
+          const next = await fetchGeneration(before.id, options.locale);
           if (
             next.status !== before.status ||
             next.progress !== before.progress ||
             next.etaSeconds !== before.etaSeconds
           ) {
-            o.onChange(next, before);
+            options.onChange(next, before);
           }
         } catch (error) {
-          o.onError?.(error);
+          options.onError?.(error);
         }
       }),
     );

@@ -22,10 +22,16 @@ export function modelsFor(env: Env, tool: GenerationTool) {
 }
 
 /** One of the viewer's generations, or a 404 (unknown, someone else's, or not of this tool). */
-export async function ownGeneration(o: { db: Db; env: Env; id: string; viewerId: string; tool?: GenerationTool }) {
+export async function ownGeneration(options: {
+  db: Db;
+  env: Env;
+  id: string;
+  viewerId: string;
+  tool?: GenerationTool;
+}) {
   try {
-    const g = await getGeneration({ db: o.db, env: o.env, id: o.id, viewerId: o.viewerId });
-    if (o.tool && g.tool !== o.tool) throw data(null, { status: 404 });
+    const g = await getGeneration({ db: options.db, env: options.env, id: options.id, viewerId: options.viewerId });
+    if (options.tool && g.tool !== options.tool) throw data(null, { status: 404 });
     return g;
   } catch (error) {
     if (error instanceof AppError && error.code === "not_found") throw data(null, { status: 404 });
@@ -37,11 +43,18 @@ export async function ownGeneration(o: { db: Db; env: Env; id: string; viewerId:
  * What a tool's form starts with: the settings of one of the viewer's generations (`?from=`, "reuse settings"),
  * or a prompt handed over by another page (`?prompt=`).
  */
-export async function initialSettings(o: { db: Db; env: Env; url: URL; viewerId: string }): Promise<ImageSettings> {
-  const from = o.url.searchParams.get("from");
-  const prompt = o.url.searchParams.get("prompt")?.slice(0, 2000);
+export async function initialSettings(options: {
+  db: Db;
+  env: Env;
+  url: URL;
+  viewerId: string;
+}): Promise<ImageSettings> {
+  const from = options.url.searchParams.get("from");
+  const prompt = options.url.searchParams.get("prompt")?.slice(0, 2000);
   if (from) {
-    const g = await getGeneration({ db: o.db, env: o.env, id: from, viewerId: o.viewerId }).catch(() => null);
+    const g = await getGeneration({ db: options.db, env: options.env, id: from, viewerId: options.viewerId }).catch(
+      () => null,
+    );
     if (g?.mine) {
       return {
         model: g.model.id,

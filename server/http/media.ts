@@ -16,28 +16,28 @@ export async function sendStored<E extends AppEnv>(
   c: Context<E>,
   storage: Storage,
   key: string,
-  o: { cacheControl: string; etag?: string; contentType?: string; download?: string },
+  options: { cacheControl: string; etag?: string; contentType?: string; download?: string },
 ): Promise<Response> {
   const info = await storage.stat(key);
   if (!info) return c.text("Not found", 404);
   const headers: Record<string, string> = {
-    "Content-Type": o.contentType ?? info.contentType,
+    "Content-Type": options.contentType ?? info.contentType,
     "Accept-Ranges": "bytes",
-    "Cache-Control": o.cacheControl,
+    "Cache-Control": options.cacheControl,
     "X-Content-Type-Options": "nosniff",
     // Media never runs as a page, whatever a file's bytes say.
     "Content-Security-Policy": "default-src 'none'; sandbox",
     // Public media may be embedded elsewhere (a shared link's preview); private media only by this site.
-    "Cross-Origin-Resource-Policy": o.cacheControl.startsWith("public") ? "cross-origin" : "same-origin",
+    "Cross-Origin-Resource-Policy": options.cacheControl.startsWith("public") ? "cross-origin" : "same-origin",
   };
-  if (o.etag) headers.ETag = `"${o.etag}"`;
-  if (o.download) headers["Content-Disposition"] = `attachment; filename="${o.download}"`;
+  if (options.etag) headers.ETag = `"${options.etag}"`;
+  if (options.download) headers["Content-Disposition"] = `attachment; filename="${options.download}"`;
   if (
-    o.etag &&
+    options.etag &&
     c.req
       .header("if-none-match")
       ?.split(/\s*,\s*/)
-      .includes(`"${o.etag}"`)
+      .includes(`"${options.etag}"`)
   ) {
     return new Response(null, { status: 304, headers });
   }

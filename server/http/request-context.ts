@@ -35,15 +35,15 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  * The first middleware: the request's id (the caller's `X-Request-Id` when it is a sane one), its logger and client
  * address; once answered, its metrics, and a warning for an unexpected failure.
  */
-export function requestContext(o: { env: Env; logger: Logger }) {
-  const debugLogs = o.logger.isLevelEnabled("debug");
+export function requestContext(options: { env: Env; logger: Logger }) {
+  const debugLogs = options.logger.isLevelEnabled("debug");
   return createMiddleware<AppEnv>(async (c, next) => {
     const started = process.hrtime.bigint();
     const incoming = c.req.header("x-request-id");
     const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     c.set("requestId", requestId);
-    c.set("logger", lazyChild(o.logger, requestId));
-    c.set("clientIp", clientIp(c, o.env));
+    c.set("logger", lazyChild(options.logger, requestId));
+    c.set("clientIp", clientIp(c, options.env));
     await next();
     if (!c.get("headersComplete")) c.res.headers.set("X-Request-Id", requestId);
     const route = c.get("route") ?? routePath(c);

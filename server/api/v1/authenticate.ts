@@ -51,9 +51,13 @@ function guard<E extends ApiEnv>(state: ServerState, take: (c: Context<E>, beare
   );
 }
 
-export function apiKey(state: ServerState, o: { limitPerMinute: number }) {
+export function apiKey(state: ServerState, options: { limitPerMinute: number }) {
   return guard<KeyEnv>(state, async (c, secret) => {
-    const key = await verifyApiKey({ db: c.var.runtime.database.counters, secret, limitPerMinute: o.limitPerMinute });
+    const key = await verifyApiKey({
+      db: c.var.runtime.database.counters,
+      secret,
+      limitPerMinute: options.limitPerMinute,
+    });
     c.set("apiUserId", admit(c, key));
   });
 }

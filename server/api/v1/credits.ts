@@ -7,8 +7,8 @@ import { presentEntry } from "./present.ts";
 import { routes } from "./routes.ts";
 
 /** `/credits` and `/credits/ledger`: the balance and its movements. */
-export function creditsApi(state: ServerState, o: { limitPerMinute: number }) {
-  const key = apiKey(state, o);
+export function creditsApi(state: ServerState, options: { limitPerMinute: number }) {
+  const key = apiKey(state, options);
   return apiApp()
     .openapi({ ...routes.balance, middleware: key }, async (c) => {
       const b = await getBalance({ db: c.var.runtime.database.db, userId: c.var.apiUserId });

@@ -17,14 +17,14 @@ import { presentGeneration } from "./present.ts";
 import { routes } from "./routes.ts";
 
 /** `/images`, `/videos` and `/generations…`: creating generations, reading, canceling and deleting them. */
-export function generationsApi(state: ServerState, o: { origin: string; limitPerMinute: number }) {
-  const key = apiKey(state, o);
+export function generationsApi(state: ServerState, options: { origin: string; limitPerMinute: number }) {
+  const key = apiKey(state, options);
   const write: [MiddlewareHandler<KeyEnv>, MiddlewareHandler<KeyEnv>] = [key, idempotent];
 
   const generationJson = async (c: Context<KeyEnv>, id: string) => {
     const { database, env } = c.var.runtime;
     const view = await getGeneration({ db: database.db, env, id, viewerId: c.var.apiUserId });
-    return presentGeneration(view, o.origin);
+    return presentGeneration(view, options.origin);
   };
 
   /** Queues a generation for the key's owner and answers it, 201 with its address. */
@@ -112,7 +112,7 @@ export function generationsApi(state: ServerState, o: { origin: string; limitPer
         return c.json(
           {
             object: "list" as const,
-            data: page.items.map((g) => presentGeneration(g, o.origin)),
+            data: page.items.map((g) => presentGeneration(g, options.origin)),
             next_cursor: page.nextCursor,
           },
           200,
@@ -125,12 +125,12 @@ export function generationsApi(state: ServerState, o: { origin: string; limitPer
           db: database.counters,
           env,
           secret: c.var.apiBearer,
-          limitPerMinute: o.limitPerMinute,
+          limitPerMinute: options.limitPerMinute,
           id: c.req.valid("param").id,
         });
         admit(c, poll.key);
         if (!poll.generation) throw new AppError("not_found", "no such generation");
-        return c.json(presentGeneration(poll.generation, o.origin), 200);
+        return c.json(presentGeneration(poll.generation, options.origin), 200);
       })
       .openapi({ ...routes.cancel, middleware: write }, async (c) => {
         const { id } = c.req.valid("param");

@@ -15,15 +15,15 @@ import { modelsApi } from "./models.ts";
  * made from the route definitions (`routes.ts`) at `/api/v1/openapi.json`. Every request to an operation counts
  * against its key's per-minute limit (`RateLimit` headers on every answer).
  */
-export function publicApi(state: ServerState, o: { origin: string; limitPerMinute: number }) {
+export function publicApi(state: ServerState, options: { origin: string; limitPerMinute: number }) {
   const api = apiApp()
-    .route("/", modelsApi(state, o))
-    .route("/", generationsApi(state, o))
-    .route("/", creditsApi(state, o));
+    .route("/", modelsApi(state, options))
+    .route("/", generationsApi(state, options))
+    .route("/", creditsApi(state, options));
   describeApi(api);
-  api.doc31("/openapi.json", documentFields(o.origin));
+  api.doc31("/openapi.json", documentFields(options.origin));
   // An unknown path asks for a key first, like any other, and counts against it: then it is `not_found`.
-  api.all("*", apiKey(state, o), (c) => noRoute(c));
+  api.all("*", apiKey(state, options), (c) => noRoute(c));
 
   // Whatever a route, its guard or its validation throws: an AppError is answered in the one JSON error shape (with
   // the key's challenge or rate-limit headers), and the framework's refusals of a body say what was wrong with it.

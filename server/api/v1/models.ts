@@ -6,8 +6,8 @@ import { presentModel } from "./present.ts";
 import { routes } from "./routes.ts";
 
 /** `/models`: what this server offers, with prices and options. */
-export function modelsApi(state: ServerState, o: { limitPerMinute: number }) {
-  return apiApp().openapi({ ...routes.models, middleware: apiKey(state, o) }, (c) =>
+export function modelsApi(state: ServerState, options: { limitPerMinute: number }) {
+  return apiApp().openapi({ ...routes.models, middleware: apiKey(state, options) }, (c) =>
     c.json({ object: "list" as const, data: listModels(c.var.runtime.env).map(presentModel) }, 200),
   );
 }

@@ -10,22 +10,22 @@ import { apiKeyColumns, presentApiKey, type ApiKeyView } from "./list-api-keys.t
  * Makes a key for the user and returns its secret, this once: only its hash is stored. The user's row is locked
  * while counting, so two creations at once cannot pass the limit together.
  */
-export async function createApiKey(o: {
+export async function createApiKey(options: {
   db: Db;
   userId: string;
   input: unknown;
 }): Promise<{ key: ApiKeyView; secret: string }> {
-  const parsed = createApiKeySchema.safeParse(o.input ?? {});
+  const parsed = createApiKeySchema.safeParse(options.input ?? {});
   if (!parsed.success) throw new AppError("invalid_options", `name: ${parsed.error.issues[0]!.message}`);
   const secret = generateApiKey();
-  const row = await o.db.transaction(async (tx) => {
-    await tx.select({ id: user.id }).from(user).where(eq(user.id, o.userId)).for("update");
-    const [existing] = await tx.select({ n: count() }).from(apiKey).where(eq(apiKey.userId, o.userId));
+  const row = await options.db.transaction(async (tx) => {
+    await tx.select({ id: user.id }).from(user).where(eq(user.id, options.userId)).for("update");
+    const [existing] = await tx.select({ n: count() }).from(apiKey).where(eq(apiKey.userId, options.userId));
     if ((existing?.n ?? 0) >= MAX_API_KEYS) throw new AppError("api_key_limit", `at most ${MAX_API_KEYS} keys`);
     const [created] = await tx
       .insert(apiKey)
       .values({
-        userId: o.userId,
+        userId: options.userId,
         name: parsed.data.name,
         prefix: secret.slice(0, VISIBLE_LENGTH),
         keyHash: hashApiKey(secret),

@@ -16,22 +16,22 @@ export type IdempotencyClaim = { kind: "run" } | { kind: "replay"; status: numbe
  * `idempotency_mismatch` (422); while the first is still running, `idempotency_in_flight` (409). A first request
  * that died without answering lets a retry run once its lock lapses.
  */
-export async function claimIdempotencyKey(o: {
+export async function claimIdempotencyKey(options: {
   db: Db;
   userId: string;
   key: string;
   fingerprint: string;
 }): Promise<IdempotencyClaim> {
-  if (!KEY.test(o.key)) {
+  if (!KEY.test(options.key)) {
     throw new AppError("invalid_options", "Idempotency-Key: 1 to 255 visible ASCII characters");
   }
   for (let round = 0; round < 3; round++) {
-    const [inserted] = await o.db
+    const [inserted] = await options.db
       .insert(apiIdempotency)
       .values({
-        userId: o.userId,
-        key: o.key,
-        requestHash: o.fingerprint,
+        userId: options.userId,
+        key: options.key,
+        requestHash: options.fingerprint,
         lockedUntil: sql`now() + make_interval(secs => ${IDEMPOTENCY_LOCK_SECONDS})`,
         expiresAt: sql`now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})`,
       })
@@ -39,7 +39,7 @@ export async function claimIdempotencyKey(o: {
       .returning({ key: apiIdempotency.key });
     if (inserted) return { kind: "run" };
 
-    const [row] = await o.db
+    const [row] = await options.db
       .select({
         requestHash: apiIdempotency.requestHash,
         state: apiIdempotency.state,
@@ -49,32 +49,32 @@ export async function claimIdempotencyKey(o: {
         lapsed: sql<boolean>`${apiIdempotency.lockedUntil} <= now()`,
       })
       .from(apiIdempotency)
-      .where(and(eq(apiIdempotency.userId, o.userId), eq(apiIdempotency.key, o.key)));
+      .where(and(eq(apiIdempotency.userId, options.userId), eq(apiIdempotency.key, options.key)));
     if (!row) continue; // Released meanwhile: claim again.
     if (row.expired) {
-      await o.db
+      await options.db
         .delete(apiIdempotency)
         .where(
           and(
-            eq(apiIdempotency.userId, o.userId),
-            eq(apiIdempotency.key, o.key),
+            eq(apiIdempotency.userId, options.userId),
+            eq(apiIdempotency.key, options.key),
             sql`${apiIdempotency.expiresAt} <= now()`,
           ),
         );
       continue;
     }
-    if (row.requestHash !== o.fingerprint) {
+    if (row.requestHash !== options.fingerprint) {
       throw new AppError("idempotency_mismatch", "this Idempotency-Key was used with a different request");
     }
     if (row.state === "done") return { kind: "replay", status: row.responseStatus!, body: row.responseBody! };
     if (row.lapsed) {
-      const [taken] = await o.db
+      const [taken] = await options.db
         .update(apiIdempotency)
         .set({ lockedUntil: sql`now() + make_interval(secs => ${IDEMPOTENCY_LOCK_SECONDS})` })
         .where(
           and(
-            eq(apiIdempotency.userId, o.userId),
-            eq(apiIdempotency.key, o.key),
+            eq(apiIdempotency.userId, options.userId),
+            eq(apiIdempotency.key, options.key),
             eq(apiIdempotency.state, "running"),
             sql`${apiIdempotency.lockedUntil} <= now()`,
           ),
@@ -88,19 +88,29 @@ export async function claimIdempotencyKey(o: {
 }
 
 /** Stores the answer of a claimed key, for replays. */
-export async function completeIdempotencyKey(o: { db: Db; userId: string; key: string; status: number; body: string }) {
-  await o.db
+export async function completeIdempotencyKey(options: {
+  db: Db;
+  userId: string;
+  key: string;
+  status: number;
+  body: string;
+}) {
+  await options.db
     .update(apiIdempotency)
-    .set({ state: "done", responseStatus: o.status, responseBody: o.body })
-    .where(and(eq(apiIdempotency.userId, o.userId), eq(apiIdempotency.key, o.key)));
+    .set({ state: "done", responseStatus: options.status, responseBody: options.body })
+    .where(and(eq(apiIdempotency.userId, options.userId), eq(apiIdempotency.key, options.key)));
 }
 
 /** Gives a claimed key up (the request failed in a way worth retrying): the next request with it runs afresh. */
-export async function releaseIdempotencyKey(o: { db: Db; userId: string; key: string }) {
-  await o.db
+export async function releaseIdempotencyKey(options: { db: Db; userId: string; key: string }) {
+  await options.db
     .delete(apiIdempotency)
     .where(
-      and(eq(apiIdempotency.userId, o.userId), eq(apiIdempotency.key, o.key), eq(apiIdempotency.state, "running")),
+      and(
+        eq(apiIdempotency.userId, options.userId),
+        eq(apiIdempotency.key, options.key),
+        eq(apiIdempotency.state, "running"),
+      ),
     );
 }
 

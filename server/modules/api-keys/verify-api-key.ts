@@ -99,8 +99,8 @@ export async function verdictOf(
  * Checks a bearer secret and counts the request, in one statement (see `keyUse`). Refusals say which: unknown (or
  * deleted) and inactive keys are both 401.
  */
-export async function verifyApiKey(o: { db: Db; secret: string; limitPerMinute: number }): Promise<VerifiedKey> {
-  const hash = keyHashOf(o.secret);
-  const [row] = await countUse(o.db).execute({ hash });
-  return verdictOf(o.db, hash, row, o.limitPerMinute);
+export async function verifyApiKey(options: { db: Db; secret: string; limitPerMinute: number }): Promise<VerifiedKey> {
+  const hash = keyHashOf(options.secret);
+  const [row] = await countUse(options.db).execute({ hash });
+  return verdictOf(options.db, hash, row, options.limitPerMinute);
 }

@@ -12,26 +12,26 @@ export type ChangePasswordResult =
  * a fresh cookie), and tells them by e-mail with a link to `settingsUrl`. Attempts are limited per account.
  */
 export async function changePassword(
-  o: AuthAttempt & { boss: PgBoss; viewer: Viewer; current: string; password: string; settingsUrl: string },
+  options: AuthAttempt & { boss: PgBoss; viewer: Viewer; current: string; password: string; settingsUrl: string },
 ): Promise<ChangePasswordResult> {
-  const limited = await countAttempt(o.db, [
-    { key: `change-password:user:${o.viewer.id}`, rule: RATE_LIMITS.changePasswordPerUser },
+  const limited = await countAttempt(options.db, [
+    { key: `change-password:user:${options.viewer.id}`, rule: RATE_LIMITS.changePasswordPerUser },
   ]);
   if (limited) return limited;
   try {
-    const { headers } = await o.auth.api.changePassword({
-      body: { currentPassword: o.current, newPassword: o.password, revokeOtherSessions: true },
-      headers: o.headers,
+    const { headers } = await options.auth.api.changePassword({
+      body: { currentPassword: options.current, newPassword: options.password, revokeOtherSessions: true },
+      headers: options.headers,
       returnHeaders: true,
     });
     await queueMail({
-      boss: o.boss,
+      boss: options.boss,
       mail: {
-        to: o.viewer.email,
+        to: options.viewer.email,
         kind: "passwordChanged",
-        locale: o.viewer.locale,
-        name: o.viewer.name,
-        url: o.settingsUrl,
+        locale: options.viewer.locale,
+        name: options.viewer.name,
+        url: options.settingsUrl,
       },
     });
     return { ok: true, cookies: headers };
@@ -39,7 +39,7 @@ export async function changePassword(
     const code = authErrorCode(error);
     if (code === "INVALID_PASSWORD") return { ok: false, reason: "wrong_password" };
     if (code === "CREDENTIAL_ACCOUNT_NOT_FOUND") return { ok: false, reason: "no_password" };
-    o.logger.error({ code }, "password change failed");
+    options.logger.error({ code }, "password change failed");
     return { ok: false, reason: "failed" };
   }
 }

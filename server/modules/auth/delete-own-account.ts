@@ -13,23 +13,23 @@ export type DeleteOwnAccountResult =
  * it are in the result).
  */
 export async function deleteOwnAccount(
-  o: Omit<AuthAttempt, "clientIp"> & { storage: Storage; viewer: Viewer; password: string; email: string },
+  options: Omit<AuthAttempt, "clientIp"> & { storage: Storage; viewer: Viewer; password: string; email: string },
 ): Promise<DeleteOwnAccountResult> {
-  const methods = await listSignInMethods({ db: o.db, userId: o.viewer.id });
+  const methods = await listSignInMethods({ db: options.db, userId: options.viewer.id });
   if (methods.includes("credential")) {
-    const valid = await o.auth.api
-      .verifyPassword({ body: { password: o.password }, headers: o.headers })
+    const valid = await options.auth.api
+      .verifyPassword({ body: { password: options.password }, headers: options.headers })
       .then(() => true)
       .catch((error: unknown) => {
         const code = authErrorCode(error);
-        if (code !== "INVALID_PASSWORD") o.logger.error({ code }, "password check failed");
+        if (code !== "INVALID_PASSWORD") options.logger.error({ code }, "password check failed");
         return false;
       });
     if (!valid) return { ok: false, reason: "wrong_password" };
-  } else if (o.email.trim().toLowerCase() !== o.viewer.email.toLowerCase()) {
+  } else if (options.email.trim().toLowerCase() !== options.viewer.email.toLowerCase()) {
     return { ok: false, reason: "email_mismatch" };
   }
-  const { headers } = await o.auth.api.signOut({ headers: o.headers, returnHeaders: true });
-  await deleteAccount({ db: o.db, storage: o.storage, userId: o.viewer.id, logger: o.logger });
+  const { headers } = await options.auth.api.signOut({ headers: options.headers, returnHeaders: true });
+  await deleteAccount({ db: options.db, storage: options.storage, userId: options.viewer.id, logger: options.logger });
   return { ok: true, cookies: headers };
 }

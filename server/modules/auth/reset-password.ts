@@ -5,14 +5,17 @@ import { authErrorCode, type AuthAttempt } from "./attempts.ts";
  * again) and the owner is told by e-mail. An unknown, used or expired token is `link_invalid`, one answer for all.
  */
 export async function resetPassword(
-  o: Omit<AuthAttempt, "clientIp"> & { token: string; password: string },
+  options: Omit<AuthAttempt, "clientIp"> & { token: string; password: string },
 ): Promise<{ ok: true } | { ok: false; reason: "link_invalid" }> {
   try {
-    await o.auth.api.resetPassword({ body: { newPassword: o.password, token: o.token }, headers: o.headers });
+    await options.auth.api.resetPassword({
+      body: { newPassword: options.password, token: options.token },
+      headers: options.headers,
+    });
     return { ok: true };
   } catch (error) {
     const code = authErrorCode(error);
-    if (code !== "INVALID_TOKEN") o.logger.error({ code }, "password reset failed");
+    if (code !== "INVALID_TOKEN") options.logger.error({ code }, "password reset failed");
     return { ok: false, reason: "link_invalid" };
   }
 }

@@ -11,34 +11,34 @@ export type SignInResult =
  * Signs in with an e-mail address and a password. Attempts are limited per address and per account; a success
  * clears the account's count. Refusals never answer faster than the floor, so their timing tells nothing.
  */
-export async function signIn(o: AuthAttempt & { email: string; password: string }): Promise<SignInResult> {
+export async function signIn(options: AuthAttempt & { email: string; password: string }): Promise<SignInResult> {
   const started = Date.now();
-  const limited = await countAttempt(o.db, [
-    { key: `sign-in:ip:${o.clientIp}`, rule: RATE_LIMITS.signInPerIp },
-    { key: `sign-in:email:${o.email}`, rule: RATE_LIMITS.signInPerEmail },
+  const limited = await countAttempt(options.db, [
+    { key: `sign-in:ip:${options.clientIp}`, rule: RATE_LIMITS.signInPerIp },
+    { key: `sign-in:email:${options.email}`, rule: RATE_LIMITS.signInPerEmail },
   ]);
   if (limited) {
-    await answerFloor(started, o.floorMs);
+    await answerFloor(started, options.floorMs);
     return limited;
   }
   try {
-    const { headers, response } = await o.auth.api.signInEmail({
-      body: { email: o.email, password: o.password, rememberMe: true },
-      headers: o.headers,
+    const { headers, response } = await options.auth.api.signInEmail({
+      body: { email: options.email, password: options.password, rememberMe: true },
+      headers: options.headers,
       returnHeaders: true,
     });
-    await resetRateLimit({ db: o.db, key: `sign-in:email:${o.email}` });
+    await resetRateLimit({ db: options.db, key: `sign-in:email:${options.email}` });
     const preferredLocale = (response.user as { locale?: string | null }).locale ?? null;
     return { ok: true, cookies: headers, preferredLocale };
   } catch (error) {
     const code = authErrorCode(error);
-    await answerFloor(started, o.floorMs);
+    await answerFloor(started, options.floorMs);
     if (code === "EMAIL_NOT_VERIFIED") return { ok: false, reason: "email_not_verified" };
     if (code === "BANNED_USER") return { ok: false, reason: "banned" };
     if (code === "INVALID_EMAIL_OR_PASSWORD" || code === "INVALID_EMAIL") {
       return { ok: false, reason: "invalid_credentials" };
     }
-    o.logger.error({ err: (error as Error).message, code }, "sign-in failed");
+    options.logger.error({ err: (error as Error).message, code }, "sign-in failed");
     return { ok: false, reason: "failed" };
   }
 }

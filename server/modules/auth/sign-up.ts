@@ -9,21 +9,29 @@ export type SignUpResult = { ok: true } | RateLimited | { ok: false; reason: "fa
  * reveals no accounts. Sign-ups are limited per client address.
  */
 export async function signUp(
-  o: AuthAttempt & { name: string; email: string; password: string; locale: string; returnTo: string },
+  options: AuthAttempt & { name: string; email: string; password: string; locale: string; returnTo: string },
 ): Promise<SignUpResult> {
   const started = Date.now();
-  const limited = await countAttempt(o.db, [{ key: `sign-up:ip:${o.clientIp}`, rule: RATE_LIMITS.signUpPerIp }]);
+  const limited = await countAttempt(options.db, [
+    { key: `sign-up:ip:${options.clientIp}`, rule: RATE_LIMITS.signUpPerIp },
+  ]);
   if (limited) return limited;
   try {
-    await o.auth.api.signUpEmail({
-      body: { name: o.name, email: o.email, password: o.password, locale: o.locale, callbackURL: o.returnTo },
-      headers: o.headers,
+    await options.auth.api.signUpEmail({
+      body: {
+        name: options.name,
+        email: options.email,
+        password: options.password,
+        locale: options.locale,
+        callbackURL: options.returnTo,
+      },
+      headers: options.headers,
     });
   } catch (error) {
-    o.logger.error({ err: (error as Error).message, code: authErrorCode(error) }, "sign-up failed");
-    await answerFloor(started, o.floorMs);
+    options.logger.error({ err: (error as Error).message, code: authErrorCode(error) }, "sign-up failed");
+    await answerFloor(started, options.floorMs);
     return { ok: false, reason: "failed" };
   }
-  await answerFloor(started, o.floorMs);
+  await answerFloor(started, options.floorMs);
   return { ok: true };
 }

@@ -6,7 +6,7 @@ import { oauthProviders, type Auth } from "./auth.ts";
  * and the browser is to go to the provider's address. `unknown_provider` for one this server does not offer;
  * `no_redirect` when the provider gave no address to go to.
  */
-export async function startOAuth(o: {
+export async function startOAuth(options: {
   auth: Auth;
   env: Env;
   headers: Headers;
@@ -15,18 +15,18 @@ export async function startOAuth(o: {
   callbackURL: string;
   errorCallbackURL: string;
 }): Promise<{ ok: true; url: string; cookies: Headers } | { ok: false; reason: "unknown_provider" | "no_redirect" }> {
-  const provider = oauthProviders(o.env).find((p) => p.id === o.provider);
+  const provider = oauthProviders(options.env).find((p) => p.id === options.provider);
   if (!provider) return { ok: false, reason: "unknown_provider" };
   // Generic OpenID providers are registered as social providers too: one way in for all of them.
-  const { headers, response } = await o.auth.api.signInSocial({
+  const { headers, response } = await options.auth.api.signInSocial({
     body: {
       provider: provider.id as "github",
-      callbackURL: o.callbackURL,
-      errorCallbackURL: o.errorCallbackURL,
-      newUserCallbackURL: o.callbackURL,
+      callbackURL: options.callbackURL,
+      errorCallbackURL: options.errorCallbackURL,
+      newUserCallbackURL: options.callbackURL,
       disableRedirect: true,
     },
-    headers: o.headers,
+    headers: options.headers,
     returnHeaders: true,
   });
   const url = (response as { url?: string }).url;

@@ -120,25 +120,25 @@ export function forgetRenderedDocs() {
  * A documentation page in the reader's language, or in English (marked as such) when it has not been translated;
  * null for a page that does not exist. Rendered once per process and language.
  */
-export function getDoc(o: { slug: string; locale: Locale; values: DocValues }): Doc | null {
-  if (!isDocSlug(o.slug)) return null;
-  const key = `${o.locale}|${o.slug}|${JSON.stringify(o.values)}`;
+export function getDoc(options: { slug: string; locale: Locale; values: DocValues }): Doc | null {
+  if (!isDocSlug(options.slug)) return null;
+  const key = `${options.locale}|${options.slug}|${JSON.stringify(options.values)}`;
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
-  const own = readSource(o.locale, o.slug);
-  const source = own ?? readSource(DEFAULT_LOCALE, o.slug);
+  const own = readSource(options.locale, options.slug);
+  const source = own ?? readSource(DEFAULT_LOCALE, options.slug);
   if (source === null) {
     cache.set(key, null);
     return null;
   }
-  const filled = source.replace(/\{\{(origin|site|limit)\}\}/g, (_, name: keyof DocValues) => o.values[name]);
+  const filled = source.replace(/\{\{(origin|site|limit)\}\}/g, (_, name: keyof DocValues) => options.values[name]);
   const { meta, body } = splitFrontMatter(filled);
-  const contentLocale = own === null ? DEFAULT_LOCALE : o.locale;
+  const contentLocale = own === null ? DEFAULT_LOCALE : options.locale;
   // The page shows the title itself: the Markdown's own first heading is left out
-  const { html, toc } = renderDocMarkdown(body.replace(/^\s*# .*\n+/, ""), o.locale);
+  const { html, toc } = renderDocMarkdown(body.replace(/^\s*# .*\n+/, ""), options.locale);
   const doc: Doc = {
-    slug: o.slug,
-    title: meta.title ?? o.slug,
+    slug: options.slug,
+    title: meta.title ?? options.slug,
     description: meta.description ?? "",
     html,
     toc,
@@ -150,8 +150,11 @@ export function getDoc(o: { slug: string; locale: Locale; values: DocValues }): 
 }
 
 /** Every Markdown page with its title and summary, for the docs index. */
-export function listDocs(o: { locale: Locale; values: DocValues }): Pick<Doc, "slug" | "title" | "description">[] {
-  return DOC_SLUGS.map((slug) => getDoc({ slug, locale: o.locale, values: o.values })!).map(
+export function listDocs(options: {
+  locale: Locale;
+  values: DocValues;
+}): Pick<Doc, "slug" | "title" | "description">[] {
+  return DOC_SLUGS.map((slug) => getDoc({ slug, locale: options.locale, values: options.values })!).map(
     ({ slug, title, description }) => ({ slug, title, description }),
   );
 }

@@ -9,23 +9,26 @@ const SETTLE_MS = 200;
  * Watches the Markdown content: when a file changes, rendered pages are forgotten and `onChange` runs (the page
  * cache empties), so an edit shows without a restart. A burst of changes (a checkout, a copy) counts once.
  */
-export function watchContent(o: { logger: Logger; onChange: () => void }): FSWatcher | null {
+export function watchContent(options: { logger: Logger; onChange: () => void }): FSWatcher | null {
   let timer: NodeJS.Timeout | undefined;
   try {
     const watcher = watch(CONTENT_DIR, { recursive: true }, () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
         forgetRenderedDocs();
-        o.onChange();
-        o.logger.info("content changed: rendered pages forgotten");
+        options.onChange();
+        options.logger.info("content changed: rendered pages forgotten");
       }, SETTLE_MS);
       timer.unref();
     });
-    watcher.on("error", (error) => o.logger.warn({ err: error.message }, "content watch stopped"));
+    watcher.on("error", (error) => options.logger.warn({ err: error.message }, "content watch stopped"));
     watcher.unref();
     return watcher;
   } catch (error) {
-    o.logger.warn({ err: (error as Error).message }, "content changes will need a restart: cannot watch the folder");
+    options.logger.warn(
+      { err: (error as Error).message },
+      "content changes will need a restart: cannot watch the folder",
+    );
     return null;
   }
 }

@@ -14,16 +14,23 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * Credits a user spent on jobs per UTC day over the last `days` days, oldest first, days without spending included
  * as 0. Spending is what captures charged; holds still open and released holds cost nothing.
  */
-export async function creditsUsedByDay(o: { db: Db; userId: string; days?: number; now?: Date }): Promise<DayUsage[]> {
-  const days = o.days ?? 30;
-  const now = o.now ?? new Date();
+export async function creditsUsedByDay(options: {
+  db: Db;
+  userId: string;
+  days?: number;
+  now?: Date;
+}): Promise<DayUsage[]> {
+  const days = options.days ?? 30;
+  const now = options.now ?? new Date();
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const first = new Date(today - (days - 1) * DAY_MS);
   const day = sql<string>`to_char(${creditEntry.createdAt} at time zone 'UTC', 'YYYY-MM-DD')`;
-  const rows = await o.db
+  const rows = await options.db
     .select({ day, spent: sql<string>`sum(-${creditEntry.amount})` })
     .from(creditEntry)
-    .where(and(eq(creditEntry.userId, o.userId), eq(creditEntry.kind, "capture"), gte(creditEntry.createdAt, first)))
+    .where(
+      and(eq(creditEntry.userId, options.userId), eq(creditEntry.kind, "capture"), gte(creditEntry.createdAt, first)),
+    )
     .groupBy(day);
   const spent = new Map(rows.map((r) => [r.day, Number(r.spent)]));
   return Array.from({ length: days }, (_, i) => {

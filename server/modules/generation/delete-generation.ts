@@ -11,23 +11,28 @@ import { removeFiles } from "./store-outputs.ts";
  * Deletes a generation of the user with its outputs: a job still open is stopped and its credits released in the
  * same transaction. The files go once the rows are gone (an input image other jobs still use stays).
  */
-export async function deleteGeneration(o: { db: Db; storage: Storage; userId: string; id: string }): Promise<void> {
-  if (!isUuid(o.id)) throw new AppError("not_found", `no generation ${o.id}`);
-  const keys = await o.db.transaction(async (tx) => {
+export async function deleteGeneration(options: {
+  db: Db;
+  storage: Storage;
+  userId: string;
+  id: string;
+}): Promise<void> {
+  if (!isUuid(options.id)) throw new AppError("not_found", `no generation ${options.id}`);
+  const keys = await options.db.transaction(async (tx) => {
     const [job] = await tx
       .select({ status: generation.status, holdId: generation.holdId, inputAssetId: generation.inputAssetId })
       .from(generation)
-      .where(and(eq(generation.id, o.id), eq(generation.userId, o.userId)))
+      .where(and(eq(generation.id, options.id), eq(generation.userId, options.userId)))
       .for("update");
-    if (!job) throw new AppError("not_found", `no generation ${o.id}`);
+    if (!job) throw new AppError("not_found", `no generation ${options.id}`);
     if ((job.status === "queued" || job.status === "processing") && job.holdId) {
       await settleHoldInTx(tx, { holdId: job.holdId, as: "release" });
     }
     const files = await tx
       .select({ key: asset.storageKey, thumb: asset.thumbKey })
       .from(asset)
-      .where(eq(asset.generationId, o.id));
-    await tx.delete(generation).where(eq(generation.id, o.id));
+      .where(eq(asset.generationId, options.id));
+    await tx.delete(generation).where(eq(generation.id, options.id));
     // The input image goes too when it was an upload no other job uses.
     if (job.inputAssetId) {
       const [input] = await tx
@@ -46,7 +51,7 @@ export async function deleteGeneration(o: { db: Db; storage: Storage; userId: st
     }
     return files.flatMap((f) => [f.key, f.thumb]);
   });
-  await removeFiles(o.storage, keys);
+  await removeFiles(options.storage, keys);
 }
 
 /** Every file of a user's media (outputs and inputs), for removing an account. */

@@ -32,13 +32,13 @@ export interface EndedGeneration {
 export async function endGenerationInTx(
   tx: Tx,
   sender: WebhookSender,
-  o: { where: SQL; ending: Ending },
+  options: { where: SQL; ending: Ending },
 ): Promise<EndedGeneration | null> {
-  const { ending } = o;
+  const { ending } = options;
   const [row] = await tx
     .update(generation)
     .set({ ...outcomeOf(ending), status: ending.status, finishedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(o.where)
+    .where(options.where)
     .returning({
       id: generation.id,
       userId: generation.userId,

@@ -155,7 +155,7 @@ export async function viewOfGeneration(
  * One generation as its owner sees it (or anyone, when it is public and `viewer` is not the owner): status,
  * progress and estimate, outputs. Someone else's private generation does not exist for the caller (404).
  */
-export async function getGeneration(o: {
+export async function getGeneration(options: {
   db: Db;
   env: Env;
   id: string;
@@ -163,12 +163,12 @@ export async function getGeneration(o: {
   /** Whether a public generation of someone else may be returned. */
   allowPublic?: boolean;
 }): Promise<GenerationView & { mine: boolean }> {
-  if (!isUuid(o.id)) throw new AppError("not_found", "no such generation");
-  const [row] = await readGeneration(o.db).execute({ id: o.id });
+  if (!isUuid(options.id)) throw new AppError("not_found", "no such generation");
+  const [row] = await readGeneration(options.db).execute({ id: options.id });
   const g = row?.g;
-  const mine = Boolean(g && o.viewerId && g.userId === o.viewerId);
-  if (!g || (!mine && !(o.allowPublic && g.visibility === "public" && g.status === "succeeded"))) {
+  const mine = Boolean(g && options.viewerId && g.userId === options.viewerId);
+  if (!g || (!mine && !(options.allowPublic && g.visibility === "public" && g.status === "succeeded"))) {
     throw new AppError("not_found", "no such generation");
   }
-  return viewOfGeneration(o.db, o.env, g, row.assets, mine);
+  return viewOfGeneration(options.db, options.env, g, row.assets, mine);
 }

@@ -31,18 +31,18 @@ const exactTime = sql<string>`to_char(${generation.createdAt} at time zone 'UTC'
  * The user's generations, newest first, filtered by kind, tool, status and visibility, a page at a time: the
  * cursor of the last item fetches the next page, unaffected by jobs created meanwhile.
  */
-export async function listGenerations(o: {
+export async function listGenerations(options: {
   db: Db;
   userId: string;
   query: unknown;
 }): Promise<{ items: GenerationView[]; nextCursor: string | null }> {
-  const parsed = listSchema.safeParse(o.query);
+  const parsed = listSchema.safeParse(options.query);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new AppError("invalid_options", `${issue.path.join(".")}: ${issue.message}`);
   }
   const q = parsed.data;
-  const where: SQL[] = [eq(generation.userId, o.userId)];
+  const where: SQL[] = [eq(generation.userId, options.userId)];
   if (q.kind) where.push(eq(generation.kind, q.kind));
   if (q.tool) where.push(eq(generation.tool, q.tool));
   if (q.status) where.push(eq(generation.status, q.status));
@@ -52,7 +52,7 @@ export async function listGenerations(o: {
     where.push(sql`(${generation.createdAt}, ${generation.id}) < (${c.createdAt}::timestamptz, ${c.id}::uuid)`);
   }
   // Each row with its outputs and input, in the one statement.
-  const rows = await o.db
+  const rows = await options.db
     .select({ row: generation, at: exactTime, assets: assetsOfGeneration })
     .from(generation)
     .where(and(...where))

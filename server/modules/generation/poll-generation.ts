@@ -30,22 +30,22 @@ const countAndRead = preparedPerDatabase((db) => {
  * (as `verifyApiKey` does) and the generation of the key's owner read in the same statement. `generation` is null
  * when the owner has none with this id; the key's refusals are thrown as `verifyApiKey` throws them.
  */
-export async function pollGeneration(o: {
+export async function pollGeneration(options: {
   db: Db;
   env: Env;
   secret: string;
   limitPerMinute: number;
   id: string;
 }): Promise<{ key: VerifiedKey; generation: GenerationView | null }> {
-  if (!isUuid(o.id)) {
+  if (!isUuid(options.id)) {
     return {
-      key: await verifyApiKey({ db: o.db, secret: o.secret, limitPerMinute: o.limitPerMinute }),
+      key: await verifyApiKey({ db: options.db, secret: options.secret, limitPerMinute: options.limitPerMinute }),
       generation: null,
     };
   }
-  const hash = keyHashOf(o.secret);
-  const [row] = await countAndRead(o.db).execute({ hash, id: o.id });
-  const key = await verdictOf(o.db, hash, row?.key, o.limitPerMinute);
+  const hash = keyHashOf(options.secret);
+  const [row] = await countAndRead(options.db).execute({ hash, id: options.id });
+  const key = await verdictOf(options.db, hash, row?.key, options.limitPerMinute);
   if (!row?.g || !key.allowed) return { key, generation: null };
-  return { key, generation: await viewOfGeneration(o.db, o.env, row.g, row.assets, true) };
+  return { key, generation: await viewOfGeneration(options.db, options.env, row.g, row.assets, true) };
 }

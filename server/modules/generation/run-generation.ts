@@ -34,7 +34,10 @@ const TICK_MS = 1000;
  * credit settlement) is conditional on that run still being the current one. A run that lost its claim (the job
  * was canceled, or given to another run after a crash) stops and throws its files away.
  */
-export async function runGeneration(deps: RunDeps, o: { generationId: string; signal?: AbortSignal }): Promise<void> {
+export async function runGeneration(
+  deps: RunDeps,
+  options: { generationId: string; signal?: AbortSignal },
+): Promise<void> {
   const { db, logger } = deps;
   const [job] = await db
     .update(generation)
@@ -46,7 +49,7 @@ export async function runGeneration(deps: RunDeps, o: { generationId: string; si
       progress: 0,
       updatedAt: sql`now()`,
     })
-    .where(and(eq(generation.id, o.generationId), inArray(generation.status, ["queued", "processing"])))
+    .where(and(eq(generation.id, options.generationId), inArray(generation.status, ["queued", "processing"])))
     .returning();
   if (!job) return; // Canceled, deleted or already finished: nothing to do.
   await warmWebhookQueue(deps.boss);
@@ -63,7 +66,7 @@ export async function runGeneration(deps: RunDeps, o: { generationId: string; si
 
   const canceled = new AbortController();
   const timeout = AbortSignal.timeout(model.timeoutSeconds * 1000);
-  const signal = AbortSignal.any([canceled.signal, timeout, ...(o.signal ? [o.signal] : [])]);
+  const signal = AbortSignal.any([canceled.signal, timeout, ...(options.signal ? [options.signal] : [])]);
   let reported = 0;
   let fraction: number | null = null;
   const started = Date.now();
@@ -132,7 +135,7 @@ export async function runGeneration(deps: RunDeps, o: { generationId: string; si
     clearInterval(ticker);
   }
 
-  if (o.signal?.aborted && !canceled.signal.aborted && !timeout.aborted) {
+  if (options.signal?.aborted && !canceled.signal.aborted && !timeout.aborted) {
     // The queue took the job back (shutdown, lost claim): the next run starts it again.
     throw new Error("the run was stopped by the queue; it will be retried");
   }

@@ -8,16 +8,16 @@ import { normalizeInputImage } from "./input-image.ts";
  * Keeps an input image for image-to-image: checked and re-encoded (which drops its metadata), stored, and recorded
  * as the user's private input asset.
  */
-export async function saveInputImage(o: { db: Db; storage: Storage; userId: string; bytes: Uint8Array }) {
-  const image = await normalizeInputImage(o.bytes);
+export async function saveInputImage(options: { db: Db; storage: Storage; userId: string; bytes: Uint8Array }) {
+  const image = await normalizeInputImage(options.bytes);
   const ext = image.mediaType === "image/png" ? "png" : "webp";
-  const key = `inputs/${o.userId}/${randomBytes(12).toString("hex")}.${ext}`;
-  await o.storage.put(key, image.bytes, image.mediaType);
+  const key = `inputs/${options.userId}/${randomBytes(12).toString("hex")}.${ext}`;
+  await options.storage.put(key, image.bytes, image.mediaType);
   try {
-    const [row] = await o.db
+    const [row] = await options.db
       .insert(asset)
       .values({
-        userId: o.userId,
+        userId: options.userId,
         role: "input",
         kind: "image",
         mimeType: image.mediaType,
@@ -36,7 +36,7 @@ export async function saveInputImage(o: { db: Db; storage: Storage; userId: stri
       });
     return row!;
   } catch (error) {
-    await o.storage.delete(key).catch(() => undefined);
+    await options.storage.delete(key).catch(() => undefined);
     throw error;
   }
 }

@@ -6,13 +6,19 @@ import { isUuid } from "#common/ids.ts";
 import type { Visibility } from "#common/generation.ts";
 
 /** Makes a generation of the user public (anyone with the link sees it and its media) or private again. */
-export async function setVisibility(o: { db: Db; userId: string; id: string; visibility: Visibility }): Promise<void> {
-  if (o.visibility !== "public" && o.visibility !== "private") throw new AppError("invalid_options", "visibility");
-  if (!isUuid(o.id)) throw new AppError("not_found", `no generation ${o.id}`);
-  const rows = await o.db
+export async function setVisibility(options: {
+  db: Db;
+  userId: string;
+  id: string;
+  visibility: Visibility;
+}): Promise<void> {
+  if (options.visibility !== "public" && options.visibility !== "private")
+    throw new AppError("invalid_options", "visibility");
+  if (!isUuid(options.id)) throw new AppError("not_found", `no generation ${options.id}`);
+  const rows = await options.db
     .update(generation)
-    .set({ visibility: o.visibility, updatedAt: sql`now()` })
-    .where(and(eq(generation.id, o.id), eq(generation.userId, o.userId)))
+    .set({ visibility: options.visibility, updatedAt: sql`now()` })
+    .where(and(eq(generation.id, options.id), eq(generation.userId, options.userId)))
     .returning({ id: generation.id });
-  if (rows.length === 0) throw new AppError("not_found", `no generation ${o.id}`);
+  if (rows.length === 0) throw new AppError("not_found", `no generation ${options.id}`);
 }

@@ -43,7 +43,7 @@ const checksum = (bytes: Uint8Array) => createHash("sha256").update(bytes).diges
  */
 export async function storeOutputs(
   storage: Storage,
-  o: { userId: string; generationId: string; kind: "image" | "video"; outputs: ProviderOutput[] },
+  options: { userId: string; generationId: string; kind: "image" | "video"; outputs: ProviderOutput[] },
 ): Promise<StoredOutput[]> {
   const written: string[] = [];
   const put = async (key: string, bytes: Uint8Array, type: string) => {
@@ -52,9 +52,9 @@ export async function storeOutputs(
   };
   try {
     const stored: StoredOutput[] = [];
-    for (const [index, output] of o.outputs.entries()) {
-      const base = `media/${o.userId}/${o.generationId}/${index}-${randomBytes(6).toString("hex")}`;
-      if (o.kind === "image") {
+    for (const [index, output] of options.outputs.entries()) {
+      const base = `media/${options.userId}/${options.generationId}/${index}-${randomBytes(6).toString("hex")}`;
+      if (options.kind === "image") {
         let meta;
         try {
           meta = await sharp(output.bytes, { limitInputPixels: 100_000_000 }).metadata();

@@ -39,8 +39,11 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  * The one way a generation starts, for the pages and the public API: checks the request against the model,
  * holds its cost, and creates the generation with its queued job, all in one transaction, then returns at once.
  */
-export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Promise<{ id: string; repeated: boolean }> {
-  const parsed = submitSchema.safeParse(o.input);
+export async function submitGeneration(
+  deps: SubmitDeps,
+  options: SubmitOptions,
+): Promise<{ id: string; repeated: boolean }> {
+  const parsed = submitSchema.safeParse(options.input);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.join(".");
@@ -52,20 +55,20 @@ export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Prom
   if (!model || model.kind !== KIND_OF_TOOL[request.tool]) throw new AppError("unknown_model", request.model);
   const params = checkOptions(model, request);
 
-  const key = o.idempotencyKey;
+  const key = options.idempotencyKey;
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
     throw new AppError("invalid_options", "the idempotency key must be 1 to 255 visible ASCII characters");
   }
-  const webhookUrl = o.webhookUrl === undefined ? null : checkWebhookUrl(o.webhookUrl, deps.env);
+  const webhookUrl = options.webhookUrl === undefined ? null : checkWebhookUrl(options.webhookUrl, deps.env);
   const requestHash = createHash("sha256")
     .update(JSON.stringify(webhookUrl ? { ...request, webhookUrl } : request))
     .digest("hex");
   if (key) {
-    const earlier = await byKey(deps.db, o.user.id, key, requestHash);
+    const earlier = await byKey(deps.db, options.user.id, key, requestHash);
     if (earlier) return earlier;
   }
 
-  const inputAssetId = request.tool === "image-to-image" ? await inputFor(deps, o.user.id, request) : null;
+  const inputAssetId = request.tool === "image-to-image" ? await inputFor(deps, options.user.id, request) : null;
   const cost = costOf(model, params);
   const id = randomUUID();
   await warmGenerationQueue(deps.boss);
@@ -75,7 +78,7 @@ export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Prom
       const { holdId } =
         cost > 0
           ? await holdInTx(tx, {
-              userId: o.user.id,
+              userId: options.user.id,
               amount: cost,
               reference: `job:${id}`,
               idempotencyKey: `hold:job:${id}`,
@@ -83,7 +86,7 @@ export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Prom
           : { holdId: null };
       await tx.insert(generation).values({
         id,
-        userId: o.user.id,
+        userId: options.user.id,
         kind: model.kind,
         tool: request.tool,
         modelId: model.id,
@@ -93,7 +96,7 @@ export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Prom
         inputAssetId,
         creditsHeld: cost,
         holdId,
-        source: o.source ?? "web",
+        source: options.source ?? "web",
         idempotencyKey: key ?? null,
         requestHash,
         webhookUrl,
@@ -104,7 +107,7 @@ export async function submitGeneration(deps: SubmitDeps, o: SubmitOptions): Prom
   } catch (error) {
     // Two requests with one key at once: the loser's transaction (hold included) rolled back whole.
     if (key && isUniqueViolation(error)) {
-      const winner = await byKey(deps.db, o.user.id, key, requestHash);
+      const winner = await byKey(deps.db, options.user.id, key, requestHash);
       if (winner) return winner;
     }
     throw error;

@@ -14,21 +14,21 @@ const QUEUE_WAIT_SECONDS = 30 * 60;
  * a finished job whose hold is somehow still open has it settled the way its status says. Each in its own
  * transaction, conditional on the state it found, so it is safe next to running workers and other sweepers.
  */
-export async function sweepGenerations(o: WebhookSender & { db: Db; marginSeconds: number; limit?: number }) {
-  const limit = o.limit ?? 200;
-  const stale = await o.db
+export async function sweepGenerations(options: WebhookSender & { db: Db; marginSeconds: number; limit?: number }) {
+  const limit = options.limit ?? 200;
+  const stale = await options.db
     .select({ id: generation.id, status: generation.status, attempt: generation.attempt })
     .from(generation)
     .where(
-      sql`(${generation.status} = 'processing' and ${generation.startedAt} < now() - make_interval(secs => ${generation.timeoutSeconds} + ${o.marginSeconds}))
+      sql`(${generation.status} = 'processing' and ${generation.startedAt} < now() - make_interval(secs => ${generation.timeoutSeconds} + ${options.marginSeconds}))
         or (${generation.status} = 'queued' and ${generation.createdAt} < now() - make_interval(secs => ${generation.timeoutSeconds} + ${QUEUE_WAIT_SECONDS}))`,
     )
     .limit(limit);
   let failed = 0;
-  if (stale.length > 0) await warmWebhookQueue(o.boss);
+  if (stale.length > 0) await warmWebhookQueue(options.boss);
   for (const job of stale) {
-    const ended = await o.db.transaction((tx) =>
-      endGenerationInTx(tx, o, {
+    const ended = await options.db.transaction((tx) =>
+      endGenerationInTx(tx, options, {
         where: and(eq(generation.id, job.id), eq(generation.status, job.status), eq(generation.attempt, job.attempt))!,
         ending: { status: "failed", failure: job.status === "processing" ? "timeout" : "interrupted" },
       }),
@@ -37,14 +37,14 @@ export async function sweepGenerations(o: WebhookSender & { db: Db; marginSecond
   }
 
   // Ended jobs with a hold still open: only possible if something outside the engine changed a row.
-  const orphaned = await o.db
+  const orphaned = await options.db
     .select({ holdId: creditHold.id, status: generation.status, charged: generation.creditsCharged })
     .from(generation)
     .innerJoin(creditHold, eq(creditHold.id, generation.holdId))
     .where(and(eq(creditHold.status, "open"), inArray(generation.status, ["succeeded", "failed", "canceled"])))
     .limit(limit);
   for (const h of orphaned) {
-    await o.db
+    await options.db
       .transaction((tx) =>
         settleHoldInTx(
           tx,

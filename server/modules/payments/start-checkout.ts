@@ -47,17 +47,17 @@ export interface StartCheckoutOptions {
  * metadata) created with an idempotency key derived from the order, so a retried or repeated request gets the
  * same session instead of a second one. Credits come later, from the signed webhook only.
  */
-export async function startCheckout(o: StartCheckoutOptions): Promise<{ orderId: string; url: string }> {
-  const stripe = o.stripe;
+export async function startCheckout(options: StartCheckoutOptions): Promise<{ orderId: string; url: string }> {
+  const stripe = options.stripe;
   if (!stripe) throw new AppError("purchasing_disabled");
-  const pack = o.site.packs.find((p) => p.id === o.packId);
-  if (!pack) throw new AppError("unknown_pack", `no pack ${JSON.stringify(o.packId)}`);
-  const requestKey = o.requestKey && REQUEST_KEY.test(o.requestKey) ? o.requestKey : randomUUID();
+  const pack = options.site.packs.find((p) => p.id === options.packId);
+  if (!pack) throw new AppError("unknown_pack", `no pack ${JSON.stringify(options.packId)}`);
+  const requestKey = options.requestKey && REQUEST_KEY.test(options.requestKey) ? options.requestKey : randomUUID();
 
-  await o.db
+  await options.db
     .insert(creditOrder)
     .values({
-      userId: o.user.id,
+      userId: options.user.id,
       packId: pack.id,
       credits: pack.credits,
       amount: pack.amount,
@@ -65,10 +65,10 @@ export async function startCheckout(o: StartCheckoutOptions): Promise<{ orderId:
       requestKey,
     })
     .onConflictDoNothing();
-  const [order] = await o.db
+  const [order] = await options.db
     .select()
     .from(creditOrder)
-    .where(and(eq(creditOrder.userId, o.user.id), eq(creditOrder.requestKey, requestKey)));
+    .where(and(eq(creditOrder.userId, options.user.id), eq(creditOrder.requestKey, requestKey)));
   if (!order) throw new Error("order vanished after insert");
   if (order.packId !== pack.id) throw new AppError("conflict", "this form already bought another pack");
   if (order.status !== "pending") throw new AppError("conflict", `order ${order.id} is ${order.status}`);
@@ -84,20 +84,20 @@ export async function startCheckout(o: StartCheckoutOptions): Promise<{ orderId:
             price_data: {
               currency: order.currency,
               unit_amount: order.amount,
-              product_data: { name: o.productName, metadata: { pack_id: pack.id } },
+              product_data: { name: options.productName, metadata: { pack_id: pack.id } },
             },
           },
         ],
         client_reference_id: order.id,
         metadata: { order_id: order.id, pack_id: pack.id },
         payment_intent_data: { metadata: { order_id: order.id } },
-        customer_email: o.user.email,
-        locale: CHECKOUT_LOCALES[o.locale] as "en",
+        customer_email: options.user.email,
+        locale: CHECKOUT_LOCALES[options.locale] as "en",
         // From the order, not the clock: a second request for the same order (a double-click) must send the very
         // same parameters, or Stripe refuses the idempotency key instead of answering with the first session.
         expires_at: Math.floor(order.createdAt.getTime() / 1000) + CHECKOUT_LIFETIME_SECONDS,
-        success_url: `${o.site.url}${localizePath(`/user/orders/${order.id}`, o.locale)}?session_id={CHECKOUT_SESSION_ID}`,
-        cancel_url: `${o.site.url}${localizePath("/pricing", o.locale)}?checkout=canceled`,
+        success_url: `${options.site.url}${localizePath(`/user/orders/${order.id}`, options.locale)}?session_id={CHECKOUT_SESSION_ID}`,
+        cancel_url: `${options.site.url}${localizePath("/pricing", options.locale)}?checkout=canceled`,
       },
       { idempotencyKey: `atelier-checkout-${order.id}` },
     );
@@ -114,20 +114,20 @@ export async function startCheckout(o: StartCheckoutOptions): Promise<{ orderId:
         // key: wait for it, then take its answer from the order or from Stripe's replay.
         if ((error as { statusCode?: number }).statusCode !== 409 || Date.now() > deadline) throw error;
         await new Promise((resolve) => setTimeout(resolve, 300));
-        const [now] = await o.db.select().from(creditOrder).where(eq(creditOrder.id, order.id));
+        const [now] = await options.db.select().from(creditOrder).where(eq(creditOrder.id, order.id));
         if (now?.checkoutUrl) return { orderId: order.id, url: now.checkoutUrl };
       }
     }
   } catch (error) {
-    o.logger.error({ err: (error as Error).message, orderId: order.id }, "checkout session could not be created");
-    await o.db
+    options.logger.error({ err: (error as Error).message, orderId: order.id }, "checkout session could not be created");
+    await options.db
       .update(creditOrder)
       .set({ status: "failed", updatedAt: new Date() })
       .where(and(eq(creditOrder.id, order.id), eq(creditOrder.status, "pending"), isNull(creditOrder.checkoutUrl)));
     throw new AppError("checkout_failed");
   }
   if (!session.url) throw new AppError("checkout_failed", "the checkout session has no URL");
-  await o.db
+  await options.db
     .update(creditOrder)
     .set({ providerSessionId: session.id, checkoutUrl: session.url, updatedAt: new Date() })
     .where(and(eq(creditOrder.id, order.id), isNull(creditOrder.providerSessionId)));

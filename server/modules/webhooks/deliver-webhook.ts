@@ -34,12 +34,12 @@ export class WebhookRetry extends Error {}
  * recorded and, until the attempts run out, thrown as WebhookRetry for the queue's next try. Safe to run twice:
  * a delivered or failed message is not sent again (a receiver that got one twice tells by `webhook-id`).
  */
-export async function deliverWebhook(deps: DeliverDeps, o: { deliveryId: string; signal?: AbortSignal }) {
+export async function deliverWebhook(deps: DeliverDeps, options: { deliveryId: string; signal?: AbortSignal }) {
   const { db } = deps;
   const [d] = await db
     .select()
     .from(webhookDelivery)
-    .where(and(eq(webhookDelivery.id, o.deliveryId), eq(webhookDelivery.status, "pending")));
+    .where(and(eq(webhookDelivery.id, options.deliveryId), eq(webhookDelivery.status, "pending")));
   if (!d) return;
   const log = deps.logger.child({ deliveryId: d.id, generationId: d.generationId });
 
@@ -77,7 +77,7 @@ export async function deliverWebhook(deps: DeliverDeps, o: { deliveryId: string;
       "webhook-signature": signature,
     },
     body,
-    signal: o.signal,
+    signal: options.signal,
   });
   if (answer.ok) {
     await record(db, d.id, { outcome: "delivered", statusCode: answer.statusCode });
@@ -161,8 +161,8 @@ async function record(
  * The backstop for messages whose job was lost (no worker for a day, a job store reset): pending longer than
  * the retries could ever take, they are marked failed.
  */
-export async function expireWebhookDeliveries(o: { db: Db }): Promise<number> {
-  const rows = await o.db
+export async function expireWebhookDeliveries(options: { db: Db }): Promise<number> {
+  const rows = await options.db
     .update(webhookDelivery)
     .set({ status: "failed", lastError: sql`coalesce(${webhookDelivery.lastError}, 'expired')` })
     .where(

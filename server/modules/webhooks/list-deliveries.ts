@@ -19,8 +19,12 @@ export interface DeliveryView {
 }
 
 /** The user's most recent webhook messages, newest first. */
-export async function listWebhookDeliveries(o: { db: Db; userId: string; limit?: number }): Promise<DeliveryView[]> {
-  const rows = await o.db
+export async function listWebhookDeliveries(options: {
+  db: Db;
+  userId: string;
+  limit?: number;
+}): Promise<DeliveryView[]> {
+  const rows = await options.db
     .select({
       id: webhookDelivery.id,
       event: webhookDelivery.event,
@@ -37,9 +41,9 @@ export async function listWebhookDeliveries(o: { db: Db; userId: string; limit?:
     })
     .from(webhookDelivery)
     .leftJoin(generation, eq(generation.id, webhookDelivery.generationId))
-    .where(eq(webhookDelivery.userId, o.userId))
+    .where(eq(webhookDelivery.userId, options.userId))
     .orderBy(desc(webhookDelivery.createdAt), desc(webhookDelivery.id))
-    .limit(o.limit ?? 50);
+    .limit(options.limit ?? 50);
   return rows.map((r) => ({
     ...r,
     lastAttemptAt: r.lastAttemptAt?.toISOString() ?? null,

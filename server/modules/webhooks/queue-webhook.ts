@@ -31,12 +31,12 @@ export interface WebhookSender {
 export async function queueWebhookInTx(
   tx: Tx,
   s: WebhookSender,
-  o: { generationId: string; userId: string; url: string | null; event: WebhookEvent },
+  options: { generationId: string; userId: string; url: string | null; event: WebhookEvent },
 ): Promise<void> {
-  if (!o.url) return;
+  if (!options.url) return;
   const [delivery] = await tx
     .insert(webhookDelivery)
-    .values({ userId: o.userId, generationId: o.generationId, event: o.event, url: o.url })
+    .values({ userId: options.userId, generationId: options.generationId, event: options.event, url: options.url })
     .onConflictDoNothing()
     .returning({ id: webhookDelivery.id });
   if (!delivery) return;

@@ -47,18 +47,18 @@ async function ensure(db: Db, userId: string): Promise<Row> {
   return made ?? (await read())!;
 }
 
-export async function getWebhookSecret(o: { db: Db; userId: string }): Promise<WebhookSecretView> {
-  return view(await ensure(o.db, o.userId));
+export async function getWebhookSecret(options: { db: Db; userId: string }): Promise<WebhookSecretView> {
+  return view(await ensure(options.db, options.userId));
 }
 
-export async function getWebhookSecretInfo(o: { db: Db; userId: string }): Promise<WebhookSecretInfo> {
-  const { createdAt, previousExpiresAt } = view(await ensure(o.db, o.userId));
+export async function getWebhookSecretInfo(options: { db: Db; userId: string }): Promise<WebhookSecretInfo> {
+  const { createdAt, previousExpiresAt } = view(await ensure(options.db, options.userId));
   return { createdAt, previousExpiresAt };
 }
 
 /** Every secret a message must be signed with now: the current one, and the previous one while it lasts. */
-export async function signingSecrets(o: { db: Db; userId: string }): Promise<string[]> {
-  const row = await ensure(o.db, o.userId);
+export async function signingSecrets(options: { db: Db; userId: string }): Promise<string[]> {
+  const row = await ensure(options.db, options.userId);
   const previous = previousIfValid(row);
   return previous ? [row.secret, previous.secret] : [row.secret];
 }
@@ -67,9 +67,9 @@ export async function signingSecrets(o: { db: Db; userId: string }): Promise<str
  * A new secret; the one it replaces keeps signing beside it for a day, so receivers can move over without losing
  * a message. Rotating twice within that day drops the oldest: only the secret just replaced stays valid.
  */
-export async function rotateWebhookSecret(o: { db: Db; userId: string }): Promise<WebhookSecretView> {
-  await ensure(o.db, o.userId);
-  const [row] = await o.db
+export async function rotateWebhookSecret(options: { db: Db; userId: string }): Promise<WebhookSecretView> {
+  await ensure(options.db, options.userId);
+  const [row] = await options.db
     .update(webhookSecret)
     .set({
       previousSecret: sql`${webhookSecret.secret}`,
@@ -77,7 +77,7 @@ export async function rotateWebhookSecret(o: { db: Db; userId: string }): Promis
       secret: generateWebhookSecret(),
       rotatedAt: sql`now()`,
     })
-    .where(eq(webhookSecret.userId, o.userId))
+    .where(eq(webhookSecret.userId, options.userId))
     .returning();
   return view(row!);
 }
