@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import pino from "pino";
 import { eq } from "drizzle-orm";
 import type Stripe from "stripe";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
 import { creditEntry, creditOrder, paymentEvent } from "#server/db/schema/index.ts";
@@ -14,6 +14,7 @@ import { parseEnv } from "#server/env.ts";
 import { siteDefaults, type SiteConfig } from "#config/site.ts";
 import { AppError } from "#server/errors.ts";
 import { backends, insertUser } from "#tests/support/backends.ts";
+import { waitFor } from "#tests/support/server.ts";
 import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 const logger = pino({ level: "silent" });
@@ -96,13 +97,21 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     const key = randomUUID();
     fake.latencyMs = 2500;
     try {
+      const asked = fake.requests.length;
       const first = checkout(userId, "starter", key);
-      // The second click comes more than a second later, while Stripe is still creating the first session.
-      await new Promise((resolve) => setTimeout(resolve, 1200));
-      const [a, b] = await Promise.all([first, checkout(userId, "starter", key)]);
-      expect(b).toEqual(a);
-      expect(await order(a.orderId)).toMatchObject({ status: "pending", checkoutUrl: a.url });
-      expect([...fake.sessions.values()].filter((s) => s.client_reference_id === a.orderId)).toHaveLength(1);
+      // The second click comes while Stripe is still creating the first session, with the clock moved on by more
+      // than a second: only Date is faked, so the fake's latency and the database keep real time.
+      await waitFor("Stripe to receive the first session", async () => fake.requests.length > asked);
+      vi.useFakeTimers({ toFake: ["Date"] });
+      try {
+        vi.setSystemTime(Date.now() + 1500);
+        const [a, b] = await Promise.all([first, checkout(userId, "starter", key)]);
+        expect(b).toEqual(a);
+        expect(await order(a.orderId)).toMatchObject({ status: "pending", checkoutUrl: a.url });
+        expect([...fake.sessions.values()].filter((s) => s.client_reference_id === a.orderId)).toHaveLength(1);
+      } finally {
+        vi.useRealTimers();
+      }
     } finally {
       fake.latencyMs = 0;
     }
