@@ -244,6 +244,10 @@ describe("API keys in Chromium", () => {
     await page.goto(`${server.url}/${LOCALE}/dashboard/api`);
     await hydrated(page, ".api-keys-page");
     await page.getByRole("button", { name: t("create.button") }).click();
+    // As a person would: the dialog's field is there (and its form with it) before the name is left empty.
+    await expect
+      .poll(() => page.getByLabel(t("create.name")).evaluate((el) => el === document.activeElement))
+      .toBe(true);
     await page.getByRole("button", { name: t("create.submit"), exact: true }).click();
     await page.getByTestId("api-key-secret").waitFor();
     await page.getByRole("button", { name: t("created.done"), exact: true }).click();
