@@ -31,6 +31,7 @@ import type { ServerState } from "#server/http/state.ts";
 import { internalApi } from "#server/api/internal/index.ts";
 import { publicApi } from "#server/api/v1/index.ts";
 import { webhookRoutes } from "#server/http/webhooks.ts";
+import { siteFiles } from "#server/http/site-files.ts";
 import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
 import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
 import { mediaRoutes, sendStored } from "#server/http/media.ts";
@@ -191,6 +192,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.use("*", (c, next) => (publicFiles.has(c.req.path) ? servePublic(c, next) : next()));
   }
 
+  // robots.txt, the sitemaps and llms.txt: from the content and settings alone, so they answer while starting.
+  const described = siteFiles({ site, limitPerMinute: env.API_RATE_LIMIT_PER_MINUTE });
+  app.route("/", described.routes);
+
   // Avatars: public and immutable, since every new picture gets a new name; from whichever storage is configured.
   const ready = runtimeReady(state);
   app.on(["GET", "HEAD"], "/files/*", ready, async (c) => {
@@ -243,7 +248,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const publicSite = publicSiteConfig(site);
   const pages = new PageCache(env.PAGE_CACHE_MAX_BYTES, build.id, security);
   registerPageCacheSize(() => pages.size);
-  watchContent({ logger, onChange: () => pages.clear() });
+  watchContent({
+    logger,
+    onChange: () => {
+      pages.clear();
+      described.forget();
+    },
+  });
   app.use("*", sameOriginWrites(site.url));
   const aPage: MiddlewareHandler<AppEnv> = (c, next) => {
     c.set("route", "page");

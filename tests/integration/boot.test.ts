@@ -147,6 +147,22 @@ describe(`the server on ${backend}`, () => {
     expect(text).toContain("process_resident_memory_bytes");
   });
 
+  it("serves robots.txt, the sitemaps and llms.txt, and a missing page for a prefix that is not a locale", async () => {
+    const robots = await fetch(`${server.url}/robots.txt`);
+    expect(robots.status).toBe(200);
+    expect(await robots.text()).toMatch(/^Sitemap: https?:\/\/\S+\/sitemap\.xml$/m);
+    for (const path of ["/sitemap.xml", "/ja/sitemap.xml", "/en/sitemap.xml"]) {
+      const res = await fetch(`${server.url}${path}`);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    }
+    expect(await (await fetch(`${server.url}/ja/sitemap.xml`)).text()).toContain("/ja/pricing</loc>");
+    expect((await fetch(`${server.url}/llms.txt`)).status).toBe(200);
+    const nowhere = await fetch(`${server.url}/xx/sitemap.xml`);
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.headers.get("content-type")).toMatch(/^text\/html/);
+  });
+
   it("answers unknown API paths with JSON, not a page", async () => {
     for (const path of ["/api/nothing", "/webhooks/nothing", "/api/auth/nothing"]) {
       const res = await fetch(`${server.url}${path}`);

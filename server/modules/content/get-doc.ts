@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import MarkdownIt from "markdown-it";
 import { CONTENT_DIR } from "#server/paths.ts";
-import { DEFAULT_LOCALE, type Locale } from "#common/locales.ts";
+import { DEFAULT_LOCALE, LOCALES, type Locale } from "#common/locales.ts";
 
 /** The documentation pages written in Markdown, in the order the docs index lists them. */
 export const DOC_SLUGS = ["api", "webhooks"] as const;
@@ -21,10 +21,20 @@ export interface Doc {
   /** The language the text is actually in: English when the page has no translation yet. */
   locale: Locale;
   fallback: boolean;
+  /** When the text last changed (`updated` in its front matter, YYYY-MM-DD). */
+  updated?: string;
 }
 
 /** Values the pages refer to as `{{name}}`: this server's address, name and limits. */
 export type DocValues = Record<"origin" | "site" | "limit", string>;
+
+/** The languages a page is written in (an untranslated one is shown in English), each with its `updated` date. */
+export function docTranslations(slug: DocSlug): { locale: Locale; updated?: string }[] {
+  return LOCALES.flatMap((locale) => {
+    const source = readSource(locale, slug);
+    return source === null ? [] : [{ locale, updated: splitFrontMatter(source).meta.updated }];
+  });
+}
 
 const DOCS_DIR = join(CONTENT_DIR, "docs");
 
@@ -144,6 +154,7 @@ export function getDoc(options: { slug: string; locale: Locale; values: DocValue
     toc,
     locale: contentLocale,
     fallback: own === null,
+    updated: meta.updated,
   };
   cache.set(key, doc);
   return doc;

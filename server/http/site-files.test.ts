@@ -1,0 +1,93 @@
+import { XMLParser, XMLValidator } from "fast-xml-parser";
+import { describe, expect, it } from "vitest";
+import { siteFiles } from "#server/http/site-files.ts";
+import { LOCALES, LOCALE_TAGS } from "#common/locales.ts";
+import type { SiteConfig } from "#config/site.ts";
+
+const site = { name: "Atelier", url: "https://atelier.example" } as SiteConfig;
+const { routes } = siteFiles({ site, limitPerMinute: 60 });
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: "@",
+  isArray: (name) => ["url", "sitemap", "xhtml:link"].includes(name),
+});
+
+async function xml(path: string) {
+  const res = await routes.request(path);
+  expect(res.status, path).toBe(200);
+  expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+  const text = await res.text();
+  expect(XMLValidator.validate(text), path).toBe(true);
+  return parser.parse(text) as Parsed;
+}
+
+type Url = { loc: string; lastmod?: string; "xhtml:link": { "@rel": string; "@hreflang": string; "@href": string }[] };
+type Parsed = {
+  sitemapindex: { "@xmlns": string; sitemap: { loc: string; lastmod?: string }[] };
+  urlset: { "@xmlns": string; "@xmlns:xhtml": string; url: Url[] };
+};
+
+describe("the files that describe the site", () => {
+  it("indexes one sitemap per locale", async () => {
+    const index = (await xml("/sitemap.xml")).sitemapindex;
+    expect(index["@xmlns"]).toBe("http://www.sitemaps.org/schemas/sitemap/0.9");
+    expect(index.sitemap.map((s) => s.loc)).toEqual(LOCALES.map((l) => `https://atelier.example/${l}/sitemap.xml`));
+    expect(index.sitemap[0]!.lastmod).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it("lists each locale's public pages with every alternate and x-default, and never a private page", async () => {
+    for (const locale of LOCALES) {
+      const set = (await xml(`/${locale}/sitemap.xml`)).urlset;
+      expect(set["@xmlns:xhtml"]).toBe("http://www.w3.org/1999/xhtml");
+      const urls = set.url;
+      const prefix = locale === "en" ? "https://atelier.example" : `https://atelier.example/${locale}`;
+      const locs = urls.map((u) => u.loc);
+      expect(locs).toEqual(
+        expect.arrayContaining([
+          locale === "en" ? "https://atelier.example/" : `${prefix}/`,
+          `${prefix}/pricing`,
+          `${prefix}/docs`,
+          `${prefix}/docs/api`,
+          `${prefix}/docs/webhooks`,
+          `${prefix}/docs/api-reference`,
+        ]),
+      );
+      expect(locs.filter((l) => /\/(dashboard|user|auth|share)(\/|$)/.test(l))).toEqual([]);
+      for (const url of urls) {
+        const links = url["xhtml:link"];
+        expect(links.map((l) => l["@hreflang"]).sort()).toEqual(
+          [...LOCALES.map((l) => LOCALE_TAGS[l]), "x-default"].sort(),
+        );
+        // The page lists itself among its alternates, under its own language.
+        expect(links.find((l) => l["@hreflang"] === LOCALE_TAGS[locale])!["@href"]).toBe(url.loc);
+      }
+      expect(urls.find((u) => u.loc === `${prefix}/docs/api`)!.lastmod).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    }
+  });
+
+  it("answers a prefix that is not a locale with nothing of its own", async () => {
+    expect((await routes.request("/xx/sitemap.xml")).status).toBe(404);
+  });
+
+  it("keeps crawlers out of the private areas in every language and names the sitemap", async () => {
+    const res = await routes.request("/robots.txt");
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    const text = await res.text();
+    for (const area of ["/dashboard", "/user", "/auth"]) {
+      expect(text).toContain(`Disallow: ${area}\n`);
+      for (const locale of LOCALES) expect(text).toContain(`Disallow: /${locale}${area}\n`);
+    }
+    expect(text).toContain("Disallow: /api/\n");
+    expect(text).not.toMatch(/Disallow: \/(\w{2}\/)?(pricing|docs)\b/);
+    expect(text).toContain("Sitemap: https://atelier.example/sitemap.xml\n");
+  });
+
+  it("describes the site and its documentation for AI agents in llms.txt", async () => {
+    const text = await (await routes.request("/llms.txt")).text();
+    expect(text.startsWith("# Atelier\n\n> ")).toBe(true);
+    expect(text).toContain("## Docs");
+    expect(text).toMatch(/- \[[^\]]+\]\(https:\/\/atelier\.example\/docs\/api\): \S/);
+    expect(text).toMatch(/- \[[^\]]+\]\(https:\/\/atelier\.example\/docs\/webhooks\): \S/);
+    expect(text).toContain("(https://atelier.example/api/v1/openapi.json)");
+  });
+});
