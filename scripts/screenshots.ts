@@ -16,6 +16,7 @@ const PAGES = [
   { name: "pricing", path: "/pricing", signedIn: false },
   { name: "docs", path: "/docs", signedIn: false },
   { name: "docs-page", path: "/docs/webhooks", signedIn: false },
+  { name: "legal", path: "/legal/refund", signedIn: false },
   { name: "not-found", path: "/no/such/page", signedIn: false },
   { name: "sign-in", path: "/auth/login", signedIn: false },
   { name: "dashboard-home", path: "/dashboard/home", signedIn: true },

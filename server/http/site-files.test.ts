@@ -50,16 +50,27 @@ describe("the files that describe the site", () => {
           `${prefix}/docs/api`,
           `${prefix}/docs/webhooks`,
           `${prefix}/docs/api-reference`,
+          `${prefix}/legal/terms`,
+          `${prefix}/legal/refund`,
+          `${prefix}/legal/cookies`,
+          `${prefix}/legal/privacy`,
         ]),
       );
       expect(locs.filter((l) => /\/(dashboard|user|auth|share)(\/|$)/.test(l))).toEqual([]);
       for (const url of urls) {
         const links = url["xhtml:link"];
-        expect(links.map((l) => l["@hreflang"]).sort()).toEqual(
+        const hreflangs = links.map((l) => l["@hreflang"]);
+        // The page lists itself among its alternates, under its own language, and the English page as x-default.
+        expect(links.find((l) => l["@hreflang"] === LOCALE_TAGS[locale])!["@href"]).toBe(url.loc);
+        expect(hreflangs).toContain("x-default");
+        expect(new Set(hreflangs).size).toBe(hreflangs.length);
+      }
+      // Pages written in every language list all ten.
+      for (const path of ["/", "/pricing", "/docs", "/docs/api", "/legal/terms", "/legal/privacy"]) {
+        const url = urls.find((u) => u.loc === (path === "/" ? `${prefix}/` : `${prefix}${path}`))!;
+        expect(url["xhtml:link"].map((l) => l["@hreflang"]).sort()).toEqual(
           [...LOCALES.map((l) => LOCALE_TAGS[l]), "x-default"].sort(),
         );
-        // The page lists itself among its alternates, under its own language.
-        expect(links.find((l) => l["@hreflang"] === LOCALE_TAGS[locale])!["@href"]).toBe(url.loc);
       }
       expect(urls.find((u) => u.loc === `${prefix}/docs/api`)!.lastmod).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     }

@@ -1,7 +1,9 @@
 import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOCALES, LOCALE_TAGS } from "#common/locales.ts";
-import { startServer, waitFor, type TestServer } from "#tests/support/server.ts";
+import { LOCALES, LOCALE_TAGS, type Locale } from "#common/locales.ts";
+import { ROOT, startServer, waitFor, type TestServer } from "#tests/support/server.ts";
 import { text } from "#tests/support/locales.ts";
 
 const CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0 Safari/537.36";
@@ -83,6 +85,37 @@ describe("locale routing", () => {
       expect(html).toContain('class="site-header');
       expect(html).toMatch(/<meta name="robots" content="noindex/);
     }
+  });
+
+  it("serves the four legal pages in every URL variant and language, with this site's details filled in", async () => {
+    const titleOf = (locale: string, slug: string) =>
+      /^title: (.*)$/m.exec(readFileSync(join(ROOT, "content/legal", locale, `${slug}.md`), "utf8"))![1]!;
+    for (const slug of ["terms", "refund", "cookies", "privacy"]) {
+      const variants: [string, Locale][] = [["", "en"], ...LOCALES.map((l): [string, Locale] => [`/${l}`, l])];
+      for (const [prefix, locale] of variants) {
+        const res = await get(`${prefix}/legal/${slug}`);
+        expect(res.status, `${prefix}/legal/${slug}`).toBe(200);
+        const html = await res.text();
+        expect(html).toContain(`<html lang="${LOCALE_TAGS[locale]}"`);
+        const article = /<article[^>]*>([\s\S]*?)<\/article>/.exec(html)![1]!;
+        const title = escapeHtml(titleOf(locale, slug).replace("{{site}}", "Atelier"));
+        expect(article).toMatch(new RegExp(`^<h1 [^>]*>${title.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}</h1>`));
+        // Every placeholder filled in, and the date of the last change shown.
+        expect(article).not.toContain("{{");
+        expect(article).toContain('class="legal-updated"');
+        expect(html).not.toMatch(/<meta name="robots" content="noindex/);
+        expect(html).toContain(`/legal/${slug}`);
+      }
+    }
+    const terms = await (await get("/de/legal/terms")).text();
+    expect(terms).toContain("support@example.com");
+    expect(terms).toContain(SITE);
+    // The footer and the sign-up form link them.
+    const register = await (await get("/fr/auth/register")).text();
+    for (const slug of ["terms", "privacy"]) expect(register).toContain(`href="/fr/legal/${slug}"`);
+    const missing = await get("/legal/nope");
+    expect(missing.status).toBe(404);
+    expect(await missing.text()).toContain("/legal/nope");
   });
 
   it("treats an unknown locale-like prefix as a missing page, not as English", async () => {

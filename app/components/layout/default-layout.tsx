@@ -34,7 +34,6 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
   const { pathname } = useLocation();
   const site = useRouteLoaderData<typeof rootLoader>("root")!.site;
   const nav = HEADER_NAV.filter((item) => item.ready);
-  const legal = LEGAL_NAV.filter((item) => item.ready);
   const home = hrefIn(pathname, "/");
   const bare = stripLocale(pathname);
   const current = nav.find((item) => (item.to === "/" ? bare === "/" : bare.startsWith(item.to)))?.key;
@@ -105,15 +104,13 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
             <Brand home={home} name={site.name} />
             <p className="site-footer-tagline">{t("site.tagline")}</p>
           </div>
-          {legal.length > 0 && (
-            <nav aria-label={t("footer.legal")} className="site-footer-links">
-              {legal.map((item) => (
-                <Link key={item.key} to={hrefIn(pathname, item.to)}>
-                  {t(`footer.${item.key}`)}
-                </Link>
-              ))}
-            </nav>
-          )}
+          <nav aria-label={t("footer.legal")} className="site-footer-links">
+            {LEGAL_NAV.map((item) => (
+              <Link key={item.key} to={hrefIn(pathname, item.to)}>
+                {t(`footer.${item.key}`)}
+              </Link>
+            ))}
+          </nav>
           <div className="site-footer-tools">
             <LanguageSwitcher />
             <ThemeSwitch />

@@ -10,8 +10,8 @@ export const HEADER_NAV = [
 ] as const;
 
 export const LEGAL_NAV = [
-  { key: "terms", to: "/legal/terms", ready: false },
-  { key: "privacy", to: "/legal/privacy", ready: false },
-  { key: "refund", to: "/legal/refund", ready: false },
-  { key: "cookies", to: "/legal/cookies", ready: false },
+  { key: "terms", to: "/legal/terms" },
+  { key: "privacy", to: "/legal/privacy" },
+  { key: "refund", to: "/legal/refund" },
+  { key: "cookies", to: "/legal/cookies" },
 ] as const;

@@ -89,11 +89,9 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
     );
   }
 
-  const legal = (key: "terms" | "privacy") => {
-    const item = LEGAL_NAV.find((n) => n.key === key)!;
-    // Legal pages are linked once they exist; until then the words stand alone.
-    return item.ready ? <Link to={hrefIn(pathname, item.to)} target="_blank" /> : <span />;
-  };
+  const legal = (key: "terms" | "privacy") => (
+    <Link to={hrefIn(pathname, LEGAL_NAV.find((n) => n.key === key)!.to)} target="_blank" />
+  );
 
   return (
     <AuthCard title={t("register.title")} subtitle={t("register.subtitle", { credits: loaderData.bonus })}>

@@ -10,8 +10,8 @@ export type DocSlug = (typeof DOC_SLUGS)[number];
 
 export const isDocSlug = (slug: string): slug is DocSlug => (DOC_SLUGS as readonly string[]).includes(slug);
 
-export interface Doc {
-  slug: DocSlug;
+export interface MarkdownPage<S extends string> {
+  slug: S;
   title: string;
   description: string;
   /** Rendered from Markdown with raw HTML disabled, so nothing in a file can inject markup or scripts. */
@@ -25,29 +25,13 @@ export interface Doc {
   updated?: string;
 }
 
+export type Doc = MarkdownPage<DocSlug>;
+
 /** Values the pages refer to as `{{name}}`: this server's address, name and limits. */
 export type DocValues = Record<"origin" | "site" | "limit", string>;
 
-/** The languages a page is written in (an untranslated one is shown in English), each with its `updated` date. */
-export function docTranslations(slug: DocSlug): { locale: Locale; updated?: string }[] {
-  return LOCALES.flatMap((locale) => {
-    const source = readSource(locale, slug);
-    return source === null ? [] : [{ locale, updated: splitFrontMatter(source).meta.updated }];
-  });
-}
-
-const DOCS_DIR = join(CONTENT_DIR, "docs");
-
-function readSource(locale: Locale, slug: DocSlug): string | null {
-  try {
-    return readFileSync(join(DOCS_DIR, locale, `${slug}.md`), "utf8");
-  } catch {
-    return null;
-  }
-}
-
 /** `title` and `description` from the page's front matter, and the Markdown after it. */
-function splitFrontMatter(source: string): { meta: Record<string, string>; body: string } {
+export function splitFrontMatter(source: string): { meta: Record<string, string>; body: string } {
   const match = /^---\n([\s\S]*?)\n---\n/.exec(source);
   if (!match) return { meta: {}, body: source };
   const meta: Record<string, string> = {};
@@ -119,11 +103,13 @@ export function renderDocMarkdown(body: string, locale: Locale): { html: string;
   return { html, toc };
 }
 
-const cache = new Map<string, Doc | null>();
+/** Every collection made, so that a change of the content forgets all their rendered pages. */
+const collections: { forget(): void }[] = [];
+const docs = markdownCollection<DocSlug>("docs", DOC_SLUGS);
 
 /** Forgets every rendered page, so the next read takes the files as they are now. */
 export function forgetRenderedDocs() {
-  cache.clear();
+  for (const collection of collections) collection.forget();
 }
 
 /**
@@ -131,33 +117,71 @@ export function forgetRenderedDocs() {
  * null for a page that does not exist. Rendered once per process and language.
  */
 export function getDoc(options: { slug: string; locale: Locale; values: DocValues }): Doc | null {
-  if (!isDocSlug(options.slug)) return null;
-  const key = `${options.locale}|${options.slug}|${JSON.stringify(options.values)}`;
-  const cached = cache.get(key);
-  if (cached !== undefined) return cached;
-  const own = readSource(options.locale, options.slug);
-  const source = own ?? readSource(DEFAULT_LOCALE, options.slug);
-  if (source === null) {
-    cache.set(key, null);
-    return null;
-  }
-  const filled = source.replace(/\{\{(origin|site|limit)\}\}/g, (_, name: keyof DocValues) => options.values[name]);
-  const { meta, body } = splitFrontMatter(filled);
-  const contentLocale = own === null ? DEFAULT_LOCALE : options.locale;
-  // The page shows the title itself: the Markdown's own first heading is left out
-  const { html, toc } = renderDocMarkdown(body.replace(/^\s*# .*\n+/, ""), options.locale);
-  const doc: Doc = {
-    slug: options.slug,
-    title: meta.title ?? options.slug,
-    description: meta.description ?? "",
-    html,
-    toc,
-    locale: contentLocale,
-    fallback: own === null,
-    updated: meta.updated,
+  return docs.get(options);
+}
+
+/** The languages a page is written in (an untranslated one is shown in English), each with its `updated` date. */
+export function docTranslations(slug: DocSlug): { locale: Locale; updated?: string }[] {
+  return docs.translations(slug);
+}
+
+/**
+ * A folder of Markdown pages per locale (`content/{folder}/{locale}/{slug}.md`) with `title`, `description` and
+ * `updated` in their front matter and `{{name}}` placeholders filled from `values`: each page is rendered with the
+ * documentation's Markdown (raw HTML disabled) once per language and values, in English (marked as such) when it
+ * has no translation.
+ */
+export function markdownCollection<S extends string>(folder: string, slugs: readonly S[]) {
+  const dir = join(CONTENT_DIR, folder);
+  const cache = new Map<string, MarkdownPage<S> | null>();
+  const isSlug = (slug: string): slug is S => (slugs as readonly string[]).includes(slug);
+  const read = (locale: Locale, slug: S): string | null => {
+    try {
+      return readFileSync(join(dir, locale, `${slug}.md`), "utf8");
+    } catch {
+      return null;
+    }
   };
-  cache.set(key, doc);
-  return doc;
+  const collection = {
+    isSlug,
+    get(options: { slug: string; locale: Locale; values: Record<string, string> }): MarkdownPage<S> | null {
+      if (!isSlug(options.slug)) return null;
+      const key = `${options.locale}|${options.slug}|${JSON.stringify(options.values)}`;
+      const cached = cache.get(key);
+      if (cached !== undefined) return cached;
+      const own = read(options.locale, options.slug);
+      const source = own ?? read(DEFAULT_LOCALE, options.slug);
+      if (source === null) {
+        cache.set(key, null);
+        return null;
+      }
+      const filled = source.replace(/\{\{(\w+)\}\}/g, (whole, name: string) => options.values[name] ?? whole);
+      const { meta, body } = splitFrontMatter(filled);
+      // The page shows the title itself: the Markdown's own first heading is left out
+      const { html, toc } = renderDocMarkdown(body.replace(/^\s*# .*\n+/, ""), options.locale);
+      const page: MarkdownPage<S> = {
+        slug: options.slug,
+        title: meta.title ?? options.slug,
+        description: meta.description ?? "",
+        html,
+        toc,
+        locale: own === null ? DEFAULT_LOCALE : options.locale,
+        fallback: own === null,
+        updated: meta.updated,
+      };
+      cache.set(key, page);
+      return page;
+    },
+    translations(slug: S): { locale: Locale; updated?: string }[] {
+      return LOCALES.flatMap((locale) => {
+        const source = read(locale, slug);
+        return source === null ? [] : [{ locale, updated: splitFrontMatter(source).meta.updated }];
+      });
+    },
+    forget: () => cache.clear(),
+  };
+  collections.push(collection);
+  return collection;
 }
 
 /** Every Markdown page with its title and summary, for the docs index. */

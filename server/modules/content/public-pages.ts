@@ -1,5 +1,6 @@
 import { LOCALES, type Locale } from "#common/locales.ts";
 import { DOC_SLUGS, docTranslations, listDocs, type DocValues } from "./get-doc.ts";
+import { LEGAL_SLUGS, legalTranslations } from "./get-legal.ts";
 
 /** A page anyone may read and a search engine may list: its path without a locale, and the languages it exists in. */
 export interface PublicPage {
@@ -21,6 +22,7 @@ export function listPublicPages(): PublicPage[] {
     { path: "/docs", locales: everywhere },
     { path: "/docs/api-reference", locales: everywhere },
     ...DOC_SLUGS.map((slug) => ({ path: `/docs/${slug}`, locales: docTranslations(slug) })),
+    ...LEGAL_SLUGS.map((slug) => ({ path: `/legal/${slug}`, locales: legalTranslations(slug) })),
   ];
 }
 

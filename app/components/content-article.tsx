@@ -1,0 +1,47 @@
+import type { ReactNode } from "react";
+import { useTranslation } from "react-i18next";
+import { Alert } from "#app/components/ui/display.tsx";
+import { Title } from "#app/components/ui/typography.tsx";
+
+/** A page of the site's Markdown content as the server rendered it: its title, text and table of contents. */
+export interface RenderedPage {
+  title: string;
+  /** Rendered on the server from the project's Markdown with raw HTML disabled. */
+  html: string;
+  toc: { id: string; text: string }[];
+  /** The language the text is in, and whether that is English for want of a translation. */
+  locale: string;
+  fallback: boolean;
+}
+
+/** A content page (a guide, a legal text): title, a line under it, the text, and its sections beside it. */
+export function ContentArticle({ page, before, after }: { page: RenderedPage; before?: ReactNode; after?: ReactNode }) {
+  const { t } = useTranslation("docs");
+  return (
+    <div className="page-wide docs-page">
+      {before}
+      <div className="docs-layout">
+        <article className="docs-article" lang={page.locale}>
+          <Title level={1}>{page.title}</Title>
+          {after}
+          {page.fallback && <Alert type="info" title={t("page.fallback")} className="docs-fallback" />}
+          <div className="docs-prose" dangerouslySetInnerHTML={{ __html: page.html }} />
+        </article>
+        {page.toc.length > 0 && (
+          <nav className="docs-toc" aria-labelledby="docs-toc-title">
+            <p id="docs-toc-title" className="docs-toc-title">
+              {t("page.toc")}
+            </p>
+            <ul>
+              {page.toc.map((h) => (
+                <li key={h.id}>
+                  <a href={`#${h.id}`}>{h.text}</a>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )}
+      </div>
+    </div>
+  );
+}
