@@ -57,13 +57,14 @@ const PUBLIC_PAGES = [
   "/docs/api",
   "/docs/webhooks",
   "/docs/api-reference",
+  "/legal/terms",
   "/auth/login",
   "/auth/register",
   "/auth/update-password",
   "/ja/",
   "/no-such-page",
 ];
-const LIGHTHOUSE_PAGES = ["/", "/pricing", "/docs"];
+const LIGHTHOUSE_PAGES = ["/", "/pricing", "/docs", "/legal/terms"];
 
 // ---------------------------------------------------------------------------------------------------------
 // Cleanup: every child and temp folder is tracked so that any exit path (error, Ctrl-C, SIGTERM) removes it.
