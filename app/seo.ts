@@ -1,6 +1,6 @@
 import type { MetaDescriptor } from "react-router";
 import type { PublicSiteConfig } from "#config/site.ts";
-import { LOCALES, LOCALE_TAGS, stripLocale, type Locale } from "#common/locales.ts";
+import { LOCALES, LOCALE_TAGS, localizedUrl, stripLocale, type Locale } from "#common/locales.ts";
 
 export interface Seo {
   title: string;
@@ -15,12 +15,6 @@ export interface Seo {
 
 /** Private areas are never indexed. */
 const PRIVATE = /^\/(dashboard|user|auth)(\/|$)/;
-
-/** The public URL of a page in a locale: English unprefixed, every other locale under its prefix. */
-export function localizedUrl(site: PublicSiteConfig, bare: string, locale: Locale): string {
-  if (locale === "en") return `${site.url}${bare}`;
-  return `${site.url}/${locale}${bare === "/" ? "/" : bare}`;
-}
 
 /** Everything a page's head says about it; computed in the loader, turned into tags by `seoMeta`. */
 export function buildSeo(options: {
@@ -38,10 +32,10 @@ export function buildSeo(options: {
   return {
     title: options.title,
     description: options.description,
-    canonical: localizedUrl(site, bare, locale),
+    canonical: localizedUrl(site.url, bare, locale),
     alternates: [
-      ...LOCALES.map((l) => ({ hreflang: LOCALE_TAGS[l], href: localizedUrl(site, bare, l) })),
-      { hreflang: "x-default", href: localizedUrl(site, bare, "en") },
+      ...LOCALES.map((l) => ({ hreflang: LOCALE_TAGS[l], href: localizedUrl(site.url, bare, l) })),
+      { hreflang: "x-default", href: localizedUrl(site.url, bare, "en") },
     ],
     image: `${site.url}${options.image ?? "/og-image.png"}`,
     siteName: site.name,

@@ -57,6 +57,12 @@ export function localizePath(pathname: string, locale: Locale): string {
   return bare === "/" ? `/${locale}/` : `/${locale}${bare}`;
 }
 
+/** The public URL of a page (`bare`: its path without a prefix) in a locale: English unprefixed, others prefixed. */
+export function localizedUrl(siteUrl: string, bare: string, locale: Locale): string {
+  if (locale === DEFAULT_LOCALE) return `${siteUrl}${bare}`;
+  return `${siteUrl}/${locale}${bare === "/" ? "/" : bare}`;
+}
+
 /** A link inside the app that keeps the current prefix: English pages stay unprefixed unless already under /en. */
 export function hrefIn(currentPathname: string, to: string): string {
   const first = currentPathname.split("/")[1];

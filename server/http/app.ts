@@ -211,7 +211,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
   app.route("/media", mediaRoutes(state));
 
-  app.all("/api/auth/*", ready, authRoutes());
+  app.all("/api/auth/*", ready, authRoutes);
   const internal = internalApi(state);
   app.use("/api/*", async (c, next) => {
     if (c.req.path.startsWith("/api/v1/") || c.req.path.startsWith("/api/auth/")) return next();

@@ -21,20 +21,18 @@ const OPEN_AUTH_PATHS = [
   /^\/api\/auth\/error$/,
 ];
 
-export function authRoutes(): MiddlewareHandler<RuntimeEnv> {
-  return async (c) => {
-    if (!OPEN_AUTH_PATHS.some((p) => p.test(c.req.path))) {
-      return noRoute(c);
-    }
-    const raw = c.req.raw;
-    const request = new Request(raw.url, {
-      method: raw.method,
-      headers: authHeaders(raw.headers, c.get("clientIp")),
-      body: raw.method === "GET" || raw.method === "HEAD" ? undefined : await raw.arrayBuffer(),
-    });
-    return c.var.runtime.auth.handler(request);
-  };
-}
+export const authRoutes: MiddlewareHandler<RuntimeEnv> = async (c) => {
+  if (!OPEN_AUTH_PATHS.some((p) => p.test(c.req.path))) {
+    return noRoute(c);
+  }
+  const raw = c.req.raw;
+  const request = new Request(raw.url, {
+    method: raw.method,
+    headers: authHeaders(raw.headers, c.get("clientIp")),
+    body: raw.method === "GET" || raw.method === "HEAD" ? undefined : await raw.arrayBuffer(),
+  });
+  return c.var.runtime.auth.handler(request);
+};
 
 /** The session of this request, looked up once. */
 export async function sessionOf<E extends RuntimeEnv>(c: Context<E>): Promise<ResolvedSession> {

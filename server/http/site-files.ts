@@ -1,28 +1,24 @@
 import { Hono, type Context } from "hono";
 import type { SiteConfig } from "#config/site.ts";
 import type { AppEnv } from "#server/http/request-context.ts";
-import { listGuides, listPublicPages } from "#server/modules/content/public-pages.ts";
+import { listGuides, listPublicPages, type PublicPage } from "#server/modules/content/public-pages.ts";
 import { serverT } from "#server/i18n/translations.ts";
-import { DEFAULT_LOCALE, LOCALES, LOCALE_TAGS, isLocale, type Locale } from "#common/locales.ts";
+import { DEFAULT_LOCALE, LOCALES, LOCALE_TAGS, isLocale, localizedUrl, type Locale } from "#common/locales.ts";
+import { escapeHtml } from "#common/html.ts";
 
-/** The public URL of a page in a locale: English unprefixed, every other locale under its prefix. */
-const urlOf = (site: SiteConfig, path: string, locale: Locale) =>
-  locale === DEFAULT_LOCALE ? `${site.url}${path}` : `${site.url}/${locale}${path === "/" ? "/" : path}`;
-
-const escapeXml = (s: string) =>
-  s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const urlOf = (site: SiteConfig, path: string, locale: Locale) => escapeHtml(localizedUrl(site.url, path, locale));
 
 /** The sitemap index: one sitemap per locale. */
-function sitemapIndex(site: SiteConfig): string {
+function sitemapIndex(site: SiteConfig, pages: PublicPage[]): string {
   const lastmods = new Map<Locale, string>();
-  for (const page of listPublicPages()) {
+  for (const page of pages) {
     for (const { locale, updated } of page.locales) {
       if (updated && updated > (lastmods.get(locale) ?? "")) lastmods.set(locale, updated);
     }
   }
   const entries = LOCALES.map((locale) => {
     const lastmod = lastmods.get(locale);
-    return `  <sitemap>\n    <loc>${escapeXml(`${site.url}/${locale}/sitemap.xml`)}</loc>\n${lastmod ? `    <lastmod>${lastmod}</lastmod>\n` : ""}  </sitemap>`;
+    return `  <sitemap>\n    <loc>${escapeHtml(`${site.url}/${locale}/sitemap.xml`)}</loc>\n${lastmod ? `    <lastmod>${lastmod}</lastmod>\n` : ""}  </sitemap>`;
   });
   return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join("\n")}\n</sitemapindex>\n`;
 }
@@ -31,23 +27,23 @@ function sitemapIndex(site: SiteConfig): string {
  * The sitemap of one locale: each public page written in it, with its alternates in every language it exists in
  * and `x-default` (the English page), and when its text last changed.
  */
-function localeSitemap(site: SiteConfig, locale: Locale): string {
-  const urls = listPublicPages().flatMap((page) => {
+function localeSitemap(site: SiteConfig, pages: PublicPage[], locale: Locale): string {
+  const urls = pages.flatMap((page) => {
     const own = page.locales.find((l) => l.locale === locale);
     if (!own) return [];
     const alternates = page.locales.map(
       (l) =>
-        `    <xhtml:link rel="alternate" hreflang="${LOCALE_TAGS[l.locale]}" href="${escapeXml(urlOf(site, page.path, l.locale))}"/>`,
+        `    <xhtml:link rel="alternate" hreflang="${LOCALE_TAGS[l.locale]}" href="${urlOf(site, page.path, l.locale)}"/>`,
     );
     if (page.locales.some((l) => l.locale === DEFAULT_LOCALE)) {
       alternates.push(
-        `    <xhtml:link rel="alternate" hreflang="x-default" href="${escapeXml(urlOf(site, page.path, DEFAULT_LOCALE))}"/>`,
+        `    <xhtml:link rel="alternate" hreflang="x-default" href="${urlOf(site, page.path, DEFAULT_LOCALE)}"/>`,
       );
     }
     return [
       [
         "  <url>",
-        `    <loc>${escapeXml(urlOf(site, page.path, locale))}</loc>`,
+        `    <loc>${urlOf(site, page.path, locale)}</loc>`,
         ...(own.updated ? [`    <lastmod>${own.updated}</lastmod>`] : []),
         ...alternates,
         "  </url>",
@@ -103,6 +99,8 @@ function llms(site: SiteConfig, limitPerMinute: number): string {
 export function siteFiles(options: { site: SiteConfig; limitPerMinute: number }) {
   const { site } = options;
   const made = new Map<string, string>();
+  let pages: PublicPage[] | undefined;
+  const publicPages = () => (pages ??= listPublicPages());
   const send = (c: Context<AppEnv>, key: string, type: string, make: () => string) => {
     c.set("route", "static");
     let body = made.get(key);
@@ -113,11 +111,17 @@ export function siteFiles(options: { site: SiteConfig; limitPerMinute: number })
   const routes = new Hono<AppEnv>()
     .get("/robots.txt", (c) => send(c, "robots", "text/plain; charset=utf-8", () => robots(site)))
     .get("/llms.txt", (c) => send(c, "llms", "text/markdown; charset=utf-8", () => llms(site, options.limitPerMinute)))
-    .get("/sitemap.xml", (c) => send(c, "index", xml, () => sitemapIndex(site)))
+    .get("/sitemap.xml", (c) => send(c, "index", xml, () => sitemapIndex(site, publicPages())))
     .get("/:locale{[a-z]{2}}/sitemap.xml", (c, next) => {
       const locale = c.req.param("locale");
       if (!isLocale(locale)) return next();
-      return send(c, `sitemap:${locale}`, xml, () => localeSitemap(site, locale));
+      return send(c, `sitemap:${locale}`, xml, () => localeSitemap(site, publicPages(), locale));
     });
-  return { routes, forget: () => made.clear() };
+  return {
+    routes,
+    forget: () => {
+      made.clear();
+      pages = undefined;
+    },
+  };
 }

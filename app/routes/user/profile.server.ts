@@ -1,5 +1,5 @@
 import { data, redirect, type RouterContextProvider } from "react-router";
-import { authAttemptOf, cookiesOf, requireViewer } from "#app/lib/auth.server.ts";
+import { authAttemptOf, cookiesOf, type requireViewer } from "#app/lib/auth.server.ts";
 import { localizedPath, serverContextOf } from "#app/lib/request.server.ts";
 import type { ProfileResult } from "#app/components/profile/result.ts";
 import { flashCookie, localeCookie } from "#server/http/cookies.ts";
@@ -11,27 +11,26 @@ import { revokeOtherSessions } from "#server/modules/users/revoke-other-sessions
 import { nameField } from "#common/auth-schema.ts";
 import { isLocale, localizePath } from "#common/locales.ts";
 
-interface IntentArgs {
+/** What each intent is given: the request, its form, and the signed-in viewer the action's guard handed back. */
+type IntentArgs = ReturnType<typeof requireViewer> & {
   context: Readonly<RouterContextProvider>;
   request: Request;
   form: FormData;
-}
+};
 type Answer = ProfileResult | Response | ReturnType<typeof data<ProfileResult>>;
 
 const refused = (error: string, field?: string) => data<ProfileResult>({ error, field }, { status: 400 });
 
 /** The profile page's forms, one function per `intent`: each parses its fields, calls its use case, answers. */
 export const profileIntents: Record<string, (args: IntentArgs) => Promise<Answer>> = {
-  async name({ context, request, form }) {
-    const { viewer, db } = requireViewer(context, request);
+  async name({ viewer, db, form }) {
     const parsed = nameField.safeParse(form.get("name"));
     if (!parsed.success) return refused(`auth:${parsed.error.issues[0]!.message}`, "name");
     await updateProfile({ db, userId: viewer.id, name: parsed.data });
     return { ok: "profile.nameSaved" };
   },
 
-  async locale({ context, request, form }) {
-    const { viewer, db } = requireViewer(context, request);
+  async locale({ viewer, db, form }) {
     const locale = form.get("locale");
     if (!isLocale(locale)) return refused("common:error.400");
     await updateProfile({ db, userId: viewer.id, locale });
@@ -39,8 +38,7 @@ export const profileIntents: Record<string, (args: IntentArgs) => Promise<Answer
     return redirect(localizePath("/user/profile", locale), { headers: { "Set-Cookie": localeCookie(locale) } });
   },
 
-  async avatar({ context, request, form }) {
-    const { viewer, runtime, db } = requireViewer(context, request);
+  async avatar({ viewer, runtime, db, form }) {
     const file = form.get("avatar");
     if (!(file instanceof File) || file.size === 0) return refused("profile.avatarInvalid");
     try {
@@ -57,14 +55,12 @@ export const profileIntents: Record<string, (args: IntentArgs) => Promise<Answer
     return { ok: "profile.avatarSaved" };
   },
 
-  async "avatar-remove"({ context, request }) {
-    const { viewer, runtime, db } = requireViewer(context, request);
+  async "avatar-remove"({ viewer, runtime, db }) {
     await removeAvatar({ db, storage: runtime.storage, userId: viewer.id });
     return { ok: "profile.avatarRemoved" };
   },
 
-  async revoke({ context, request, form }) {
-    const { viewer, db } = requireViewer(context, request);
+  async revoke({ viewer, db, context, form }) {
     const { session } = serverContextOf(context);
     const id = String(form.get("session") ?? "");
     if (id === session.sessionId) return refused("common:error.400");
@@ -72,15 +68,13 @@ export const profileIntents: Record<string, (args: IntentArgs) => Promise<Answer
     return { ok: "profile.revoked" };
   },
 
-  async "revoke-others"({ context, request }) {
-    const { viewer, db } = requireViewer(context, request);
+  async "revoke-others"({ viewer, db, context }) {
     const { session } = serverContextOf(context);
     await revokeOtherSessions({ db, userId: viewer.id, keepSessionId: session.sessionId! });
     return { ok: "profile.revokedOthers" };
   },
 
-  async delete({ context, request, form }) {
-    const { viewer, runtime } = requireViewer(context, request);
+  async delete({ viewer, runtime, context, request, form }) {
     const deleted = await deleteOwnAccount({
       ...authAttemptOf(context),
       storage: runtime.storage,

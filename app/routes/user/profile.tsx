@@ -45,12 +45,12 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  requireViewer(context, request);
+  const guarded = requireViewer(context, request);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   const run = Object.hasOwn(profileIntents, intent) ? profileIntents[intent] : undefined;
   if (!run) return data<ProfileResult>({ error: "common:error.400" }, { status: 400 });
-  return run({ context, request, form });
+  return run({ ...guarded, context, request, form });
 }
 
 export default function Profile({ loaderData }: Route.ComponentProps) {

@@ -8,8 +8,6 @@ import { DEFAULT_LOCALE, LOCALES, type Locale } from "#common/locales.ts";
 export const DOC_SLUGS = ["api", "webhooks"] as const;
 export type DocSlug = (typeof DOC_SLUGS)[number];
 
-export const isDocSlug = (slug: string): slug is DocSlug => (DOC_SLUGS as readonly string[]).includes(slug);
-
 export interface MarkdownPage<S extends string> {
   slug: S;
   title: string;

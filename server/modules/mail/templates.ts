@@ -1,6 +1,7 @@
 import type { ResourceLanguage } from "i18next";
 import { createInstance } from "i18next";
 import { DEFAULT_LOCALE, isLocale, type Locale } from "#common/locales.ts";
+import { escapeHtml } from "#common/html.ts";
 
 const files = import.meta.glob<ResourceLanguage>("/locales/*/email.json", { eager: true, import: "default" });
 const bundles = new Map<string, ResourceLanguage>();
@@ -37,9 +38,6 @@ function translator(locale: Locale) {
   });
   return i18n.t.bind(i18n);
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
 /** A message in the recipient's language: a plain-text part and a simple, client-safe HTML part. */
 export function renderMail({ kind, locale, site, name, url }: RenderOptions): MailContent {

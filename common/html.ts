@@ -1,0 +1,3 @@
+/** Text made safe to write inside HTML or XML, in element content and in quoted attribute values alike. */
+export const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
