@@ -11,6 +11,10 @@ export interface Seo {
   siteName: string;
   ogLocale: string;
   noindex: boolean;
+  /** `article` for a blog post; `website` otherwise. */
+  type: "website" | "article";
+  /** Structured data (schema.org) about the page, as JSON-LD. */
+  jsonLd: Record<string, unknown>[];
 }
 
 /** Private areas are never indexed. */
@@ -26,21 +30,35 @@ export function buildSeo(options: {
   noindex?: boolean;
   /** A path on this site for the preview image, instead of the site's own. */
   image?: string;
+  /** The part of the query that makes this page another page (`?page=2`), kept in its addresses. */
+  search?: string;
+  /**
+   * The languages the page's text is written in, when not all ten: the others show the English text, so their
+   * canonical address is the English page and only the written ones are alternates.
+   */
+  translations?: readonly Locale[];
+  type?: Seo["type"];
+  jsonLd?: Record<string, unknown>[];
 }): Seo {
   const { site, pathname, locale } = options;
   const bare = stripLocale(pathname);
+  const search = options.search ?? "";
+  const written = options.translations ?? LOCALES;
+  const url = (l: Locale) => `${localizedUrl(site.url, bare, l)}${search}`;
   return {
     title: options.title,
     description: options.description,
-    canonical: localizedUrl(site.url, bare, locale),
+    canonical: url(written.includes(locale) ? locale : "en"),
     alternates: [
-      ...LOCALES.map((l) => ({ hreflang: LOCALE_TAGS[l], href: localizedUrl(site.url, bare, l) })),
-      { hreflang: "x-default", href: localizedUrl(site.url, bare, "en") },
+      ...written.map((l) => ({ hreflang: LOCALE_TAGS[l], href: url(l) })),
+      ...(written.includes("en") ? [{ hreflang: "x-default", href: url("en") }] : []),
     ],
     image: `${site.url}${options.image ?? "/og-image.png"}`,
     siteName: site.name,
     ogLocale: LOCALE_TAGS[locale].replace("-", "_"),
     noindex: options.noindex ?? PRIVATE.test(bare),
+    type: options.type ?? "website",
+    jsonLd: options.jsonLd ?? [],
   };
 }
 
@@ -49,7 +67,7 @@ export function seoMeta(seo: Seo | undefined): MetaDescriptor[] {
   const tags: MetaDescriptor[] = [
     { title: seo.title },
     { property: "og:title", content: seo.title },
-    { property: "og:type", content: "website" },
+    { property: "og:type", content: seo.type },
     { property: "og:url", content: seo.canonical },
     { property: "og:site_name", content: seo.siteName },
     { property: "og:locale", content: seo.ogLocale },
@@ -70,6 +88,7 @@ export function seoMeta(seo: Seo | undefined): MetaDescriptor[] {
     return tags;
   }
   tags.push({ tagName: "link", rel: "canonical", href: seo.canonical });
+  for (const data of seo.jsonLd) tags.push({ "script:ld+json": data as never });
   for (const alt of seo.alternates)
     tags.push({ tagName: "link", rel: "alternate", hrefLang: alt.hreflang, href: alt.href });
   return tags;

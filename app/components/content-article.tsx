@@ -1,5 +1,4 @@
 import type { ReactNode } from "react";
-import { useTranslation } from "react-i18next";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Title } from "#app/components/ui/typography.tsx";
 
@@ -14,9 +13,34 @@ export interface RenderedPage {
   fallback: boolean;
 }
 
-/** A content page (a guide, a legal text): title, a line under it, the text, and its sections beside it. */
-export function ContentArticle({ page, before, after }: { page: RenderedPage; before?: ReactNode; after?: ReactNode }) {
-  const { t } = useTranslation("docs");
+/** What a loader sends of a rendered page: only what the article shows. */
+export const renderedPage = ({ title, html, toc, locale, fallback }: RenderedPage): RenderedPage => ({
+  title,
+  html,
+  toc,
+  locale,
+  fallback,
+});
+
+/**
+ * A content page (a guide, a legal text, an article): title, what comes under it, the notice of an untranslated
+ * text, the text, and its sections beside it.
+ */
+export function ContentArticle({
+  page,
+  labels,
+  before,
+  after,
+  end,
+}: {
+  page: RenderedPage;
+  /** The table of contents' heading, and the notice shown over a text in English for want of a translation. */
+  labels: { toc: string; fallback: string };
+  before?: ReactNode;
+  after?: ReactNode;
+  /** Under the text, in the article's column. */
+  end?: ReactNode;
+}) {
   return (
     <div className="page-wide docs-page">
       {before}
@@ -24,13 +48,14 @@ export function ContentArticle({ page, before, after }: { page: RenderedPage; be
         <article className="docs-article" lang={page.locale}>
           <Title level={1}>{page.title}</Title>
           {after}
-          {page.fallback && <Alert type="info" title={t("page.fallback")} className="docs-fallback" />}
+          {page.fallback && <Alert type="info" title={labels.fallback} className="docs-fallback" />}
           <div className="docs-prose" dangerouslySetInnerHTML={{ __html: page.html }} />
+          {end}
         </article>
         {page.toc.length > 0 && (
           <nav className="docs-toc" aria-labelledby="docs-toc-title">
             <p id="docs-toc-title" className="docs-toc-title">
-              {t("page.toc")}
+              {labels.toc}
             </p>
             <ul>
               {page.toc.map((h) => (

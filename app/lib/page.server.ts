@@ -1,4 +1,5 @@
 import { buildSeo } from "#app/seo.ts";
+import type { Locale } from "#common/locales.ts";
 import type { Namespace } from "#common/i18n.ts";
 import { pageI18n } from "#server/i18n/translations.ts";
 import { siteOf, type Ctx } from "#app/lib/request.server.ts";
@@ -15,6 +16,11 @@ export interface PageDescription {
   noindex?: boolean;
   /** A path on this site for the preview image, instead of the site's own. */
   image?: string;
+  /** See `buildSeo`. */
+  search?: string;
+  translations?: readonly Locale[];
+  type?: "website" | "article";
+  jsonLd?: Record<string, unknown>[];
 }
 
 /**
@@ -39,6 +45,10 @@ export function pageMeta(
     description: page.description,
     noindex: page.noindex,
     image: page.image,
+    search: page.search,
+    translations: page.translations,
+    type: page.type,
+    jsonLd: page.jsonLd,
   });
   return { site, locale, t, i18n, seo };
 }

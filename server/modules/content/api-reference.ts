@@ -1,4 +1,4 @@
-import { createMarkdown } from "#server/modules/content/get-doc.ts";
+import { createMarkdown } from "#server/modules/content/markdown.ts";
 import type { Locale } from "#common/locales.ts";
 
 /**

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCALES } from "#common/locales.ts";
 import { ROOT } from "#server/paths.ts";
-import { DOC_SLUGS, getDoc, listDocs, renderDocMarkdown } from "./get-doc.ts";
+import { DOC_SLUGS, getDoc, listDocs } from "./get-doc.ts";
 
 const values = { origin: "https://atelier.example", site: "Atelier Test", limit: "77" };
 const source = (locale: string, slug: string) => readFileSync(join(ROOT, "content/docs", locale, `${slug}.md`), "utf8");
@@ -43,33 +43,5 @@ describe("documentation pages", () => {
     expect(getDoc({ slug: "nope", locale: "en", values })).toBeNull();
     expect(getDoc({ slug: "../../package", locale: "en", values })).toBeNull();
     expect(listDocs({ locale: "ko", values }).map((d) => d.slug)).toEqual([...DOC_SLUGS]);
-  });
-});
-
-describe("renderDocMarkdown", () => {
-  it("never lets markup or script through", () => {
-    const { html } = renderDocMarkdown(
-      [
-        "<script>alert(1)</script>",
-        '<img src=x onerror="alert(1)">',
-        "[click](javascript:alert(1)) [data](data:text/html;base64,PHNjcmlwdD4=)",
-        "```html\n</code></pre><script>alert(2)</script>\n```",
-      ].join("\n\n"),
-      "en",
-    );
-    expect(html).not.toMatch(/<script|<img|href="javascript:|href="data:/i);
-    expect(html).toContain("&lt;script&gt;alert(1)&lt;/script&gt;");
-  });
-
-  it("keeps the reader's language in links inside the site, and opens others without a referrer", () => {
-    const { html } = renderDocMarkdown("[ref](/docs/api-reference) [other](https://example.com/x)", "de");
-    expect(html).toContain('href="/de/docs/api-reference"');
-    expect(html).toContain('href="https://example.com/x" rel="noopener noreferrer"');
-    expect(renderDocMarkdown("[ref](/docs/api-reference)", "en").html).toContain('href="/docs/api-reference"');
-  });
-
-  it("gives headings ids from their text in any script, unique within the page", () => {
-    const { toc } = renderDocMarkdown("## Créer une clé\n\n## İmza doğrulama\n\n## 创建密钥\n\n## Créer une clé", "fr");
-    expect(toc.map((h) => h.id)).toEqual(["creer-une-cle", "imza-dogrulama", "创建密钥", "creer-une-cle-2"]);
   });
 });

@@ -1,5 +1,5 @@
 import type { Locale } from "#common/locales.ts";
-import { markdownCollection, type MarkdownPage } from "./get-doc.ts";
+import { markdownCollection, type MarkdownPage } from "./markdown.ts";
 
 export const LEGAL_SLUGS = ["terms", "refund", "cookies", "privacy"] as const;
 export type LegalSlug = (typeof LEGAL_SLUGS)[number];

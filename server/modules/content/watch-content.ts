@@ -1,7 +1,7 @@
 import { watch, type FSWatcher } from "node:fs";
 import type { Logger } from "pino";
 import { CONTENT_DIR } from "#server/paths.ts";
-import { forgetRenderedDocs } from "#server/modules/content/get-doc.ts";
+import { forgetRenderedContent } from "#server/modules/content/markdown.ts";
 
 const SETTLE_MS = 200;
 
@@ -15,7 +15,7 @@ export function watchContent(options: { logger: Logger; onChange: () => void }):
     const watcher = watch(CONTENT_DIR, { recursive: true }, () => {
       clearTimeout(timer);
       timer = setTimeout(() => {
-        forgetRenderedDocs();
+        forgetRenderedContent();
         options.onChange();
         options.logger.info("content changed: rendered pages forgotten");
       }, SETTLE_MS);

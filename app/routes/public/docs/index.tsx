@@ -10,7 +10,7 @@ import { listDocs } from "#server/modules/content/get-doc.ts";
 import { hrefIn } from "#common/locales.ts";
 import { Icon } from "#app/components/ui/icon.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
-import { docValues } from "./values.server.ts";
+import { contentValues } from "#app/lib/content-values.server.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -20,7 +20,7 @@ export function loader({ context, request }: Route.LoaderArgs) {
     ownTitle: true,
     description: t("docs:index.intro", { site: site.name }),
   }));
-  const docs = listDocs({ locale, values: docValues(context) });
+  const docs = listDocs({ locale, values: contentValues(context) });
   return {
     seo,
     i18n,
