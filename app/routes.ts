@@ -31,6 +31,8 @@ export default [
     route("docs", "routes/public/docs/index.tsx"),
     route("docs/api-reference", "routes/public/docs/reference.tsx"),
     route("docs/:slug", "routes/public/docs/page.tsx"),
+    route("blog", "routes/public/blog/index.tsx"),
+    route("blog/:slug", "routes/public/blog/post.tsx"),
     route("legal/:slug", "routes/public/legal.tsx"),
     route("share/:id", "routes/public/share.tsx"),
     // The account pages are built with Ant Design: their layout adds its provider.

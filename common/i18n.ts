@@ -13,6 +13,7 @@ export const NAMESPACES = [
   "studio",
   "api",
   "docs",
+  "blog",
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { etagOf, inlineScriptHashes, matchesEtag } from "#server/http/page-cache.ts";
+import { PageCache, etagOf, inlineScriptHashes, matchesEtag } from "#server/http/page-cache.ts";
+import type { SecurityHeaders } from "#server/http/security.ts";
 import { pickEncoding } from "#server/http/encoding.ts";
 
 const sha = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
@@ -29,5 +30,29 @@ describe("page cache helpers", () => {
     expect(matchesEtag("*", etag)).toBe(true);
     expect(matchesEtag('"other"', etag)).toBe(false);
     expect(matchesEtag(undefined, etag)).toBe(false);
+  });
+
+  it("keys a page by its path and only a listing's page and topic among queries", () => {
+    const cache = new PageCache(1_000_000, "build", {} as SecurityHeaders);
+    const key = (url: string, init?: RequestInit) => {
+      const request = new Request(`https://a.example${url}`, init);
+      return cache.keyFor(request, new URL(request.url).pathname);
+    };
+    expect(key("/blog")).toContain("/blog\n");
+    expect(key("/blog?page=2")).toContain("/blog?page=2\n");
+    expect(key("/de/blog?tag=api&page=3")).toContain("/de/blog?tag=api&page=3\n");
+    expect(key("/blog?page=2")).not.toBe(key("/blog"));
+    for (const url of [
+      "/blog?utm_source=x",
+      "/blog?page=0",
+      "/blog?page=abc",
+      "/blog?tag=API",
+      "/?x",
+      "/blog?page=2&x=1",
+    ]) {
+      expect(key(url), url).toBeNull();
+    }
+    expect(key("/blog", { method: "POST" })).toBeNull();
+    expect(key("/blog", { headers: { cookie: "atelier.session_token=abc" } })).toBeNull();
   });
 });

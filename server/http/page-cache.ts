@@ -10,6 +10,12 @@ import { recordPageCache } from "#server/metrics.ts";
 import type { SecurityHeaders } from "#server/http/security.ts";
 import { bodyOf, encode, mergeVary, pickEncoding } from "#server/http/encoding.ts";
 
+/**
+ * The only queries a stored page may have: a listing's page and topic (`?page=2`, `?tag=api&page=2`). Any other
+ * query is rendered each time, so made-up queries cannot fill the cache with copies of a page.
+ */
+const LISTING_QUERY = /^\?(?:tag=[a-z0-9-]{1,40}|page=[1-9]\d{0,3})(?:&(?:tag=[a-z0-9-]{1,40}|page=[1-9]\d{0,3}))?$/;
+
 /** How long a stored page is served before it is rendered again, whatever else happens. */
 export const PAGE_CACHE_TTL_MS = 60 * 60 * 1000;
 
@@ -57,7 +63,7 @@ export function matchesEtag(ifNoneMatch: string | undefined, etag: string): bool
 
 /**
  * Public pages as signed-out visitors see them, rendered once and answered from memory: GET and HEAD of a path
- * without a query, from a request with no session or flash cookie. Keyed by path (so language), theme choice,
+ * without a query (or only a listing's page and topic), from a request with no session or flash cookie. Keyed by path (so language), theme choice,
  * colour scheme and build. A page is stored only when it answered 200 with no cookie set and did not declare itself
  * private; it is stored without its nonce, with the hashes of its inline scripts for the CSP, an ETag, and brotli
  * and gzip made once. Bounded in bytes (least recently used pages go first) and in age.
@@ -84,7 +90,9 @@ export class PageCache {
   /** The key of a request that may be answered from the cache, or null when it must be rendered for itself. */
   keyFor(request: Request, path: string): string | null {
     if (request.method !== "GET" && request.method !== "HEAD") return null;
-    if (request.url.includes("?")) return null;
+    const at = request.url.indexOf("?");
+    const query = at < 0 ? "" : request.url.slice(at);
+    if (query && !LISTING_QUERY.test(query)) return null;
     const headers = request.headers;
     const cookies = headers.get("cookie");
     if (cookies && (getSessionCookie(headers, { cookiePrefix: COOKIE_PREFIX }) || readCookie(cookies, FLASH_COOKIE))) {
@@ -92,7 +100,7 @@ export class PageCache {
     }
     const stored = readCookie(cookies, THEME_COOKIE);
     const mode = isThemeMode(stored) ? stored : "system";
-    return `${this.#buildId}\n${path}\n${mode}\n${resolveScheme(mode, headers.get(COLOR_SCHEME_HINT))}`;
+    return `${this.#buildId}\n${path}${query}\n${mode}\n${resolveScheme(mode, headers.get(COLOR_SCHEME_HINT))}`;
   }
 
   /**

@@ -1,8 +1,30 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
+import Parser from "rss-parser";
 import { describe, expect, it } from "vitest";
+import { validateXML } from "xmllint-wasm";
 import { siteFiles } from "#server/http/site-files.ts";
+import { publishedPosts } from "#server/modules/content/blog.ts";
+import { ROOT } from "#server/paths.ts";
 import { LOCALES, LOCALE_TAGS } from "#common/locales.ts";
 import type { SiteConfig } from "#config/site.ts";
+
+const schemaFile = (name: string) => ({
+  fileName: name,
+  contents: readFileSync(join(ROOT, "tests/fixtures/sitemaps", name), "utf8"),
+});
+
+/** Validates a sitemap or sitemap index against the sitemaps.org schema with libxml2. */
+async function expectSchemaValid(text: string, schema: "sitemap.xsd" | "siteindex.xsd") {
+  const result = await validateXML({
+    xml: [{ fileName: "sitemap.xml", contents: text }],
+    schema: [schemaFile(schema)],
+    preload: [schemaFile("sitemap-types.xsd"), schemaFile("xhtml-link.xsd")],
+  });
+  expect(result.errors.map((e) => e.rawMessage)).toEqual([]);
+  expect(result.valid).toBe(true);
+}
 
 const site = { name: "Atelier", url: "https://atelier.example" } as SiteConfig;
 const { routes } = siteFiles({ site, limitPerMinute: 60 });
@@ -18,6 +40,7 @@ async function xml(path: string) {
   expect(res.headers.get("content-type")).toBe("application/xml; charset=utf-8");
   const text = await res.text();
   expect(XMLValidator.validate(text), path).toBe(true);
+  await expectSchemaValid(text, path === "/sitemap.xml" ? "siteindex.xsd" : "sitemap.xsd");
   return parser.parse(text) as Parsed;
 }
 
@@ -54,6 +77,8 @@ describe("the files that describe the site", () => {
           `${prefix}/legal/refund`,
           `${prefix}/legal/cookies`,
           `${prefix}/legal/privacy`,
+          `${prefix}/blog`,
+          `${prefix}/blog/writing-prompts-that-work`,
         ]),
       );
       expect(locs.filter((l) => /\/(dashboard|user|auth|share)(\/|$)/.test(l))).toEqual([]);
@@ -78,6 +103,47 @@ describe("the files that describe the site", () => {
 
   it("answers a prefix that is not a locale with nothing of its own", async () => {
     expect((await routes.request("/xx/sitemap.xml")).status).toBe(404);
+    expect((await routes.request("/xx/blog/rss.xml")).status).toBe(404);
+  });
+
+  it("refuses a sitemap the schema forbids, so the check above can fail", async () => {
+    const bad = `<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml"><url><loc>/relative</loc><lastmod>yesterday</lastmod><xhtml:link rel="alternate" href="https://a.example/"/></url></urlset>`;
+    const result = await validateXML({
+      xml: [{ fileName: "bad.xml", contents: bad }],
+      schema: [schemaFile("sitemap.xsd")],
+      preload: [schemaFile("sitemap-types.xsd"), schemaFile("xhtml-link.xsd")],
+    });
+    expect(result.valid).toBe(false);
+    expect(result.errors.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it("serves the blog's feed in every language, readable by a feed reader", async () => {
+    const reader = new Parser();
+    for (const locale of LOCALES) {
+      const path = locale === "en" ? "/blog/rss.xml" : `/${locale}/blog/rss.xml`;
+      const res = await routes.request(path);
+      expect(res.status, path).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/rss+xml; charset=utf-8");
+      const feed = await reader.parseString(await res.text());
+      const blog = locale === "en" ? "https://atelier.example/blog" : `https://atelier.example/${locale}/blog`;
+      expect(feed.link).toBe(blog);
+      expect(feed.title).toContain("Atelier");
+      const posts = publishedPosts({ locale, values: { origin: "https://atelier.example", site: "Atelier" } });
+      expect(feed.items.map((item) => item.title)).toEqual(posts.map((post) => post.title));
+      // Each links to its page in the feed's language, or to the English page where it has no translation
+      expect(feed.items.map((item) => item.link)).toEqual(
+        posts.map((post) => `${post.fallback ? "https://atelier.example/blog" : blog}/${post.slug}`),
+      );
+      for (const item of feed.items) {
+        expect(item.guid).toBe(item.link);
+        expect(Number.isNaN(Date.parse(item.pubDate!))).toBe(false);
+        expect(item.contentSnippet!.length).toBeGreaterThan(20);
+        expect(item.categories!.length).toBeGreaterThan(0);
+      }
+      // Newest first
+      const dates = feed.items.map((item) => Date.parse(item.pubDate!));
+      expect([...dates].sort((a, b) => b - a)).toEqual(dates);
+    }
   });
 
   it("keeps crawlers out of the private areas in every language and names the sitemap", async () => {
@@ -100,5 +166,7 @@ describe("the files that describe the site", () => {
     expect(text).toMatch(/- \[[^\]]+\]\(https:\/\/atelier\.example\/docs\/api\): \S/);
     expect(text).toMatch(/- \[[^\]]+\]\(https:\/\/atelier\.example\/docs\/webhooks\): \S/);
     expect(text).toContain("(https://atelier.example/api/v1/openapi.json)");
+    expect(text).toContain("## Blog");
+    expect(text).toMatch(/- \[[^\]]+\]\(https:\/\/atelier\.example\/blog\/writing-prompts-that-work\): \S/);
   });
 });

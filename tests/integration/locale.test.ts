@@ -118,6 +118,46 @@ describe("locale routing", () => {
     expect(await missing.text()).toContain("/legal/nope");
   });
 
+  it("serves the blog and its articles in every URL variant and language, paged, by topic, with their feed", async () => {
+    const slug = "writing-prompts-that-work";
+    const titleOf = (locale: string) =>
+      /^title: "?(.*?)"?$/m.exec(readFileSync(join(ROOT, "content/blog", locale, `${slug}.md`), "utf8"))![1]!;
+    const variants: [string, Locale][] = [["", "en"], ...LOCALES.map((l): [string, Locale] => [`/${l}`, l])];
+    for (const [prefix, locale] of variants) {
+      const list = await get(`${prefix}/blog`);
+      expect(list.status, `${prefix}/blog`).toBe(200);
+      const listHtml = await list.text();
+      expect(listHtml).toContain(`<html lang="${LOCALE_TAGS[locale]}"`);
+      expect(listHtml).toContain(escapeHtml(text(locale, "blog", "index.rss")));
+      expect(listHtml).toContain(`href="${prefix}/blog/${slug}"`);
+      expect(listHtml).toContain(`type="application/rss+xml"`);
+
+      const res = await get(`${prefix}/blog/${slug}`);
+      expect(res.status, `${prefix}/blog/${slug}`).toBe(200);
+      const html = await res.text();
+      const article = /<article class="docs-article"[^>]*>([\s\S]*?)<\/article>/.exec(html)![1]!;
+      expect(article).toContain(escapeHtml(titleOf(locale)));
+      expect(article).not.toContain("{{");
+      // Structured data for search engines, and the article's own canonical address
+      expect(html).toContain('"@type":"BlogPosting"');
+      expect(html).toContain('<meta property="og:type" content="article"/>');
+      const canonical = locale === "en" ? `${SITE}/blog/${slug}` : `${SITE}/${locale}/blog/${slug}`;
+      expect(html).toContain(`<link rel="canonical" href="${canonical}"/>`);
+    }
+    // A topic and a page past the end
+    const api = await (await get("/ja/blog?tag=api")).text();
+    expect(api).toContain('href="/ja/blog/rest-api-and-webhooks"');
+    expect(api).not.toContain('href="/ja/blog/writing-prompts-that-work"');
+    for (const path of ["/blog?tag=nope", "/blog?page=9", "/blog?page=abc", "/blog?tag=api&tag=guides", "/blog/nope"]) {
+      const missing = await get(path);
+      expect(missing.status, path).toBe(404);
+      expect(await missing.text()).toContain(path.split("?")[0]);
+    }
+    const feed = await get("/ko/blog/rss.xml");
+    expect(feed.status).toBe(200);
+    expect(await feed.text()).toContain(`<link>${SITE}/ko/blog/${slug}</link>`);
+  });
+
   it("treats an unknown locale-like prefix as a missing page, not as English", async () => {
     for (const path of ["/xx/pricing", "/xx", "/de-DE/"]) {
       const res = await get(path);

@@ -10,7 +10,7 @@ import { BackToTop, Drawer, closeDrawer } from "#app/components/ui/overlay.tsx";
 import { LanguageSwitcher } from "#app/components/layout/language-switcher.tsx";
 import { ThemeSwitch } from "#app/components/layout/theme-switch.tsx";
 import { CreditBalance, UserMenu } from "#app/components/layout/user-menu.tsx";
-import { HEADER_NAV, LEGAL_NAV } from "#app/components/layout/nav.ts";
+import { FOOTER_NAV, HEADER_NAV } from "#app/components/layout/nav.ts";
 import { hrefIn, stripLocale } from "#common/locales.ts";
 
 function Brand({ home, name }: { home: string; name: string }) {
@@ -104,13 +104,20 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
             <Brand home={home} name={site.name} />
             <p className="site-footer-tagline">{t("site.tagline")}</p>
           </div>
-          <nav aria-label={t("footer.legal")} className="site-footer-links">
-            {LEGAL_NAV.map((item) => (
-              <Link key={item.key} to={hrefIn(pathname, item.to)}>
-                {t(`footer.${item.key}`)}
-              </Link>
-            ))}
-          </nav>
+          {FOOTER_NAV.map((column) => (
+            <nav key={column.key} aria-labelledby={`footer-${column.key}`} className="site-footer-links">
+              <p id={`footer-${column.key}`} className="site-footer-heading">
+                {t(`footer.${column.key}`)}
+              </p>
+              <ul>
+                {column.links.map((item) => (
+                  <li key={item.key}>
+                    <Link to={hrefIn(pathname, item.to)}>{t(`footer.${item.key}`)}</Link>
+                  </li>
+                ))}
+              </ul>
+            </nav>
+          ))}
           <div className="site-footer-tools">
             <LanguageSwitcher />
             <ThemeSwitch />

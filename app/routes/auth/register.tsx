@@ -9,7 +9,6 @@ import { Field, NewPasswordField } from "#app/components/auth/fields.tsx";
 import { OAuthButtons } from "#app/components/auth/oauth-buttons.tsx";
 import { Turnstile } from "#app/components/auth/turnstile.tsx";
 import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
-import { LEGAL_NAV } from "#app/components/layout/nav.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Checkbox, FormItem } from "#app/components/ui/form.tsx";
@@ -89,9 +88,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
     );
   }
 
-  const legal = (key: "terms" | "privacy") => (
-    <Link to={hrefIn(pathname, LEGAL_NAV.find((n) => n.key === key)!.to)} target="_blank" />
-  );
+  const legal = (key: "terms" | "privacy") => <Link to={hrefIn(pathname, `/legal/${key}`)} target="_blank" />;
 
   return (
     <AuthCard title={t("register.title")} subtitle={t("register.subtitle", { credits: loaderData.bonus })}>
