@@ -34,6 +34,7 @@ export default [
     route("blog", "routes/public/blog/index.tsx"),
     route("blog/:slug", "routes/public/blog/post.tsx"),
     route("legal/:slug", "routes/public/legal.tsx"),
+    route("test", "routes/public/status.tsx"),
     route("share/:id", "routes/public/share.tsx"),
     // The account pages are built with Ant Design: their layout adds its provider.
     layout("routes/user/layout.tsx", [

@@ -82,3 +82,14 @@ export function formatUnitPrice(locale: Locale, amountMinor: number, units: numb
   );
   return formatter.format(amountMinor / units / 10 ** digits);
 }
+
+/** A duration in seconds as the reader writes it: seconds under a minute ("12 s"), minutes above ("1.5 min"). */
+export function formatSeconds(locale: Locale, seconds: number): string {
+  const minutes = seconds >= 60;
+  return formatNumber(locale, minutes ? seconds / 60 : seconds, {
+    style: "unit",
+    unit: minutes ? "minute" : "second",
+    unitDisplay: "short",
+    maximumFractionDigits: minutes || seconds < 10 ? 1 : 0,
+  });
+}

@@ -14,6 +14,7 @@ export const NAMESPACES = [
   "api",
   "docs",
   "blog",
+  "status",
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 

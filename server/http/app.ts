@@ -1,4 +1,6 @@
 import { readdirSync } from "node:fs";
+import { withTimeout } from "#server/net/with-timeout.ts";
+import { STATUS_TTL_MS, getSystemStatus } from "#server/modules/status/system-status.ts";
 import { join } from "node:path";
 import { Hono, type MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
@@ -48,13 +50,6 @@ export interface AppOptions {
 }
 
 const READY_TIMEOUT_MS = 2_000;
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  return Promise.race([
-    promise,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms).unref()),
-  ]);
-}
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { env, logger, state, build } = options;
@@ -224,6 +219,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route("/api", internal);
   app.route("/webhooks", webhookRoutes(state));
 
+  // The status page's twin for monitors: the same reading (taken at most every few seconds), 503 when down.
+  app.get("/test.json", ready, async (c) => {
+    c.set("route", "status");
+    const status = await getSystemStatus(c.var.runtime);
+    return c.json(
+      { build: { version: build.version, id: build.id, builtAt: new Date(build.timestamp).toISOString() }, ...status },
+      status.overall === "down" ? 503 : 200,
+      { "Cache-Control": `public, max-age=${STATUS_TTL_MS / 1000}` },
+    );
+  });
+
   // Room for the APIs: each area answers JSON, and unknown API paths are a JSON 404 rather than an HTML page.
   for (const prefix of ["/api", "/webhooks"]) {
     app.all(`${prefix}/*`, ready, (c) => noRoute(c));
@@ -309,9 +315,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     const ownCookies = response.headers.getSetCookie().some((cookie) => cookie.includes("session_token"));
     if (!ownCookies) for (const cookie of session.setCookies) extra.append("Set-Cookie", cookie);
     for (const [name, value] of extra) response.headers.append(name, value);
-    if (!response.headers.has("Cache-Control")) {
+    const cacheControl = response.headers.get("Cache-Control");
+    if (!cacheControl) {
       // Shared caches may keep what every signed-out visitor sees; anything else is this visitor's alone.
       response.headers.set("Cache-Control", cacheKey ? "no-cache" : "private, no-cache");
+    } else if (!cacheKey && /\bpublic\b/.test(cacheControl)) {
+      // A page that may be shared when signed out is, for a signed-in visitor, theirs alone (it shows who they are).
+      response.headers.set("Cache-Control", cacheControl.replace(/\bpublic\b/, "private"));
     }
     response.headers.set("Vary", mergeVary(response.headers.get("Vary"), PAGE_VARY));
     return cacheKey ? pages.offer(c, cacheKey, response, nonceFor(c)) : response;

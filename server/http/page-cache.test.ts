@@ -1,6 +1,13 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { PageCache, etagOf, inlineScriptHashes, matchesEtag } from "#server/http/page-cache.ts";
+import {
+  PAGE_CACHE_TTL_MS,
+  PageCache,
+  etagOf,
+  inlineScriptHashes,
+  matchesEtag,
+  maxAgeMs,
+} from "#server/http/page-cache.ts";
 import type { SecurityHeaders } from "#server/http/security.ts";
 import { pickEncoding } from "#server/http/encoding.ts";
 
@@ -54,5 +61,14 @@ describe("page cache helpers", () => {
     }
     expect(key("/blog", { method: "POST" })).toBeNull();
     expect(key("/blog", { headers: { cookie: "atelier.session_token=abc" } })).toBeNull();
+  });
+
+  it("keeps a page as long as its Cache-Control allows, never longer than the cache's own limit", () => {
+    expect(maxAgeMs(null)).toBe(PAGE_CACHE_TTL_MS);
+    expect(maxAgeMs("no-cache")).toBe(PAGE_CACHE_TTL_MS);
+    expect(maxAgeMs("public, max-age=15")).toBe(15_000);
+    expect(maxAgeMs("public, s-maxage=5, max-age=15")).toBe(5_000);
+    expect(maxAgeMs("public, max-age=0")).toBe(0);
+    expect(maxAgeMs("public, max-age=99999999")).toBe(PAGE_CACHE_TTL_MS);
   });
 });

@@ -19,6 +19,16 @@ const LISTING_QUERY = /^\?(?:tag=[a-z0-9-]{1,40}|page=[1-9]\d{0,3})(?:&(?:tag=[a
 /** How long a stored page is served before it is rendered again, whatever else happens. */
 export const PAGE_CACHE_TTL_MS = 60 * 60 * 1000;
 
+/**
+ * How long a page may be kept: `PAGE_CACHE_TTL_MS`, or less when the page says so in its Cache-Control (`s-maxage`,
+ * else `max-age`), as a page showing live figures does.
+ */
+export function maxAgeMs(cacheControl: string | null): number {
+  const directive = (name: string) => new RegExp(`(?:^|[,\\s])${name}=(\\d+)`).exec(cacheControl ?? "")?.[1];
+  const seconds = directive("s-maxage") ?? directive("max-age");
+  return seconds === undefined ? PAGE_CACHE_TTL_MS : Math.min(PAGE_CACHE_TTL_MS, Number(seconds) * 1000);
+}
+
 /** What a page answer varies on: cookies (session, theme), the colour-scheme hint, and compression. */
 export const PAGE_VARY = `Cookie, ${COLOR_SCHEME_HINT}, Accept-Encoding`;
 
@@ -144,12 +154,13 @@ export class PageCache {
     const etag = etagOf(shared);
     response.headers.set("ETag", etag);
     response.headers.set("X-Cache", "miss");
-    if (this.#entries && !this.#storing.has(key)) {
+    const ttl = maxAgeMs(response.headers.get("cache-control"));
+    if (this.#entries && ttl > 0 && !this.#storing.has(key)) {
       this.#storing.add(key);
       // The page's own headers as they are now: the security headers and request id added on the way out are each
       // answer's own.
       const headers = [...response.headers].filter(([name]) => !PER_RESPONSE.has(name) && name !== "x-cache");
-      void this.#store(key, headers, shared, etag).finally(() => this.#storing.delete(key));
+      void this.#store(key, headers, shared, etag, ttl).finally(() => this.#storing.delete(key));
     }
     if (matchesEtag(c.req.header("if-none-match"), etag)) {
       return new Response(null, { status: 304, headers: response.headers });
@@ -157,16 +168,20 @@ export class PageCache {
     return new Response(bodyOf(rendered), { status: response.status, headers: response.headers });
   }
 
-  async #store(key: string, headers: [string, string][], body: Buffer, etag: string) {
+  async #store(key: string, headers: [string, string][], body: Buffer, etag: string, ttl: number) {
     const [brotli, gzipped] = await Promise.all([encode(body, "br", "best"), encode(body, "gzip", "best")]);
-    this.#entries?.set(key, {
-      body,
-      br: brotli,
-      gzip: gzipped,
-      etag,
-      headers,
-      scriptSrc: this.#security.hashed(inlineScriptHashes(body.toString("utf8"))),
-    });
+    this.#entries?.set(
+      key,
+      {
+        body,
+        br: brotli,
+        gzip: gzipped,
+        etag,
+        headers,
+        scriptSrc: this.#security.hashed(inlineScriptHashes(body.toString("utf8"))),
+      },
+      { ttl },
+    );
   }
 
   /** Forgets every stored page (content changed). */

@@ -158,6 +158,27 @@ describe("locale routing", () => {
     expect(await feed.text()).toContain(`<link>${SITE}/ko/blog/${slug}</link>`);
   });
 
+  it("serves the status page in every URL variant and language, and its JSON twin", async () => {
+    const variants: [string, Locale][] = [["", "en"], ...LOCALES.map((l): [string, Locale] => [`/${l}`, l])];
+    for (const [prefix, locale] of variants) {
+      const res = await get(`${prefix}/test`);
+      expect(res.status, `${prefix}/test`).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("public, max-age=15");
+      const html = await res.text();
+      expect(html).toContain(`<html lang="${LOCALE_TAGS[locale]}"`);
+      expect(html).toContain(escapeHtml(text(locale, "status", "title")));
+      expect(html).toContain(escapeHtml(text(locale, "status", "overall.operational")));
+      expect(html).toContain(escapeHtml(text(locale, "status", "components.database")));
+      expect(html).toContain("Atelier Demo Image");
+    }
+    const json = await get("/test.json");
+    expect(json.status).toBe(200);
+    const body = (await json.json()) as { overall: string; build: { id: string }; models: { id: string }[] };
+    expect(body.overall).toBe("operational");
+    expect(body.build.id).toMatch(/\S/);
+    expect(body.models.map((m) => m.id)).toContain("demo-video");
+  });
+
   it("treats an unknown locale-like prefix as a missing page, not as English", async () => {
     for (const path of ["/xx/pricing", "/xx", "/de-DE/"]) {
       const res = await get(path);

@@ -26,6 +26,7 @@ export const FOOTER_NAV = [
       { key: "docs", to: "/docs" },
       { key: "apiReference", to: "/docs/api-reference" },
       { key: "blog", to: "/blog" },
+      { key: "status", to: "/test" },
     ],
   },
   {

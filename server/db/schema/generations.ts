@@ -98,6 +98,10 @@ export const generation = pgTable(
     index("generation_model_succeeded_idx")
       .on(t.modelId, t.finishedAt.desc())
       .where(sql`${t.status} = 'succeeded'`),
+    // The status page's outcomes of the last day.
+    index("generation_finished_idx")
+      .on(t.finishedAt)
+      .where(sql`${t.status} in ('succeeded', 'failed')`),
     index("generation_public_idx")
       .on(t.createdAt.desc())
       .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),

@@ -1,0 +1,1 @@
+CREATE INDEX "generation_finished_idx" ON "generation" USING btree ("finished_at") WHERE "generation"."status" in ('succeeded', 'failed');
