@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDate, formatMoney, formatNumber, formatRelative } from "#common/format.ts";
+import { decimalAmount, formatDate, formatMoney, formatNumber, formatRelative, formatSeconds } from "#common/format.ts";
 
 describe("formatting per locale", () => {
   it("formats numbers with the locale's separators", () => {
@@ -27,5 +27,17 @@ describe("formatting per locale", () => {
     expect(formatRelative("en", new Date("2026-11-24T12:00:00Z"), now)).toBe("in 2 days");
     expect(formatRelative("de", new Date("2026-11-21T12:00:00Z"), now)).toBe("gestern");
     expect(formatRelative("en", now, now)).toBe("now");
+  });
+
+  it("writes durations in seconds, or minutes above one", () => {
+    expect(formatSeconds("en", 8)).toBe("8 sec");
+    expect(formatSeconds("en", 12.34)).toBe("12 sec");
+    expect(formatSeconds("en", 90)).toBe("1.5 min");
+    expect(formatSeconds("ru", 90)).toBe("1,5 мин");
+  });
+
+  it("writes an amount in minor units as a decimal in major units, as the currency counts them", () => {
+    expect(decimalAmount(2000, "usd")).toBe("20.00");
+    expect(decimalAmount(500, "JPY")).toBe("500");
   });
 });

@@ -93,3 +93,11 @@ export function formatSeconds(locale: Locale, seconds: number): string {
     maximumFractionDigits: minutes || seconds < 10 ? 1 : 0,
   });
 }
+
+/** An amount in minor units as a plain decimal in major units ("20.00", "500" in yen), for structured data. */
+export function decimalAmount(amountMinor: number, currency: string): string {
+  const digits =
+    new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions()
+      .maximumFractionDigits ?? 2;
+  return (amountMinor / 10 ** digits).toFixed(digits);
+}

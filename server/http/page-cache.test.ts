@@ -14,9 +14,10 @@ import { pickEncoding } from "#server/http/encoding.ts";
 const sha = (text: string) => `'sha256-${createHash("sha256").update(text).digest("base64")}'`;
 
 describe("page cache helpers", () => {
-  it("hashes each inline script once, and no script loaded from a file", () => {
+  it("hashes each inline script once, and no script loaded from a file nor structured data", () => {
     const html =
-      '<script>a()</script><script type="module" src="/x.js"></script><script nonce="n">b("é")</script><script>a()</script>';
+      '<script>a()</script><script type="module" src="/x.js"></script><script nonce="n">b("é")</script><script>a()</script>' +
+      '<script type="application/ld+json">{"@type":"Thing"}</script>';
     expect(inlineScriptHashes(html)).toEqual([sha("a()"), sha('b("é")')]);
   });
 

@@ -57,7 +57,8 @@ const INLINE_SCRIPT = /<script\b([^>]*)>([\s\S]*?)<\/script>/g;
 export function inlineScriptHashes(html: string): string[] {
   const hashes = new Set<string>();
   for (const [, attributes, body] of html.matchAll(INLINE_SCRIPT)) {
-    if (/\bsrc=/.test(attributes!)) continue;
+    // A script loaded from a file, or data for search engines (JSON-LD), is never run inline
+    if (/\bsrc=|type="application\/ld\+json"/.test(attributes!)) continue;
     hashes.add(`'sha256-${createHash("sha256").update(body!, "utf8").digest("base64")}'`);
   }
   return [...hashes];

@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser } from "playwright-core";
 import { startServer, type TestServer } from "#tests/support/server.ts";
 import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { nextMail } from "#tests/support/outbox.ts";
+import { PASSWORD } from "#tests/support/session.ts";
+import { text } from "#tests/support/locales.ts";
 
 describe("the home page in Chromium", () => {
   let server: TestServer;
@@ -35,7 +38,7 @@ describe("the home page in Chromium", () => {
         scripts: document.querySelectorAll("script").length,
       };
     });
-    expect(looks.cards).toBe(3);
+    expect(looks.cards).toBe(6);
     expect(looks.cardBackground).toBe("rgb(255, 255, 255)");
     expect(looks.bodyPadding).not.toBe("0px");
     expect(looks.iconDisplay).toBe("inline-flex");
@@ -67,5 +70,44 @@ describe("the home page in Chromium", () => {
       if (!seen.includes("hit")) await new Promise((r) => setTimeout(r, 200));
     }
     expect(seen).toContain("hit");
+  });
+
+  it("carries a prompt typed before the scripts arrive through sign-up to a finished image", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    const prompt = "A paper boat on a rain puddle, macro photograph";
+    // Typed and sent at once, without waiting for hydration: the prompt box is a plain form.
+    await page.goto(`${server.url}/de/`, { waitUntil: "commit" });
+    await page.fill("#home-prompt", prompt);
+    await page.click(".home-prompt button[type=submit]");
+    // Signed out, the studio sends the visitor to sign in, to come back with the prompt.
+    await page.waitForURL(/\/de\/auth\/login\?redirect=/);
+    const back = new URL(page.url()).searchParams.get("redirect")!;
+    expect(back).toBe(
+      `/de/dashboard/image/create/text-to-image?prompt=${encodeURIComponent(prompt).replace(/%20/g, "+")}`,
+    );
+    await hydrated(page, "form");
+    await page.click(`a:has-text("${text("de", "auth", "login.createAccount")}")`);
+    await page.waitForURL(/\/de\/auth\/register\?redirect=/);
+    await hydrated(page, "form");
+    await page.fill("#field-name", "Lena");
+    await page.fill("#field-email", "lena@example.com");
+    await page.fill("#field-password", PASSWORD);
+    await page.check("#field-terms");
+    await page.click("button[type=submit]");
+    await page.locator(".ant-result-success").waitFor();
+    // The confirmation link signs the new account in and lands in the studio, the prompt filled in.
+    const mail = await nextMail(server.dataDir, "lena@example.com", (m) => m.link.includes("verify="));
+    // The link names the configured site address; this server listens elsewhere.
+    await page.goto(mail.link.replace(/^https?:\/\/[^/]+/, server.url));
+    await page.waitForURL(/\/de\/dashboard\/image\/create\/text-to-image\?prompt=/);
+    await hydrated(page, "#studio-prompt");
+    await expect(page.locator("#studio-prompt").inputValue()).resolves.toBe(prompt);
+    await page.focus("#studio-prompt");
+    await page.keyboard.press("Control+Enter");
+    const card = page.locator(".gen-card").first();
+    await card.and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 60_000 });
+    await expect(card.locator(".gen-media img").count()).resolves.toBe(1);
+    await context.close();
   });
 });

@@ -1,12 +1,18 @@
 import ApiOutlined from "@ant-design/icons-svg/es/asn/ApiOutlined";
+import CloudServerOutlined from "@ant-design/icons-svg/es/asn/CloudServerOutlined";
+import GlobalOutlined from "@ant-design/icons-svg/es/asn/GlobalOutlined";
 import PictureOutlined from "@ant-design/icons-svg/es/asn/PictureOutlined";
+import SafetyCertificateOutlined from "@ant-design/icons-svg/es/asn/SafetyCertificateOutlined";
 import VideoCameraOutlined from "@ant-design/icons-svg/es/asn/VideoCameraOutlined";
 import { useTranslation } from "react-i18next";
+import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/home";
 import { seoMeta } from "#app/seo.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
-import { useLocation } from "react-router";
-import { hrefIn } from "#common/locales.ts";
+import { pathLocale, serverContextOf } from "#app/lib/request.server.ts";
+import { listShowcase } from "#server/modules/generation/list-showcase.ts";
+import { offeredModels } from "#config/models.ts";
+import { LOCALE_TAGS, hrefIn, localizedUrl } from "#common/locales.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Card } from "#app/components/ui/display.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
@@ -14,25 +20,96 @@ import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
-export function loader({ context, request }: Route.LoaderArgs) {
-  const { site, i18n, seo } = pageMeta(context, request, ["home"], (t, site) => ({
+// The showcase changes as people share: the page cache and shared caches keep the page a few minutes at most.
+export const headers: Route.HeadersFunction = ({ parentHeaders }) => {
+  const headers = new Headers(parentHeaders);
+  headers.set("Cache-Control", "public, max-age=300");
+  return headers;
+};
+
+const SHOWCASE_SIZE = 8;
+const FAQ = ["what", "credits", "free", "rights", "api"] as const;
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { runtime } = serverContextOf(context);
+  const { site, i18n, seo, t } = pageMeta(context, request, ["home"], (t, site) => ({
     title: t("home:metaTitle", { site: site.name }),
     ownTitle: true,
     description: t("home:metaDescription"),
+    jsonLd: [
+      {
+        "@context": "https://schema.org",
+        "@type": "Organization",
+        name: site.name,
+        url: site.url,
+        logo: `${site.url}/favicon.svg`,
+        email: site.supportEmail,
+      },
+      {
+        "@context": "https://schema.org",
+        "@type": "WebSite",
+        name: site.name,
+        url: localizedUrl(site.url, "/", pathLocale(request)),
+        inLanguage: LOCALE_TAGS[pathLocale(request)],
+      },
+      {
+        "@context": "https://schema.org",
+        "@type": "FAQPage",
+        mainEntity: FAQ.map((key) => ({
+          "@type": "Question",
+          name: t(`home:faq.items.${key}.q`, { site: site.name }),
+          acceptedAnswer: {
+            "@type": "Answer",
+            text: t(`home:faq.items.${key}.a`, { site: site.name, credits: site.signupBonusCredits }),
+          },
+        })),
+      },
+    ],
   }));
-  return { seo, i18n, signupBonus: site.signupBonusCredits };
+  // The home page never fails for want of its showcase: without the database it is simply left out.
+  const showcase = await listShowcase({ db: runtime.database.db, limit: SHOWCASE_SIZE }).catch((error: unknown) => {
+    runtime.logger.warn({ err: (error as Error).message }, "home page: the showcase could not be read");
+    return [];
+  });
+  return {
+    seo,
+    i18n,
+    site: site.name,
+    signupBonus: site.signupBonusCredits,
+    origin: new URL(site.url).origin,
+    showcase,
+    models: offeredModels(runtime.env).map((m) => ({
+      id: m.id,
+      name: m.name,
+      kind: m.kind,
+      price: t(`home:models.${m.price.unit}`, { count: m.price.credits }),
+    })),
+  };
 }
 
 const FEATURES = [
   { key: "image", icon: PictureOutlined },
   { key: "video", icon: VideoCameraOutlined },
   { key: "api", icon: ApiOutlined },
+  { key: "credits", icon: SafetyCertificateOutlined },
+  { key: "languages", icon: GlobalOutlined },
+  { key: "selfHost", icon: CloudServerOutlined },
 ] as const;
+
+const STEPS = ["write", "generate", "use"] as const;
 
 export default function Home({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("home");
   const { pathname } = useLocation();
+  const { site, signupBonus, showcase, models, origin } = loaderData;
   const register = hrefIn(pathname, "/auth/register");
+  const snippet = [
+    `curl ${origin}/api/v1/images \\`,
+    `  -H "Authorization: Bearer $ATELIER_API_KEY" \\`,
+    `  -H "Content-Type: application/json" \\`,
+    `  -d '{"model": "${models.find((m) => m.kind === "image")?.id ?? "demo-image"}",`,
+    `       "prompt": "A lighthouse at dusk, oil painting"}'`,
+  ].join("\n");
   return (
     <main className="home">
       <section className="home-hero">
@@ -41,31 +118,145 @@ export default function Home({ loaderData }: Route.ComponentProps) {
           {t("title")}
         </Title>
         <Paragraph className="home-subtitle">{t("subtitle")}</Paragraph>
-        <div className="home-actions">
-          <Button type="primary" size="large" href={register}>
-            {t("primaryCta")}
+        {/* A plain form: it works before the page's scripts arrive. Signed out, the studio sends the visitor to sign
+            in first and back with the prompt. */}
+        <form className="home-prompt" method="get" action={hrefIn(pathname, "/dashboard/image/create/text-to-image")}>
+          <label htmlFor="home-prompt" className="visually-hidden">
+            {t("prompt.label")}
+          </label>
+          <textarea
+            id="home-prompt"
+            name="prompt"
+            required
+            maxLength={2000}
+            rows={2}
+            placeholder={t("prompt.placeholder")}
+            className="home-prompt-input"
+          />
+          <Button type="primary" size="large" htmlType="submit" className="home-prompt-submit">
+            {t("prompt.submit")}
           </Button>
-          <Button size="large" href="#features">
-            {t("secondaryCta")}
-          </Button>
+        </form>
+        <p className="home-prompt-note">{t("prompt.note", { credits: signupBonus })}</p>
+      </section>
+
+      {showcase.length > 0 && (
+        <section className="home-section" aria-labelledby="home-showcase">
+          <h2 id="home-showcase" className="home-section-title">
+            {t("showcase.title", { site })}
+          </h2>
+          <p className="home-section-lead">{t("showcase.subtitle")}</p>
+          <ul className="home-showcase">
+            {showcase.map((item) => (
+              <li key={item.id}>
+                <Link to={hrefIn(pathname, `/share/${item.id}`)} className="home-showcase-item">
+                  <img
+                    src={item.imageUrl}
+                    alt=""
+                    loading="lazy"
+                    decoding="async"
+                    width={item.width ?? 512}
+                    height={item.height ?? 512}
+                  />
+                  <span className="home-showcase-caption">
+                    <span className="home-showcase-prompt">{item.prompt}</span>
+                    <span className="home-showcase-model">{item.model}</span>
+                  </span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+
+      <section id="features" className="home-section" aria-labelledby="home-features-title">
+        <h2 id="home-features-title" className="visually-hidden">
+          {t("featuresLabel")}
+        </h2>
+        <div className="home-features">
+          {FEATURES.map((f) => (
+            <Card variant="borderless" className="home-feature" key={f.key}>
+              <div className="home-feature-icon" aria-hidden>
+                <Icon icon={f.icon} />
+              </div>
+              <h3 className="home-feature-title">{t(`features.${f.key}.title`)}</h3>
+              <Paragraph type="secondary">{t(`features.${f.key}.text`)}</Paragraph>
+            </Card>
+          ))}
         </div>
       </section>
-      <section id="features" className="home-features" aria-label={t("featuresLabel")}>
-        {FEATURES.map((f) => (
-          <Card variant="borderless" className="home-feature" key={f.key}>
-            <div className="home-feature-icon" aria-hidden>
-              <Icon icon={f.icon} />
-            </div>
-            <Title level={2} className="home-feature-title">
-              {t(`features.${f.key}.title`)}
-            </Title>
-            <Paragraph type="secondary">{t(`features.${f.key}.text`)}</Paragraph>
-          </Card>
-        ))}
+
+      <section className="home-section" aria-labelledby="home-how">
+        <h2 id="home-how" className="home-section-title">
+          {t("how.title")}
+        </h2>
+        <ol className="home-steps">
+          {STEPS.map((step, i) => (
+            <li key={step}>
+              <span className="home-step-number" aria-hidden>
+                {i + 1}
+              </span>
+              <h3>{t(`how.steps.${step}.title`)}</h3>
+              <p>{t(`how.steps.${step}.text`)}</p>
+            </li>
+          ))}
+        </ol>
       </section>
+
+      {models.length > 0 && (
+        <section className="home-section" aria-labelledby="home-models">
+          <h2 id="home-models" className="home-section-title">
+            {t("models.title")}
+          </h2>
+          <p className="home-section-lead">{t("models.subtitle")}</p>
+          <ul className="home-models">
+            {models.map((m) => (
+              <li key={m.id}>
+                <span className="home-model-name">{m.name}</span>
+                <span className="home-model-kind">{t(`models.kinds.${m.kind}`)}</span>
+                <span className="home-model-price">{m.price}</span>
+              </li>
+            ))}
+          </ul>
+          <p className="home-section-more">
+            <Link to={hrefIn(pathname, "/pricing")}>{t("models.all")} →</Link>
+          </p>
+        </section>
+      )}
+
+      <section className="home-section home-api" aria-labelledby="home-api">
+        <div>
+          <h2 id="home-api" className="home-section-title">
+            {t("api.title")}
+          </h2>
+          <p className="home-section-lead">{t("api.text")}</p>
+          <p className="home-api-links">
+            <Link to={hrefIn(pathname, "/docs/api")}>{t("api.docs")} →</Link>
+            <Link to={hrefIn(pathname, "/docs/api-reference")}>{t("api.reference")} →</Link>
+          </p>
+        </div>
+        <pre className="code-block" data-language="bash">
+          <code>{snippet}</code>
+        </pre>
+      </section>
+
+      <section className="home-section" aria-labelledby="home-faq">
+        <h2 id="home-faq" className="home-section-title">
+          {t("faq.title")}
+        </h2>
+        <div className="home-faq">
+          {FAQ.map((key) => (
+            <details key={key}>
+              <summary>{t(`faq.items.${key}.q`, { site })}</summary>
+              <p>{t(`faq.items.${key}.a`, { site, credits: signupBonus })}</p>
+            </details>
+          ))}
+        </div>
+      </section>
+
       <section className="home-cta">
         <Title level={2}>{t("cta.title")}</Title>
-        <Paragraph>{t("cta.text", { credits: loaderData.signupBonus })}</Paragraph>
+        <Paragraph>{t("cta.text", { credits: signupBonus })}</Paragraph>
         <Button type="primary" size="large" href={register}>
           {t("cta.button")}
         </Button>

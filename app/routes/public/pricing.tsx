@@ -13,8 +13,8 @@ import { startCheckout } from "#server/modules/payments/start-checkout.ts";
 import { purchasingConfigured } from "#server/modules/payments/stripe-client.ts";
 import { AppError } from "#server/errors.ts";
 import { offeredModels } from "#config/models.ts";
-import { formatMoney, formatNumber, formatUnitPrice } from "#common/format.ts";
-import { hrefIn, type Locale } from "#common/locales.ts";
+import { decimalAmount, formatMoney, formatNumber, formatUnitPrice } from "#common/format.ts";
+import { hrefIn, localizedUrl, type Locale } from "#common/locales.ts";
 import { signInHref } from "#common/return-path.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Alert, Tag } from "#app/components/ui/display.tsx";
@@ -28,6 +28,24 @@ export function loader({ context, request }: Route.LoaderArgs) {
     title: t("billing:pricing.metaTitle", { site: site.name }),
     ownTitle: true,
     description: t("billing:pricing.metaDescription"),
+    // The credit packs as a product with one offer each, for search engines
+    jsonLd: [
+      {
+        "@context": "https://schema.org",
+        "@type": "Product",
+        name: `${site.name} credits`,
+        description: t("billing:pricing.metaDescription"),
+        brand: { "@type": "Brand", name: site.name },
+        offers: runtime.site.packs.map((pack) => ({
+          "@type": "Offer",
+          name: t("billing:orders.packCredits", { formatted: formatNumber(pathLocale(request), pack.credits) }),
+          price: decimalAmount(pack.amount, pack.currency),
+          priceCurrency: pack.currency.toUpperCase(),
+          availability: "https://schema.org/InStock",
+          url: localizedUrl(site.url, "/pricing", pathLocale(request)),
+        })),
+      },
+    ],
   }));
   return {
     seo,

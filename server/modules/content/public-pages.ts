@@ -22,6 +22,7 @@ export function listPublicPages(values: DocValues): PublicPage[] {
   return [
     { path: "/", locales: everywhere },
     { path: "/pricing", locales: everywhere },
+    { path: "/test", locales: everywhere },
     { path: "/blog", locales: LOCALES.map((locale) => ({ locale, updated: newest })) },
     ...posts.map((post) => ({ path: `/blog/${post.slug}`, locales: postTranslations(post.slug) })),
     { path: "/docs", locales: everywhere },
