@@ -58,13 +58,16 @@ const PUBLIC_PAGES = [
   "/docs/webhooks",
   "/docs/api-reference",
   "/legal/terms",
+  "/blog",
+  "/blog/writing-prompts-that-work",
+  "/test",
   "/auth/login",
   "/auth/register",
   "/auth/update-password",
   "/ja/",
   "/no-such-page",
 ];
-const LIGHTHOUSE_PAGES = ["/", "/pricing", "/docs", "/legal/terms"];
+const LIGHTHOUSE_PAGES = ["/", "/pricing", "/docs", "/legal/terms", "/blog/writing-prompts-that-work", "/test"];
 
 // ---------------------------------------------------------------------------------------------------------
 // Cleanup: every child and temp folder is tracked so that any exit path (error, Ctrl-C, SIGTERM) removes it.
