@@ -76,6 +76,10 @@ export function seoMeta(seo: Seo | undefined): MetaDescriptor[] {
     { name: "twitter:title", content: seo.title },
     { name: "twitter:image", content: seo.image },
   ];
+  // The site's picture and the pages' own are drawn at one size (a shared generation's is its own)
+  if (/\/og(-image\.png|\/)/.test(new URL(seo.image).pathname)) {
+    tags.push({ property: "og:image:width", content: "1200" }, { property: "og:image:height", content: "630" });
+  }
   if (seo.description) {
     tags.push(
       { name: "description", content: seo.description },

@@ -1,5 +1,7 @@
 import { buildSeo } from "#app/seo.ts";
-import type { Locale } from "#common/locales.ts";
+import { stripLocale, type Locale } from "#common/locales.ts";
+import { shareCardOf, shareImagePath } from "#server/modules/content/share-card.ts";
+import { contentValues } from "#app/lib/content-values.server.ts";
 import type { Namespace } from "#common/i18n.ts";
 import { pageI18n } from "#server/i18n/translations.ts";
 import { siteOf, type Ctx } from "#app/lib/request.server.ts";
@@ -37,6 +39,13 @@ export function pageMeta(
   const site = siteOf(context);
   const { locale, t, i18n } = pageI18n(request, namespaces);
   const page = describe(t, site);
+  const bare = stripLocale(new URL(request.url).pathname);
+  // A public page has its own picture for link previews, with its title; any other the site's
+  const image =
+    page.image ??
+    (!page.noindex && shareCardOf(bare, locale, site, contentValues(context))
+      ? shareImagePath(locale, bare)
+      : undefined);
   const seo = buildSeo({
     site,
     locale,
@@ -44,7 +53,7 @@ export function pageMeta(
     title: page.ownTitle ? page.title : `${page.title} · ${site.name}`,
     description: page.description,
     noindex: page.noindex,
-    image: page.image,
+    image,
     search: page.search,
     translations: page.translations,
     type: page.type,

@@ -34,6 +34,7 @@ import { internalApi } from "#server/api/internal/index.ts";
 import { publicApi } from "#server/api/v1/index.ts";
 import { webhookRoutes } from "#server/http/webhooks.ts";
 import { siteFiles } from "#server/http/site-files.ts";
+import { shareImages } from "#server/http/share-images.ts";
 import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
 import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
 import { mediaRoutes, sendStored } from "#server/http/media.ts";
@@ -190,6 +191,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   // robots.txt, the sitemaps and llms.txt: from the content and settings alone, so they answer while starting.
   const described = siteFiles({ site, limitPerMinute: env.API_RATE_LIMIT_PER_MINUTE });
   app.route("/", described.routes);
+  // Each public page's picture for link previews, drawn from its title: also without the database.
+  const pictures = shareImages({ site, limitPerMinute: env.API_RATE_LIMIT_PER_MINUTE });
+  app.route("/", pictures.routes);
 
   // Avatars: public and immutable, since every new picture gets a new name; from whichever storage is configured.
   const ready = runtimeReady(state);
@@ -259,6 +263,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     onChange: () => {
       pages.clear();
       described.forget();
+      pictures.forget();
     },
   });
   app.use("*", sameOriginWrites(site.url));

@@ -153,6 +153,19 @@ describe("locale routing", () => {
       expect(missing.status, path).toBe(404);
       expect(await missing.text()).toContain(path.split("?")[0]);
     }
+    // Each public page's preview picture is drawn by the server, in the page's language
+    const zh = await (await get(`/zh/blog/${slug}`)).text();
+    const image = /<meta property="og:image" content="([^"]+)"/.exec(zh)![1]!;
+    expect(image).toBe(`${SITE}/og/zh/blog/${slug}.png`);
+    const png = await get(new URL(image).pathname);
+    expect(png.status).toBe(200);
+    expect(png.headers.get("content-type")).toBe("image/png");
+    expect((await png.arrayBuffer()).byteLength).toBeGreaterThan(5000);
+    for (const path of ["/og/zh/blog/nope.png", "/og/xx/index.png", "/og/en/dashboard.png"]) {
+      expect((await get(path)).status, path).toBe(404);
+    }
+    const home = await (await get("/ja/")).text();
+    expect(home).toContain(`<meta property="og:image" content="${SITE}/og/ja/index.png"/>`);
     const feed = await get("/ko/blog/rss.xml");
     expect(feed.status).toBe(200);
     expect(await feed.text()).toContain(`<link>${SITE}/ko/blog/${slug}</link>`);
@@ -211,7 +224,9 @@ describe("locale routing", () => {
       }
       expect(h).toContain(`<link rel="alternate" hrefLang="x-default" href="${SITE}/"/>`);
       expect(h).toContain('<meta property="og:title"');
-      expect(h).toContain(`<meta property="og:image" content="${SITE}/og-image.png"/>`);
+      // The home page's own preview picture, in the page's language (English for both English addresses)
+      const language = path === "/zh/" ? "zh" : "en";
+      expect(h).toContain(`<meta property="og:image" content="${SITE}/og/${language}/index.png"/>`);
       expect(h).toContain('<meta name="twitter:card" content="summary_large_image"/>');
       expect(h).not.toContain('name="robots"');
     }
