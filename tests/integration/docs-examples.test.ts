@@ -45,7 +45,13 @@ describe("the documentation's examples, run as written", () => {
     receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/atelier/webhook`;
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    server = await startServer({ PORT: String(port), SITE_URL: origin, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on" });
+    server = await startServer({
+      PORT: String(port),
+      SITE_URL: origin,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on",
+      // Every example runs with the one key: more than a minute's default allowance when they fall in one window
+      API_RATE_LIMIT_PER_MINUTE: "1000",
+    });
     cookie = await signedIn(server, origin, "reader@example.com");
     const created = await pageApi(server, origin)("POST", "/api/keys", cookie, {});
     key = ((await created.json()) as { secret: string }).secret;
