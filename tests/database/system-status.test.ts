@@ -34,14 +34,7 @@ describe(`the system status on ${backend}`, () => {
     });
     expect(res.status).toBe(201);
     const { generation } = (await res.json()) as { generation: { id: string } };
-    for (let i = 0; i < 600; i++) {
-      const view = (await (await app.call("GET", `/api/generations/${generation.id}`, { cookie })).json()) as {
-        generation: { status: string };
-      };
-      if (!["queued", "processing"].includes(view.generation.status)) return view.generation.status;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error("the generation did not end");
+    return app.ended(generation.id, cookie);
   }
   const model = (status: SystemStatus, id: string) => status.models.find((m) => m.id === id)!;
 

@@ -179,6 +179,8 @@ describe("the image studio in Chromium, on the offline models", () => {
     for (let i = 0; i < 5; i++) {
       await page.fill("#studio-prompt", `Cuadro ${i}`);
       await page.locator(".ant-segmented-item", { hasText: /^4$/ }).click();
+      // The previous request has been answered (a busy button ignores the click)
+      await page.locator(".studio-submit:not([aria-busy])").waitFor();
       await page.click(".studio-submit");
       await expect.poll(() => page.locator(".gen-card").count()).toBeGreaterThan(Math.min(i, 3));
     }

@@ -76,6 +76,16 @@ export async function openApp(extra: Record<string, string> = {}) {
         .map((c) => c.split(";")[0])
         .join("; ");
     },
+    /** Reads a generation through the internal API until the embedded worker has ended it; its final status. */
+    async ended(id: string, cookie: string): Promise<string> {
+      for (let i = 0; i < 600; i++) {
+        const res = await call("GET", `/api/generations/${id}`, { cookie });
+        const { generation } = (await res.json()) as { generation: { status: string } };
+        if (!["queued", "processing"].includes(generation.status)) return generation.status;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      throw new Error(`generation ${id} did not end`);
+    },
     async close() {
       await runtime.close();
       await postgres?.drop();
