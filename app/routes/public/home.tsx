@@ -16,6 +16,7 @@ import { LOCALE_TAGS, hrefIn, localizedUrl } from "#common/locales.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Card } from "#app/components/ui/display.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
+import { JsonLd } from "#app/components/json-ld.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
@@ -52,18 +53,6 @@ export async function loader({ context, request }: Route.LoaderArgs) {
         url: localizedUrl(site.url, "/", pathLocale(request)),
         inLanguage: LOCALE_TAGS[pathLocale(request)],
       },
-      {
-        "@context": "https://schema.org",
-        "@type": "FAQPage",
-        mainEntity: FAQ.map((key) => ({
-          "@type": "Question",
-          name: t(`home:faq.items.${key}.q`, { site: site.name }),
-          acceptedAnswer: {
-            "@type": "Answer",
-            text: t(`home:faq.items.${key}.a`, { site: site.name, credits: site.signupBonusCredits }),
-          },
-        })),
-      },
     ],
   }));
   // The home page never fails for want of its showcase: without the database it is simply left out.
@@ -92,7 +81,8 @@ const FEATURES = [
   { key: "video", icon: VideoCameraOutlined },
   { key: "api", icon: ApiOutlined },
   { key: "credits", icon: SafetyCertificateOutlined },
-  { key: "languages", icon: GlobalOutlined },
+  // Drawn from the page's sprite, which holds it for the language switch
+  { key: "languages", icon: GlobalOutlined, shared: true },
   { key: "selfHost", icon: CloudServerOutlined },
 ] as const;
 
@@ -177,7 +167,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
           {FEATURES.map((f) => (
             <Card variant="borderless" className="home-feature" key={f.key}>
               <div className="home-feature-icon" aria-hidden>
-                <Icon icon={f.icon} />
+                <Icon icon={f.icon} shared={"shared" in f} />
               </div>
               <h3 className="home-feature-title">{t(`features.${f.key}.title`)}</h3>
               <Paragraph type="secondary">{t(`features.${f.key}.text`)}</Paragraph>
@@ -241,6 +231,17 @@ export default function Home({ loaderData }: Route.ComponentProps) {
       </section>
 
       <section className="home-section" aria-labelledby="home-faq">
+        <JsonLd
+          data={{
+            "@context": "https://schema.org",
+            "@type": "FAQPage",
+            mainEntity: FAQ.map((key) => ({
+              "@type": "Question",
+              name: t(`faq.items.${key}.q`, { site }),
+              acceptedAnswer: { "@type": "Answer", text: t(`faq.items.${key}.a`, { site, credits: signupBonus }) },
+            })),
+          }}
+        />
         <h2 id="home-faq" className="home-section-title">
           {t("faq.title")}
         </h2>
