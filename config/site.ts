@@ -49,11 +49,18 @@ export const siteDefaults: SiteConfig = {
   thirdParty: {},
 };
 
+/**
+ * Without `SITE_URL`, the address this server answers on locally: its own port, so the links in e-mails, the
+ * canonical tags and the examples work on a machine where `PORT` is not 3000. Port 0 (any free port) cannot be
+ * known before listening, so it keeps the default.
+ */
+const localUrl = (port: number) => (port > 0 ? `http://localhost:${port}` : siteDefaults.url);
+
 export function resolveSiteConfig(env: Env): SiteConfig {
   return {
     ...siteDefaults,
     name: env.SITE_NAME ?? siteDefaults.name,
-    url: (env.SITE_URL ?? siteDefaults.url).replace(/\/+$/, ""),
+    url: (env.SITE_URL ?? localUrl(env.PORT)).replace(/\/+$/, ""),
     supportEmail: env.SITE_SUPPORT_EMAIL ?? siteDefaults.supportEmail,
     primaryColor: env.SITE_PRIMARY_COLOR ?? siteDefaults.primaryColor,
     defaultLocale: env.SITE_DEFAULT_LOCALE ?? siteDefaults.defaultLocale,
