@@ -22,6 +22,15 @@ describe("Accept-Language", () => {
     expect(matchLocale("nl, sv")).toBe("en");
     expect(matchLocale(undefined)).toBe("en");
   });
+
+  it("takes a script or regional variant to its language, ahead of a later English", () => {
+    expect(matchLocale("zh-TW")).toBe("zh");
+    expect(matchLocale("zh-HK,en;q=0.5")).toBe("zh");
+    expect(matchLocale("zh-Hant-TW,en;q=0.8")).toBe("zh");
+    expect(matchLocale("es-419")).toBe("es");
+    expect(matchLocale("en-GB,zh-TW;q=0.5")).toBe("en");
+    expect(matchLocale("sr-Latn")).toBe("en");
+  });
 });
 
 describe("root locale", () => {

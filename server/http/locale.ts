@@ -24,9 +24,16 @@ export function parseAcceptLanguage(header: string | undefined): string[] {
   return entries.sort((a, b) => b.q - a.q || a.i - b.i).map((e) => e.tag);
 }
 
-/** The supported locale that best matches the browser's list, English when nothing matches. */
+/**
+ * The supported locale that best matches the browser's list, English when nothing matches. Each supported locale is
+ * a whole language, so a regional or script variant asks for its language (`zh-TW` and `zh-Hant-HK` for Chinese,
+ * `pt-PT` for Portuguese): a reader of Traditional Chinese is better served in Chinese than in English.
+ */
 export function matchLocale(acceptLanguage: string | undefined, fallback: Locale = DEFAULT_LOCALE): Locale {
-  const requested = parseAcceptLanguage(acceptLanguage);
+  const requested = parseAcceptLanguage(acceptLanguage).map((tag) => {
+    const language = new Intl.Locale(tag).language;
+    return isLocale(language) ? language : tag;
+  });
   if (requested.length === 0) return fallback;
   try {
     const found = match(requested, [...LOCALES], fallback, { algorithm: "best fit" });
