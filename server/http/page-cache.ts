@@ -19,13 +19,15 @@ const LISTING_QUERY = /^\?(?:tag=[a-z0-9-]{1,40}|page=[1-9]\d{0,3})(?:&(?:tag=[a
 /** How long a stored page is served before it is rendered again, whatever else happens. */
 export const PAGE_CACHE_TTL_MS = 60 * 60 * 1000;
 
+const S_MAXAGE = /(?:^|[,\s])s-maxage=(\d+)/;
+const MAX_AGE = /(?:^|[,\s])max-age=(\d+)/;
+
 /**
  * How long a page may be kept: `PAGE_CACHE_TTL_MS`, or less when the page says so in its Cache-Control (`s-maxage`,
  * else `max-age`), as a page showing live figures does.
  */
 export function maxAgeMs(cacheControl: string | null): number {
-  const directive = (name: string) => new RegExp(`(?:^|[,\\s])${name}=(\\d+)`).exec(cacheControl ?? "")?.[1];
-  const seconds = directive("s-maxage") ?? directive("max-age");
+  const seconds = S_MAXAGE.exec(cacheControl ?? "")?.[1] ?? MAX_AGE.exec(cacheControl ?? "")?.[1];
   return seconds === undefined ? PAGE_CACHE_TTL_MS : Math.min(PAGE_CACHE_TTL_MS, Number(seconds) * 1000);
 }
 

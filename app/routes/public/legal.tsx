@@ -5,7 +5,7 @@ import { ContentArticle, renderedPage } from "#app/components/content-article.ts
 import { seoMeta } from "#app/seo.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { pathLocale, siteOf } from "#app/lib/request.server.ts";
-import { getLegal, legalTranslations } from "#server/modules/content/get-legal.ts";
+import { getLegal, legalTranslations, legalValues } from "#server/modules/content/get-legal.ts";
 import { formatDate } from "#common/format.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
@@ -16,12 +16,7 @@ export function loader({ context, request, params }: Route.LoaderArgs) {
   const page = getLegal({
     slug: params.slug,
     locale: pathLocale(request),
-    values: {
-      origin: new URL(site.url).origin,
-      site: site.name,
-      email: site.supportEmail,
-      bonus: String(site.signupBonusCredits),
-    },
+    values: legalValues(site),
   });
   if (!page) throw data(null, { status: 404 });
   const { i18n, seo, locale } = pageMeta(context, request, ["docs"], () => ({

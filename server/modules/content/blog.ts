@@ -1,5 +1,5 @@
 import type { Locale } from "#common/locales.ts";
-import { markdownCollection, type FrontMatter, type MarkdownPage } from "./markdown.ts";
+import { frontMatterText, markdownCollection, type FrontMatter, type MarkdownPage } from "./markdown.ts";
 
 /** What the articles fill in: this site's address and name. */
 export type BlogValues = Record<"origin" | "site", string>;
@@ -42,7 +42,7 @@ export interface Post extends PostSummary {
 const posts = markdownCollection("blog");
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const text = (value: FrontMatter[string] | undefined) => (typeof value === "string" ? value : "");
+const text = (value: FrontMatter[string] | undefined) => frontMatterText(value) ?? "";
 
 function tagsOf(value: FrontMatter[string] | undefined): string[] {
   const list = Array.isArray(value) ? value : (value ?? "").split(",");

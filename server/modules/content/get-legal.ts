@@ -1,3 +1,4 @@
+import type { SiteConfig } from "#config/site.ts";
 import type { Locale } from "#common/locales.ts";
 import { markdownCollection, type MarkdownPage } from "./markdown.ts";
 
@@ -6,6 +7,18 @@ export type LegalSlug = (typeof LEGAL_SLUGS)[number];
 
 /** What the legal texts fill in: this site's address, name and support address, and the sign-up bonus. */
 export type LegalValues = Record<"origin" | "site" | "email" | "bonus", string>;
+
+/** The legal texts' values from the site's settings. */
+export function legalValues(
+  site: Pick<SiteConfig, "url" | "name" | "supportEmail" | "signupBonusCredits">,
+): LegalValues {
+  return {
+    origin: new URL(site.url).origin,
+    site: site.name,
+    email: site.supportEmail,
+    bonus: String(site.signupBonusCredits),
+  };
+}
 
 export type LegalPage = MarkdownPage<LegalSlug>;
 

@@ -141,7 +141,8 @@ export function forgetRenderedContent() {
   for (const collection of collections) collection.forget();
 }
 
-const text = (value: string | string[] | undefined): string | undefined =>
+/** A front matter value that is text, or undefined (absent, or a list). */
+export const frontMatterText = (value: string | string[] | undefined): string | undefined =>
   typeof value === "string" ? value : undefined;
 
 /**
@@ -198,13 +199,13 @@ export function markdownCollection<S extends string = string>(folder: string, sl
       const { html, toc } = renderMarkdown(body, options.locale);
       const page: MarkdownPage<S> = {
         slug: options.slug,
-        title: text(meta.title) ?? options.slug,
-        description: text(meta.description) ?? "",
+        title: frontMatterText(meta.title) ?? options.slug,
+        description: frontMatterText(meta.description) ?? "",
         html,
         toc,
         locale,
         fallback: own === null,
-        updated: text(meta.updated),
+        updated: frontMatterText(meta.updated),
         meta,
         readingMinutes: readingMinutes(body, locale),
       };
@@ -216,7 +217,9 @@ export function markdownCollection<S extends string = string>(folder: string, sl
       return LOCALES.flatMap((locale) => {
         const source = read(locale, slug);
         if (source === null) return [];
-        return [{ locale, updated: text(splitFrontMatter(source, `${folder}/${locale}/${slug}.md`).meta.updated) }];
+        return [
+          { locale, updated: frontMatterText(splitFrontMatter(source, `${folder}/${locale}/${slug}.md`).meta.updated) },
+        ];
       });
     },
     forget: () => {

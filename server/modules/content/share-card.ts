@@ -2,7 +2,7 @@ import type { SiteConfig } from "#config/site.ts";
 import { serverT } from "#server/i18n/translations.ts";
 import type { Locale } from "#common/locales.ts";
 import { getDoc, type DocValues } from "./get-doc.ts";
-import { getLegal } from "./get-legal.ts";
+import { getLegal, legalValues } from "./get-legal.ts";
 import { getPost } from "./blog.ts";
 
 /** The address of a public page's share picture: `/og/{locale}{path}.png`, the home page as `/og/{locale}/index.png`. */
@@ -15,7 +15,7 @@ export const shareImagePath = (locale: Locale, bare: string) => `/og/${locale}${
 export function shareCardOf(
   path: string,
   locale: Locale,
-  site: Pick<SiteConfig, "name" | "supportEmail" | "signupBonusCredits">,
+  site: Pick<SiteConfig, "url" | "name" | "supportEmail" | "signupBonusCredits">,
   values: DocValues,
 ): { title: string; label: string } | null {
   const t = serverT(locale, ["common", "home", "billing", "docs", "blog", "status"]);
@@ -37,16 +37,7 @@ export function shareCardOf(
     }
     case "legal": {
       if (slug === undefined) return null;
-      const page = getLegal({
-        slug,
-        locale,
-        values: {
-          origin: values.origin,
-          site: site.name,
-          email: site.supportEmail,
-          bonus: String(site.signupBonusCredits),
-        },
-      });
+      const page = getLegal({ slug, locale, values: legalValues(site) });
       return page ? { title: page.title, label: t("footer.legal") } : null;
     }
     case "blog": {

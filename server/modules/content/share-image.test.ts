@@ -4,7 +4,12 @@ import { renderShareImage, shareImageSvg, wrapTitle } from "./share-image.ts";
 import { shareCardOf, shareImagePath } from "./share-card.ts";
 import type { SiteConfig } from "#config/site.ts";
 
-const site = { name: "Atelier", supportEmail: "help@atelier.example", signupBonusCredits: 20 } as SiteConfig;
+const site = {
+  url: "https://atelier.example",
+  name: "Atelier",
+  supportEmail: "help@atelier.example",
+  signupBonusCredits: 20,
+} as SiteConfig;
 const values = { origin: "https://atelier.example", site: "Atelier", limit: "60" };
 
 describe("share pictures", () => {

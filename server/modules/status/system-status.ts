@@ -1,4 +1,6 @@
-import { sql } from "drizzle-orm";
+import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { generation } from "#server/db/schema/index.ts";
 import type { Runtime } from "#server/runtime.ts";
 import { modelCatalog, offeredModels, type CatalogModel } from "#config/models.ts";
 import { typicalSeconds } from "#server/modules/generation/estimate.ts";
@@ -72,69 +74,87 @@ export function overallState(components: SystemStatus["components"], models: Mod
   return "operational";
 }
 
-type Row = Record<string, unknown>;
-const num = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+// Filters of the outcome query: jobs finished in the last hour, and those of them that succeeded
+const inLastHour = sql`${generation.finishedAt} >= now() - interval '1 hour'`;
+const isSucceeded = sql`${generation.status} = 'succeeded'`;
+const count = (filter?: SQL) => (filter ? sql`count(*) filter (where ${filter})` : sql`count(*)`).mapWith(Number);
+/** A percentile of the successful jobs' run time, in seconds to a tenth; null without any. */
+const percentile = (fraction: number, filter: SQL) =>
+  sql`round((percentile_cont(${sql.raw(String(fraction))}) within group (order by ${generation.durationMs}) filter (where ${filter}))::numeric / 1000, 1)`.mapWith(
+    (value) => (value === null ? null : Number(value)),
+  );
 
-function outcomes(row: Row | undefined, period: "hour" | "day"): Outcomes {
+type OutcomeRow = { finished: number; succeeded: number; p50: number | null; p95: number | null };
+
+function outcomes(row: OutcomeRow | undefined): Outcomes {
   if (!row) return NONE;
-  const finished = Number(row[`${period}_finished`] ?? 0);
-  const succeeded = Number(row[`${period}_succeeded`] ?? 0);
-  const seconds = (ms: number | null) => (ms === null ? null : Math.round(ms / 100) / 10);
   return {
-    finished,
-    succeeded,
-    failed: finished - succeeded,
-    successRate: finished > 0 ? Math.round((succeeded / finished) * 1000) / 1000 : null,
-    p50Seconds: seconds(num(row[`${period}_p50`])),
-    p95Seconds: seconds(num(row[`${period}_p95`])),
+    finished: row.finished,
+    succeeded: row.succeeded,
+    failed: row.finished - row.succeeded,
+    successRate: row.finished > 0 ? Math.round((row.succeeded / row.finished) * 1000) / 1000 : null,
+    p50Seconds: row.p50,
+    p95Seconds: row.p95,
   };
 }
 
-const rowsOf = (result: unknown): Row[] =>
-  Array.isArray(result) ? (result as Row[]) : ((result as { rows?: Row[] }).rows ?? []);
-
 /** Each model's outcomes over the last hour and day, in one query over the jobs finished in the last day. */
-async function readOutcomes(runtime: Runtime): Promise<Map<string, Row>> {
-  const result = await runtime.database.db.execute(sql`
-    select model_id,
-      count(*) filter (where finished_at >= now() - interval '1 hour') as hour_finished,
-      count(*) filter (where finished_at >= now() - interval '1 hour' and status = 'succeeded') as hour_succeeded,
-      percentile_cont(0.5) within group (order by duration_ms)
-        filter (where finished_at >= now() - interval '1 hour' and status = 'succeeded') as hour_p50,
-      percentile_cont(0.95) within group (order by duration_ms)
-        filter (where finished_at >= now() - interval '1 hour' and status = 'succeeded') as hour_p95,
-      count(*) as day_finished,
-      count(*) filter (where status = 'succeeded') as day_succeeded,
-      percentile_cont(0.5) within group (order by duration_ms) filter (where status = 'succeeded') as day_p50,
-      percentile_cont(0.95) within group (order by duration_ms) filter (where status = 'succeeded') as day_p95
-    from generation
-    where finished_at >= now() - interval '24 hours' and status in ('succeeded', 'failed')
-    group by model_id`);
-  return new Map(rowsOf(result).map((row) => [String(row.model_id), row]));
+async function readOutcomes(db: Db) {
+  const rows = await db
+    .select({
+      modelId: generation.modelId,
+      hour: {
+        finished: count(inLastHour),
+        succeeded: count(and(inLastHour, isSucceeded)),
+        p50: percentile(0.5, and(inLastHour, isSucceeded)!),
+        p95: percentile(0.95, and(inLastHour, isSucceeded)!),
+      },
+      day: {
+        finished: count(),
+        succeeded: count(isSucceeded),
+        p50: percentile(0.5, isSucceeded),
+        p95: percentile(0.95, isSucceeded),
+      },
+    })
+    .from(generation)
+    .where(
+      and(
+        sql`${generation.finishedAt} >= now() - interval '24 hours'`,
+        inArray(generation.status, ["succeeded", "failed"]),
+      ),
+    )
+    .groupBy(generation.modelId);
+  return new Map(rows.map((row) => [row.modelId, row]));
 }
 
 /**
  * Jobs waiting and running, and a video's wait: how long videos recently waited for a worker (the median over the
  * last hour) plus how long the first offered video model typically runs.
  */
-async function readQueue(runtime: Runtime, video: CatalogModel | undefined): Promise<SystemStatus["queue"]> {
-  const [counts, waits] = await Promise.all([
-    runtime.database.db.execute(sql`
-      select count(*) filter (where status = 'queued') as queued,
-             count(*) filter (where status = 'processing') as processing
-      from generation where status in ('queued', 'processing')`),
-    runtime.database.db.execute(sql`
-      select percentile_cont(0.5) within group (order by extract(epoch from started_at - created_at)) as wait
-      from generation
-      where kind = 'video' and started_at >= now() - interval '1 hour'`),
+async function readQueue(db: Db, video: CatalogModel | undefined): Promise<SystemStatus["queue"]> {
+  const [[open], [waits]] = await Promise.all([
+    db
+      .select({
+        queued: count(eq(generation.status, "queued")),
+        processing: count(eq(generation.status, "processing")),
+      })
+      .from(generation)
+      .where(inArray(generation.status, ["queued", "processing"])),
+    db
+      .select({
+        seconds:
+          sql`percentile_cont(0.5) within group (order by extract(epoch from ${generation.startedAt} - ${generation.createdAt}))`.mapWith(
+            Number,
+          ),
+      })
+      .from(generation)
+      .where(and(eq(generation.kind, "video"), sql`${generation.startedAt} >= now() - interval '1 hour'`)),
   ]);
-  const row = rowsOf(counts)[0] ?? {};
-  const queueWait = num(rowsOf(waits)[0]?.wait) ?? 0;
-  const run = video ? await typicalSeconds({ db: runtime.database.db, model: video }) : null;
+  const run = video ? await typicalSeconds({ db, model: video }) : null;
   return {
-    queued: Number(row.queued ?? 0),
-    processing: Number(row.processing ?? 0),
-    videoWaitSeconds: run === null ? null : Math.ceil(queueWait + run),
+    queued: open?.queued ?? 0,
+    processing: open?.processing ?? 0,
+    videoWaitSeconds: run === null ? null : Math.ceil((waits?.seconds ?? 0) + run),
   };
 }
 
@@ -156,12 +176,13 @@ export async function readSystemStatus(runtime: Runtime, previous: SystemStatus 
     settle(() => runtime.boss.isInstalled()),
     settle(() => runtime.storage.check()),
   ]);
-  let read: { outcomes: Map<string, Row>; queue: SystemStatus["queue"] } | null = null;
+  let read: { outcomes: Awaited<ReturnType<typeof readOutcomes>>; queue: SystemStatus["queue"] } | null = null;
   if (database === "operational") {
     try {
       const video = offered.find((m) => m.kind === "video");
+      const db = runtime.database.db;
       const [rows, waiting] = await withTimeout(
-        Promise.all([readOutcomes(runtime), readQueue(runtime, video)]),
+        Promise.all([readOutcomes(db), readQueue(db, video)]),
         CHECK_TIMEOUT_MS,
       );
       read = { outcomes: rows, queue: waiting };
@@ -181,9 +202,9 @@ export async function readSystemStatus(runtime: Runtime, previous: SystemStatus 
       return known ? { ...known, ...base } : { ...base, state: "unknown", lastHour: NONE, lastDay: NONE };
     }
     const row = read.outcomes.get(model.id);
-    const lastHour = outcomes(row, "hour");
-    const lastDay = outcomes(row, "day");
-    return { ...base, state: modelState(lastHour, lastDay), lastHour, lastDay };
+    const hour = outcomes(row?.hour);
+    const day = outcomes(row?.day);
+    return { ...base, state: modelState(hour, day), lastHour: hour, lastDay: day };
   });
   const components: SystemStatus["components"] = [
     { id: "web", state: "operational" },

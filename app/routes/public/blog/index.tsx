@@ -55,9 +55,8 @@ export function loader({ context, request }: Route.LoaderArgs) {
   return {
     seo,
     i18n,
-    intro: query.tag
-      ? t("blog:index.tagIntro", { tag: t(`blog:tag.${query.tag}`, { defaultValue: query.tag }) })
-      : t("blog:index.intro", { site: seo.siteName }),
+    // The line under the heading is the page's description
+    intro: seo.description!,
     tag: query.tag ?? null,
     page: list.page,
     pages: list.pages,
