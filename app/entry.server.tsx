@@ -1,13 +1,29 @@
 import { PassThrough } from "node:stream";
-import type { EntryContext, RouterContextProvider } from "react-router";
-import { ServerRouter } from "react-router";
+import type { EntryContext, HandleErrorFunction, RouterContextProvider } from "react-router";
+import { ServerRouter, isRouteErrorResponse } from "react-router";
 import { renderToPipeableStream } from "react-dom/server";
 import { requestInfoContext } from "#app/context.ts";
+import { serverContext } from "#app/server-context.server.ts";
 import { NonceContext } from "#app/components/nonce.ts";
 import { loadAntdLocale } from "#app/i18n/antd.ts";
 import { localeOfPath } from "#common/locales.ts";
 
 export const streamTimeout = 5_000;
+
+/**
+ * What a loader or action threw, once, as one line of the server's log. A response it threw on purpose (400, 404…)
+ * is an answer, already in the request's own line; a request the client gave up on is nobody's error.
+ */
+export const handleError: HandleErrorFunction = (error, { request, context }) => {
+  if (request.signal.aborted) return;
+  if (isRouteErrorResponse(error) && error.status < 500) return;
+  logPageError(context, error, new URL(request.url).pathname);
+};
+
+function logPageError(context: Readonly<RouterContextProvider>, error: unknown, path: string) {
+  const { runtime } = context.get(serverContext);
+  runtime.logger.error({ err: error, path, requestId: context.get(requestInfoContext).requestId }, "page error");
+}
 
 /**
  * Renders the whole document before answering: the status is final, and the page cache and compression get one
@@ -56,7 +72,7 @@ export default async function handleRequest(
         },
         onError(error: unknown) {
           failed = true;
-          console.error(error);
+          logPageError(loadContext, error, new URL(request.url).pathname);
         },
       },
     );

@@ -13,7 +13,7 @@ import { Alert } from "#app/components/ui/display.tsx";
 import { Paragraph } from "#app/components/ui/typography.tsx";
 import { useRoot } from "#app/lib/use-site.ts";
 import { afterSignIn, authAttemptOf, botCheckPassed, cookiesOf, tooMany } from "#app/lib/auth.server.ts";
-import { serverContextOf } from "#app/lib/request.server.ts";
+import { serverContextOf, formOf } from "#app/lib/request.server.ts";
 import { answerFloor } from "#server/modules/auth/attempts.ts";
 import { resendVerification } from "#server/modules/auth/resend-verification.ts";
 import { signIn } from "#server/modules/auth/sign-in.ts";
@@ -54,7 +54,7 @@ type ActionResult =
 export async function action({ context, request }: Route.ActionArgs) {
   const started = Date.now();
   const attempt = authAttemptOf(context);
-  const form = await request.formData();
+  const form = await formOf(request);
   const url = new URL(request.url);
 
   if (form.get("intent") === "resend") {

@@ -16,7 +16,7 @@ import { Result } from "#app/components/ui/result.tsx";
 import { Paragraph } from "#app/components/ui/typography.tsx";
 import { afterSignIn, authAttemptOf, botCheckPassed, tooMany } from "#app/lib/auth.server.ts";
 import { signUp } from "#server/modules/auth/sign-up.ts";
-import { pathLocale, serverContextOf } from "#app/lib/request.server.ts";
+import { pathLocale, serverContextOf, formOf } from "#app/lib/request.server.ts";
 import { oauthProviders } from "#server/modules/auth/auth.ts";
 import { fieldErrors, signUpSchema, type FieldErrors } from "#common/auth-schema.ts";
 import { safeReturnPath } from "#common/return-path.ts";
@@ -41,7 +41,7 @@ type ActionResult =
   | { sent: string };
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const form = await request.formData();
+  const form = await formOf(request);
   const values = { name: String(form.get("name") ?? ""), email: String(form.get("email") ?? "") };
   const parsed = signUpSchema.safeParse({
     ...values,

@@ -14,7 +14,7 @@ import { authAttemptOf, botCheckPassed, cookiesOf, tooMany } from "#app/lib/auth
 import { changePassword } from "#server/modules/auth/change-password.ts";
 import { requestPasswordReset } from "#server/modules/auth/request-password-reset.ts";
 import { resetPassword } from "#server/modules/auth/reset-password.ts";
-import { localizedPath, pathLocale, serverContextOf } from "#app/lib/request.server.ts";
+import { localizedPath, pathLocale, serverContextOf, formOf } from "#app/lib/request.server.ts";
 import { flashCookie } from "#server/http/cookies.ts";
 import {
   changePasswordSchema,
@@ -55,7 +55,7 @@ type ActionResult = { formError?: string; minutes?: number; fields?: FieldErrors
 
 export async function action({ context, request }: Route.ActionArgs) {
   const { runtime, session } = serverContextOf(context);
-  const form = await request.formData();
+  const form = await formOf(request);
   const { mode, token } = modeOf(request, !!session.viewer);
 
   if (mode === "request") {

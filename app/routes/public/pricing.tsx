@@ -8,7 +8,7 @@ import { serverT } from "#server/i18n/translations.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireViewer } from "#app/lib/auth.server.ts";
-import { pathLocale, serverContextOf } from "#app/lib/request.server.ts";
+import { pathLocale, serverContextOf, formOf } from "#app/lib/request.server.ts";
 import { startCheckout } from "#server/modules/payments/start-checkout.ts";
 import { purchasingConfigured } from "#server/modules/payments/stripe-client.ts";
 import { AppError } from "#server/errors.ts";
@@ -71,7 +71,7 @@ export function loader({ context, request }: Route.LoaderArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   const { viewer, runtime, db } = requireViewer(context, request);
-  const form = await request.formData();
+  const form = await formOf(request);
   const locale = pathLocale(request);
   const pack = runtime.site.packs.find((p) => p.id === form.get("pack"));
   try {

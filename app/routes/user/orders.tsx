@@ -15,6 +15,7 @@ import { getBalance } from "#server/modules/credits/ledger.ts";
 import { redeemCode } from "#server/modules/credits/redeem-code.ts";
 import { AppError } from "#server/errors.ts";
 import type { Locale } from "#common/locales.ts";
+import { formOf } from "#app/lib/request.server.ts";
 
 const ORDERS_PER_PAGE = 10;
 const ENTRIES_PER_PAGE = 20;
@@ -53,7 +54,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   const { viewer, db } = requireViewer(context, request);
-  const form = await request.formData();
+  const form = await formOf(request);
   if (form.get("intent") !== "redeem") return data<RedeemResult>({ error: "common:error.400" }, { status: 400 });
   const code = String(form.get("code") ?? "").trim();
   if (!code) return data<RedeemResult>({ error: "billing:orders.redeem.required" }, { status: 400 });

@@ -4,7 +4,7 @@ import { data } from "react-router";
 import type { Route } from "./+types/profile";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { requireViewer } from "#app/lib/auth.server.ts";
-import { serverContextOf } from "#app/lib/request.server.ts";
+import { serverContextOf, formOf } from "#app/lib/request.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { useRestoreTypedFields } from "#app/lib/typed-before-hydration.ts";
 import type { ProfileResult } from "#app/components/profile/result.ts";
@@ -46,7 +46,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   const guarded = requireViewer(context, request);
-  const form = await request.formData();
+  const form = await formOf(request);
   const intent = String(form.get("intent") ?? "");
   const run = Object.hasOwn(profileIntents, intent) ? profileIntents[intent] : undefined;
   if (!run) return data<ProfileResult>({ error: "common:error.400" }, { status: 400 });
