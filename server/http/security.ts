@@ -48,7 +48,7 @@ export function isHttps(url: string, forwardedProto: string | undefined, trustPr
 type SecurityVariables = { nonce?: string; headersComplete?: boolean };
 
 /**
- * Security headers on every response. A rendered page's inline scripts need its nonce (made by `nonceFor`); scripts
+ * Security headers on every response, unless its route set one of them itself. A rendered page's inline scripts need its nonce (made by `nonceFor`); scripts
  * they load are trusted through 'strict-dynamic'. A page from the page cache is the same for everyone: its inline
  * scripts are allowed by their hashes, and the scripts they load by their origin (this site and the configured third
  * parties). Styles allow inline because Ant Design writes style attributes.
@@ -117,7 +117,10 @@ export function securityHeaders(options: SecurityOptions) {
       const scripts = nonce
         ? withExtra(`script-src 'self' 'nonce-${nonce}' ${THEME_SCRIPT_HASH} 'strict-dynamic'`, extra.script)
         : noScripts;
-      for (const [name, value] of Object.entries(headersFor(c, scripts))) c.res.headers.set(name, value);
+      // A route that set a header of its own meant it (the media route's sandbox, a shared file's cross-origin
+      // resource policy): it wins; the defaults fill in the rest.
+      const own = c.res.headers;
+      for (const [name, value] of Object.entries(headersFor(c, scripts))) if (!own.has(name)) own.set(name, value);
     }) as MiddlewareHandler<{ Variables: SecurityVariables }>,
     /** The script-src directive for a stored page, computed once per page. */
     hashed,

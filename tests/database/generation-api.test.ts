@@ -98,6 +98,10 @@ describe(`generations over HTTP with the offline models on ${backend}`, () => {
     expect(file.status).toBe(200);
     expect(file.headers.get("content-type")).toBe("image/png");
     expect(file.headers.get("cache-control")).toContain("private");
+    // The media route's own policy, not the pages': nothing in a stored file may run, even opened directly.
+    expect(file.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox");
+    expect(file.headers.get("cross-origin-resource-policy")).toBe("same-origin");
+    expect(file.headers.get("x-content-type-options")).toBe("nosniff");
     const bytes = Buffer.from(await file.arrayBuffer());
     expect(bytes.byteLength).toBe(first!.sizeBytes);
     expect(Number(file.headers.get("content-length"))).toBe(first!.sizeBytes);
@@ -131,6 +135,9 @@ describe(`generations over HTTP with the offline models on ${backend}`, () => {
     const open = await call("GET", first!.url);
     expect(open.status).toBe(200);
     expect(open.headers.get("cache-control")).toContain("public");
+    // A shared picture may be embedded by another site, still sandboxed.
+    expect(open.headers.get("cross-origin-resource-policy")).toBe("cross-origin");
+    expect(open.headers.get("content-security-policy")).toBe("default-src 'none'; sandbox");
     await call("PATCH", `/api/generations/${generation.id}`, { cookie: alice, body: { visibility: "private" } });
     expect((await call("GET", first!.url)).status).toBe(404);
   });
