@@ -19,7 +19,7 @@ import { changePassword } from "#server/modules/auth/change-password.ts";
 import { deleteOwnAccount } from "#server/modules/auth/delete-own-account.ts";
 import { verifyEmail } from "#server/modules/auth/verify-email.ts";
 import { startOAuth } from "#server/modules/auth/start-oauth.ts";
-import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
+import { RATE_LIMITS, signInDelayMs } from "#server/modules/auth/policy.ts";
 import { MAIL_QUEUE } from "#server/modules/mail/queue-mail.ts";
 import type { Viewer } from "#common/viewer.ts";
 import { backends, openEngine } from "#tests/support/backends.ts";
@@ -50,6 +50,8 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
     if (extra.cookie) headers.set("cookie", extra.cookie);
     return { auth, db: handle.db, logger, headers, clientIp };
   };
+  /** What signing in needs beyond the attempt: the queue for the owner's warning and the site's address. */
+  const mailing = () => ({ boss, siteUrl: site.url });
   type Mail = { to: string; kind: string; url: string };
   /** The messages queued for an address, oldest first (no worker runs here, so they stay in the queue). */
   const mails = async (to: string): Promise<Mail[]> => {
@@ -83,46 +85,77 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
       { name: "Ada" },
     ]);
 
-    expect(await signIn({ ...attempt(), email, password })).toEqual({ ok: false, reason: "email_not_verified" });
+    expect(await signIn({ ...mailing(), ...attempt(), email, password })).toEqual({
+      ok: false,
+      reason: "email_not_verified",
+    });
     expect(await resendVerification({ ...attempt(), email })).toEqual({ ok: true });
     expect((await mails(email)).map((m) => m.kind)).toEqual(["verifyEmail", "existingAccount", "verifyEmail"]);
 
     await handle.db.update(user).set({ emailVerified: true }).where(eq(user.email, email));
-    expect(await signIn({ ...attempt(), email, password: "Wrong-Horse-42" })).toEqual({
+    expect(await signIn({ ...mailing(), ...attempt(), email, password: "Wrong-Horse-42" })).toEqual({
       ok: false,
       reason: "invalid_credentials",
     });
-    const signedIn = await signIn({ ...attempt(), email, password });
+    const signedIn = await signIn({ ...mailing(), ...attempt(), email, password });
     expect(signedIn).toMatchObject({ ok: true, preferredLocale: "de" });
     if (!signedIn.ok) return;
     expect(cookieOf(signedIn.cookies)).toMatch(/session_token=/);
   });
 
-  it("limits sign-in attempts per account and per address, and a success clears the account's count", async () => {
+  it("slows guessers on an account down without ever locking its owner out, and tells the owner", async () => {
     const email = await confirmedAccount();
-    const wrong = () => signIn({ ...attempt(), email, password: "Wrong-Horse-42", floorMs: 0 });
-    for (let i = 0; i < RATE_LIMITS.signInPerEmail.max - 1; i++) {
-      expect(await wrong()).toMatchObject({ reason: "invalid_credentials" });
-    }
-    // A success before the limit starts the account's count again.
-    expect(await signIn({ ...attempt(), email, password })).toMatchObject({ ok: true });
-    for (let i = 0; i < RATE_LIMITS.signInPerEmail.max; i++) {
-      expect(await wrong()).toMatchObject({ reason: "invalid_credentials" });
-    }
-    const limited = await wrong();
-    expect(limited).toMatchObject({ ok: false, reason: "rate_limited" });
-    expect(limited.ok === false && limited.reason === "rate_limited" && limited.minutes).toBeGreaterThanOrEqual(1);
+    const waits: number[] = [];
+    const wait = async (ms: number) => void waits.push(ms);
+    const signInFrom = (clientIp: string, secret: string) =>
+      signIn({ ...attempt({ clientIp }), ...mailing(), email, password: secret, floorMs: 0, wait });
+    const guesser = "203.0.113.40";
+    const perAddress = RATE_LIMITS.signInPerAccountAddress.max;
 
+    // One address guessing at one account is refused after a few tries, even with the right password…
+    for (let i = 0; i < perAddress; i++) {
+      expect(await signInFrom(guesser, `Wrong-Horse-${i}`)).toMatchObject({ reason: "invalid_credentials" });
+    }
+    expect(await signInFrom(guesser, "Wrong-Horse-x")).toMatchObject({ ok: false, reason: "rate_limited" });
+    expect(await signInFrom(guesser, password)).toMatchObject({ ok: false, reason: "rate_limited" });
+    // …while guesses from many addresses are never refused, only made to wait longer and longer.
+    for (let i = 0; i < 4; i++) {
+      expect(await signInFrom(`198.51.100.${i + 1}`, `Wrong-Horse-${i}`)).toMatchObject({
+        reason: "invalid_credentials",
+      });
+    }
+    expect(waits).toEqual([500, 1000, 2000, 4000]);
+    // The owner, from an address of their own, gets in with the right password after a pause, never refused.
+    const owner = await signInFrom("192.0.2.10", password);
+    expect(owner).toMatchObject({ ok: true });
+    expect(waits.at(-1)).toBe(signInDelayMs(perAddress + 4));
+    expect(waits.at(-1)).toBeLessThanOrEqual(8_000);
+    // Which started the account's count again: no more waiting.
+    expect(await signInFrom("192.0.2.10", "Wrong-Horse-y")).toMatchObject({ reason: "invalid_credentials" });
+    expect(waits.length).toBe(5);
+
+    // The owner was told once, in their language, with a link to choose a new password.
+    const warnings = (await mails(email)).filter((m) => m.kind === "signInAttempts");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.url).toBe(`${site.url}/ja/auth/update-password`);
+
+    // One address is also limited across all the accounts it tries.
     const crowd = "203.0.113.7";
     const other = await confirmedAccount();
     // Unknown accounts, answered without the floor's wait: only the address's count matters here.
     for (let i = 0; i < RATE_LIMITS.signInPerIp.max; i++) {
-      await signIn({ ...attempt({ clientIp: crowd }), email: `${randomUUID()}@example.com`, password, floorMs: 0 });
+      await signIn({
+        ...attempt({ clientIp: crowd }),
+        ...mailing(),
+        email: `${randomUUID()}@example.com`,
+        password,
+        floorMs: 0,
+      });
     }
-    expect(await signIn({ ...attempt({ clientIp: crowd }), email: other, password })).toMatchObject({
+    expect(await signIn({ ...attempt({ clientIp: crowd }), ...mailing(), email: other, password })).toMatchObject({
       reason: "rate_limited",
     });
-    expect(await signIn({ ...attempt(), email: other, password })).toMatchObject({ ok: true });
+    expect(await signIn({ ...attempt(), ...mailing(), email: other, password })).toMatchObject({ ok: true });
   });
 
   it("sends a reset link only to an existing account, answers alike for both, and limits requests per address", async () => {
@@ -139,7 +172,7 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
 
   it("sets a new password with a reset link's token once, ending every session", async () => {
     const email = await confirmedAccount();
-    expect(await signIn({ ...attempt(), email, password })).toMatchObject({ ok: true });
+    expect(await signIn({ ...mailing(), ...attempt(), email, password })).toMatchObject({ ok: true });
     expect(await requestPasswordReset({ ...attempt(), email })).toEqual({ ok: true });
     const link = (await mails(email)).find((m) => m.kind === "resetPassword")!;
     const token = new URL(link.url).searchParams.get("token")!;
@@ -156,13 +189,15 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
     const [owner] = await handle.db.select({ id: user.id }).from(user).where(eq(user.email, email));
     expect(await handle.db.select().from(session).where(eq(session.userId, owner!.id))).toEqual([]);
     expect((await mails(email)).map((m) => m.kind)).toContain("passwordChanged");
-    expect(await signIn({ ...attempt(), email, password })).toMatchObject({ reason: "invalid_credentials" });
-    expect(await signIn({ ...attempt(), email, password: fresh })).toMatchObject({ ok: true });
+    expect(await signIn({ ...mailing(), ...attempt(), email, password })).toMatchObject({
+      reason: "invalid_credentials",
+    });
+    expect(await signIn({ ...mailing(), ...attempt(), email, password: fresh })).toMatchObject({ ok: true });
   });
 
   async function signedInViewer() {
     const email = await confirmedAccount("Grace");
-    const signedIn = await signIn({ ...attempt(), email, password });
+    const signedIn = await signIn({ ...mailing(), ...attempt(), email, password });
     if (!signedIn.ok) throw new Error(`not signed in: ${signedIn.reason}`);
     const [row] = await handle.db.select().from(user).where(eq(user.email, email));
     const viewer: Viewer = { id: row!.id, name: row!.name, email, image: null, role: "user", locale: row!.locale };
@@ -171,7 +206,7 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
 
   it("changes the password only with the current one, ends the other sessions and tells the owner", async () => {
     const { viewer, cookie } = await signedInViewer();
-    const other = await signIn({ ...attempt(), email: viewer.email, password });
+    const other = await signIn({ ...mailing(), ...attempt(), email: viewer.email, password });
     expect(other.ok).toBe(true);
     const change = (current: string) =>
       changePassword({
@@ -191,10 +226,12 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
     expect((await mails(viewer.email)).filter((m) => m.kind === "passwordChanged")).toEqual([
       expect.objectContaining({ url: `${site.url}/ja/auth/update-password` }),
     ]);
-    expect(await signIn({ ...attempt(), email: viewer.email, password })).toMatchObject({
+    expect(await signIn({ ...mailing(), ...attempt(), email: viewer.email, password })).toMatchObject({
       reason: "invalid_credentials",
     });
-    expect(await signIn({ ...attempt(), email: viewer.email, password: "New-Battery-Staple-7" })).toMatchObject({
+    expect(
+      await signIn({ ...mailing(), ...attempt(), email: viewer.email, password: "New-Battery-Staple-7" }),
+    ).toMatchObject({
       ok: true,
     });
   });
@@ -209,7 +246,7 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
     const deleted = await remove(password);
     expect(deleted).toMatchObject({ ok: true });
     expect(await handle.db.select({ id: user.id }).from(user).where(eq(user.id, viewer.id))).toEqual([]);
-    expect(await signIn({ ...attempt(), email: viewer.email, password })).toMatchObject({
+    expect(await signIn({ ...mailing(), ...attempt(), email: viewer.email, password })).toMatchObject({
       reason: "invalid_credentials",
     });
   });

@@ -90,20 +90,30 @@ describe("accounts over HTTP", () => {
     );
   });
 
-  it("limits sign-in attempts per e-mail", async () => {
+  it("refuses an address that keeps guessing, but never locks the owner out, and warns them", async () => {
+    await post("/auth/register", { name: "Kai", email: "kai@example.com", password: PASSWORD, terms: "on" });
+    await fetch((await nextMail(server.dataDir, "kai@example.com")).link, { redirect: "manual" });
+    const guesser = { "X-Forwarded-For": "203.0.113.66" };
     const statuses: number[] = [];
     for (let i = 0; i < 7; i++) {
-      const res = await post("/auth/login", { email: "target@example.com", password: `guess-${i}-password` });
+      const res = await post("/auth/login", { email: "kai@example.com", password: `guess-${i}-password` }, guesser);
       statuses.push(res.status);
       if (res.status === 429) {
         expect(await res.text()).toContain(text("en", "auth", "error.tooMany").split("{{")[0]!.trim());
       }
     }
-    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
-    expect(statuses.slice(5)).toEqual([429, 429]);
-    // The right password does not get through either while the limit lasts.
-    const blocked = await post("/auth/login", { email: "target@example.com", password: PASSWORD });
-    expect(blocked.status).toBe(429);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429, 429]);
+    // The guessing address does not get in with the right password either while its limit lasts…
+    expect((await post("/auth/login", { email: "kai@example.com", password: PASSWORD }, guesser)).status).toBe(429);
+    // …but the owner, elsewhere, does.
+    const owner = await post(
+      "/auth/login",
+      { email: "kai@example.com", password: PASSWORD },
+      { "X-Forwarded-For": "192.0.2.44" },
+    );
+    expect(owner.status).toBe(302);
+    const warning = await nextMail(server.dataDir, "kai@example.com", (m) => m.link.includes("/auth/update-password"));
+    expect(warning.subject).toContain("Failed sign-ins");
   });
 
   it("serves only the OAuth and session endpoints of the auth API", async () => {

@@ -71,7 +71,8 @@ export async function action({ context, request }: Route.ActionArgs) {
   const { email, password } = parsed.data;
   if (!(await botCheckPassed(context, form)))
     return data<ActionResult>({ formError: "error.botCheck", email }, { status: 400 });
-  const result = await signIn({ ...attempt, email, password });
+  const { runtime } = serverContextOf(context);
+  const result = await signIn({ ...attempt, email, password, boss: runtime.boss, siteUrl: runtime.site.url });
   if (result.ok) {
     const target = afterSignIn(
       form.get("redirect") ?? url.searchParams.get("redirect"),

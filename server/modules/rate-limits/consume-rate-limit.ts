@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { rateLimit } from "#server/db/schema/index.ts";
 
@@ -18,6 +18,8 @@ export interface ConsumeRateLimitOptions {
 
 export interface RateLimitResult {
   allowed: boolean;
+  /** Attempts counted in the current window, this one included. */
+  count: number;
   /** Seconds until the window resets; 0 when allowed. */
   retryAfter: number;
 }
@@ -43,7 +45,9 @@ export async function consumeRateLimit({ db, key, rule }: ConsumeRateLimitOption
       retryAfter: sql<number>`greatest(0, ceil(extract(epoch from ${rateLimit.resetAt} - now())))::int`,
     });
   const count = row?.count ?? 1;
-  return count <= rule.max ? { allowed: true, retryAfter: 0 } : { allowed: false, retryAfter: row?.retryAfter ?? 1 };
+  return count <= rule.max
+    ? { allowed: true, count, retryAfter: 0 }
+    : { allowed: false, count, retryAfter: row?.retryAfter ?? 1 };
 }
 
 /** Consumes every rule (all count the attempt); the first one exceeded decides. */
@@ -51,7 +55,7 @@ export async function consumeRateLimits(
   db: Db,
   checks: Array<{ key: string; rule: RateLimitRule }>,
 ): Promise<RateLimitResult> {
-  let result: RateLimitResult = { allowed: true, retryAfter: 0 };
+  let result: RateLimitResult = { allowed: true, count: 0, retryAfter: 0 };
   for (const check of checks) {
     const one = await consumeRateLimit({ db, ...check });
     if (!one.allowed && (result.allowed || one.retryAfter > result.retryAfter)) result = one;
@@ -59,7 +63,16 @@ export async function consumeRateLimits(
   return result;
 }
 
-/** Forgets a counter: a successful sign-in clears the failures counted against that e-mail. */
+/** How many attempts a counter holds in its current window (0 once the window is over), counting none. */
+export async function rateLimitCount({ db, key }: { db: Db; key: string }): Promise<number> {
+  const [row] = await db
+    .select({ count: rateLimit.count })
+    .from(rateLimit)
+    .where(and(eq(rateLimit.key, key), gt(rateLimit.resetAt, sql`now()`)));
+  return row?.count ?? 0;
+}
+
+/** Forgets a counter: a successful sign-in clears the failures counted against that account. */
 export async function resetRateLimit({ db, key }: { db: Db; key: string }) {
   await db.delete(rateLimit).where(eq(rateLimit.key, key));
 }
