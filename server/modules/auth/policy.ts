@@ -34,8 +34,10 @@ export const RATE_LIMITS = {
   authHttpPerIp: { window: 60, max: 120 },
 } satisfies Record<string, RateLimitRule>;
 
-/** The wait before checking a password on an account with `failures` recent failed sign-ins: none up to the limit,
- * then half a second, doubling with each failure, to at most eight seconds (slow for a guesser, a pause for the owner). */
+/**
+ * The wait before checking a password on an account with `failures` recent failed sign-ins: none up to the limit,
+ * then half a second, doubling with each failure, to at most eight seconds (slow for a guesser, a pause for the owner).
+ */
 export function signInDelayMs(failures: number): number {
   const over = failures - RATE_LIMITS.signInFailuresPerAccount.max;
   return over < 0 ? 0 : Math.min(500 * 2 ** over, 8_000);
