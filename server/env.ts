@@ -22,6 +22,12 @@ const schema = z.object({
     .int()
     .min(1024)
     .default(10 * 1024 * 1024),
+  /** Time a client has to send a whole request (headers and body); a slower one gets 408 and is closed. */
+  REQUEST_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** Time a client has to send a request's headers. */
+  HEADERS_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(15),
+  /** Connections one address may hold open at once (0: no bound); not applied behind a proxy (CLIENT_IP_HEADER). */
+  MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(100_000).default(256),
   TRUST_PROXY: bool.default(false),
   /** Memory the cache of public pages for signed-out visitors may hold (0 turns it off). */
   PAGE_CACHE_MAX_BYTES: z.coerce

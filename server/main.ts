@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { loadEnvOrExit, type Env } from "#server/env.ts";
 import { createLogger } from "#server/logger.ts";
 import { createApp } from "#server/http/app.ts";
+import { limitConnectionsPerAddress, serverTimeouts } from "#server/http/connections.ts";
 import type { ServerState } from "#server/http/state.ts";
 import { openRuntime } from "#server/runtime.ts";
 import { readBuildInfo } from "#server/build-info.ts";
@@ -43,8 +44,9 @@ export async function start(options: StartOptions = {}) {
   const dev = options.devMiddleware;
   const server = createAdaptorServer({
     fetch: app.fetch,
-    serverOptions: { requestTimeout: 60_000, headersTimeout: 30_000, keepAliveTimeout: 5_000 },
+    serverOptions: serverTimeouts(env),
   }) as Server;
+  if (!env.CLIENT_IP_HEADER) limitConnectionsPerAddress(server, env.MAX_CONNECTIONS_PER_ADDRESS);
   if (dev) {
     server.removeAllListeners("request");
     server.on("request", (req: IncomingMessage, res: ServerResponse) => dev(req, res, () => void listener(req, res)));

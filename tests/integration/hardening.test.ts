@@ -1,3 +1,4 @@
+import { connect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
 import { signedIn } from "#tests/support/session.ts";
@@ -11,7 +12,7 @@ describe("the HTTP edge against careless and hostile clients", () => {
   beforeAll(async () => {
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    server = await startServer({ PORT: String(port), SITE_URL: origin, CLIENT_IP_HEADER: "x-forwarded-for" });
+    server = await startServer({ PORT: String(port), SITE_URL: origin });
     cookie = await signedIn(server, origin, "edge@example.com");
   });
   afterAll(async () => {
@@ -75,4 +76,77 @@ describe("the HTTP edge against careless and hostile clients", () => {
     });
     expect(form.status).toBe(401);
   });
+});
+
+describe("connections that trickle", () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    // Short limits, so that slow clients are seen cut off within the test.
+    server = await startServer({
+      REQUEST_TIMEOUT_SECONDS: "3",
+      HEADERS_TIMEOUT_SECONDS: "2",
+      MAX_CONNECTIONS_PER_ADDRESS: "6",
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+  });
+
+  /** A raw connection to the server: what it was sent, and whether (and with what) the server closed it. */
+  function open(): Promise<{ socket: Socket; received: () => string; closed: Promise<void> }> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(server.port, "127.0.0.1");
+      let received = "";
+      socket.on("data", (d: Buffer) => (received += d.toString()));
+      socket.on("error", () => undefined);
+      const closed = new Promise<void>((done) => socket.once("close", () => done()));
+      socket.once("connect", () => resolve({ socket, received: () => received, closed }));
+      socket.once("error", reject);
+    });
+  }
+
+  /** Sends `text` one byte every `ms` until the socket closes; resolves with how many bytes were sent. */
+  function trickle(socket: Socket, text: string, ms: number): { stop: () => void; sent: () => number } {
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (socket.destroyed || sent >= text.length) return;
+      socket.write(text[sent++]!);
+    }, ms);
+    socket.once("close", () => clearInterval(timer));
+    return { stop: () => clearInterval(timer), sent: () => sent };
+  }
+
+  it("closes a request whose body arrives a byte at a time, and one whose headers never end", async () => {
+    const upload = await open();
+    upload.socket.write(
+      "POST /api/generations HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n",
+    );
+    const body = trickle(upload.socket, "x".repeat(500), 200);
+    const headers = await open();
+    const header = trickle(headers.socket, "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: " + "y".repeat(400), 200);
+    // Cut off well before either finished (500 bytes at 5 a second would take 100 s).
+    await Promise.all([upload.closed, headers.closed]);
+    expect(body.sent()).toBeLessThan(500);
+    expect(header.sent()).toBeLessThan(400);
+    // A request that is not slow is unaffected.
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  }, 30_000);
+
+  it("bounds the connections one address holds open, and takes new ones once they close", async () => {
+    // Eight at once where six are allowed (this process's own idle keep-alive connections may hold some of them).
+    const all = await Promise.all(Array.from({ length: 8 }, () => open()));
+    for (const c of all) if (!c.socket.destroyed) c.socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await new Promise((r) => setTimeout(r, 500));
+    const answered = all.filter((c) => c.received().startsWith("HTTP/1.1 200"));
+    const refused = all.filter((c) => c.socket.destroyed);
+    expect(answered.length).toBeGreaterThan(0);
+    expect(answered.length).toBeLessThanOrEqual(6);
+    expect(refused.length).toBeGreaterThanOrEqual(2);
+    expect(refused.every((c) => c.received() === "")).toBe(true);
+    for (const c of all) c.socket.destroy();
+    await Promise.all(all.map((c) => c.closed));
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+  }, 30_000);
 });
