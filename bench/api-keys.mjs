@@ -48,7 +48,7 @@ async function load(db, keys, clients) {
       while (performance.now() < end) {
         const t0 = performance.now();
         try {
-          const verified = await verifyApiKey({ db, secret, limitPerMinute: LIMIT });
+          const verified = await verifyApiKey({ db, secret, limits: { perKey: LIMIT, perAccount: LIMIT } });
           if (!verified.allowed) errors++;
           else if (t0 >= measureFrom) latencies.push(performance.now() - t0);
         } catch {

@@ -166,6 +166,8 @@ const schema = z.object({
   GENERATION_SWEEP_MARGIN_SECONDS: z.coerce.number().int().min(5).max(3600).default(60),
   /** Requests one API key may make per minute, on all instances together. */
   API_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(60),
+  /** Requests per minute one account may make through all its API keys together. */
+  API_ACCOUNT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
   /**
    * Webhook receivers on private networks and loopback, over http or https: for an instance whose users are the
    * operator's own services. Off, every receiver must be an https URL on the public internet.

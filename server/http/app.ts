@@ -39,6 +39,7 @@ import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
 import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
 import { mediaRoutes, sendStored } from "#server/http/media.ts";
 import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, localeOfPath, localizePath } from "#common/locales.ts";
+import { docValuesOf } from "#server/modules/content/get-doc.ts";
 
 export interface AppOptions {
   env: Env;
@@ -189,10 +190,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   }
 
   // robots.txt, the sitemaps and llms.txt: from the content and settings alone, so they answer while starting.
-  const described = siteFiles({ site, limitPerMinute: env.API_RATE_LIMIT_PER_MINUTE });
+  const values = docValuesOf(site, env);
+  const described = siteFiles({ site, values });
   app.route("/", described.routes);
   // Each public page's picture for link previews, drawn from its title: also without the database.
-  const pictures = shareImages({ site, limitPerMinute: env.API_RATE_LIMIT_PER_MINUTE });
+  const pictures = shareImages({ site, values });
   app.route("/", pictures.routes);
 
   // Avatars: public and immutable, since every new picture gets a new name; from whichever storage is configured.
@@ -218,7 +220,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
   app.route(
     "/api/v1",
-    publicApi(state, { origin: new URL(site.url).origin, limitPerMinute: env.API_RATE_LIMIT_PER_MINUTE }),
+    publicApi(state, {
+      origin: new URL(site.url).origin,
+      limits: { perKey: env.API_RATE_LIMIT_PER_MINUTE, perAccount: env.API_ACCOUNT_RATE_LIMIT_PER_MINUTE },
+    }),
   );
   app.route("/api", internal);
   app.route("/webhooks", webhookRoutes(state));

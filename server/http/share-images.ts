@@ -14,13 +14,8 @@ const KEPT = 300;
  * `GET /og/{locale}{path}.png`: the share picture of a public page in a language, drawn by the server on the site's
  * colour (CJK titles in Noto Sans CJK), made once and kept (`forget` when the content changes). Needs no database.
  */
-export function shareImages(options: { site: SiteConfig; limitPerMinute: number }) {
-  const { site } = options;
-  const values: DocValues = {
-    origin: new URL(site.url).origin,
-    site: site.name,
-    limit: String(options.limitPerMinute),
-  };
+export function shareImages(options: { site: SiteConfig; values: DocValues }) {
+  const { site, values } = options;
   const made = new LRUCache<string, Promise<Buffer>>({ max: KEPT });
   const routes = new Hono<AppEnv>().get("/og/:locale{[a-z]{2}}/*", async (c) => {
     c.set("route", "share-image");

@@ -9,6 +9,7 @@ import { publishedPosts } from "#server/modules/content/blog.ts";
 import { ROOT } from "#server/paths.ts";
 import { LOCALES, LOCALE_TAGS } from "#common/locales.ts";
 import type { SiteConfig } from "#config/site.ts";
+import { docValuesOf } from "#server/modules/content/get-doc.ts";
 
 const schemaFile = (name: string) => ({
   fileName: name,
@@ -27,7 +28,10 @@ async function expectSchemaValid(text: string, schema: "sitemap.xsd" | "siteinde
 }
 
 const site = { name: "Atelier", url: "https://atelier.example" } as SiteConfig;
-const { routes } = siteFiles({ site, limitPerMinute: 60 });
+const { routes } = siteFiles({
+  site,
+  values: docValuesOf(site, { API_RATE_LIMIT_PER_MINUTE: 60, API_ACCOUNT_RATE_LIMIT_PER_MINUTE: 120 }),
+});
 const parser = new XMLParser({
   ignoreAttributes: false,
   attributeNamePrefix: "@",

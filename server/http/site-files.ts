@@ -162,13 +162,8 @@ const coverType = (path: string) =>
  * while the database is starting or down; kept until the content changes (`forget`) or the day changes (an article
  * dated today is published today).
  */
-export function siteFiles(options: { site: SiteConfig; limitPerMinute: number }) {
-  const { site } = options;
-  const values: DocValues = {
-    origin: new URL(site.url).origin,
-    site: site.name,
-    limit: String(options.limitPerMinute),
-  };
+export function siteFiles(options: { site: SiteConfig; values: DocValues }) {
+  const { site, values } = options;
   const made = new Map<string, string>();
   let pages: PublicPage[] | undefined;
   let madeOn = "";

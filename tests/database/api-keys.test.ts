@@ -59,7 +59,7 @@ describe.each(backends)("API keys on $name", (backend) => {
       code: "invalid_options",
     });
     for (const secret of ["", "sk_test_123", "atl_short", `atl_${"x".repeat(42)}'`]) {
-      await expect(verifyApiKey({ db: db(), secret, limitPerMinute: 60 })).rejects.toMatchObject({
+      await expect(verifyApiKey({ db: db(), secret, limits: { perKey: 60, perAccount: 120 } })).rejects.toMatchObject({
         code: "invalid_api_key",
       });
     }
@@ -69,12 +69,36 @@ describe.each(backends)("API keys on $name", (backend) => {
     const userId = await newUser();
     const { key, secret } = await createApiKey({ db: db(), userId, input: {} });
     const verdicts = await Promise.all(
-      Array.from({ length: 30 }, () => verifyApiKey({ db: db(), secret, limitPerMinute: 25 })),
+      Array.from({ length: 30 }, () => verifyApiKey({ db: db(), secret, limits: { perKey: 25, perAccount: 1000 } })),
     );
     expect(verdicts.filter((v) => v.allowed)).toHaveLength(25);
     expect(new Set(verdicts.filter((v) => v.allowed).map((v) => v.remaining)).size).toBe(25);
     const [row] = await db().select().from(apiKey).where(eq(apiKey.id, key.id));
     expect(row).toMatchObject({ requestCount: 30, windowCount: 30 });
     expect(row!.lastUsedAt).toBeInstanceOf(Date);
+  });
+
+  it("counts an account's requests over all its keys, and says which limit refused", async () => {
+    const userId = await newUser();
+    const secrets = await Promise.all(
+      Array.from({ length: 3 }, async () => (await createApiKey({ db: db(), userId, input: {} })).secret),
+    );
+    const limits = { perKey: 10, perAccount: 15 };
+    const verdicts = await Promise.all(
+      Array.from({ length: 27 }, (_, i) => verifyApiKey({ db: db(), secret: secrets[i % 3]!, limits })),
+    );
+    // Nine a key is within each key's limit: only the account's, 15 over the three, refuses.
+    expect(verdicts.filter((v) => v.allowed)).toHaveLength(15);
+    const refused = verdicts.filter((v) => !v.allowed);
+    expect(refused.every((v) => v.refusedBy === "account" && v.remaining === 0 && v.resetSeconds > 0)).toBe(true);
+    // Another account's keys are not touched.
+    const other = await createApiKey({ db: db(), userId: await newUser(), input: {} });
+    expect(await verifyApiKey({ db: db(), secret: other.secret, limits })).toMatchObject({ allowed: true });
+    // A key past its own limit says so.
+    const single = await createApiKey({ db: db(), userId: await newUser(), input: {} });
+    const own = await Promise.all(
+      Array.from({ length: 12 }, () => verifyApiKey({ db: db(), secret: single.secret, limits })),
+    );
+    expect(own.filter((v) => v.refusedBy === "key")).toHaveLength(2);
   });
 });

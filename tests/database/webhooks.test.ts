@@ -6,6 +6,7 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DATABASE_URL, waitFor } from "#tests/support/server.ts";
 import { openApp } from "#tests/support/in-process.ts";
+import { ACCOUNT_ACTION_LIMITS } from "#server/modules/rate-limits/account-actions.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 
@@ -270,5 +271,39 @@ describe(`webhooks on ${backend}`, () => {
     expect(await secretOf(bob)).not.toBe(await secretOf(alice));
     expect((await page("GET", "/api/webhooks", "")).status).toBe(401);
     expect((await page("GET", "/api/webhooks/secret", "")).status).toBe(401);
+  });
+
+  it("limits how often one account creates, changes and deletes keys and makes new signing secrets", async () => {
+    const carol = await app.signedIn("carol@example.com");
+    const limits = ACCOUNT_ACTION_LIMITS;
+    const ids: string[] = [];
+    for (let i = 0; i < limits.createKey.max; i++) {
+      const res = await page("POST", "/api/keys", carol, {});
+      expect(res.status).toBe(201);
+      ids.push(((await res.json()) as { key: { id: string } }).key.id);
+    }
+    for (const id of ids) expect((await page("DELETE", `/api/keys/${id}`, carol)).status).toBe(204);
+    // Room for keys again, but not for more creations this hour.
+    const tooMany = await page("POST", "/api/keys", carol, {});
+    expect(tooMany.status).toBe(429);
+    expect(((await tooMany.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
+
+    for (let i = 0; i < limits.rotateWebhookSecret.max; i++) {
+      expect((await page("POST", "/api/webhooks/secret", carol)).status).toBe(200);
+    }
+    expect((await page("POST", "/api/webhooks/secret", carol)).status).toBe(429);
+
+    // Changes (deactivating, activating, deleting) share one count: the deletions above used some of it.
+    const dave = await app.signedIn("dave@example.com");
+    const key = ((await (await page("POST", "/api/keys", dave, {})).json()) as { key: { id: string } }).key.id;
+    const statuses: number[] = [];
+    for (let i = 0; i <= limits.changeKey.max; i++) {
+      const res = await page("PATCH", `/api/keys/${key}`, dave, { status: i % 2 ? "active" : "inactive" });
+      statuses.push(res.status);
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(limits.changeKey.max);
+    expect(statuses.at(-1)).toBe(429);
+    // Other accounts are not touched.
+    expect((await page("POST", "/api/keys", alice, {})).status).toBe(201);
   });
 });

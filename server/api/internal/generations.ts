@@ -1,9 +1,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "#server/http/request-context.ts";
 import type { ServerState } from "#server/http/state.ts";
-import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
-import { consumeRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
+import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
 import { submitGeneration } from "#server/modules/generation/submit-generation.ts";
 import { getGeneration, mediaView } from "#server/modules/generation/get-generation.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
@@ -13,16 +12,6 @@ import { setVisibility } from "#server/modules/generation/set-visibility.ts";
 import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
 import { jsonBody, signedIn } from "./signed-in.ts";
 
-/** Jobs and uploads a user may start per minute, on every instance together. */
-async function limited(db: Db, userId: string, what: "submit" | "upload") {
-  const verdict = await consumeRateLimit({
-    db,
-    key: `${what}:user:${userId}`,
-    rule: { window: 60, max: what === "submit" ? 60 : 30 },
-  });
-  if (!verdict.allowed) throw new AppError("rate_limited", `retry in ${verdict.retryAfter} s`);
-}
-
 /** The studios' generations (`/api/generations…`) and their input images (`/api/uploads`). */
 export function generationRoutes(state: ServerState) {
   const guard = signedIn(state);
@@ -30,7 +19,7 @@ export function generationRoutes(state: ServerState) {
     .post("/generations", guard, async (c) => {
       const { viewer, runtime } = c.var;
       const { database, env, storage, boss } = runtime;
-      await limited(database.db, viewer.id, "submit");
+      await limitAccountAction(database.db, viewer.id, "submit");
       const { id, repeated } = await submitGeneration(
         { db: database.db, boss, env, storage },
         { user: viewer, input: await jsonBody(c), source: "web", idempotencyKey: c.req.header("idempotency-key") },
@@ -74,7 +63,7 @@ export function generationRoutes(state: ServerState) {
     })
     .post("/uploads", guard, async (c) => {
       const { viewer, runtime } = c.var;
-      await limited(runtime.database.db, viewer.id, "upload");
+      await limitAccountAction(runtime.database.db, viewer.id, "upload");
       let file: unknown;
       try {
         file = (await c.req.formData()).get("file");

@@ -7,6 +7,7 @@ import { deleteApiKey } from "#server/modules/api-keys/delete-api-key.ts";
 import { setApiKeyStatus } from "#server/modules/api-keys/set-api-key-status.ts";
 import { getWebhookSecret, getWebhookSecretInfo, rotateWebhookSecret } from "#server/modules/webhooks/secret.ts";
 import { listWebhookDeliveries } from "#server/modules/webhooks/list-deliveries.ts";
+import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
 import { jsonBody, signedIn } from "./signed-in.ts";
 
 /** The API keys page: its keys (`/api/keys…`), and the webhook signing secret and deliveries (`/api/webhooks…`). */
@@ -18,6 +19,7 @@ export function keyRoutes(state: ServerState) {
       return c.json({ keys: await listApiKeys({ db: c.var.runtime.database.db, userId: c.var.viewer.id }) });
     })
     .post("/keys", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "createKey");
       const created = await createApiKey({
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
@@ -27,6 +29,7 @@ export function keyRoutes(state: ServerState) {
       return c.json(created, 201);
     })
     .patch("/keys/:id", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "changeKey");
       const key = await setApiKeyStatus({
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
@@ -36,6 +39,7 @@ export function keyRoutes(state: ServerState) {
       return c.json({ key });
     })
     .delete("/keys/:id", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "changeKey");
       await deleteApiKey({ db: c.var.runtime.database.db, userId: c.var.viewer.id, id: c.req.param("id") });
       return c.body(null, 204);
     })
@@ -54,6 +58,7 @@ export function keyRoutes(state: ServerState) {
       return c.json({ secret: await getWebhookSecret({ db: c.var.runtime.database.db, userId: c.var.viewer.id }) });
     })
     .post("/webhooks/secret", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "rotateWebhookSecret");
       c.header("Cache-Control", "no-store");
       return c.json({ secret: await rotateWebhookSecret({ db: c.var.runtime.database.db, userId: c.var.viewer.id }) });
     });

@@ -4,7 +4,7 @@ import type { ServerState } from "#server/http/state.ts";
 import { runtimeReady } from "#server/http/runtime-gate.ts";
 import { errorResponse } from "#server/http/api-error.ts";
 import { AppError } from "#server/errors.ts";
-import { verifyApiKey, type VerifiedKey } from "#server/modules/api-keys/verify-api-key.ts";
+import { verifyApiKey, type ApiLimits, type VerifiedKey } from "#server/modules/api-keys/verify-api-key.ts";
 import type { ApiEnv, BearerEnv, KeyEnv } from "./env.ts";
 
 const CHALLENGE = { "WWW-Authenticate": 'Bearer realm="atelier"' };
@@ -25,7 +25,14 @@ export function admit<E extends ApiEnv>(c: Context<E>, key: VerifiedKey): string
   };
   if (!key.allowed) limits["Retry-After"] = String(Math.max(1, key.resetSeconds));
   c.set("apiLimits", limits);
-  if (!key.allowed) throw new AppError("rate_limited", `at most ${key.limit} requests per minute per key`);
+  if (!key.allowed) {
+    throw new AppError(
+      "rate_limited",
+      key.refusedBy === "account"
+        ? `at most ${key.accountLimit} requests per minute for all of an account's keys together`
+        : `at most ${key.limit} requests per minute per key`,
+    );
+  }
   return key.userId;
 }
 
@@ -51,12 +58,12 @@ function guard<E extends ApiEnv>(state: ServerState, take: (c: Context<E>, beare
   );
 }
 
-export function apiKey(state: ServerState, options: { limitPerMinute: number }) {
+export function apiKey(state: ServerState, options: { limits: ApiLimits }) {
   return guard<KeyEnv>(state, async (c, secret) => {
     const key = await verifyApiKey({
       db: c.var.runtime.database.counters,
       secret,
-      limitPerMinute: options.limitPerMinute,
+      limits: options.limits,
     });
     c.set("apiUserId", admit(c, key));
   });

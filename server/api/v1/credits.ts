@@ -5,9 +5,10 @@ import { apiKey } from "./authenticate.ts";
 import { apiApp } from "./env.ts";
 import { presentEntry } from "./present.ts";
 import { routes } from "./routes.ts";
+import type { ApiLimits } from "#server/modules/api-keys/verify-api-key.ts";
 
 /** `/credits` and `/credits/ledger`: the balance and its movements. */
-export function creditsApi(state: ServerState, options: { limitPerMinute: number }) {
+export function creditsApi(state: ServerState, options: { limits: ApiLimits }) {
   const key = apiKey(state, options);
   return apiApp()
     .openapi({ ...routes.balance, middleware: key }, async (c) => {

@@ -14,7 +14,7 @@ export const documentFields = (origin: string) => ({
     title: "Atelier API",
     version: API_VERSION,
     description:
-      "Create images and videos with the models of this server, spending your account's credits. Authenticate with `Authorization: Bearer <API key>`. Errors are JSON with a stable `code`. Each key may make a limited number of requests per minute (`RateLimit` and `RateLimit-Policy` headers; `429` with `Retry-After` beyond it). POST requests accept an `Idempotency-Key`. Give a generation a `webhook_url` to be told when it ends (see Webhooks).",
+      "Create images and videos with the models of this server, spending your account's credits. Authenticate with `Authorization: Bearer <API key>`. Errors are JSON with a stable `code`. Each key, and each account over all its keys, may make a limited number of requests per minute (`RateLimit` and `RateLimit-Policy` headers; `429` with `Retry-After` beyond it). POST requests accept an `Idempotency-Key`. Give a generation a `webhook_url` to be told when it ends (see Webhooks).",
   },
   servers: [{ url: `${origin}/api/v1` }],
 });

@@ -15,9 +15,10 @@ import { idempotent } from "./idempotency.ts";
 import { apiApp, type KeyEnv } from "./env.ts";
 import { presentGeneration } from "./present.ts";
 import { routes } from "./routes.ts";
+import type { ApiLimits } from "#server/modules/api-keys/verify-api-key.ts";
 
 /** `/images`, `/videos` and `/generations…`: creating generations, reading, canceling and deleting them. */
-export function generationsApi(state: ServerState, options: { origin: string; limitPerMinute: number }) {
+export function generationsApi(state: ServerState, options: { origin: string; limits: ApiLimits }) {
   const key = apiKey(state, options);
   const write: [MiddlewareHandler<KeyEnv>, MiddlewareHandler<KeyEnv>] = [key, idempotent];
 
@@ -125,7 +126,7 @@ export function generationsApi(state: ServerState, options: { origin: string; li
           db: database.counters,
           env,
           secret: c.var.apiBearer,
-          limitPerMinute: options.limitPerMinute,
+          limits: options.limits,
           id: c.req.valid("param").id,
         });
         admit(c, poll.key);

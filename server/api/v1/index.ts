@@ -8,6 +8,7 @@ import { apiApp } from "./env.ts";
 import { creditsApi } from "./credits.ts";
 import { generationsApi } from "./generations.ts";
 import { modelsApi } from "./models.ts";
+import type { ApiLimits } from "#server/modules/api-keys/verify-api-key.ts";
 
 /**
  * The public REST API, `/api/v1`, for API keys (`Authorization: Bearer atl_…`): one sub-app per resource, each
@@ -15,7 +16,7 @@ import { modelsApi } from "./models.ts";
  * made from the route definitions (`routes.ts`) at `/api/v1/openapi.json`. Every request to an operation counts
  * against its key's per-minute limit (`RateLimit` headers on every answer).
  */
-export function publicApi(state: ServerState, options: { origin: string; limitPerMinute: number }) {
+export function publicApi(state: ServerState, options: { origin: string; limits: ApiLimits }) {
   const api = apiApp()
     .route("/", modelsApi(state, options))
     .route("/", generationsApi(state, options))
@@ -48,7 +49,7 @@ const documents = new Map<string, ReturnType<ReturnType<typeof publicApi>["getOp
 export function openApiDocument(origin: string) {
   let document = documents.get(origin);
   if (!document) {
-    document = publicApi({ draining: false }, { origin, limitPerMinute: 1 }).getOpenAPI31Document(
+    document = publicApi({ draining: false }, { origin, limits: { perKey: 1, perAccount: 1 } }).getOpenAPI31Document(
       documentFields(origin),
     );
     documents.set(origin, document);

@@ -28,7 +28,7 @@ const COMMON_ERRORS = {
   401: errorDocument(
     "No key, an unknown or deleted key (`invalid_api_key`), or a deactivated one (`api_key_inactive`).",
   ),
-  429: errorDocument("Too many requests for this key (`rate_limited`); wait `Retry-After` seconds."),
+  429: errorDocument("Too many requests for this key or its account (`rate_limited`); wait `Retry-After` seconds."),
 } as const;
 const WRITE_ERRORS = {
   ...COMMON_ERRORS,

@@ -1,18 +1,28 @@
 import { and, eq, not, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { preparedPerDatabase } from "#server/db/prepared.ts";
-import { apiKey, user } from "#server/db/schema/index.ts";
+import { apiKey, rateLimit, user } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { hashApiKey, looksLikeApiKey } from "./keys.ts";
+
+/** Requests per minute the public API takes from one key, and from one account across all its keys. */
+export interface ApiLimits {
+  perKey: number;
+  perAccount: number;
+}
 
 export interface VerifiedKey {
   keyId: string;
   userId: string;
-  /** The key's fixed window: requests allowed, left, and seconds until it starts again. */
+  /** The key's fixed window: requests allowed, left (fewer when the account's are), and seconds until it starts again. */
   limit: number;
   remaining: number;
   resetSeconds: number;
   allowed: boolean;
+  /** The account's limit over all its keys. */
+  accountLimit: number;
+  /** Which limit refused the request, when one did. */
+  refusedBy: "key" | "account" | null;
 }
 
 const fresh = sql`${apiKey.windowResetAt} is null or ${apiKey.windowResetAt} <= now()`;
@@ -51,19 +61,78 @@ export function keyUse(db: Db) {
   );
 }
 
-/** What `keyUse` yields, as selected by a read that rides on it. */
-export type KeyUseRow = { keyId: string; userId: string; count: number; reset: number };
+/**
+ * The same use counted against the key's owner, over all their keys (a `rate_limit` row per account and minute),
+ * riding on `keyUse` in the same statement; no row when the key may not be used.
+ */
+function accountUse(db: Db, use: ReturnType<typeof keyUse>) {
+  return db.$with("account_use").as(
+    db
+      .insert(rateLimit)
+      .select(
+        db
+          .select({
+            key: sql<string>`'api:account:' || ${use.userId}`.as("key"),
+            count: sql<number>`1`.as("count"),
+            resetAt: sql<Date>`now() + interval '60 seconds'`.as("reset_at"),
+          })
+          .from(use),
+      )
+      .onConflictDoUpdate({
+        target: rateLimit.key,
+        set: {
+          count: sql`case when ${rateLimit.resetAt} <= now() then 1 else ${rateLimit.count} + 1 end`,
+          resetAt: sql`case when ${rateLimit.resetAt} <= now() then now() + interval '60 seconds' else ${rateLimit.resetAt} end`,
+        },
+      })
+      .returning({
+        accountCount: rateLimit.count,
+        accountReset: sql<number>`greatest(0, ceil(extract(epoch from ${rateLimit.resetAt} - now())))::int`.as(
+          "account_reset",
+        ),
+      }),
+  );
+}
 
-export const keyUseFields = (use: ReturnType<typeof keyUse>) => ({
-  keyId: use.keyId,
-  userId: use.userId,
-  count: use.count,
-  reset: use.reset,
-});
+/**
+ * A key's use and its account's, counted in one statement: the common table expressions a read adds with `with`,
+ * the fields it selects (`fields`) and how it joins the account's count (`joinAccount`).
+ */
+export function apiUse(db: Db) {
+  const key = keyUse(db);
+  const account = accountUse(db, key);
+  return {
+    key,
+    account,
+    fields: {
+      keyId: key.keyId,
+      userId: key.userId,
+      count: key.count,
+      reset: key.reset,
+      accountCount: account.accountCount,
+      accountReset: account.accountReset,
+    },
+  };
+}
+
+/** What `apiUse` yields, as selected by a read that rides on it. */
+export type KeyUseRow = {
+  keyId: string;
+  userId: string;
+  count: number;
+  reset: number;
+  accountCount: number | null;
+  accountReset: number | null;
+};
 
 const countUse = preparedPerDatabase((db) => {
-  const use = keyUse(db);
-  return db.with(use).select(keyUseFields(use)).from(use).prepare("atelier_verify_api_key");
+  const use = apiUse(db);
+  return db
+    .with(use.key, use.account)
+    .select(use.fields)
+    .from(use.key)
+    .leftJoin(use.account, sql`true`)
+    .prepare("atelier_verify_api_key");
 });
 
 /** The hash of a bearer secret, refusing at once what is not an Atelier key. */
@@ -77,7 +146,7 @@ export async function verdictOf(
   db: Db,
   hash: string,
   row: KeyUseRow | undefined,
-  limitPerMinute: number,
+  limits: ApiLimits,
 ): Promise<VerifiedKey> {
   if (!row) {
     const [known] = await db.select({ status: apiKey.status }).from(apiKey).where(eq(apiKey.keyHash, hash));
@@ -85,22 +154,28 @@ export async function verdictOf(
     throw new AppError("invalid_api_key", known ? "the key's owner cannot use the API" : "no such key");
   }
   const used = Number(row.count);
+  const accountUsed = Number(row.accountCount ?? 0);
+  const keyAllowed = used <= limits.perKey;
+  const accountAllowed = accountUsed <= limits.perAccount;
   return {
     keyId: row.keyId,
     userId: row.userId,
-    limit: limitPerMinute,
-    remaining: Math.max(0, limitPerMinute - used),
-    resetSeconds: Number(row.reset),
-    allowed: used <= limitPerMinute,
+    limit: limits.perKey,
+    remaining: Math.max(0, Math.min(limits.perKey - used, limits.perAccount - accountUsed)),
+    // The window that refuses is the one to wait for.
+    resetSeconds: keyAllowed && !accountAllowed ? Number(row.accountReset ?? 0) : Number(row.reset),
+    allowed: keyAllowed && accountAllowed,
+    accountLimit: limits.perAccount,
+    refusedBy: !keyAllowed ? "key" : !accountAllowed ? "account" : null,
   };
 }
 
 /**
- * Checks a bearer secret and counts the request, in one statement (see `keyUse`). Refusals say which: unknown (or
- * deleted) and inactive keys are both 401.
+ * Checks a bearer secret and counts the request against the key and its account, in one statement (see `apiUse`).
+ * Refusals say which: unknown (or deleted) and inactive keys are both 401.
  */
-export async function verifyApiKey(options: { db: Db; secret: string; limitPerMinute: number }): Promise<VerifiedKey> {
+export async function verifyApiKey(options: { db: Db; secret: string; limits: ApiLimits }): Promise<VerifiedKey> {
   const hash = keyHashOf(options.secret);
   const [row] = await countUse(options.db).execute({ hash });
-  return verdictOf(options.db, hash, row, options.limitPerMinute);
+  return verdictOf(options.db, hash, row, options.limits);
 }

@@ -5,7 +5,7 @@ import { LOCALES } from "#common/locales.ts";
 import { ROOT } from "#server/paths.ts";
 import { DOC_SLUGS, getDoc, listDocs } from "./get-doc.ts";
 
-const values = { origin: "https://atelier.example", site: "Atelier Test", limit: "77" };
+const values = { origin: "https://atelier.example", site: "Atelier Test", limit: "77", accountLimit: "240" };
 const source = (locale: string, slug: string) => readFileSync(join(ROOT, "content/docs", locale, `${slug}.md`), "utf8");
 const fences = (md: string) => md.match(/```[\s\S]*?```/g) ?? [];
 const headings = (md: string) => (md.match(/^#{1,6} /gm) ?? []).map((h) => h.trim());

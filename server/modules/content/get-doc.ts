@@ -8,7 +8,20 @@ export type DocSlug = (typeof DOC_SLUGS)[number];
 export type Doc = MarkdownPage<DocSlug>;
 
 /** Values the pages refer to as `{{name}}`: this server's address, name and limits. */
-export type DocValues = Record<"origin" | "site" | "limit", string>;
+export type DocValues = Record<"origin" | "site" | "limit" | "accountLimit", string>;
+
+/** What the content fills in: this server's address and name, and the public API's rate limits. */
+export function docValuesOf(
+  site: { url: string; name: string },
+  env: { API_RATE_LIMIT_PER_MINUTE: number; API_ACCOUNT_RATE_LIMIT_PER_MINUTE: number },
+): DocValues {
+  return {
+    origin: new URL(site.url).origin,
+    site: site.name,
+    limit: String(env.API_RATE_LIMIT_PER_MINUTE),
+    accountLimit: String(env.API_ACCOUNT_RATE_LIMIT_PER_MINUTE),
+  };
+}
 
 const docs = markdownCollection<DocSlug>("docs", DOC_SLUGS);
 

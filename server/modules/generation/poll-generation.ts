@@ -4,11 +4,11 @@ import { preparedPerDatabase } from "#server/db/prepared.ts";
 import { generation } from "#server/db/schema/index.ts";
 import type { Env } from "#server/env.ts";
 import {
+  apiUse,
   keyHashOf,
-  keyUse,
-  keyUseFields,
   verdictOf,
   verifyApiKey,
+  type ApiLimits,
   type VerifiedKey,
 } from "#server/modules/api-keys/verify-api-key.ts";
 import { isUuid } from "#common/ids.ts";
@@ -16,12 +16,13 @@ import { assetsOfGeneration, viewOfGeneration, type GenerationView } from "./get
 
 /** The key's use counted and its owner's generation read, in one statement. */
 const countAndRead = preparedPerDatabase((db) => {
-  const use = keyUse(db);
+  const use = apiUse(db);
   return db
-    .with(use)
-    .select({ key: keyUseFields(use), g: generation, assets: assetsOfGeneration })
-    .from(use)
-    .leftJoin(generation, and(eq(generation.id, sql.placeholder("id")), eq(generation.userId, use.userId)))
+    .with(use.key, use.account)
+    .select({ key: use.fields, g: generation, assets: assetsOfGeneration })
+    .from(use.key)
+    .leftJoin(use.account, sql`true`)
+    .leftJoin(generation, and(eq(generation.id, sql.placeholder("id")), eq(generation.userId, use.key.userId)))
     .prepare("atelier_poll_generation");
 });
 
@@ -34,18 +35,18 @@ export async function pollGeneration(options: {
   db: Db;
   env: Env;
   secret: string;
-  limitPerMinute: number;
+  limits: ApiLimits;
   id: string;
 }): Promise<{ key: VerifiedKey; generation: GenerationView | null }> {
   if (!isUuid(options.id)) {
     return {
-      key: await verifyApiKey({ db: options.db, secret: options.secret, limitPerMinute: options.limitPerMinute }),
+      key: await verifyApiKey({ db: options.db, secret: options.secret, limits: options.limits }),
       generation: null,
     };
   }
   const hash = keyHashOf(options.secret);
   const [row] = await countAndRead(options.db).execute({ hash, id: options.id });
-  const key = await verdictOf(options.db, hash, row?.key, options.limitPerMinute);
+  const key = await verdictOf(options.db, hash, row?.key, options.limits);
   if (!row?.g || !key.allowed) return { key, generation: null };
   return { key, generation: await viewOfGeneration(options.db, options.env, row.g, row.assets, true) };
 }
