@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   rate_limited: { status: 429, messageKey: "error.tooMany" },
   unknown_model: { status: 400, messageKey: "msg.generation.unknownModel" },
   invalid_options: { status: 422, messageKey: "generation.errors.invalidOptions" },
+  unknown_field: { status: 400, messageKey: "api.errors.unknownField" },
   prompt_invalid: { status: 422, messageKey: "generation.errors.promptLength" },
   input_image_required: { status: 422, messageKey: "generation.errors.inputRequired" },
   input_image_invalid: { status: 415, messageKey: "generation.errors.inputInvalid" },

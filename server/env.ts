@@ -37,6 +37,8 @@ const schema = z.object({
     .default(32 * 1024 * 1024),
   /** Pages under `/__test/` that the end-to-end suite uses to raise each kind of error; never set in production. */
   TEST_ROUTES: bool.default(false),
+  /** When set, `/metrics` answers only requests with `Authorization: Bearer <this token>`. */
+  METRICS_TOKEN: z.string().min(16, "at least 16 characters").max(256).optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
   SITE_NAME: z.string().min(1).max(60).optional(),
   SITE_SUPPORT_EMAIL: z.email().optional(),

@@ -18,6 +18,7 @@ export function requestLocale<E extends AppEnv>(c: Context<E>): Locale {
 /** Codes whose detail tells the caller which field is wrong; the others keep their detail in the log only. */
 const DETAILED = new Set([
   "invalid_options",
+  "unknown_field",
   "prompt_invalid",
   "idempotency_mismatch",
   "input_url_refused",
@@ -40,7 +41,7 @@ export function errorResponse<E extends AppEnv>(
 ): Response {
   const t = serverT(requestLocale(c), ["common", "messages"]);
   const publicApi = isPublicApi(c);
-  const body: Record<string, string> = { code: error.code, message: t(error.messageKey) };
+  const body: Record<string, string> = { code: error.code, message: t(error.messageKey, error.values) };
   body[publicApi ? "request_id" : "requestId"] = c.get("requestId");
   const detailed = publicApi ? error.status < 500 : DETAILED.has(error.code);
   if (detailed && error.message !== error.code) body.detail = error.message;

@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { withTimeout } from "#server/net/with-timeout.ts";
 import { STATUS_TTL_MS, getSystemStatus } from "#server/modules/status/system-status.ts";
@@ -159,7 +160,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     });
   }
 
+  const metricsAllowed = bearerCheck(env.METRICS_TOKEN);
   app.get("/metrics", async (c) => {
+    if (!metricsAllowed(c.req.header("authorization"))) {
+      return errorResponse(c, new AppError("unauthorized", "send the metrics token as Authorization: Bearer <token>"), {
+        "WWW-Authenticate": 'Bearer realm="metrics"',
+      });
+    }
     return c.body(await registry.metrics(), 200, { "Content-Type": registry.contentType, "Cache-Control": "no-store" });
   });
 
@@ -338,6 +345,20 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   return app;
+}
+
+/**
+ * Whether an Authorization header carries `token` as a bearer token (always, when no token is configured). Both
+ * sides are hashed first, so the comparison takes the same time whatever was sent.
+ */
+function bearerCheck(token: string | undefined): (header: string | undefined) => boolean {
+  if (!token) return () => true;
+  const digest = (value: string) => createHash("sha256").update(value).digest();
+  const expected = digest(token);
+  return (header) => {
+    const sent = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
+    return sent !== undefined && timingSafeEqual(digest(sent), expected);
+  };
 }
 
 /** URL paths of the files in the client build outside `assets/` (those are matched by their prefix). */

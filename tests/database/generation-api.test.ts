@@ -265,6 +265,30 @@ describe(`generations over HTTP with the offline models on ${backend}`, () => {
     });
     expect(crossSite.status).toBe(403);
 
+    // The public API takes no field it does not know: a misspelled image_url is not a text-to-image charge.
+    const { secret } = (await (await call("POST", "/api/keys", { cookie: alice, body: {} })).json()) as {
+      secret: string;
+    };
+    const before = await balance(alice);
+    const typo = await app.app.request(`${app.origin}/api/v1/images`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${secret}`, "Content-Type": "application/json", "Accept-Language": "de" },
+      body: JSON.stringify({ model: "demo-image", prompt: "a lighthouse", image_ur: "https://example.com/a.png" }),
+    });
+    expect(typo.status).toBe(400);
+    expect(await typo.json()).toMatchObject({
+      error: {
+        code: "unknown_field",
+        message: text("de", "messages", "api.errors.unknownField").replace("{{field}}", "image_ur"),
+        detail: "unknown field: image_ur",
+      },
+    });
+    const typoQuery = await app.app.request(`${app.origin}/api/v1/generations?limt=5`, {
+      headers: { Authorization: `Bearer ${secret}` },
+    });
+    expect(typoQuery.status).toBe(400);
+    expect(await balance(alice)).toEqual(before);
+
     const notJson = await app.app.request(`${app.origin}/api/generations`, {
       method: "POST",
       headers: {

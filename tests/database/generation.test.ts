@@ -151,28 +151,66 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     await expectSettled(userId);
   });
 
-  it("refuses what it cannot do, with nothing created and nothing held", async () => {
+  it("refuses what it cannot do, saying what is wrong, with nothing created and nothing held", async () => {
     const userId = await newUser(2);
-    const cases: Array<[object, string]> = [
+    const field = (name: string) => ["generation.errors.invalidField", { field: name }] as const;
+    const model = (key: string, name: string, values: object = {}) =>
+      [`generation.errors.${key}`, { model: name, ...values }] as const;
+    // The code, then the catalogue message people read and what it fills in.
+    const cases: Array<[object, string, (readonly [string, object])?]> = [
       [image({ count: 3 }), "insufficient_credits"],
       [image({ model: "no-such-model" }), "unknown_model"],
       [image({ model: "demo-video" }), "unknown_model"],
       [image({ prompt: "   " }), "prompt_invalid"],
       [image({ prompt: "x".repeat(2001) }), "prompt_invalid"],
-      [image({ count: 5 }), "invalid_options"],
-      [image({ count: 0 }), "invalid_options"],
-      [image({ aspectRatio: "21:9" }), "invalid_options"],
-      [image({ seed: -1 }), "invalid_options"],
-      [image({ model: "dall-e-3", seed: 3 }), "invalid_options"],
-      [image({ model: "gpt-image-1", negativePrompt: "blur" }), "invalid_options"],
+      [image({ count: 5 }), "invalid_options", field("count")],
+      [image({ count: 0 }), "invalid_options", field("count")],
+      [image({ aspectRatio: "21:9" }), "invalid_options", field("aspectRatio")],
+      [image({ seed: -1 }), "invalid_options", field("seed")],
+      [image({ model: "dall-e-3", seed: 3 }), "invalid_options", model("seedUnsupported", "DALL·E 3")],
+      [image({ model: "dall-e-3", count: 2 }), "invalid_options", model("countTooHigh", "DALL·E 3", { max: 1 })],
+      [
+        image({ model: "dall-e-3", aspectRatio: "4:3" }),
+        "invalid_options",
+        model("aspectRatioUnsupported", "DALL·E 3", { allowed: "1:1, 16:9, 9:16" }),
+      ],
+      [
+        image({ model: "dall-e-3", tool: "image-to-image", inputUrl: "https://example.com/a.png" }),
+        "invalid_options",
+        model("toolUnsupported", "DALL·E 3"),
+      ],
+      [
+        image({ model: "gpt-image-1", negativePrompt: "blur" }),
+        "invalid_options",
+        model("negativePromptUnsupported", "GPT Image 1"),
+      ],
       [image({ tool: "image-to-image" }), "input_image_required"],
-      [{ tool: "text-to-video", model: "demo-video", prompt: "waves", duration: 7 }, "invalid_options"],
-      [{ tool: "text-to-video", model: "demo-video", prompt: "waves", style: "noir" }, "invalid_options"],
-      [{ tool: "upscale", model: "demo-image", prompt: "x" }, "invalid_options"],
-      [{ ...image(), extra: 1 }, "invalid_options"],
+      [
+        { tool: "text-to-video", model: "demo-video", prompt: "waves", duration: 7 },
+        "invalid_options",
+        field("duration"),
+      ],
+      [
+        { tool: "text-to-video", model: "demo-video", prompt: "waves", style: "noir" },
+        "invalid_options",
+        field("style"),
+      ],
+      [{ tool: "upscale", model: "demo-image", prompt: "x" }, "invalid_options", field("tool")],
+      [{ ...image(), extra: 1 }, "unknown_field", ["api.errors.unknownField", { field: "extra" }]],
+      [
+        { ...image(), inputUrll: "https://example.com/a.png" },
+        "unknown_field",
+        ["api.errors.unknownField", { field: "inputUrll" }],
+      ],
     ];
-    for (const [input, code] of cases) {
-      await expect(submit(userId, input).catch(codeOf), JSON.stringify(input).slice(0, 80)).resolves.toBe(code);
+    for (const [input, code, say] of cases) {
+      const what = JSON.stringify(input).slice(0, 80);
+      const error = await submit(userId, input).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(codeOf(error), what).toBe(code);
+      if (say) expect(error, what).toMatchObject({ messageKey: say[0], values: say[1] });
     }
     expect(await db().select().from(generation).where(eq(generation.userId, userId))).toEqual([]);
     expect(await getBalance({ db: db(), userId })).toEqual({ balance: 2, held: 0, available: 2 });

@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { RuntimeEnv } from "#server/http/runtime-gate.ts";
 import { errorResponse } from "#server/http/api-error.ts";
-import { AppError } from "#server/errors.ts";
+import { requestError } from "#server/errors.ts";
 
 /** What every public API request may carry once its key was looked at. */
 export type ApiEnv = RuntimeEnv & {
@@ -18,18 +18,15 @@ export type KeyEnv = ApiEnv & { Variables: { apiUserId: string } };
 export type BearerEnv = ApiEnv & { Variables: { apiBearer: string } };
 
 /**
- * A sub-app of the public API. A request that fails its route's schema is `invalid_options` (`prompt_invalid` for
- * the prompt), naming the field.
+ * A sub-app of the public API. A request that fails its route's schema is refused naming the field: `unknown_field`
+ * (400) for a field it does not take, `prompt_invalid` for the prompt, `invalid_options` for any other.
  */
 export function apiApp() {
   return new OpenAPIHono<ApiEnv>({
     defaultHook: (result, c) => {
       if (result.success) return;
-      const issue = result.error.issues[0];
-      const field = issue?.path.join(".") ?? "";
-      const code = field === "prompt" ? "prompt_invalid" : "invalid_options";
       c.set("invalidRequest", true);
-      return errorResponse(c, new AppError(code, `${field || "request"}: ${issue?.message ?? "invalid"}`));
+      return errorResponse(c, requestError(result.error.issues[0]));
     },
   });
 }

@@ -60,7 +60,9 @@ export function generationsApi(state: ServerState, options: { origin: string; li
         const fields = { ...body, image: undefined };
         const tool = bytes || fields.image_url ? "image-to-image" : "text-to-image";
         if (tool === "text-to-image" && fields.strength !== undefined) {
-          throw new AppError("invalid_options", "strength: only for image to image (send image or image_url)");
+          throw new AppError("invalid_options", "strength: only for image to image (send image or image_url)", {
+            key: "generation.errors.strengthWithoutImage",
+          });
         }
         const { database, env, storage } = c.var.runtime;
         // Before the upload is stored: a refused URL must not leave an unused file behind

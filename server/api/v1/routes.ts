@@ -33,7 +33,7 @@ const COMMON_ERRORS = {
 const WRITE_ERRORS = {
   ...COMMON_ERRORS,
   400: errorDocument(
-    "Malformed request (`bad_request`), unknown model (`unknown_model`), refused image URL (`input_url_refused`) or webhook URL (`webhook_url_refused`).",
+    "Malformed request (`bad_request`), a field this operation does not take, named in `detail` (`unknown_field`), unknown model (`unknown_model`), refused image URL (`input_url_refused`) or webhook URL (`webhook_url_refused`).",
   ),
   402: errorDocument("Not enough available credits (`insufficient_credits`)."),
   409: errorDocument("A request with this `Idempotency-Key` is still running (`idempotency_in_flight`)."),
@@ -115,6 +115,7 @@ export const routes = {
     request: { query: ListGenerationsQuery },
     responses: {
       200: { content: { "application/json": { schema: GenerationListSchema } }, description: "One page." },
+      400: errorDocument("A query parameter this operation does not take (`unknown_field`)."),
       422: errorDocument("A filter or cursor is not valid (`invalid_options`)."),
       ...COMMON_ERRORS,
     },
@@ -178,6 +179,7 @@ export const routes = {
     request: { query: LedgerQuery },
     responses: {
       200: { content: { "application/json": { schema: LedgerSchema } }, description: "One page." },
+      400: errorDocument("A query parameter this operation does not take (`unknown_field`)."),
       422: errorDocument("Invalid page (`invalid_options`)."),
       ...COMMON_ERRORS,
     },

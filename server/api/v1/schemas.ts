@@ -128,7 +128,7 @@ const prompt = z.string().min(1).max(PROMPT_MAX).openapi({ example: "A lighthous
 const seed = z.coerce.number().int().min(0).max(MAX_SEED).optional().openapi({ example: 42 });
 
 export const CreateImageSchema = z
-  .object({
+  .strictObject({
     model: z.string().min(1).max(100).openapi({ example: "demo-image" }),
     prompt,
     negative_prompt: z.string().max(PROMPT_MAX).optional().openapi({ example: "text, watermark" }),
@@ -161,7 +161,7 @@ export const CreateImageMultipartSchema = CreateImageSchema.extend({
 }).openapi("CreateImageMultipart");
 
 export const CreateVideoSchema = z
-  .object({
+  .strictObject({
     model: z.string().min(1).max(100).openapi({ example: "demo-video" }),
     prompt,
     style: z.enum(VIDEO_STYLES).default("cinematic"),
@@ -172,7 +172,7 @@ export const CreateVideoSchema = z
   })
   .openapi("CreateVideo");
 
-export const ListGenerationsQuery = z.object({
+export const ListGenerationsQuery = z.strictObject({
   kind: z.enum(GENERATION_KINDS).optional(),
   tool: z.enum(GENERATION_TOOLS).optional(),
   status: z.enum(GENERATION_STATUSES).optional(),
@@ -198,7 +198,7 @@ export const BalanceSchema = z
   })
   .openapi("Balance");
 
-export const LedgerQuery = z.object({
+export const LedgerQuery = z.strictObject({
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   page_size: z.coerce.number().int().min(1).max(100).default(25),
 });

@@ -1,7 +1,7 @@
 import { and, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
-import { AppError } from "#server/errors.ts";
+import { AppError, requestError } from "#server/errors.ts";
 import { listSchema } from "#common/generation.ts";
 import { modelCatalog } from "#config/models.ts";
 import { assetsFromJson, assetsOfGeneration, presentGeneration, type GenerationView } from "./get-generation.ts";
@@ -20,7 +20,10 @@ const CURSOR_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/;
 function decodeCursor(cursor: string): { createdAt: string; id: string } {
   const [createdAt, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
   if (!id || !isUuid(id) || !createdAt || !CURSOR_TIME.test(createdAt)) {
-    throw new AppError("invalid_options", "cursor: not a cursor this API gave out");
+    throw new AppError("invalid_options", "cursor: not a cursor this API gave out", {
+      key: "generation.errors.invalidField",
+      values: { field: "cursor" },
+    });
   }
   return { createdAt, id };
 }
@@ -37,10 +40,7 @@ export async function listGenerations(options: {
   query: unknown;
 }): Promise<{ items: GenerationView[]; nextCursor: string | null }> {
   const parsed = listSchema.safeParse(options.query);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    throw new AppError("invalid_options", `${issue.path.join(".")}: ${issue.message}`);
-  }
+  if (!parsed.success) throw requestError(parsed.error.issues[0]);
   const q = parsed.data;
   const where: SQL[] = [eq(generation.userId, options.userId)];
   if (q.kind) where.push(eq(generation.kind, q.kind));

@@ -6,7 +6,7 @@ import type { PgBoss } from "#server/jobs/boss.ts";
 import { asset, generation } from "#server/db/schema/index.ts";
 import { holdInTx } from "#server/modules/credits/ledger.ts";
 import { isUniqueViolation } from "#server/db/errors.ts";
-import { AppError } from "#server/errors.ts";
+import { AppError, requestError } from "#server/errors.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { costOf, findOfferedModel, type CatalogModel } from "#config/models.ts";
 import { KIND_OF_TOOL, submitSchema, type GenerationParams, type SubmitRequest } from "#common/generation.ts";
@@ -44,12 +44,7 @@ export async function submitGeneration(
   options: SubmitOptions,
 ): Promise<{ id: string; repeated: boolean }> {
   const parsed = submitSchema.safeParse(options.input);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.join(".");
-    if (field === "prompt") throw new AppError("prompt_invalid", issue.message);
-    throw new AppError("invalid_options", `${field || "request"}: ${issue.message}`);
-  }
+  if (!parsed.success) throw requestError(parsed.error.issues[0]);
   const request = parsed.data;
   const model = findOfferedModel(deps.env, request.model);
   if (!model || model.kind !== KIND_OF_TOOL[request.tool]) throw new AppError("unknown_model", request.model);
@@ -57,7 +52,9 @@ export async function submitGeneration(
 
   const key = options.idempotencyKey;
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
-    throw new AppError("invalid_options", "the idempotency key must be 1 to 255 visible ASCII characters");
+    throw new AppError("invalid_options", "the idempotency key must be 1 to 255 visible ASCII characters", {
+      key: "api.errors.idempotencyKey",
+    });
   }
   const webhookUrl = options.webhookUrl === undefined ? null : checkWebhookUrl(options.webhookUrl, deps.env);
   const requestHash = createHash("sha256")
@@ -129,24 +126,35 @@ async function byKey(db: Db, userId: string, key: string, requestHash: string) {
 
 /** The model's own limits: ratios, counts, durations, styles, and which optional fields it takes. */
 function checkOptions(model: CatalogModel, r: SubmitRequest): GenerationParams {
-  if (!model.tools.includes(r.tool)) throw new AppError("invalid_options", `${model.id} does not do ${r.tool}`);
   const { options } = model;
+  /** A setting this model does not take: the detail for developers, the catalogue message for people. */
+  const refuse = (detail: string, key: string, values: Record<string, string | number> = {}) =>
+    new AppError("invalid_options", detail, {
+      key: `generation.errors.${key}`,
+      values: { model: model.name, ...values },
+    });
+  if (!model.tools.includes(r.tool)) throw refuse(`${model.id} does not do ${r.tool}`, "toolUnsupported");
   if (!options.aspectRatios.includes(r.aspectRatio)) {
-    throw new AppError("invalid_options", `aspectRatio: ${model.id} takes ${options.aspectRatios.join(", ")}`);
+    const allowed = options.aspectRatios.join(", ");
+    throw refuse(`aspectRatio: ${model.id} takes ${allowed}`, "aspectRatioUnsupported", { allowed });
   }
-  if (r.seed !== undefined && !options.seed) throw new AppError("invalid_options", `seed: ${model.id} takes none`);
+  if (r.seed !== undefined && !options.seed) throw refuse(`seed: ${model.id} takes none`, "seedUnsupported");
   if (r.tool === "text-to-video") {
     if (options.durations && !options.durations.includes(r.duration)) {
-      throw new AppError("invalid_options", `duration: ${model.id} takes ${options.durations.join(", ")}`);
+      const allowed = options.durations.join(", ");
+      throw refuse(`duration: ${model.id} takes ${allowed}`, "durationUnsupported", { allowed });
     }
     if (options.styles && !options.styles.includes(r.style)) {
-      throw new AppError("invalid_options", `style: ${model.id} takes ${options.styles.join(", ")}`);
+      const allowed = options.styles.join(", ");
+      throw refuse(`style: ${model.id} takes ${allowed}`, "styleUnsupported", { allowed });
     }
     return { aspectRatio: r.aspectRatio, count: 1, seed: r.seed, style: r.style, duration: r.duration };
   }
-  if (r.count > options.maxCount) throw new AppError("invalid_options", `count: at most ${options.maxCount}`);
+  if (r.count > options.maxCount) {
+    throw refuse(`count: at most ${options.maxCount}`, "countTooHigh", { max: options.maxCount });
+  }
   if (r.negativePrompt && !options.negativePrompt) {
-    throw new AppError("invalid_options", `negativePrompt: ${model.id} takes none`);
+    throw refuse(`negativePrompt: ${model.id} takes none`, "negativePromptUnsupported");
   }
   return {
     aspectRatio: r.aspectRatio,

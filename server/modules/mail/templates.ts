@@ -7,7 +7,13 @@ const files = import.meta.glob<ResourceLanguage>("/locales/*/email.json", { eage
 const bundles = new Map<string, ResourceLanguage>();
 for (const [path, content] of Object.entries(files)) bundles.set(path.split("/")[2]!, content);
 
-export const MAIL_KINDS = ["verifyEmail", "resetPassword", "passwordChanged", "existingAccount", "signInAttempts"] as const;
+export const MAIL_KINDS = [
+  "verifyEmail",
+  "resetPassword",
+  "passwordChanged",
+  "existingAccount",
+  "signInAttempts",
+] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
 export interface MailContent {
