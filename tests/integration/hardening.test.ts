@@ -4,6 +4,8 @@ import { freePort, startServer, type TestServer } from "#tests/support/server.ts
 import { signedIn } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 
+const METRICS_TOKEN = "metrics-token-for-the-scraper-0123";
+
 describe("the HTTP edge against careless and hostile clients", () => {
   let server: TestServer;
   let origin: string;
@@ -12,7 +14,7 @@ describe("the HTTP edge against careless and hostile clients", () => {
   beforeAll(async () => {
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    server = await startServer({ PORT: String(port), SITE_URL: origin });
+    server = await startServer({ PORT: String(port), SITE_URL: origin, METRICS_TOKEN });
     cookie = await signedIn(server, origin, "edge@example.com");
   });
   afterAll(async () => {
@@ -75,6 +77,18 @@ describe("the HTTP edge against careless and hostile clients", () => {
       body: new URLSearchParams({ email: "nobody@example.com", password: "wrong-password-1" }),
     });
     expect(form.status).toBe(401);
+  });
+
+  it("answers /metrics only with its bearer token when one is configured", async () => {
+    const without = await fetch(`${server.url}/metrics`);
+    expect(without.status).toBe(401);
+    expect(without.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');
+    expect(await without.text()).not.toContain("process_resident_memory_bytes");
+    const wrong = await fetch(`${server.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}x` } });
+    expect(wrong.status).toBe(401);
+    const right = await fetch(`${server.url}/metrics`, { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(right.status).toBe(200);
+    expect(await right.text()).toContain("process_resident_memory_bytes");
   });
 });
 
