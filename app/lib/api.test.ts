@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { api, apiErrorCode, SESSION_LOST_EVENT } from "./api.ts";
+import { describeFailure } from "./generations.ts";
 
 describe("the browser's API client", () => {
   let server: Server;
@@ -17,6 +18,11 @@ describe("the browser's API client", () => {
     server = createServer((req, res) => {
       const key = `${req.method} ${req.url}`;
       hits.set(key, (hits.get(key) ?? 0) + 1);
+      if (req.url!.startsWith("/portal/")) {
+        res.writeHead(200, { "Content-Type": "text/html" });
+        res.end("<html><body>Sign in to the Wi-Fi</body></html>");
+        return;
+      }
       const status = Number(req.url!.split("/").at(-1));
       const code = req.url!.includes("expired") ? "session_expired" : "unauthorized";
       res.writeHead(status, { "Content-Type": "application/json" });
@@ -51,5 +57,12 @@ describe("the browser's API client", () => {
     await api(`${base}/none/401`).catch(() => undefined);
     expect(lost).toEqual(["expired", "signedOut"]);
     expect(await api(`${base}/ok/200`)).toEqual({ ok: true });
+  });
+
+  it("refuses a success that is not JSON, as an answer this server did not give", async () => {
+    for (const method of ["GET", "POST"]) {
+      const error = await api(`${base}/portal/page`, { method }).catch((e: unknown) => e);
+      expect(describeFailure(error), method).toEqual({ code: "parse_error" });
+    }
   });
 });

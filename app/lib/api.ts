@@ -19,6 +19,13 @@ export const api = ofetch.create({
   baseURL: "/api",
   credentials: "same-origin",
   headers: { Accept: "application/json" },
+  onResponse({ response }) {
+    // A success that is not JSON did not come from this server (a proxy's or a captive portal's page): say so,
+    // rather than let the caller read a page of HTML as its answer.
+    if (response.ok && response.status !== 204 && !/\bjson\b/i.test(response.headers.get("content-type") ?? "")) {
+      throw new UnreadableAnswer(response.status, response.headers.get("content-type"));
+    }
+  },
   onResponseError({ response }) {
     if (response.status !== 401) return;
     const code = (response._data as ApiErrorBody | undefined)?.error?.code;
@@ -26,6 +33,14 @@ export const api = ofetch.create({
     window.dispatchEvent(new CustomEvent<SessionLoss>(SESSION_LOST_EVENT, { detail }));
   },
 });
+
+/** An answer the server could not have given: a success whose body is not JSON. */
+export class UnreadableAnswer extends Error {
+  constructor(status: number, contentType: string | null) {
+    super(`answer ${status} with ${contentType ?? "no content type"}, not JSON`);
+    this.name = "UnreadableAnswer";
+  }
+}
 
 /** The error code of a failed API call, if the server gave one. */
 export function apiErrorCode(error: unknown): string | undefined {

@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useEffectEvent, useState } from "react";
 import { FetchError } from "ofetch";
-import { api, type ApiErrorBody } from "#app/lib/api.ts";
+import { api, UnreadableAnswer, type ApiErrorBody } from "#app/lib/api.ts";
 import type { GenerationView, MediaView } from "#server/modules/generation/get-generation.ts";
 import type { listModels } from "#server/modules/generation/list-models.ts";
 import type { SubmitInput } from "#common/generation.ts";
@@ -26,10 +26,13 @@ export function resultPath(g: Pick<GenerationView, "id" | "tool">): string {
 }
 
 /**
- * What to tell the user about a failed call: the server's message (already in the page's language) when it
- * answered with one, else the catalogue's text for what was being done. `code` says which error it was.
+ * What went wrong with a call, for the page to say: `code` is which error it was (`parse_error` for an answer that
+ * was not this server's JSON) and `message` the server's reason, already in the page's language, when it gave one.
  */
 export function describeFailure(error: unknown): { code?: string; message?: string } {
+  if (error instanceof UnreadableAnswer || (error instanceof FetchError && error.cause instanceof UnreadableAnswer)) {
+    return { code: "parse_error" };
+  }
   if (!(error instanceof FetchError)) return {};
   const body = error.data as ApiErrorBody | undefined;
   return { code: body?.error?.code, message: body?.error?.message };

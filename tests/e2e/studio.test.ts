@@ -189,10 +189,30 @@ describe("the image studio in Chromium, on the offline models", () => {
     await expect(page.locator(".studio-cost-short a").getAttribute("href")).resolves.toBe("/es/pricing");
     await page.click(".studio-submit");
     const alert = page.locator(".studio-form [role=alert]");
+    // What was being done, then why it failed.
     await expect(alert.locator(".ant-alert-title").textContent()).resolves.toBe(
+      text("es", "messages", "msg.generation.submitFailed"),
+    );
+    await expect(alert.locator(".ant-alert-description").textContent()).resolves.toBe(
       text("es", "messages", "msg.generation.insufficientCredits"),
     );
     await expect(alert.locator("a").getAttribute("href")).resolves.toBe("/es/pricing");
+    await expect(page.inputValue("#studio-prompt")).resolves.toBe("Un prompt que no se pierde");
+
+    // An answer that is not the server's (a captive portal's page, with 200) is said to be unreadable.
+    await page.route("**/api/generations", (route) =>
+      route.request().method() === "POST"
+        ? route.fulfill({
+            status: 200,
+            contentType: "text/html",
+            body: "<html><body>Sign in to the Wi-Fi</body></html>",
+          })
+        : route.fallback(),
+    );
+    await page.click(".studio-submit");
+    await expect
+      .poll(() => alert.locator(".ant-alert-title").textContent())
+      .toBe(text("es", "messages", "msg.generation.parseResponseError"));
     await expect(page.inputValue("#studio-prompt")).resolves.toBe("Un prompt que no se pierde");
     await context.close();
   });
@@ -211,6 +231,14 @@ describe("the image studio in Chromium, on the offline models", () => {
     await page.locator(".gen-card[data-status=succeeded]").waitFor({ timeout: 60_000 });
     await page.goto(`${server.url}/ja/dashboard/image`);
     await expect(page.locator(".gen-card").count()).resolves.toBe(1);
+    // The card says what the filters filter by: its tool and who may see it.
+    const meta = page.locator(".gen-card .gen-card-meta");
+    await expect(meta.locator(".gen-card-tool").textContent()).resolves.toBe(
+      text("ja", "studio", "tools.text-to-image.title"),
+    );
+    await expect(meta.locator(".gen-card-visibility").textContent()).resolves.toContain(
+      text("ja", "studio", "visibility.private"),
+    );
     await page.goto(`${server.url}/ja/dashboard/image?visibility=public`);
     await expect(page.locator(".gen-card").count()).resolves.toBe(0);
     await expect(page.locator(".gallery-empty").textContent()).resolves.toContain(

@@ -181,13 +181,25 @@ export function ProgressBlock({
 }
 
 /**
- * A failure as the user should read it: the server's message in the page's language, or the catalogue text for
- * what was being done; the not-enough-credits message links to the pricing page.
+ * A failure as the user should read it: the catalogue's text for what was being done, with the server's reason (in
+ * the page's language) under it; the not-enough-credits one links to the pricing page.
  */
 export function FailureAlert({ code, message, fallback }: { code?: string; message?: string; fallback: string }) {
   const { t } = useTranslation("studio");
   const { pathname } = useLocation();
   const action: ReactNode =
     code === "insufficient_credits" ? <Link to={hrefIn(pathname, "/pricing")}>{t("form.topUp")}</Link> : null;
-  return <Alert type="error" showIcon role="alert" title={message ?? fallback} action={action} />;
+  // The catalogue's message for what was being done, and the server's reason under it; an answer that was not the
+  // server's has the catalogue's own message.
+  const title = code === "parse_error" ? t("messages:msg.generation.parseResponseError") : fallback;
+  return (
+    <Alert
+      type="error"
+      showIcon
+      role="alert"
+      title={title}
+      description={message && message !== title ? message : undefined}
+      action={action}
+    />
+  );
 }
