@@ -1,5 +1,11 @@
 import { Button } from "antd";
-import { ExclamationCircleOutlined, PlayCircleOutlined, StopOutlined } from "@ant-design/icons";
+import {
+  ExclamationCircleOutlined,
+  GlobalOutlined,
+  LockOutlined,
+  PlayCircleOutlined,
+  StopOutlined,
+} from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import { isOpen, resultPath, type GenerationView } from "#app/lib/generations.ts";
@@ -55,7 +61,7 @@ export function GenerationMedia({ generation, eager = false }: { generation: Gen
   );
 }
 
-/** One generation in a list: picture area, prompt, status, and a way to stop it while it runs. */
+/** One generation in a list: picture area, prompt, status, tool, who may see it, and a way to stop it while it runs. */
 export function GenerationCard({
   generation,
   onCancel,
@@ -81,6 +87,11 @@ export function GenerationCard({
         </Link>
         <div className="gen-card-meta">
           <StatusTag status={g.status} />
+          <span className="gen-card-tool">{t(`tools.${g.tool}.title`)}</span>
+          <span className={`gen-card-visibility is-${g.visibility}`}>
+            {g.visibility === "public" ? <GlobalOutlined aria-hidden /> : <LockOutlined aria-hidden />}{" "}
+            {t(`visibility.${g.visibility}`)}
+          </span>
           <span className="gen-card-model">{g.model.name}</span>
           <RelativeTime locale={locale} date={g.createdAt} />
           {isOpen(g) && onCancel && (
