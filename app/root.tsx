@@ -36,7 +36,7 @@ import { useToast } from "#app/components/feedback.ts";
 import { Toaster } from "#app/components/ui/toast.tsx";
 import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 import { readCookie } from "#common/cookies.ts";
-import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath, type Locale } from "#common/locales.ts";
+import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath, stripLocale, type Locale } from "#common/locales.ts";
 import { COLOR_SCHEME_HINT, THEME_COOKIE, THEME_SCRIPT, isThemeMode, resolveScheme } from "#common/theme.ts";
 import { siteDefaults } from "#config/site.ts";
 
@@ -74,9 +74,11 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   };
 }
 
-// What the root loads changes with the language, and with a form that signs in or out or edits the profile.
+// What the root loads changes with the language, with a form that signs in or out or edits the profile, and on the
+// way to the account pages: a page sent there because its session ended must not keep showing who was signed in.
 export function shouldRevalidate({ currentUrl, nextUrl, formMethod }: ShouldRevalidateFunctionArgs) {
   if (formMethod && formMethod !== "GET") return true;
+  if (stripLocale(nextUrl.pathname).startsWith("/auth/")) return true;
   return localeOfPath(currentUrl.pathname) !== localeOfPath(nextUrl.pathname);
 }
 
@@ -220,7 +222,10 @@ export function ErrorBoundary({ error }: Route.ErrorBoundaryProps) {
       : undefined;
   return (
     <I18nextProvider i18n={i18n}>
-      <ErrorPage status={status} messageKey={messageKey} />
+      {/* The whole app is replaced: the error page is the document's one main region. */}
+      <main>
+        <ErrorPage status={status} messageKey={messageKey} />
+      </main>
     </I18nextProvider>
   );
 }

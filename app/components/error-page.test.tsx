@@ -64,4 +64,10 @@ describe("the full-screen error page", () => {
     expect(html).toContain(jaMessages.msg.generation.insufficientCredits);
     expect(html).toContain(ja.error.unknown);
   });
+
+  it("says a message that repeats the subtitle once (the administrators' pages refuse others with it)", () => {
+    const html = render(403, { messageKey: "error.403" });
+    expect(html.split(en.error["403"]).length - 1).toBe(1);
+    expect(html).not.toContain("error-page-message");
+  });
 });

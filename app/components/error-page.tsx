@@ -23,10 +23,12 @@ export function ErrorPage({ status, messageKey }: { status: number; messageKey?:
   const subtitle = t(SUBTITLE_KEYS[status] ?? "error.unknown");
   // The error's own message when it has one; 400 has a text beside its subtitle. Every other status already
   // says what happened in its subtitle, which is the unknown-error text for statuses without one.
-  const message = messageKey ? t(messageKey) : status === 400 ? t("error.400") : undefined;
+  // A message that only repeats the subtitle is said once.
+  const own = messageKey ? t(messageKey) : status === 400 ? t("error.400") : undefined;
+  const message = own === subtitle ? undefined : own;
   const signIn = `${hrefIn(pathname, "/auth/login")}?redirect=${encodeURIComponent(pathname + search)}`;
   return (
-    <main className="error-page" data-status={status}>
+    <div className="error-page" data-status={status}>
       <title>{t("error.metaTitle", { status })}</title>
       <Result
         status={illustration}
@@ -50,6 +52,6 @@ export function ErrorPage({ status, messageKey }: { status: number; messageKey?:
       >
         {message && <p className="error-page-message">{message}</p>}
       </Result>
-    </main>
+    </div>
   );
 }

@@ -140,10 +140,9 @@ describe("accounts in Chromium", () => {
     // Not an admin: 403 error page.
     const forbidden = await page.goto(`${server.url}/user/admin`);
     expect(forbidden?.status()).toBe(403);
-    await page
-      .getByText(text("en", "common", "error.403"))
-      .first()
-      .waitFor();
+    await page.getByText(text("en", "common", "error.403")).waitFor();
+    // Said once, not as subtitle and message both.
+    await expect(page.getByText(text("en", "common", "error.403")).count()).resolves.toBe(1);
 
     // The internal API wants a session.
     const api = await fetch(`${server.url}/api/me`);
@@ -179,6 +178,12 @@ describe("accounts in Chromium", () => {
     expect(url.searchParams.get("reason")).toBe("expired");
     expect(url.searchParams.get("redirect")).toBe("/tr/dashboard/home");
     await page.getByText(text("tr", "common", "msg.sessionExpired")).waitFor();
+    // The header no longer shows who was signed in, nor their credits.
+    await expect(page.locator(".credit-balance-value").count()).resolves.toBe(0);
+    await page
+      .getByRole("link", { name: text("tr", "common", "nav.signIn") })
+      .first()
+      .waitFor();
     await page.fill("#field-email", "tab@example.com");
     await page.fill("#field-password", PASSWORD);
     await page.click("#content button[type=submit]");

@@ -78,3 +78,16 @@ describe("error messages", () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe("the account forms' limits", () => {
+  it("are never written into a text: the password hint and its check both take the limit from the code", () => {
+    for (const locale of LOCALES) {
+      const auth = load(locale, "auth");
+      for (const key of ["strength.hint", "validation.passwordLength"]) {
+        const value = auth.get(key) ?? "";
+        expect(value, `${locale} ${key}`).toContain("{{min}}");
+        expect(value.replaceAll(/\{\{\w+\}\}/g, ""), `${locale} ${key}`).not.toMatch(/\d/);
+      }
+    }
+  });
+});

@@ -5,9 +5,9 @@ import { useRestoreTypedFields } from "#app/lib/typed-before-hydration.ts";
 
 /** The centred card every sign-in page sits in. */
 export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children: ReactNode }) {
-  const ref = useRestoreTypedFields<HTMLElement>();
+  const ref = useRestoreTypedFields<HTMLDivElement>();
   return (
-    <main className="auth-page" ref={ref}>
+    <div className="auth-page" ref={ref}>
       <Card className="auth-card" variant="borderless">
         <Title level={1} className="auth-title">
           {title}
@@ -15,6 +15,6 @@ export function AuthCard({ title, subtitle, children }: { title: string; subtitl
         {subtitle && <Paragraph type="secondary">{subtitle}</Paragraph>}
         {children}
       </Card>
-    </main>
+    </div>
   );
 }

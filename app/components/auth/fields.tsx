@@ -87,7 +87,7 @@ export function NewPasswordField({
         </>
       )}
       <div>
-        <Text type="secondary">{t("strength.hint")}</Text>
+        <Text type="secondary">{t("strength.hint", { min: PASSWORD_MIN })}</Text>
       </div>
     </div>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useState } from "react";
 import { Button, Card, Input, Space } from "antd";
 import { GiftOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
@@ -15,14 +15,20 @@ export function RedeemCard({ locale }: { locale: Locale }) {
   const { t } = useTranslation("billing");
   const toast = useToast();
   const redeem = useFetcher<RedeemResult>();
-  const codeInput = useRef<HTMLFormElement>(null);
+  // A redeemed code is gone from the box: each success starts the input again, empty (state adjusted while
+  // rendering, as the answer arrives, rather than in an effect).
+  const [round, setRound] = useState(0);
+  const [answered, setAnswered] = useState(redeem.data);
+  if (redeem.data !== answered) {
+    setAnswered(redeem.data);
+    if (redeem.data?.ok) setRound(round + 1);
+  }
   useEffect(() => {
     if (redeem.state !== "idle" || !redeem.data) return;
     if (redeem.data.ok) {
       toast.success(
         t("messages:credits.redeem.success", { formatted: formatNumber(locale, redeem.data.credits ?? 0) }),
       );
-      codeInput.current?.reset();
     } else if (redeem.data.error) {
       toast.error(t(redeem.data.error));
     }
@@ -36,13 +42,14 @@ export function RedeemCard({ locale }: { locale: Locale }) {
         </span>
       }
     >
-      <redeem.Form method="post" ref={codeInput}>
+      <redeem.Form method="post">
         <input type="hidden" name="intent" value="redeem" />
         <label htmlFor="redeem-code" className="sr-only">
           {t("orders.redeem.label")}
         </label>
         <Space.Compact block>
           <Input
+            key={round}
             id="redeem-code"
             name="code"
             required

@@ -15,6 +15,7 @@ import { Link, useLocation } from "react-router";
 import { LanguageSwitcher } from "#app/components/layout/language-switcher.tsx";
 import { ThemeSwitch } from "#app/components/layout/theme-switch.tsx";
 import { CreditBalance, UserMenu } from "#app/components/layout/user-menu.tsx";
+import { BackToTop } from "#app/components/ui/overlay.tsx";
 import { useRoot } from "#app/lib/use-site.ts";
 import { preferenceCookie } from "#common/cookies.ts";
 import { hrefIn, stripLocale } from "#common/locales.ts";
@@ -135,6 +136,7 @@ export function DashboardLayout({ children, initialCollapsed }: { children: Reac
           {children}
         </Layout.Content>
       </Layout>
+      <BackToTop label={t("common:nav.backToTop")} />
     </Layout>
   );
 }

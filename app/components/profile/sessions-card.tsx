@@ -3,7 +3,7 @@ import { DesktopOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { useFetcher } from "react-router";
 import Bowser from "bowser";
-import { formatRelative } from "#common/format.ts";
+import { momentOf, useHydrated } from "#app/components/relative-time.tsx";
 import type { Locale } from "#common/locales.ts";
 import { useResultToast, type ProfileResult } from "./result.ts";
 
@@ -37,6 +37,7 @@ export function SessionsCard({
   const sessionFetcher = useFetcher<ProfileResult>();
   useResultToast(sessionFetcher.data);
   const others = sessions.filter((s) => s.id !== currentSessionId);
+  const hydrated = useHydrated();
   return (
     <Card
       title={t("profile.sessions")}
@@ -77,7 +78,7 @@ export function SessionsCard({
             <List.Item.Meta
               avatar={<DesktopOutlined />}
               title={describeDevice(s.userAgent, (key, o) => t(key, o ?? {}))}
-              description={[t("profile.lastActive", { time: formatRelative(locale, s.lastActiveAt) }), s.ipAddress]
+              description={[t("profile.lastActive", { time: momentOf(locale, s.lastActiveAt, hydrated) }), s.ipAddress]
                 .filter(Boolean)
                 .join(" · ")}
             />

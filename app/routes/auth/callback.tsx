@@ -51,7 +51,7 @@ export default function Callback({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("auth");
   const { pathname } = useLocation();
   return (
-    <main className="auth-page">
+    <div className="auth-page">
       <Result
         className="auth-card"
         status="warning"
@@ -63,6 +63,6 @@ export default function Callback({ loaderData }: Route.ComponentProps) {
           </Button>
         }
       />
-    </main>
+    </div>
   );
 }

@@ -76,7 +76,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
 
   if (result && "sent" in result) {
     return (
-      <main className="auth-page">
+      <div className="auth-page">
         <Result
           className="auth-card"
           status="success"
@@ -84,7 +84,7 @@ export default function Register({ loaderData, actionData }: Route.ComponentProp
           subTitle={t("register.checkInbox", { email: result.sent })}
           extra={<Link to={loginHref}>{t("verify.backToSignIn")}</Link>}
         />
-      </main>
+      </div>
     );
   }
 

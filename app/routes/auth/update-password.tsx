@@ -126,7 +126,7 @@ export default function UpdatePassword({ loaderData, actionData }: Route.Compone
 
   if (result?.sent) {
     return (
-      <main className="auth-page">
+      <div className="auth-page">
         <Result
           className="auth-card"
           status="success"
@@ -134,7 +134,7 @@ export default function UpdatePassword({ loaderData, actionData }: Route.Compone
           subTitle={t("forgot.sent", { email: result.sent })}
           extra={<Link to={login}>{t("forgot.back")}</Link>}
         />
-      </main>
+      </div>
     );
   }
 

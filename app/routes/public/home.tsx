@@ -101,7 +101,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
     `       "prompt": "A lighthouse at dusk, oil painting"}'`,
   ].join("\n");
   return (
-    <main className="home">
+    <div className="home">
       <section className="home-hero">
         <p className="home-eyebrow">{t("eyebrow")}</p>
         <Title level={1} className="home-title">
@@ -262,6 +262,6 @@ export default function Home({ loaderData }: Route.ComponentProps) {
           {t("cta.button")}
         </Button>
       </section>
-    </main>
+    </div>
   );
 }

@@ -105,7 +105,7 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
   const signIn = signInHref(pathname, pathname);
 
   return (
-    <main className="pricing">
+    <div className="pricing">
       <section className="pricing-hero">
         <p className="home-eyebrow">{t("pricing.eyebrow")}</p>
         <h1 className="pricing-title">{t("pricing.title")}</h1>
@@ -145,7 +145,12 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
                 <Icon icon={CheckCircleFilled} aria-hidden /> {t("pricing.oneOff")}
               </li>
             </ul>
-            {!loaderData.signedIn ? (
+            {!loaderData.purchasing ? (
+              // Nothing can be bought here: no way to sign in for it either (the notice above says why).
+              <Button block size="large" disabled>
+                {t("pricing.buy")}
+              </Button>
+            ) : !loaderData.signedIn ? (
               <Button block size="large" type={pack.popular ? "primary" : "default"} href={signIn}>
                 {t("pricing.signInToBuy")}
               </Button>
@@ -158,7 +163,7 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
                   size="large"
                   htmlType="submit"
                   type={pack.popular ? "primary" : "default"}
-                  disabled={!loaderData.purchasing || (buying !== undefined && buying !== pack.id)}
+                  disabled={buying !== undefined && buying !== pack.id}
                   loading={buying === pack.id}
                   data-testid={`buy-${pack.id}`}
                 >
@@ -223,6 +228,6 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
           ))}
         </div>
       </section>
-    </main>
+    </div>
   );
 }

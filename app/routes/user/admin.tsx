@@ -24,7 +24,7 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
   const { pathname } = useLocation();
   const { counts } = loaderData;
   return (
-    <main className="page-narrow">
+    <div className="page-narrow">
       <Typography.Title level={1}>{t("admin.title")}</Typography.Title>
       <Typography.Paragraph type="secondary">{t("admin.subtitle")}</Typography.Paragraph>
       <Row gutter={[16, 16]}>
@@ -49,6 +49,6 @@ export default function Admin({ loaderData }: Route.ComponentProps) {
           <Link to={hrefIn(pathname, "/dashboard/home")}>{t("admin.back")}</Link>
         </Button>
       </p>
-    </main>
+    </div>
   );
 }

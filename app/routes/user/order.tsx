@@ -93,7 +93,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
     );
 
   return (
-    <main className="page-narrow" aria-live="polite" aria-busy={pending}>
+    <div className="page-narrow" aria-live="polite" aria-busy={pending}>
       <h1 className="sr-only">{t("orders.detail.title", { id: order.id.slice(0, 8) })}</h1>
       <div data-testid="order-status" data-status={status}>
         {result}
@@ -128,6 +128,6 @@ export default function Order({ loaderData }: Route.ComponentProps) {
           <Button icon={<RollbackOutlined />}>{t("orders.detail.back")}</Button>
         </Link>
       </div>
-    </main>
+    </div>
   );
 }

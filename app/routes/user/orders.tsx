@@ -73,7 +73,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
   const locale = loaderData.locale as Locale;
   const { balance, orders, history } = loaderData;
   return (
-    <main className="page-wide">
+    <div className="page-wide">
       <Typography.Title level={1} className="page-title">
         {t("orders.title")}
       </Typography.Title>
@@ -93,6 +93,6 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
         </Typography.Title>
         <CreditHistoryTable history={history} locale={locale} />
       </section>
-    </main>
+    </div>
   );
 }

@@ -56,9 +56,9 @@ export async function action({ context, request }: Route.ActionArgs) {
 export default function Profile({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("user");
   const { account, locale, sessions, currentSessionId, hasPassword, providers } = loaderData;
-  const main = useRestoreTypedFields<HTMLElement>();
+  const main = useRestoreTypedFields<HTMLDivElement>();
   return (
-    <main className="page-narrow profile" ref={main}>
+    <div className="page-narrow profile" ref={main}>
       <Typography.Title level={1}>{t("profile.title")}</Typography.Title>
       <Typography.Paragraph type="secondary">{t("profile.subtitle")}</Typography.Paragraph>
       <DetailsCard account={account} locale={locale} />
@@ -66,6 +66,6 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
       <PasswordCard hasPassword={hasPassword} providers={providers} />
       <SessionsCard sessions={sessions} currentSessionId={currentSessionId} locale={locale} />
       <DeleteAccountCard hasPassword={hasPassword} />
-    </main>
+    </div>
   );
 }
