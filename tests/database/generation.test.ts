@@ -33,6 +33,7 @@ import { backends, openEngine } from "#tests/support/backends.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
 import { startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
+import { listEntries } from "#server/modules/credits/list-entries.ts";
 
 const logger = pino({ level: "silent" });
 const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
@@ -145,6 +146,12 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     }
     expect(await getBalance({ db: db(), userId })).toEqual({ balance: 7, held: 0, available: 7 });
     expect((await entries(userId)).map((e) => e.kind)).toEqual(["admin_adjustment", "hold", "capture"]);
+    // The history names the generation it charged for, with its tool to open it by.
+    const history = await listEntries({ db: db(), userId, page: 1, pageSize: 5 });
+    expect(history.rows[0]).toMatchObject({
+      kind: "capture",
+      reference: { type: "job", id, tool: "text-to-image" },
+    });
     // A second run of the same job (a redelivery) changes nothing.
     await run(id);
     expect(await getBalance({ db: db(), userId })).toEqual({ balance: 7, held: 0, available: 7 });

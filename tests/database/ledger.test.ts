@@ -14,6 +14,7 @@ import {
   MAX_CREDIT_AMOUNT,
 } from "#server/modules/credits/ledger.ts";
 import { grantSignupBonus } from "#server/modules/credits/grant-signup-bonus.ts";
+import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { createCodes } from "#server/modules/credits/create-codes.ts";
 import { redeemCode } from "#server/modules/credits/redeem-code.ts";
 import { normalizeCode } from "#server/modules/credits/redemption-codes.ts";
@@ -76,6 +77,15 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
     expect(captured.entry).toMatchObject({ kind: "capture", amount: -6, heldChange: -8, balanceAfter: 14 });
     await settleHold({ db: db(), holdId: b.holdId, as: "release" });
     expect(await expectConsistent(u)).toEqual({ balance: 14, held: 0, available: 14 });
+    // Each settlement names the job its hold was for, as the hold does.
+    const { rows } = await listEntries({ db: db(), userId: u, page: 1, pageSize: 10 });
+    expect(rows.map((r) => [r.kind, r.amount, r.heldChange, r.reference?.type, r.reference?.id])).toEqual([
+      ["release", 0, -5, "job", "b"],
+      ["capture", -6, -8, "job", "a"],
+      ["hold", 0, 5, "job", "b"],
+      ["hold", 0, 8, "job", "a"],
+      ["signup_bonus", 20, 0, undefined, undefined],
+    ]);
   });
 
   it("refuses a hold beyond what is available with the not-enough-credits error, writing nothing", async () => {

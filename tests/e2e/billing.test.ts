@@ -111,6 +111,8 @@ describe("buying and redeeming credits in Chromium", () => {
     await page.fill("#redeem-code", code.toLowerCase());
     await page.getByRole("button", { name: t("orders.redeem.submit") }).click();
     await expect.poll(() => balance(page).textContent()).toBe("545");
+    // A used code is not left in the box.
+    await expect.poll(() => page.inputValue("#redeem-code")).toBe("");
 
     const history = page.locator("section[aria-labelledby=history-heading] tr.ant-table-row");
     await expect.poll(() => history.count()).toBe(3);

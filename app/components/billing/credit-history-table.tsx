@@ -4,6 +4,7 @@ import { Link, useLocation } from "react-router";
 import type { EntryView } from "#server/modules/credits/list-entries.ts";
 import { formatDate, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
+import { resultPath } from "#app/lib/generations.ts";
 import { PagedTable, type Paged } from "./paged-table.tsx";
 
 /** Every change of the balance, newest first, a page at a time (`?history=`). */
@@ -23,21 +24,19 @@ export function CreditHistoryTable({ history, locale }: { history: Paged<EntryVi
       render: (value: string) => t(`orders.kinds.${value}`),
     },
     {
+      // What the balance moved by, and apart from it what was reserved (+) or let go (−) for a running job: a
+      // reservation changes what is available, not the balance.
       title: t("orders.columns.change"),
       dataIndex: "amount",
       align: "right",
-      render: (value: number, row) =>
-        value !== 0 ? (
-          <span className={value > 0 ? "credit-plus" : "credit-minus"}>{signed(value)}</span>
-        ) : row.heldChange !== 0 ? (
-          <span className="credit-held">
-            {t(row.heldChange > 0 ? "orders.reserved" : "orders.freed", {
-              formatted: formatNumber(locale, Math.abs(row.heldChange)),
-            })}
-          </span>
-        ) : (
-          "0"
-        ),
+      render: (value: number) =>
+        value === 0 ? "—" : <span className={value > 0 ? "credit-plus" : "credit-minus"}>{signed(value)}</span>,
+    },
+    {
+      title: t("orders.columns.heldChange"),
+      dataIndex: "heldChange",
+      align: "right",
+      render: (value: number) => (value === 0 ? "—" : <span className="credit-held">{signed(value)}</span>),
     },
     {
       title: t("orders.columns.balanceAfter"),
@@ -52,7 +51,12 @@ export function CreditHistoryTable({ history, locale }: { history: Paged<EntryVi
         if (!ref) return null;
         const short = ref.label ?? ref.id.slice(0, 8);
         const label = t(`orders.reference.${ref.type}`, { id: short });
-        return ref.type === "order" ? <Link to={hrefIn(pathname, `/user/orders/${ref.id}`)}>{label}</Link> : label;
+        if (ref.type === "order") return <Link to={hrefIn(pathname, `/user/orders/${ref.id}`)}>{label}</Link>;
+        // A generation that still exists opens on its result page.
+        if (ref.type === "job" && ref.tool) {
+          return <Link to={hrefIn(pathname, resultPath({ id: ref.id, tool: ref.tool }))}>{label}</Link>;
+        }
+        return label;
       },
     },
   ];

@@ -223,7 +223,7 @@ export async function settleHoldInTx(tx: Tx, s: Settle): Promise<CreditEntry> {
       settledAt: sql`now()`,
     })
     .where(and(eq(creditHold.id, s.holdId), eq(creditHold.status, "open"), sql`${creditHold.amount} >= ${charge}`))
-    .returning({ userId: creditHold.userId, amount: creditHold.amount });
+    .returning({ userId: creditHold.userId, amount: creditHold.amount, reference: creditHold.reference });
   if (!hold) throw new HoldNotOpen();
   if (!hold.userId) throw new AppError("not_found", `hold ${s.holdId} belongs to a deleted account`);
   return applyMovement(tx, {
@@ -232,6 +232,8 @@ export async function settleHoldInTx(tx: Tx, s: Settle): Promise<CreditEntry> {
     amount: -charge,
     heldChange: -hold.amount,
     holdId: s.holdId,
+    // The settlement is about what the hold was for (the job).
+    reference: hold.reference,
     idempotencyKey: `${s.as}:${s.holdId}`,
   });
 }
