@@ -9,6 +9,8 @@ process.env.NODE_ENV ||= "production";
 const root = fileURLToPath(new URL("..", import.meta.url));
 const role = process.argv[2] ?? "web";
 const entry = `${root}build/server/index.js`;
+// The process that started this one, noted before a build that may take a while (see below).
+process.env.ATELIER_PARENT_PID ||= String(process.ppid);
 
 if (!existsSync(entry) || isBuildStale(root)) {
   process.stdout.write("Building Atelier (the sources changed since the last build)…\n");
@@ -35,6 +37,17 @@ if ((role === "web" || role === "worker") && !process.env.ATELIER_TUNED && typeo
     [process.execPath, ...flags, ...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)],
     { ...process.env, ATELIER_TUNED: "1", MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX || "2" },
   );
+}
+
+// Started by npm (`npm start`, `npm run worker`), this process is npm's child (the scripts `exec` it): stopping npm
+// by its process id must stop the server too. npm passes SIGTERM on; a parent gone without a word (SIGKILL) leaves
+// this process to another parent, which is noticed here, and it stops as on SIGTERM.
+if (process.env.npm_lifecycle_event && (role === "web" || role === "worker")) {
+  const parent = Number(process.env.ATELIER_PARENT_PID);
+  const check = () => {
+    if (process.ppid !== parent) process.kill(process.pid, "SIGTERM");
+  };
+  setInterval(check, 1000).unref();
 }
 
 const server = await import(pathToFileURL(entry).href);

@@ -1,6 +1,9 @@
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { request } from "node:http";
-import { startServer } from "#tests/support/server.ts";
+import { freePort, ROOT, startServer, tempDir, waitFor } from "#tests/support/server.ts";
 
 describe("graceful shutdown", () => {
   it("finishes a request in flight on SIGTERM, refuses new connections, then exits 0", async () => {
@@ -43,4 +46,43 @@ describe("graceful shutdown", () => {
     expect(server.output()).toContain('"msg":"stopped"');
     await server.close();
   });
+
+  it("stops the server when `npm start` is stopped by its process id, even by SIGKILL", async () => {
+    for (const signal of ["SIGTERM", "SIGKILL"] as const) {
+      const port = await freePort();
+      const dataDir = tempDir();
+      const npm = spawn("npm", ["start", "--silent"], {
+        cwd: ROOT,
+        env: {
+          PATH: `${join(ROOT, "node_modules/.bin")}:${process.env.PATH}`,
+          HOME: process.env.HOME,
+          PORT: String(port),
+          HOST: "127.0.0.1",
+          DATA_DIR: dataDir,
+          LOG_LEVEL: "info",
+        },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      npm.stdout.on("data", (d: Buffer) => (output += d.toString()));
+      npm.stderr.on("data", (d: Buffer) => (output += d.toString()));
+      const url = `http://127.0.0.1:${port}`;
+      await waitFor("npm start to serve", async () => (await fetch(`${url}/healthz`)).ok, { output: () => output });
+      npm.kill(signal);
+      // Nothing answers on the port any more: the server went with the npm that started it.
+      await waitFor(
+        `the server to stop after npm got ${signal}`,
+        async () => {
+          try {
+            await fetch(`${url}/healthz`);
+            return false;
+          } catch {
+            return true;
+          }
+        },
+        { timeoutMs: 30_000, output: () => output },
+      );
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
