@@ -110,4 +110,106 @@ describe("the shell and its pages as a new user meets them", () => {
     for (const button of await buy.all()) await expect(button.isDisabled()).resolves.toBe(true);
     await anonymous.close();
   });
+
+  it("lays the dashboard out without blank scroll or sideways scroll, in Russian on a phone", async () => {
+    for (const context of [member.phone, member.desktop]) {
+      const { page } = await open(context, "/ru/dashboard/home");
+      const layout = await page.evaluate(() => {
+        const page = document.querySelector(".dash-page")!;
+        return {
+          scrollWidth: document.documentElement.scrollWidth,
+          clientWidth: document.documentElement.clientWidth,
+          scrollHeight: document.documentElement.scrollHeight,
+          viewportHeight: window.innerHeight,
+          contentBottom: page.getBoundingClientRect().bottom + window.scrollY,
+        };
+      });
+      expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+      // Nothing below the page's content but the layout's own padding (a short page fills the screen).
+      expect(layout.scrollHeight).toBeLessThanOrEqual(Math.max(layout.viewportHeight, layout.contentBottom + 80));
+      await page.close();
+    }
+  });
+
+  it("shows every column of a table on a phone, as cards, in Russian, Turkish and German", async () => {
+    const created = await fetch(`${server.url}/api/keys`, {
+      method: "POST",
+      headers: {
+        Cookie: (await member.desktop.cookies()).map((c) => `${c.name}=${c.value}`).join("; "),
+        Origin: server.url,
+        "Sec-Fetch-Site": "same-origin",
+        "Content-Type": "application/json",
+      },
+      body: JSON.stringify({ name: "Телефон" }),
+    });
+    expect(created.status).toBe(201);
+    const inView = async (page: Page, selector: string) => {
+      const cells = await page.locator(selector).all();
+      expect(cells.length, selector).toBeGreaterThan(0);
+      for (const cell of cells) {
+        const box = (await cell.boundingBox())!;
+        expect(box.x, selector).toBeGreaterThanOrEqual(0);
+        expect(box.x + box.width, selector).toBeLessThanOrEqual(PHONE.width + 0.5);
+      }
+    };
+    const keys = await open(member.phone, "/ru/dashboard/api", ".dash");
+    await keys.page.locator(".api-keys-table tbody tr[data-row-key]").waitFor();
+    await inView(keys.page, ".api-keys-table tbody tr[data-row-key] td");
+    await keys.page.close();
+    for (const locale of ["ru", "tr", "de"]) {
+      const orders = await open(member.phone, `/${locale}/user/orders`);
+      await inView(orders.page, "section[aria-labelledby=history-heading] tbody tr.ant-table-row td");
+      await orders.page.close();
+      const pricing = await open(member.phone, `/${locale}/pricing`);
+      await inView(pricing.page, ".pricing-table tbody td, .pricing-table tbody th");
+      await pricing.page.close();
+    }
+  });
+
+  it("keeps the studio's texts apart and whole, and says keyboard shortcuts only where there is a keyboard", async () => {
+    const overlap = (a: DOMRect, b: DOMRect) =>
+      a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+    for (const context of [member.phone, member.desktop]) {
+      const { page } = await open(context, "/ja/dashboard/video", ".dash");
+      await expect(page.locator(".studio-keys").isVisible()).resolves.toBe(context === member.desktop);
+      await page.click(".studio-submit");
+      const error = page.locator(".studio-field-error");
+      await error.waitFor();
+      const [count, message] = await Promise.all([
+        page.locator(".ant-input-data-count").evaluate((el) => el.getBoundingClientRect().toJSON() as DOMRect),
+        error.evaluate((el) => el.getBoundingClientRect().toJSON() as DOMRect),
+      ]);
+      expect(overlap(count, message)).toBe(false);
+      // Each style's name on one line: no lone "ー" (ドキュメンタリー) on a line of its own.
+      const lines = await page
+        .locator(".video-style-name")
+        .evaluateAll((names) =>
+          names.map((n) => Math.round(n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).lineHeight))),
+        );
+      expect(lines.every((n) => n === 1)).toBe(true);
+      await page.close();
+    }
+  });
+
+  it("draws opaque headers, and a phone's menu without the sidebar's border", async () => {
+    const { page } = await open(member.phone, "/dashboard/home", ".dash");
+    const alpha = (selector: string) =>
+      page.locator(selector).evaluate((el) => {
+        const color = getComputedStyle(el).backgroundColor;
+        const parts = color.match(/[\d.]+/g)!.map(Number);
+        return parts.length === 4 ? parts[3] : 1;
+      });
+    await expect(alpha(".dash-header")).resolves.toBe(1);
+    await page.click(".dash-menu-button");
+    const menu = page.locator(".dash-drawer .dash-menu");
+    await menu.waitFor();
+    await expect(menu.evaluate((el) => getComputedStyle(el).borderInlineEndWidth)).resolves.toBe("0px");
+    await page.close();
+    const anonymous = await browser.newContext({ viewport: PHONE });
+    const site = await open(anonymous, "/");
+    await expect(
+      site.page.locator(".site-header").evaluate((el) => getComputedStyle(el).backgroundColor),
+    ).resolves.toMatch(/^rgb\(/);
+    await anonymous.close();
+  });
 });

@@ -11,6 +11,7 @@ import { hrefIn, type Locale } from "#common/locales.ts";
 import { formatDate, formatNumber } from "#common/format.ts";
 import type { DeliveryView } from "#server/modules/webhooks/list-deliveries.ts";
 import type { WebhookSecretInfo, WebhookSecretView } from "#server/modules/webhooks/secret.ts";
+import { REFLOW_TABLE, reflowColumns } from "#app/components/ui/reflow-table.ts";
 
 export interface WebhooksState {
   secret: WebhookSecretInfo;
@@ -172,13 +173,13 @@ export function WebhooksPanel({ initial, locale }: { initial: WebhooksState; loc
         </Button>
       </div>
       <Table<DeliveryView>
-        className="webhook-deliveries"
+        className={`webhook-deliveries ${REFLOW_TABLE}`}
         rowKey="id"
         dataSource={deliveries}
         pagination={false}
         scroll={{ x: 860 }}
         locale={{ emptyText: t("webhooks.deliveries.empty") }}
-        columns={[
+        columns={reflowColumns<DeliveryView>([
           {
             title: t("webhooks.deliveries.time"),
             dataIndex: "createdAt",
@@ -239,7 +240,7 @@ export function WebhooksPanel({ initial, locale }: { initial: WebhooksState; loc
               return parts.length ? parts.join(" · ") : "—";
             },
           },
-        ]}
+        ])}
       />
     </section>
   );

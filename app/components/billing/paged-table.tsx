@@ -1,5 +1,6 @@
 import { Table, type TableColumnsType } from "antd";
 import { Link, useSearchParams } from "react-router";
+import { REFLOW_TABLE, reflowColumns } from "#app/components/ui/reflow-table.ts";
 
 /** Page links that work before the scripts load: each page number is a real link. */
 function pageLinks(search: URLSearchParams, param: string) {
@@ -22,7 +23,9 @@ export interface Paged<Row> {
   pageSize: number;
 }
 
-/** A table of one page of rows from the server, its pages chosen by a search parameter (`param`). */
+/**
+ * A table of one page of rows from the server, its pages chosen by a search parameter (`param`); cards on a phone.
+ */
 export function PagedTable<Row extends { id: string | number }>({
   paged,
   param,
@@ -37,6 +40,7 @@ export function PagedTable<Row extends { id: string | number }>({
   const [search] = useSearchParams();
   return (
     <Table<Row>
+      className={REFLOW_TABLE}
       rowKey="id"
       size="middle"
       scroll={{ x: "max-content" }}
@@ -51,7 +55,7 @@ export function PagedTable<Row extends { id: string | number }>({
           itemRender: pageLinks(search, param),
         }
       }
-      columns={columns}
+      columns={reflowColumns(columns)}
     />
   );
 }

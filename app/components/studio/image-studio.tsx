@@ -165,7 +165,7 @@ export function ImageStudioForm({
             {t("form.promptRequired")}
           </p>
         ) : (
-          <p className="studio-hint" id="studio-prompt-hint">
+          <p className="studio-hint studio-keys" id="studio-prompt-hint">
             {t("form.shortcut")}
           </p>
         )}

@@ -50,17 +50,20 @@ export function UsageChart({ days, locale }: { days: { date: string; credits: nu
           </text>
         ))}
       </svg>
-      <table className="sr-only">
-        <caption>{t("home.usageChart")}</caption>
-        <tbody>
-          {days.map((d) => (
-            <tr key={d.date}>
-              <th scope="row">{formatDayMonth(locale, d.date)}</th>
-              <td>{formatNumber(locale, d.credits)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {/* A table is laid out whole whatever its own size, so the one box that hides it is a wrapper around it. */}
+      <div className="sr-only">
+        <table>
+          <caption>{t("home.usageChart")}</caption>
+          <tbody>
+            {days.map((d) => (
+              <tr key={d.date}>
+                <th scope="row">{formatDayMonth(locale, d.date)}</th>
+                <td>{formatNumber(locale, d.credits)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -117,7 +117,7 @@ function VideoForm({
             {t("messages:msg.generation.videoPromptRequired")}
           </p>
         ) : (
-          <p className="studio-hint" id="video-prompt-hint">
+          <p className="studio-hint studio-keys" id="video-prompt-hint">
             {t("form.shortcut")}
           </p>
         )}

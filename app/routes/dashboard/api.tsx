@@ -19,6 +19,7 @@ import { hrefIn } from "#common/locales.ts";
 import { WebhooksPanel } from "#app/components/api/webhooks-panel.tsx";
 import { getWebhookSecretInfo } from "#server/modules/webhooks/secret.ts";
 import { listWebhookDeliveries } from "#server/modules/webhooks/list-deliveries.ts";
+import { REFLOW_TABLE, reflowColumns } from "#app/components/ui/reflow-table.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -158,13 +159,13 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
 
       <h2 className="sr-only">{t("table.caption")}</h2>
       <Table<ApiKeyView>
-        className="api-keys-table"
+        className={`api-keys-table ${REFLOW_TABLE}`}
         rowKey="id"
         dataSource={keys}
         pagination={false}
         scroll={{ x: 760 }}
         locale={{ emptyText: t("table.empty") }}
-        columns={[
+        columns={reflowColumns<ApiKeyView>([
           {
             title: t("table.name"),
             dataIndex: "name",
@@ -239,7 +240,7 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
               </Space>
             ),
           },
-        ]}
+        ])}
       />
 
       <section className="api-quick-start" aria-labelledby="quick-start-heading">

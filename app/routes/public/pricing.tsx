@@ -184,7 +184,7 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
         <h2 id="pricing-models">{t("pricing.models.title")}</h2>
         <p className="pricing-section-lead">{t("pricing.models.subtitle")}</p>
         <div className="pricing-table-wrap">
-          <table className="pricing-table">
+          <table className="pricing-table table-reflow">
             <thead>
               <tr>
                 <th scope="col">{t("pricing.models.model")}</th>
@@ -203,10 +203,14 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
                     {m.name}
                     {m.offline && <span className="model-tag-offline">{t("messages:generation.offlineDemo")}</span>}
                   </th>
-                  <td>{t(`pricing.models.kinds.${m.kind}`)}</td>
-                  <td>{m.tools.map((tool) => t(`pricing.models.toolNames.${tool}`)).join(", ")}</td>
-                  <td className="num">{formatNumber(locale, m.price.credits)}</td>
-                  <td>{t(`pricing.models.units.${m.price.unit}`)}</td>
+                  <td data-label={t("pricing.models.kind")}>{t(`pricing.models.kinds.${m.kind}`)}</td>
+                  <td data-label={t("pricing.models.tools")}>
+                    {m.tools.map((tool) => t(`pricing.models.toolNames.${tool}`)).join(", ")}
+                  </td>
+                  <td data-label={t("pricing.models.price")} className="num">
+                    {formatNumber(locale, m.price.credits)}
+                  </td>
+                  <td data-label={t("pricing.models.unit")}>{t(`pricing.models.units.${m.price.unit}`)}</td>
                 </tr>
               ))}
             </tbody>
