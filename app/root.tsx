@@ -37,7 +37,9 @@ import { Toaster } from "#app/components/ui/toast.tsx";
 import { ANTD_CSS_VAR_KEY } from "#app/components/theme.ts";
 import { readCookie } from "#common/cookies.ts";
 import { DEFAULT_LOCALE, LOCALE_TAGS, localeOfPath, stripLocale, type Locale } from "#common/locales.ts";
-import { COLOR_SCHEME_HINT, THEME_COOKIE, THEME_SCRIPT, isThemeMode, resolveScheme } from "#common/theme.ts";
+import { COLOR_SCHEME_HINT, THEME_COOKIE, isThemeMode, resolveScheme } from "#common/theme.ts";
+import { HEAD_SCRIPT } from "#common/early-input.ts";
+import { takeOverEarlyInput } from "#app/lib/typed-before-hydration.ts";
 import { siteDefaults } from "#config/site.ts";
 
 // Ant Design's rules come after the site's, as they did when they were written into the page while rendering.
@@ -110,7 +112,7 @@ export function Layout({ children }: { children: ReactNode }) {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="theme-color" content={primary} />
-        <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} suppressHydrationWarning />
+        <script dangerouslySetInnerHTML={{ __html: HEAD_SCRIPT }} suppressHydrationWarning />
         <Meta />
         {/* Stylesheets need no nonce (style-src allows 'self'); the server's nonce would not survive the browser's
             nonce hiding and would make hydration see a different attribute than the client renders. */}
@@ -189,6 +191,9 @@ function RootToaster() {
 
 export default function Root({ loaderData }: Route.ComponentProps) {
   const { locale, resources, build, site } = loaderData;
+  // The whole page has hydrated (this effect runs after every other): what was typed, clicked or submitted before
+  // is put back and replayed.
+  useEffect(() => takeOverEarlyInput(), []);
   // Switching language swaps the instance, and every component re-renders with it.
   const i18n = usePageI18n(locale, resources);
   return (

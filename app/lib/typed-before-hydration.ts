@@ -1,28 +1,33 @@
-import { useEffect, useRef } from "react";
+import { atPath, domPath, type EarlyAction } from "#common/early-input.ts";
 
 /**
- * What a visitor typed into a form before the page's scripts took over. Ant Design's inputs are controlled, so
- * hydration would reset them to their server-rendered values and silently lose the typing (a real risk on a slow
- * phone); the browser's own inputs keep it, but components that follow them (a password's strength meter) have not
- * seen it. The values are noted just before hydration and put back through the inputs' own events afterwards.
+ * What a visitor did before the page's scripts took over, kept rather than lost (see common/early-input.ts for the
+ * head script that notes clicks and held-back submissions). Ant Design's inputs are controlled, so hydration would
+ * reset them to their server-rendered values and silently lose the typing (a real risk on a slow phone); the
+ * browser's own inputs keep it, but the components that follow them have not seen it. The values of every form's
+ * fields are noted just before hydration and put back through the fields' own events afterwards, then the noted
+ * clicks and submissions are replayed, in order. Fields and controls are found again by id, or by position.
  */
 interface Typed {
-  id: string;
+  key: string;
   value?: string;
   checked?: boolean;
 }
 
 let typed: Typed[] = [];
 
-const FIELDS = "form input[id], form textarea[id]";
+const FIELDS = "form input, form textarea";
+const keyOf = (el: Element) => (el.id ? `#${el.id}` : domPath(el));
+const fieldAt = (doc: Document, key: string) =>
+  key.startsWith("#") ? doc.getElementById(key.slice(1)) : atPath(doc, key);
 
 export function rememberTypedFields(doc: Document = document) {
   typed = [];
   for (const el of doc.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(FIELDS)) {
     if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) {
-      if (el.checked !== el.defaultChecked) typed.push({ id: el.id, checked: el.checked });
+      if (el.checked !== el.defaultChecked) typed.push({ key: keyOf(el), checked: el.checked });
     } else if (el.type !== "hidden" && el.type !== "file" && el.value !== el.defaultValue) {
-      typed.push({ id: el.id, value: el.value });
+      typed.push({ key: keyOf(el), value: el.value });
     }
   }
 }
@@ -43,43 +48,68 @@ const holds = (el: HTMLInputElement | HTMLTextAreaElement, entry: Typed) =>
   entry.checked !== undefined ? (el as HTMLInputElement).checked === entry.checked : el.value === entry.value;
 
 /**
- * Puts back the typing noted for fields inside `container`. Called from an effect of a component that holds the
- * forms, once its part of the page has hydrated. Components may still render their first values again in the
- * commits that follow hydration, so each field is checked a few frames later and put back until it holds.
+ * Puts back the typing noted before hydration, then calls `done`. Components may still render their first values
+ * again in the commits that follow hydration, so each field is checked a few frames later and put back until it
+ * holds; a field the person changes again after hydration is left alone.
  */
-export function restoreTypedFields(container: HTMLElement, attempts = 5) {
+export function restoreTypedFields(doc: Document = document, done: () => void = () => undefined, attempts = 5) {
   const mine: Array<{ el: HTMLInputElement | HTMLTextAreaElement; entry: Typed }> = [];
-  typed = typed.filter((entry) => {
-    const el = container.ownerDocument.getElementById(entry.id);
-    if (!el || !container.contains(el)) return true;
+  for (const entry of typed) {
+    const el = fieldAt(doc, entry.key);
     if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) mine.push({ el, entry });
-    return false;
-  });
-  // Typing after hydration wins: a field the person changes again is left alone.
+  }
+  typed = [];
   const touched = new Set<EventTarget>();
   const onInput = (event: Event) => {
     if (event.isTrusted && event.target) touched.add(event.target);
   };
-  container.addEventListener("input", onInput, true);
-  container.addEventListener("change", onInput, true);
+  doc.addEventListener("input", onInput, true);
+  doc.addEventListener("change", onInput, true);
+  // `done` runs once the components have rendered what was put back (a round later: the events were dispatched
+  // from an effect, and React renders their updates after it).
   const round = (left: number, first: boolean) => {
     for (const { el, entry } of mine) {
       if (el.isConnected && !touched.has(el) && (first || !holds(el, entry))) putBack(el, entry);
     }
+    if (!first && left === attempts - 1) done();
     if (left > 0) setTimeout(() => round(left - 1, false), 50);
     else {
-      container.removeEventListener("input", onInput, true);
-      container.removeEventListener("change", onInput, true);
+      doc.removeEventListener("input", onInput, true);
+      doc.removeEventListener("change", onInput, true);
     }
   };
-  if (mine.length > 0) round(attempts, true);
+  if (mine.length === 0) setTimeout(done, 0);
+  round(mine.length > 0 ? attempts : 0, true);
 }
 
-/** Restores, once hydrated, what was typed into the forms inside the returned ref's element. */
-export function useRestoreTypedFields<T extends HTMLElement>() {
-  const ref = useRef<T>(null);
-  useEffect(() => {
-    if (ref.current) restoreTypedFields(ref.current);
-  }, []);
-  return ref;
+/** Replays the clicks and submissions the head script held back, in order (a double tap counts once). */
+export function replayEarlyActions(doc: Document = document, actions: EarlyAction[] = []) {
+  let last = "";
+  for (const action of actions) {
+    const id = `${action.kind}:${action.path}`;
+    if (id === last) continue;
+    last = id;
+    const el = atPath(doc, action.path);
+    if (action.kind === "click" && el instanceof HTMLElement) el.click();
+    else if (action.kind === "submit" && el instanceof HTMLFormElement) {
+      const submitter = action.submitter ? atPath(doc, action.submitter) : null;
+      el.requestSubmit(
+        submitter instanceof HTMLButtonElement || submitter instanceof HTMLInputElement ? submitter : null,
+      );
+    }
+  }
+}
+
+type EarlyWindow = Window & { __atelierEarly?: EarlyAction[] };
+
+/**
+ * Called once the whole page has hydrated (the root's effect, which runs after every other): from now on the page
+ * handles its own events; what was typed is put back, then what was clicked or submitted is replayed.
+ */
+export function takeOverEarlyInput(win: EarlyWindow = window) {
+  const doc = win.document;
+  doc.documentElement.setAttribute("data-hydrated", "");
+  const actions = win.__atelierEarly ?? [];
+  win.__atelierEarly = [];
+  restoreTypedFields(doc, () => replayEarlyActions(doc, actions));
 }

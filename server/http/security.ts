@@ -1,10 +1,10 @@
 import { createHash, randomFillSync } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import type { ThirdPartyIds } from "#config/site.ts";
-import { THEME_SCRIPT } from "#common/theme.ts";
+import { HEAD_SCRIPT } from "#common/early-input.ts";
 
 /** The one inline script every page has without a nonce (it is the same on every page). */
-const THEME_SCRIPT_HASH = `'sha256-${createHash("sha256").update(THEME_SCRIPT).digest("base64")}'`;
+const HEAD_SCRIPT_HASH = `'sha256-${createHash("sha256").update(HEAD_SCRIPT).digest("base64")}'`;
 
 export interface SecurityOptions {
   /** Honour X-Forwarded-Proto from a reverse proxy when deciding whether the request came over https. */
@@ -79,7 +79,7 @@ export function securityHeaders(options: SecurityOptions) {
     ].join("; ");
   const tail = { http: rest(false), https: rest(true) };
   // An answer that rendered no page (JSON, files) has no inline script to allow.
-  const noScripts = withExtra(`script-src 'self' ${THEME_SCRIPT_HASH}`, extra.script);
+  const noScripts = withExtra(`script-src 'self' ${HEAD_SCRIPT_HASH}`, extra.script);
   const STATIC = {
     "X-Content-Type-Options": "nosniff",
     "X-Frame-Options": "DENY",
@@ -93,7 +93,7 @@ export function securityHeaders(options: SecurityOptions) {
 
   /** The script-src directive allowing exactly these inline scripts (a stored page's). */
   const hashed = (hashes: string[]) =>
-    withExtra(`script-src 'self' ${[...new Set([THEME_SCRIPT_HASH, ...hashes])].join(" ")}`, extra.script);
+    withExtra(`script-src 'self' ${[...new Set([HEAD_SCRIPT_HASH, ...hashes])].join(" ")}`, extra.script);
 
   const httpsOf = (c: Context) => isHttps(c.req.url, c.req.header("x-forwarded-proto"), options.trustProxy);
   const cspOf = (https: boolean, scripts: string) =>
@@ -115,7 +115,7 @@ export function securityHeaders(options: SecurityOptions) {
       if (c.get("headersComplete")) return;
       const nonce = c.get("nonce");
       const scripts = nonce
-        ? withExtra(`script-src 'self' 'nonce-${nonce}' ${THEME_SCRIPT_HASH} 'strict-dynamic'`, extra.script)
+        ? withExtra(`script-src 'self' 'nonce-${nonce}' ${HEAD_SCRIPT_HASH} 'strict-dynamic'`, extra.script)
         : noScripts;
       // A route that set a header of its own meant it (the media route's sandbox, a shared file's cross-origin
       // resource policy): it wins; the defaults fill in the rest.

@@ -42,8 +42,9 @@ describe("API keys in Chromium", () => {
     await new Promise((r) => receiver?.close(r));
   });
 
+  // A toast stays three seconds; its call may take a moment on a loaded machine.
   const toast = (page: Page, message: string) =>
-    expect.poll(() => page.locator(".ant-message-notice").allTextContents()).toContain(message);
+    expect.poll(() => page.locator(".ant-message-notice").allTextContents(), { timeout: 5000 }).toContain(message);
   const call = (secret: string, path = "/api/v1/credits") =>
     fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${secret}` } });
 

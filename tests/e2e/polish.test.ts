@@ -212,4 +212,82 @@ describe("the shell and its pages as a new user meets them", () => {
     ).resolves.toMatch(/^rgb\(/);
     await anonymous.close();
   });
+
+  /** Opens `path` with the page's scripts held back, as on a slow phone; `release` lets them load. */
+  async function beforeScripts(context: BrowserContext, path: string) {
+    const page = await context.newPage();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/assets/**/*.js", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${server.url}${path}`, { waitUntil: "domcontentloaded" });
+    return { page, release };
+  }
+
+  it("keeps what is typed, chosen and submitted in a studio before its scripts run", async () => {
+    const { page, release } = await beforeScripts(member.desktop, "/de/dashboard/image/create/text-to-image");
+    await page.fill("#studio-prompt", "Ein Leuchtturm im Nebel");
+    await page.locator(".ant-segmented-item", { hasText: "16:9" }).click();
+    await page.locator(".ant-segmented-item", { hasText: /^2$/ }).click();
+    await page.click(".studio-submit");
+    release();
+    // Held back, then sent once the page runs: no reload, the choices kept, the job made as asked.
+    const card = page.locator(".gen-card").first();
+    await card.waitFor({ timeout: 30_000 });
+    expect(new URL(page.url()).search).not.toContain("prompt=");
+    await expect(page.inputValue("#studio-prompt")).resolves.toBe("Ein Leuchtturm im Nebel");
+    await expect(page.locator(".studio-form .ant-segmented-item-selected").allTextContents()).resolves.toEqual([
+      "16:9",
+      "2",
+    ]);
+    await card.and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 60_000 });
+    await expect(card.locator(".gen-media img").count()).resolves.toBe(2);
+    await page.close();
+
+    const video = await beforeScripts(member.desktop, "/de/dashboard/video");
+    await video.page.locator(".video-style", { hasText: text("de", "studio", "styles.documentary.name") }).click();
+    await video.page.locator(".ant-segmented-item", { hasText: /^10/ }).click();
+    video.release();
+    await hydrated(video.page, ".studio-form");
+    await expect
+      .poll(() => video.page.locator(".video-style.is-selected").textContent())
+      .toContain(text("de", "studio", "styles.documentary.name"));
+    await expect
+      .poll(() => video.page.locator(".studio-form .ant-segmented-item-selected").first().textContent())
+      .toMatch(/^10/);
+    await video.page.close();
+  });
+
+  it("answers clicks on the menus and buttons made before the scripts ran, once they run", async () => {
+    // The phone's menu.
+    const menu = await beforeScripts(member.phone, "/dashboard/home");
+    await menu.page.click(".dash-menu-button");
+    menu.release();
+    await menu.page.locator(".ant-drawer-open .dash-menu").waitFor();
+    await menu.page.close();
+    // The language list.
+    const languages = await beforeScripts(member.desktop, "/fr/dashboard/home");
+    await languages.page.getByTestId("language-switcher").first().click();
+    languages.release();
+    await languages.page.getByRole("menuitem", { name: "Deutsch" }).waitFor();
+    await languages.page.close();
+    // "Create API key".
+    const keys = await beforeScripts(member.desktop, "/dashboard/api");
+    await keys.page.getByRole("button", { name: text("en", "api", "create.button") }).click();
+    keys.release();
+    await keys.page
+      .getByRole("dialog")
+      .getByText(text("en", "api", "create.title"))
+      .waitFor();
+    await keys.page.close();
+    // A redemption code typed early is still there once the page runs.
+    const orders = await beforeScripts(member.desktop, "/user/orders");
+    await orders.page.fill("#redeem-code", "ATL-1234-5678-9ABC");
+    orders.release();
+    await hydrated(orders.page, ".orders-redeem");
+    await expect.poll(() => orders.page.inputValue("#redeem-code"), { timeout: 5000 }).toBe("ATL-1234-5678-9ABC");
+    await orders.page.close();
+  });
 });

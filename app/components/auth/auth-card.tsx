@@ -1,13 +1,11 @@
 import type { ReactNode } from "react";
 import { Card } from "#app/components/ui/display.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
-import { useRestoreTypedFields } from "#app/lib/typed-before-hydration.ts";
 
 /** The centred card every sign-in page sits in. */
 export function AuthCard({ title, subtitle, children }: { title: string; subtitle?: ReactNode; children: ReactNode }) {
-  const ref = useRestoreTypedFields<HTMLDivElement>();
   return (
-    <div className="auth-page" ref={ref}>
+    <div className="auth-page">
       <Card className="auth-card" variant="borderless">
         <Title level={1} className="auth-title">
           {title}

@@ -10,29 +10,31 @@ import type { Locale } from "#common/locales.ts";
 /** What the page's `redeem` intent answers. */
 export type RedeemResult = { ok?: true; credits?: number; error?: string };
 
-/** A redemption code's form: the credits it gave, or why it gave none, as a toast. */
-export function RedeemCard({ locale }: { locale: Locale }) {
+/**
+ * A redemption code's form: the credits it gave, or why it gave none, as a toast. It posts through a fetcher; sent
+ * before the page's scripts ran, it posted as a plain form, and the page's own answer (`pageAnswer`) says the same.
+ */
+export function RedeemCard({ locale, pageAnswer }: { locale: Locale; pageAnswer?: RedeemResult }) {
   const { t } = useTranslation("billing");
   const toast = useToast();
   const redeem = useFetcher<RedeemResult>();
   // A redeemed code is gone from the box: each success starts the input again, empty (state adjusted while
   // rendering, as the answer arrives, rather than in an effect).
   const [round, setRound] = useState(0);
+  const answer = redeem.data ?? pageAnswer;
   const [answered, setAnswered] = useState(redeem.data);
   if (redeem.data !== answered) {
     setAnswered(redeem.data);
     if (redeem.data?.ok) setRound(round + 1);
   }
   useEffect(() => {
-    if (redeem.state !== "idle" || !redeem.data) return;
-    if (redeem.data.ok) {
-      toast.success(
-        t("messages:credits.redeem.success", { formatted: formatNumber(locale, redeem.data.credits ?? 0) }),
-      );
-    } else if (redeem.data.error) {
-      toast.error(t(redeem.data.error));
+    if (redeem.state !== "idle" || !answer) return;
+    if (answer.ok) {
+      toast.success(t("messages:credits.redeem.success", { formatted: formatNumber(locale, answer.credits ?? 0) }));
+    } else if (answer.error) {
+      toast.error(t(answer.error));
     }
-  }, [redeem.state, redeem.data, toast, t, locale]);
+  }, [redeem.state, answer, toast, t, locale]);
   return (
     <Card
       className="orders-redeem"

@@ -68,7 +68,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   }
 }
 
-export default function Orders({ loaderData }: Route.ComponentProps) {
+export default function Orders({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("billing");
   const locale = loaderData.locale as Locale;
   const { balance, orders, history } = loaderData;
@@ -79,7 +79,7 @@ export default function Orders({ loaderData }: Route.ComponentProps) {
       </Typography.Title>
       <div className="orders-top">
         <BalanceCard balance={balance} locale={locale} />
-        <RedeemCard locale={locale} />
+        <RedeemCard locale={locale} pageAnswer={actionData} />
       </div>
       <section aria-labelledby="orders-heading" className="orders-section">
         <Typography.Title level={2} id="orders-heading" className="section-title">

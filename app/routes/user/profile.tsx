@@ -6,7 +6,6 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { serverContextOf, formOf } from "#app/lib/request.server.ts";
 import { seoMeta } from "#app/seo.ts";
-import { useRestoreTypedFields } from "#app/lib/typed-before-hydration.ts";
 import type { ProfileResult } from "#app/components/profile/result.ts";
 import { DetailsCard } from "#app/components/profile/details-card.tsx";
 import { LanguageCard } from "#app/components/profile/language-card.tsx";
@@ -56,9 +55,8 @@ export async function action({ context, request }: Route.ActionArgs) {
 export default function Profile({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("user");
   const { account, locale, sessions, currentSessionId, hasPassword, providers } = loaderData;
-  const main = useRestoreTypedFields<HTMLDivElement>();
   return (
-    <div className="page-narrow profile" ref={main}>
+    <div className="page-narrow profile">
       <Typography.Title level={1}>{t("profile.title")}</Typography.Title>
       <Typography.Paragraph type="secondary">{t("profile.subtitle")}</Typography.Paragraph>
       <DetailsCard account={account} locale={locale} />
