@@ -34,6 +34,8 @@ import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts"
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
 import { startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
 import { listEntries } from "#server/modules/credits/list-entries.ts";
+import { typicalSeconds } from "#server/modules/generation/estimate.ts";
+import { findOfferedModel } from "#config/models.ts";
 
 const logger = pino({ level: "silent" });
 const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
@@ -290,6 +292,35 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     expect(view.outputs[0]!.thumbUrl).toMatch(/\/thumb\.webp$/);
     expect(seen.some((p) => p > 0 && p < 100)).toBe(true);
     expect(await getBalance({ db: db(), userId })).toEqual({ balance: 15, held: 0, available: 15 });
+  });
+
+  it("says where a queued job stands, and estimates by the video's length, not the last videos'", async () => {
+    const userId = await newUser(100);
+    const video = (prompt: string, duration: number) => ({
+      tool: "text-to-video",
+      model: "demo-video",
+      prompt,
+      duration,
+    });
+    const ids = [];
+    for (const prompt of ["first", "second", "third"]) ids.push((await submit(userId, video(prompt, 5))).id);
+    const views = await Promise.all(ids.map((id) => getGeneration({ db: db(), env, id, viewerId: userId })));
+    const [first, , third] = views.map((v) => v.queuePosition!);
+    expect(first).toBeGreaterThanOrEqual(1);
+    expect(views.map((v) => v.queuePosition)).toEqual([first, first! + 1, first! + 2]);
+    // Two jobs ahead run before the third: with two at a time, one round of runs before its own.
+    const typical = await typicalSeconds({ db: db(), model: findOfferedModel(env, "demo-video")!, videoSeconds: 5 });
+    expect(env.WORKER_CONCURRENCY).toBe(2);
+    expect(views[2]!.etaSeconds).toBe(Math.ceil(typical * (1 + Math.floor((third! - 1) / 2))));
+    // Running, it is in no queue.
+    await Promise.all(ids.map((id) => cancelGeneration({ db: db(), boss, env, userId, id })));
+    expect((await getGeneration({ db: db(), env, id: ids[0]!, viewerId: userId })).queuePosition).toBeNull();
+
+    // A 10-second video is expected to take twice what a 5-second one takes, whatever the recent ones were.
+    const model = findOfferedModel(env, "demo-video")!;
+    const short = await typicalSeconds({ db: db(), model, videoSeconds: 5 });
+    const long = await typicalSeconds({ db: db(), model, videoSeconds: 10 });
+    expect(long).toBeCloseTo(short * 2, 6);
   });
 
   it("fails over to the next provider of a model after a provider-side error, and records both attempts", async () => {

@@ -308,9 +308,13 @@ describe("a slow provider in the image studio", () => {
     await expect(page.locator(".studio-cost").textContent()).resolves.toContain("5");
     await page.click(".studio-submit");
     const task = page.getByTestId("video-task");
-    await expect(task.locator("strong").textContent()).resolves.toBe(
-      text("ko", "messages", "msg.generation.videoProcessing"),
+    // Waiting in the queue first (said as such, not as processing), then processing.
+    await expect(task.locator("strong").textContent()).resolves.toMatch(
+      new RegExp(`^(${t("video.queued")}|${text("ko", "messages", "msg.generation.videoProcessing")})$`),
     );
+    await expect
+      .poll(() => task.locator("strong").textContent(), { timeout: 20_000 })
+      .toBe(text("ko", "messages", "msg.generation.videoProcessing"));
     // Auto check off: a button to check by hand.
     await task.locator(".ant-switch").click();
     await task.getByRole("button", { name: t("video.checkNow") }).click();

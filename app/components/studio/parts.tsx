@@ -157,10 +157,14 @@ export function StatusTag({ status }: { status: GenerationStatus }) {
 export function ProgressBlock({
   generation,
 }: {
-  generation: Pick<GenerationView, "status" | "progress" | "etaSeconds">;
+  generation: Pick<GenerationView, "status" | "progress" | "etaSeconds"> & { queuePosition?: number | null };
 }) {
   const { t } = useTranslation("studio");
   const queued = generation.status === "queued";
+  const eta =
+    generation.etaSeconds !== null && generation.etaSeconds > 0
+      ? t("progress.remaining", { count: Math.ceil(generation.etaSeconds) })
+      : null;
   return (
     <div className="studio-progress">
       <Progress
@@ -171,10 +175,11 @@ export function ProgressBlock({
       />
       <span className="studio-progress-text">
         {queued
-          ? t("progress.queued")
-          : generation.etaSeconds !== null && generation.etaSeconds > 0
-            ? t("progress.remaining", { count: Math.ceil(generation.etaSeconds) })
-            : t("progress.finishing")}
+          ? // Where it stands in the queue and the wait for it to be done, when the server said.
+            generation.queuePosition
+            ? [t("progress.position", { position: generation.queuePosition }), eta].filter(Boolean).join(" · ")
+            : t("progress.queued")
+          : (eta ?? t("progress.finishing"))}
       </span>
     </div>
   );

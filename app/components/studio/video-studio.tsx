@@ -281,7 +281,7 @@ function VideoTask({
     <section className="video-task" aria-live="polite" data-testid="video-task">
       <div className="video-task-head">
         <StatusTag status={g.status} />
-        <strong>{t("messages:msg.generation.videoProcessing")}</strong>
+        <strong>{g.status === "queued" ? t("video.queued") : t("messages:msg.generation.videoProcessing")}</strong>
         <Link to={hrefIn(pathname, resultPath(g))} className="video-task-link">
           {t("video.details")}
         </Link>

@@ -1,4 +1,4 @@
-import { and, desc, eq, isNotNull } from "drizzle-orm";
+import { and, count, desc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import type { CatalogModel } from "#config/models.ts";
@@ -6,24 +6,61 @@ import type { CatalogModel } from "#config/models.ts";
 /** Recent successes the estimate learns from, and how long a learned figure is reused. */
 const SAMPLE = 20;
 const TTL_MS = 60_000;
-const learned = new Map<string, { at: number; seconds: number | null }>();
+/** A video's length when a request did not say (the shortest offered). */
+const DEFAULT_VIDEO_SECONDS = 5;
+const learned = new Map<string, { at: number; perRun: number | null; perVideoSecond: number | null }>();
 
 /**
  * Seconds a job of this model usually takes: the median of its recent successful runs, or the catalog's figure
- * until there are some. Kept for a minute per process, so a status read stays one query.
+ * until there are some. A video takes time in proportion to its length, so for a video of `videoSeconds` it is the
+ * median time per second of video times that length (a 5-second clip is not promised the time of the 10-second
+ * ones). Kept for a minute per process, so a status read stays one query.
  */
-export async function typicalSeconds({ db, model }: { db: Db; model: CatalogModel }): Promise<number> {
-  const cached = learned.get(model.id);
-  if (cached && Date.now() - cached.at < TTL_MS) return cached.seconds ?? model.expectedSeconds;
-  const rows = await db
-    .select({ ms: generation.durationMs })
+export async function typicalSeconds({
+  db,
+  model,
+  videoSeconds,
+}: {
+  db: Db;
+  model: CatalogModel;
+  videoSeconds?: number;
+}): Promise<number> {
+  let figures = learned.get(model.id);
+  if (!figures || Date.now() - figures.at >= TTL_MS) {
+    const rows = await db
+      .select({ ms: generation.durationMs, params: generation.params })
+      .from(generation)
+      .where(
+        and(eq(generation.modelId, model.id), eq(generation.status, "succeeded"), isNotNull(generation.durationMs)),
+      )
+      .orderBy(desc(generation.finishedAt))
+      .limit(SAMPLE);
+    figures = {
+      at: Date.now(),
+      perRun: median(rows.map((r) => (r.ms ?? 0) / 1000)),
+      perVideoSecond: median(rows.map((r) => (r.ms ?? 0) / 1000 / (r.params.duration ?? DEFAULT_VIDEO_SECONDS))),
+    };
+    learned.set(model.id, figures);
+  }
+  if (model.kind === "video" && videoSeconds) {
+    const perSecond = figures.perVideoSecond ?? model.expectedSeconds / DEFAULT_VIDEO_SECONDS;
+    return perSecond * videoSeconds;
+  }
+  return figures.perRun ?? model.expectedSeconds;
+}
+
+/** Where a queued job stands: 1 when it is next, counting the queued jobs created before it. */
+export async function queuePosition(db: Db, job: { id: string; createdAt: Date }): Promise<number> {
+  const [row] = await db
+    .select({ ahead: count() })
     .from(generation)
-    .where(and(eq(generation.modelId, model.id), eq(generation.status, "succeeded"), isNotNull(generation.durationMs)))
-    .orderBy(desc(generation.finishedAt))
-    .limit(SAMPLE);
-  const seconds = median(rows.map((r) => (r.ms ?? 0) / 1000));
-  learned.set(model.id, { at: Date.now(), seconds });
-  return seconds ?? model.expectedSeconds;
+    .where(
+      and(
+        eq(generation.status, "queued"),
+        sql`(${generation.createdAt}, ${generation.id}) < (${job.createdAt.toISOString()}::timestamptz, ${job.id}::uuid)`,
+      ),
+    );
+  return (row?.ahead ?? 0) + 1;
 }
 
 export function median(values: number[]): number | null {
@@ -40,14 +77,20 @@ export function recordDuration(modelId: string, _ms: number): void {
 
 /**
  * Seconds left: the typical duration minus the time spent, or, once the job reports progress, the pace so far
- * projected over what is left, whichever is larger. Null once the job has ended.
+ * projected over what is left, whichever is larger; for a queued job, its run after those ahead of it (`queue`).
+ * Null once the job has ended.
  */
 export function remainingSeconds(
   job: { status: string; progress: number; startedAt: Date | null },
   typical: number,
   now = Date.now(),
+  queue: { position: number; concurrency: number } | null = null,
 ): number | null {
-  if (job.status === "queued") return Math.ceil(typical);
+  // Queued: its own run, after the runs of the jobs ahead of it, `concurrency` at a time.
+  if (job.status === "queued") {
+    const rounds = queue ? Math.floor((queue.position - 1) / Math.max(1, queue.concurrency)) : 0;
+    return Math.ceil(typical * (1 + rounds));
+  }
   if (job.status !== "processing" || !job.startedAt) return null;
   const elapsed = Math.max(0, (now - job.startedAt.getTime()) / 1000);
   const byTypical = typical - elapsed;

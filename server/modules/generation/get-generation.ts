@@ -7,7 +7,7 @@ import { AppError } from "#server/errors.ts";
 import { isUuid } from "#common/ids.ts";
 import { findOfferedModel, modelCatalog } from "#config/models.ts";
 import { FAILURES, type FailureCode, type GenerationParams } from "#common/generation.ts";
-import { remainingSeconds, typicalSeconds } from "./estimate.ts";
+import { queuePosition, remainingSeconds, typicalSeconds } from "./estimate.ts";
 
 export type Generation = typeof generation.$inferSelect;
 /** What a view needs of an asset row. */
@@ -38,6 +38,8 @@ export interface GenerationView {
   status: Generation["status"];
   progress: number;
   etaSeconds: number | null;
+  /** While queued: 1 when it is next (read for one generation, not in lists). */
+  queuePosition: number | null;
   creditsHeld: number;
   creditsCharged: number | null;
   error: { code: string; message: string; messageKey: string } | null;
@@ -75,7 +77,12 @@ export function mediaView(
   };
 }
 
-export function presentGeneration(g: Generation, assets: Asset[], typical: number | null): GenerationView {
+export function presentGeneration(
+  g: Generation,
+  assets: Asset[],
+  typical: number | null,
+  queue: { position: number; concurrency: number } | null = null,
+): GenerationView {
   const model = modelCatalog.find((m) => m.id === g.modelId);
   const failure = g.errorCode && g.errorCode in FAILURES ? FAILURES[g.errorCode as FailureCode] : null;
   const input = g.inputAssetId ? assets.find((a) => a.id === g.inputAssetId) : undefined;
@@ -89,7 +96,8 @@ export function presentGeneration(g: Generation, assets: Asset[], typical: numbe
     params: g.params,
     status: g.status,
     progress: g.progress,
-    etaSeconds: typical === null ? null : remainingSeconds(g, typical),
+    etaSeconds: typical === null ? null : remainingSeconds(g, typical, Date.now(), queue),
+    queuePosition: g.status === "queued" && queue ? queue.position : null,
     creditsHeld: g.creditsHeld,
     creditsCharged: g.creditsCharged,
     error: g.errorCode
@@ -146,8 +154,12 @@ export async function viewOfGeneration(
   const assets = assetsFromJson(rawAssets);
   const model = findOfferedModel(env, g.modelId) ?? modelCatalog.find((m) => m.id === g.modelId);
   const open = g.status === "queued" || g.status === "processing";
-  const typical = open && model ? await typicalSeconds({ db, model }) : null;
-  const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical);
+  const [typical, position] = await Promise.all([
+    open && model ? typicalSeconds({ db, model, videoSeconds: g.params.duration }) : null,
+    g.status === "queued" ? queuePosition(db, g) : null,
+  ]);
+  const queue = position === null ? null : { position, concurrency: env.WORKER_CONCURRENCY };
+  const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical, queue);
   return { ...view, webhookUrl: mine ? view.webhookUrl : null, mine };
 }
 
