@@ -8,12 +8,14 @@ import { THEME_SCRIPT } from "#common/theme.ts";
  *   effect without scripts;
  * - submissions of forms without an `action` (the studios), which without scripts would reload the page and lose
  *   what was typed: they are held back.
- * Each is noted by the element's position in the document, which hydration keeps; the page replays them once it
- * runs (`takeOverEarlyInput` in app/lib/typed-before-hydration.ts). What was typed into fields is kept by the
- * browser and put back through the components (same module).
+ * An element React has already taken over (it carries React's props) is left to React: between hydration and the
+ * moment the page says so, an event must not be both handled and replayed. Each is noted by the element's
+ * position in the document, which hydration keeps; the page replays them once it runs (`takeOverEarlyInput` in
+ * app/lib/typed-before-hydration.ts). What was typed into fields is kept by the browser and put back through the
+ * components (same module).
  */
 export const EARLY_INPUT_SCRIPT =
-  '(function(){var d=document,h=d.documentElement,q=window.__atelierEarly=[];function p(e){for(var r=[];e&&e!==d.body;e=e.parentElement){for(var i=0,s=e;(s=s.previousElementSibling);)i++;r.unshift(i)}return r.join("/")}d.addEventListener("click",function(e){if(h.hasAttribute("data-hydrated")||!e.target.closest)return;var b=e.target.closest("button,[role=button],[role=menuitem],[role=tab],[role=switch]");if(!b||(b.type==="submit"&&b.form))return;q.push({kind:"click",path:p(b)})},true);d.addEventListener("submit",function(e){var f=e.target;if(h.hasAttribute("data-hydrated")||f.hasAttribute("action"))return;e.preventDefault();q.push({kind:"submit",path:p(f),submitter:e.submitter?p(e.submitter):null})},true)})();';
+  '(function(){var d=document,h=d.documentElement,q=window.__atelierEarly=[];function p(e){for(var r=[];e&&e!==d.body;e=e.parentElement){for(var i=0,s=e;(s=s.previousElementSibling);)i++;r.unshift(i)}return r.join("/")}function l(e){for(var k in e)if(k.indexOf("__reactProps$")===0)return true;return false}d.addEventListener("click",function(e){if(h.hasAttribute("data-hydrated")||!e.target.closest)return;var b=e.target.closest("button,[role=button],[role=menuitem],[role=tab],[role=switch]");if(!b||l(b)||(b.type==="submit"&&b.form))return;q.push({kind:"click",path:p(b)})},true);d.addEventListener("submit",function(e){var f=e.target;if(h.hasAttribute("data-hydrated")||l(f)||f.hasAttribute("action"))return;e.preventDefault();q.push({kind:"submit",path:p(f),submitter:e.submitter?p(e.submitter):null})},true)})();';
 
 /** One held-back action, as the head script notes it. */
 export interface EarlyAction {

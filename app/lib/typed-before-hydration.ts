@@ -56,7 +56,10 @@ export function restoreTypedFields(doc: Document = document, done: () => void = 
   const mine: Array<{ el: HTMLInputElement | HTMLTextAreaElement; entry: Typed }> = [];
   for (const entry of typed) {
     const el = fieldAt(doc, entry.key);
-    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement) mine.push({ el, entry });
+    if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) continue;
+    // Neither what was noted nor the page's first value: changed since the page took over, and left so.
+    const changedSince = entry.checked !== undefined ? false : el.value !== entry.value && el.value !== el.defaultValue;
+    if (!changedSince) mine.push({ el, entry });
   }
   typed = [];
   const touched = new Set<EventTarget>();

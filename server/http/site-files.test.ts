@@ -77,6 +77,8 @@ describe("the files that describe the site", () => {
           `${prefix}/docs/api`,
           `${prefix}/docs/webhooks`,
           `${prefix}/docs/api-reference`,
+          `${prefix}/docs/getting-started`,
+          `${prefix}/docs/self-hosting`,
           `${prefix}/legal/terms`,
           `${prefix}/legal/refund`,
           `${prefix}/legal/cookies`,

@@ -5,6 +5,7 @@ import type { Browser } from "playwright-core";
 import { freePort, ROOT, startServer, type TestServer } from "#tests/support/server.ts";
 import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
+import { DOC_SLUGS } from "#server/modules/content/get-doc.ts";
 
 type OpenApi = { paths: Record<string, Record<string, unknown>>; webhooks: Record<string, unknown> };
 const METHODS = ["get", "put", "post", "delete", "patch", "options", "head", "trace"];
@@ -46,8 +47,14 @@ describe("documentation in Chromium", () => {
       .click();
     await page.waitForURL(`${server.url}/es/docs`);
     await expect.poll(() => page.locator("h1").textContent()).toBe(text("es", "docs", "index.title"));
+    // Every guide, grouped by who reads it (creators, developers, operators), and the API reference.
     const cards = page.locator(".docs-card");
-    expect(await cards.count()).toBe(3);
+    expect(await cards.count()).toBe(DOC_SLUGS.length + 1);
+    await expect(page.locator(".docs-group-title").allTextContents()).resolves.toEqual(
+      ["creators", "developers", "operators"].map((g) => text("es", "docs", `index.groups.${g}`)),
+    );
+    const titles = await page.locator(".docs-card-title").allTextContents();
+    for (const slug of DOC_SLUGS) expect(titles, slug).toContain(titleOf("es", slug));
 
     await cards.filter({ hasText: titleOf("es", "api") }).click();
     await page.waitForURL(`${server.url}/es/docs/api`);
@@ -195,7 +202,9 @@ describe("documentation in Chromium", () => {
     await page.goto(`${server.url}/tr/docs/webhooks`);
     await hydrated(page);
     expect(await page.locator("h1").textContent()).toBe(titleOf("tr", "webhooks"));
-    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    // Against the visible width: a phone widens its layout to fit what overflows, and innerWidth grows with it.
+    const overflow = () =>
+      page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
     expect(await overflow()).toBeLessThanOrEqual(0);
     await page.goto(`${server.url}/tr/docs/api-reference`);
     await hydrated(page);

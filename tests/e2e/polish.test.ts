@@ -290,4 +290,28 @@ describe("the shell and its pages as a new user meets them", () => {
     await expect.poll(() => orders.page.inputValue("#redeem-code"), { timeout: 5000 }).toBe("ATL-1234-5678-9ABC");
     await orders.page.close();
   });
+
+  it("fits a narrow phone in every language, signed out and signed in", async () => {
+    const narrow = { viewport: { width: 360, height: 740 }, isMobile: true };
+    const anonymous = await browser.newContext(narrow);
+    const signed = await browser.newContext(narrow);
+    await signed.addCookies(await member.desktop.cookies());
+    for (const locale of ["en", "zh", "ru", "de", "fr", "ja", "ko", "es", "pt", "tr"]) {
+      for (const [context, path] of [
+        [anonymous, `/${locale}/`],
+        [anonymous, `/${locale}/docs/api-reference`],
+        [signed, `/${locale}/dashboard/home`],
+      ] as const) {
+        const page = await context.newPage();
+        await page.goto(`${server.url}${path}`);
+        const overflow = await page.evaluate(
+          () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
+        );
+        expect(overflow, path).toBeLessThanOrEqual(0);
+        await page.close();
+      }
+    }
+    await anonymous.close();
+    await signed.close();
+  });
 });

@@ -18,7 +18,7 @@ describe("documentation pages", () => {
       const translated = source(locale, slug);
       expect(fences(translated)).toEqual(fences(english));
       expect(headings(translated)).toEqual(headings(english));
-      for (const name of ["origin", "site", "limit"]) {
+      for (const name of ["origin", "site", "limit", "accountLimit"]) {
         expect(translated.split(`{{${name}}}`).length, name).toBe(english.split(`{{${name}}}`).length);
       }
       const doc = getDoc({ slug, locale, values })!;
@@ -31,8 +31,9 @@ describe("documentation pages", () => {
     it("fills in this server's address, name and limit, and lists its sections", () => {
       const doc = getDoc({ slug, locale: "en", values })!;
       expect(doc.html).not.toContain("{{");
-      expect(doc.html).toContain("https://atelier.example/api/v1");
-      expect(doc.toc.length).toBeGreaterThan(3);
+      if (english.includes("{{origin}}")) expect(doc.html).toContain("https://atelier.example/");
+      if (english.includes("{{site}}")) expect(doc.html).toContain("Atelier Test");
+      expect(doc.toc.length).toBeGreaterThanOrEqual(3);
       for (const { id } of doc.toc) expect(doc.html).toContain(`id="${id}"`);
       // The page shows the title itself: no second one in the body
       expect(doc.html).not.toContain("<h1");

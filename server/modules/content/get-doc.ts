@@ -2,7 +2,14 @@ import type { Locale } from "#common/locales.ts";
 import { markdownCollection, type MarkdownPage } from "./markdown.ts";
 
 /** The documentation pages written in Markdown, in the order the docs index lists them. */
-export const DOC_SLUGS = ["api", "webhooks"] as const;
+/** The documentation's pages, by who reads them: people making things, developers, and operators. */
+export const DOC_GROUPS = {
+  creators: ["getting-started", "credits", "images", "videos"],
+  developers: ["api-keys", "api", "webhooks"],
+  operators: ["self-hosting", "configuration"],
+} as const;
+export type DocGroup = keyof typeof DOC_GROUPS;
+export const DOC_SLUGS = Object.values(DOC_GROUPS).flat();
 export type DocSlug = (typeof DOC_SLUGS)[number];
 
 export type Doc = MarkdownPage<DocSlug>;

@@ -1,12 +1,19 @@
 import ApiOutlined from "@ant-design/icons-svg/es/asn/ApiOutlined";
 import BookOutlined from "@ant-design/icons-svg/es/asn/BookOutlined";
 import NotificationOutlined from "@ant-design/icons-svg/es/asn/NotificationOutlined";
+import CloudServerOutlined from "@ant-design/icons-svg/es/asn/CloudServerOutlined";
+import KeyOutlined from "@ant-design/icons-svg/es/asn/KeyOutlined";
+import PictureOutlined from "@ant-design/icons-svg/es/asn/PictureOutlined";
+import RocketOutlined from "@ant-design/icons-svg/es/asn/RocketOutlined";
+import SettingOutlined from "@ant-design/icons-svg/es/asn/SettingOutlined";
+import VideoCameraOutlined from "@ant-design/icons-svg/es/asn/VideoCameraOutlined";
+import WalletOutlined from "@ant-design/icons-svg/es/asn/WalletOutlined";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/index";
 import { seoMeta } from "#app/seo.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
-import { listDocs } from "#server/modules/content/get-doc.ts";
+import { DOC_GROUPS, listDocs, type DocGroup, type DocSlug } from "#server/modules/content/get-doc.ts";
 import { hrefIn } from "#common/locales.ts";
 import { Icon } from "#app/components/ui/icon.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
@@ -20,24 +27,37 @@ export function loader({ context, request }: Route.LoaderArgs) {
     ownTitle: true,
     description: t("docs:index.intro", { site: site.name }),
   }));
-  const docs = listDocs({ locale, values: contentValues(context) });
+  const docs = new Map(listDocs({ locale, values: contentValues(context) }).map((d) => [d.slug, d]));
+  const entry = (slug: DocSlug) => {
+    const d = docs.get(slug)!;
+    return { to: `/docs/${d.slug}`, title: d.title, description: d.description, icon: d.slug as string };
+  };
+  const reference = {
+    to: "/docs/api-reference",
+    title: t("docs:reference.title"),
+    description: t("docs:reference.description"),
+    icon: "reference",
+  };
   return {
     seo,
     i18n,
     site: site.name,
-    entries: [
-      ...docs.map((d) => ({ to: `/docs/${d.slug}`, title: d.title, description: d.description, icon: d.slug })),
-      {
-        to: "/docs/api-reference",
-        title: t("docs:reference.title"),
-        description: t("docs:reference.description"),
-        icon: "reference",
-      },
-    ],
+    // The pages by who reads them; the API reference goes with the developers' guides.
+    groups: (Object.keys(DOC_GROUPS) as DocGroup[]).map((group) => ({
+      group,
+      entries: [...DOC_GROUPS[group].map(entry), ...(group === "developers" ? [reference] : [])],
+    })),
   };
 }
 
 const ICONS: Record<string, React.ReactNode> = {
+  "getting-started": <Icon icon={RocketOutlined} />,
+  credits: <Icon icon={WalletOutlined} />,
+  images: <Icon icon={PictureOutlined} />,
+  videos: <Icon icon={VideoCameraOutlined} />,
+  "api-keys": <Icon icon={KeyOutlined} />,
+  "self-hosting": <Icon icon={CloudServerOutlined} />,
+  configuration: <Icon icon={SettingOutlined} />,
   api: <Icon icon={BookOutlined} />,
   webhooks: <Icon icon={NotificationOutlined} />,
   reference: <Icon icon={ApiOutlined} />,
@@ -52,19 +72,26 @@ export default function DocsIndex({ loaderData }: Route.ComponentProps) {
       <Paragraph type="secondary" className="docs-lead">
         {t("index.intro", { site: loaderData.site })}
       </Paragraph>
-      <ul className="docs-cards">
-        {loaderData.entries.map((e) => (
-          <li key={e.to}>
-            <Link to={hrefIn(pathname, e.to)} className="docs-card">
-              <span className="docs-card-icon" aria-hidden>
-                {ICONS[e.icon]}
-              </span>
-              <span className="docs-card-title">{e.title}</span>
-              <span className="docs-card-text">{e.description}</span>
-            </Link>
-          </li>
-        ))}
-      </ul>
+      {loaderData.groups.map(({ group, entries }) => (
+        <section key={group} className="docs-group" aria-labelledby={`docs-${group}`}>
+          <h2 id={`docs-${group}`} className="docs-group-title">
+            {t(`index.groups.${group}`)}
+          </h2>
+          <ul className="docs-cards">
+            {entries.map((e) => (
+              <li key={e.to}>
+                <Link to={hrefIn(pathname, e.to)} className="docs-card">
+                  <span className="docs-card-icon" aria-hidden>
+                    {ICONS[e.icon]}
+                  </span>
+                  <span className="docs-card-title">{e.title}</span>
+                  <span className="docs-card-text">{e.description}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ))}
     </div>
   );
 }
