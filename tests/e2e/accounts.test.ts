@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
 import { freePort, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
-import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { nextMail, outbox } from "#tests/support/outbox.ts";
 import { startFakeOAuth, type FakeOAuth } from "#tests/fakes/oauth.ts";
@@ -201,15 +201,8 @@ describe("accounts in Chromium", () => {
 
   it("keeps what was typed before the page's scripts ran", async () => {
     const context = await newContext();
-    const page = await context.newPage();
-    // Hold the scripts back, as a slow phone would, while the person fills in the server-rendered form.
-    let release!: () => void;
-    const scriptsHeld = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/assets/**/*.js", async (route) => {
-      await scriptsHeld;
-      await route.continue();
-    });
-    await page.goto(`${server.url}/ko/auth/register`, { waitUntil: "domcontentloaded" });
+    // Scripts held back, as a slow phone would, while the person fills in the server-rendered form.
+    const { page, release } = await openBeforeScripts(context, `${server.url}/ko/auth/register`);
     await page.fill("#field-name", "Min");
     await page.fill("#field-email", "early@example.com");
     await page.fill("#field-password", PASSWORD);

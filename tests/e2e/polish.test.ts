@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
-import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { signedInContext } from "#tests/support/session.ts";
 
@@ -213,18 +213,7 @@ describe("the shell and its pages as a new user meets them", () => {
     await anonymous.close();
   });
 
-  /** Opens `path` with the page's scripts held back, as on a slow phone; `release` lets them load. */
-  async function beforeScripts(context: BrowserContext, path: string) {
-    const page = await context.newPage();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/assets/**/*.js", async (route) => {
-      await held;
-      await route.continue();
-    });
-    await page.goto(`${server.url}${path}`, { waitUntil: "domcontentloaded" });
-    return { page, release };
-  }
+  const beforeScripts = (context: BrowserContext, path: string) => openBeforeScripts(context, `${server.url}${path}`);
 
   it("keeps what is typed, chosen and submitted in a studio before its scripts run", async () => {
     const { page, release } = await beforeScripts(member.desktop, "/de/dashboard/image/create/text-to-image");
@@ -238,10 +227,10 @@ describe("the shell and its pages as a new user meets them", () => {
     await card.waitFor({ timeout: 30_000 });
     expect(new URL(page.url()).search).not.toContain("prompt=");
     await expect(page.inputValue("#studio-prompt")).resolves.toBe("Ein Leuchtturm im Nebel");
-    await expect(page.locator(".studio-form .ant-segmented-item-selected").allTextContents()).resolves.toEqual([
-      "16:9",
-      "2",
-    ]);
+    // (Polled: Ant Design marks no item selected while its thumb slides to the new one.)
+    await expect
+      .poll(() => page.locator(".studio-form .ant-segmented-item-selected").allTextContents())
+      .toEqual(["16:9", "2"]);
     await card.and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 60_000 });
     await expect(card.locator(".gen-media img").count()).resolves.toBe(2);
     await page.close();

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 
 export const CHROMIUM = "/usr/bin/chromium";
 
@@ -37,4 +37,23 @@ export async function hydrated(page: Page, selector = ".site-header"): Promise<v
     const el = document.querySelector(sel);
     return !!el && Object.keys(el).some((k) => k.startsWith("__reactFiber$") || k.startsWith("__reactProps$"));
   }, selector);
+}
+
+/**
+ * Opens `url` with the page's scripts held back, as on a slow phone, so that a test can type and click in the
+ * server-rendered page; `release` lets the scripts load.
+ */
+export async function openBeforeScripts(
+  context: BrowserContext,
+  url: string,
+): Promise<{ page: Page; release: () => void }> {
+  const page = await context.newPage();
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await page.route("**/assets/**/*.js", async (route) => {
+    await held;
+    await route.continue();
+  });
+  await page.goto(url, { waitUntil: "domcontentloaded" });
+  return { page, release };
 }
