@@ -111,6 +111,11 @@ describe("buying and redeeming credits in Chromium", () => {
     await page.fill("#redeem-code", code.toLowerCase());
     await page.getByRole("button", { name: t("orders.redeem.submit") }).click();
     await expect.poll(() => balance(page).textContent()).toBe("545");
+    // What Available and Balance mean is said under them.
+    await expect(page.locator(".orders-figure-help").allTextContents()).resolves.toEqual([
+      t("orders.availableHelp"),
+      t("orders.balanceHelp"),
+    ]);
     // A used code is not left in the box.
     await expect.poll(() => page.inputValue("#redeem-code")).toBe("");
 
