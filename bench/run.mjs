@@ -381,8 +381,10 @@ async function benchAtelier({ databaseUrl, browser }) {
     DATA_DIR: dataDir,
     LOG_LEVEL: "warn",
     NODE_ENV: "production",
-    // The API is measured at full speed: the key's limit is still counted in the same statement, never reached
+    // The API is measured at full speed: the key's and the account's limits are still counted in the same
+    // statement, never reached
     API_RATE_LIMIT_PER_MINUTE: "1000000",
+    API_ACCOUNT_RATE_LIMIT_PER_MINUTE: "1000000",
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
