@@ -11,6 +11,7 @@ import { applyMigrations } from "#server/db/migrate.ts";
 import { DatabaseStartError } from "#server/db/errors.ts";
 import { setRoleByEmail } from "#server/modules/users/set-role.ts";
 import { setBanByEmail } from "#server/modules/users/set-ban.ts";
+import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
 
 const USAGE = `Usage: npm run admin -- <command> <email>
   grant <email>            make the account an admin
@@ -47,8 +48,14 @@ export async function runAdmin(args: string[]) {
   }
   const changed = await withDatabase((db) =>
     command === "grant" || command === "revoke"
-      ? setRoleByEmail({ db, email, role: command === "grant" ? "admin" : "user" })
-      : setBanByEmail({ db, email, banned: command === "ban", reason: rest.join(" ").trim() || undefined }),
+      ? setRoleByEmail({ db, email, role: command === "grant" ? "admin" : "user", actor: CLI_ACTOR })
+      : setBanByEmail({
+          db,
+          email,
+          banned: command === "ban",
+          reason: rest.join(" ").trim() || undefined,
+          actor: CLI_ACTOR,
+        }),
   );
   if (!changed) {
     process.stderr.write(
@@ -126,6 +133,7 @@ async function runCodes(args: string[]) {
         expiresAt,
         batch: values.batch,
         createdBy: "cli",
+        actor: CLI_ACTOR,
       }),
     );
     process.stderr.write(`Batch ${batch}: ${codes.length} code(s).\n`);
@@ -144,7 +152,9 @@ async function runCredits(args: string[]) {
   if (!/^[+-]?\d+$/.test(change) || !Number.isSafeInteger(Number(change)) || Number(change) === 0)
     return fail("The change must be a whole number other than 0, like +100 or -20.");
   try {
-    const { balance } = await withDatabase((db) => adjustCredits({ db, email, amount: Number(change), actor: "cli" }));
+    const { balance } = await withDatabase((db) =>
+      adjustCredits({ db, email, amount: Number(change), actor: CLI_ACTOR }),
+    );
     process.stdout.write(`${email} now has ${balance} credits.\n`);
     process.exit(0);
   } catch (error) {

@@ -7,3 +7,4 @@ export * from "./orders.ts";
 export * from "./generations.ts";
 export * from "./api.ts";
 export * from "./webhooks.ts";
+export * from "./audit.ts";

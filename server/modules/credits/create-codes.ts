@@ -1,6 +1,7 @@
 import type { Db } from "#server/db/client.ts";
 import { redemptionCode } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
+import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
 import { checkAmount } from "./ledger.ts";
 import { generateCode, hashOf, MAX_CODES_PER_BATCH, normalizeCode } from "./redemption-codes.ts";
 
@@ -11,6 +12,8 @@ export interface CreateCodesInput {
   expiresAt?: Date | null;
   batch?: string;
   createdBy?: string;
+  /** Who creates them: the batch goes into the audit log with the codes, in one transaction. */
+  actor?: AdminActor;
 }
 
 /** Creates a batch of codes and returns them in clear, the only time they exist outside their hashes. */
@@ -30,16 +33,32 @@ export async function createCodes({
   }
   const batch = input.batch ?? new Date().toISOString().slice(0, 19).replace(/[-:T]/g, "");
   const codes = Array.from({ length: input.count }, generateCode);
-  await db.insert(redemptionCode).values(
-    codes.map((code) => ({
-      codeHash: hashOf(normalizeCode(code)!),
-      hint: code.slice(0, 6),
-      batch,
-      credits: input.credits,
-      maxUses: input.maxUses,
-      expiresAt: input.expiresAt ?? null,
-      createdBy: input.createdBy ?? null,
-    })),
-  );
+  await db.transaction(async (tx) => {
+    await tx.insert(redemptionCode).values(
+      codes.map((code) => ({
+        codeHash: hashOf(normalizeCode(code)!),
+        hint: code.slice(0, 6),
+        batch,
+        credits: input.credits,
+        maxUses: input.maxUses,
+        expiresAt: input.expiresAt ?? null,
+        createdBy: input.createdBy ?? null,
+      })),
+    );
+    if (input.actor) {
+      await recordAdminAction(tx, input.actor, {
+        action: "codes.create",
+        targetType: "codes",
+        targetId: batch,
+        targetLabel: batch,
+        after: {
+          count: codes.length,
+          credits: input.credits,
+          maxUses: input.maxUses,
+          expiresAt: input.expiresAt?.toISOString() ?? null,
+        },
+      });
+    }
+  });
   return { batch, codes };
 }

@@ -1,31 +1,48 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { session, user } from "#server/db/schema/index.ts";
+import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
 
 /**
  * Suspends (or lifts the suspension of) the account with this e-mail. A suspension ends every session of the
- * account at once, in the same transaction; sign-in then answers that the account is suspended. False when there
- * is no such account.
+ * account at once, in the same transaction as its audit log entry; sign-in then answers that the account is
+ * suspended. False when there is no such account.
  */
 export async function setBanByEmail({
   db,
   email,
   banned,
   reason,
+  actor,
 }: {
   db: Db;
   email: string;
   banned: boolean;
   reason?: string;
+  actor: AdminActor;
 }) {
   return db.transaction(async (tx) => {
-    const rows = await tx
-      .update(user)
-      .set({ banned, banReason: banned ? (reason ?? null) : null, banExpires: null, updatedAt: new Date() })
+    const [before] = await tx
+      .select({ id: user.id, email: user.email, banned: user.banned, banReason: user.banReason })
+      .from(user)
       .where(eq(sql`lower(${user.email})`, email.trim().toLowerCase()))
-      .returning({ id: user.id });
-    if (rows.length === 0) return false;
-    if (banned) await tx.delete(session).where(eq(session.userId, rows[0]!.id));
+      .for("update");
+    if (!before) return false;
+    const banReason = banned ? (reason ?? null) : null;
+    await tx
+      .update(user)
+      .set({ banned, banReason, banExpires: null, updatedAt: new Date() })
+      .where(eq(user.id, before.id));
+    if (banned) await tx.delete(session).where(eq(session.userId, before.id));
+    await recordAdminAction(tx, actor, {
+      action: banned ? "user.ban" : "user.unban",
+      targetType: "user",
+      targetId: before.id,
+      targetLabel: before.email,
+      before: { banned: Boolean(before.banned), reason: before.banReason ?? null },
+      after: { banned, reason: banReason },
+      reason: reason ?? null,
+    });
     return true;
   });
 }

@@ -1,15 +1,41 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
+import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
 
 export type Role = "user" | "admin";
 
-/** Gives the account with this e-mail a role; false when there is no such account. */
-export async function setRoleByEmail({ db, email, role }: { db: Db; email: string; role: Role }) {
-  const rows = await db
-    .update(user)
-    .set({ role, updatedAt: new Date() })
-    .where(eq(sql`lower(${user.email})`, email.trim().toLowerCase()))
-    .returning({ id: user.id });
-  return rows.length > 0;
+/**
+ * Gives the account with this e-mail a role, and writes it to the audit log in the same transaction; false when
+ * there is no such account.
+ */
+export async function setRoleByEmail({
+  db,
+  email,
+  role,
+  actor,
+}: {
+  db: Db;
+  email: string;
+  role: Role;
+  actor: AdminActor;
+}) {
+  return db.transaction(async (tx) => {
+    const [before] = await tx
+      .select({ id: user.id, email: user.email, role: user.role })
+      .from(user)
+      .where(eq(sql`lower(${user.email})`, email.trim().toLowerCase()))
+      .for("update");
+    if (!before) return false;
+    await tx.update(user).set({ role, updatedAt: new Date() }).where(eq(user.id, before.id));
+    await recordAdminAction(tx, actor, {
+      action: role === "admin" ? "role.grant" : "role.revoke",
+      targetType: "user",
+      targetId: before.id,
+      targetLabel: before.email,
+      before: { role: before.role ?? "user" },
+      after: { role },
+    });
+    return true;
+  });
 }
