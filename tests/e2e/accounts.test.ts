@@ -322,7 +322,9 @@ describe("accounts in Chromium", () => {
 
     await page.getByText(text("en", "user", "profile.deleteButton")).click();
     await page.fill(".ant-modal input[name=password]", "wrong-password");
+    const refused = page.waitForResponse((r) => r.request().method() === "POST" && r.url().includes("/user/profile"));
     await page.click(".ant-modal button[value=delete]");
+    expect((await refused).status()).toBeLessThan(500);
     await page.locator(".ant-modal [role=alert]").waitFor();
     await page.fill(".ant-modal input[name=password]", PASSWORD);
     await page.click(".ant-modal button[value=delete]");

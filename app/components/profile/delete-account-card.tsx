@@ -2,14 +2,13 @@ import { useState } from "react";
 import { Alert, Button, Card, Input, Modal, Typography } from "antd";
 import { DeleteOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
-import { useFetcher, useNavigation } from "react-router";
+import { useFetcher } from "react-router";
 import type { ProfileResult } from "./result.ts";
 
 /** Deleting the account, confirmed with its password (or its address, without one). */
 export function DeleteAccountCard({ hasPassword }: { hasPassword: boolean }) {
   const { t } = useTranslation("user");
   const [open, setOpen] = useState(false);
-  const navigation = useNavigation();
   const fetcher = useFetcher<ProfileResult>();
   const error = fetcher.data?.field === "delete" ? fetcher.data.error : undefined;
   return (
@@ -48,7 +47,9 @@ export function DeleteAccountCard({ hasPassword }: { hasPassword: boolean }) {
               htmlType="submit"
               name="intent"
               value="delete"
-              loading={fetcher.state !== "idle" || navigation.state !== "idle"}
+              // Busy with its own request only: a loading button ignores clicks, and another form's navigation
+              // (the avatar's upload) must not swallow this one.
+              loading={fetcher.state !== "idle"}
             >
               {t("profile.deleteButton")}
             </Button>
