@@ -58,7 +58,7 @@ export function restoreTypedFields(doc: Document = document, done: () => void = 
     const el = fieldAt(doc, entry.key);
     if (!(el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement)) continue;
     // Neither what was noted nor the page's first value: changed since the page took over, and left so.
-    const changedSince = entry.checked !== undefined ? false : el.value !== entry.value && el.value !== el.defaultValue;
+    const changedSince = entry.value !== undefined && el.value !== entry.value && el.value !== el.defaultValue;
     if (!changedSince) mine.push({ el, entry });
   }
   typed = [];

@@ -1,26 +1,14 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DbHandle } from "#server/db/client.ts";
-import { applyMigrations } from "#server/db/migrate.ts";
+import { describe, expect, it } from "vitest";
 import { apiKey } from "#server/db/schema/index.ts";
 import { createApiKey } from "#server/modules/api-keys/create-api-key.ts";
 import { verifyApiKey } from "#server/modules/api-keys/verify-api-key.ts";
 import { MAX_API_KEYS, hashApiKey } from "#server/modules/api-keys/keys.ts";
 import type { AppError } from "#server/errors.ts";
-import { backends, insertUser } from "#tests/support/backends.ts";
+import { backends, insertUser, migratedDatabase } from "#tests/support/backends.ts";
 
 describe.each(backends)("API keys on $name", (backend) => {
-  let handle: DbHandle;
-  let cleanup: () => Promise<void>;
-  const db = () => handle.db;
-
-  beforeAll(async () => {
-    ({ handle, cleanup } = await backend.open());
-    await applyMigrations(handle);
-  });
-  afterAll(async () => {
-    await cleanup?.();
-  });
+  const db = migratedDatabase(backend);
 
   const newUser = () => insertUser(db(), "Dev");
 

@@ -1,27 +1,15 @@
 import { asc, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DbHandle } from "#server/db/client.ts";
-import { applyMigrations } from "#server/db/migrate.ts";
+import { describe, expect, it } from "vitest";
 import { adminAction } from "#server/db/schema/index.ts";
 import { CLI_ACTOR, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
 import { setRoleByEmail } from "#server/modules/users/set-role.ts";
 import { setBanByEmail } from "#server/modules/users/set-ban.ts";
 import { adjustCredits } from "#server/modules/credits/adjust-credits.ts";
 import { createCodes } from "#server/modules/credits/create-codes.ts";
-import { backends, insertUser } from "#tests/support/backends.ts";
+import { backends, insertUser, migratedDatabase } from "#tests/support/backends.ts";
 
 describe.each(backends)("the audit log of administrators' actions on $name", (backend) => {
-  let handle: DbHandle;
-  let cleanup: () => Promise<void>;
-  const db = () => handle.db;
-
-  beforeAll(async () => {
-    ({ handle, cleanup } = await backend.open());
-    await applyMigrations(handle);
-  });
-  afterAll(async () => {
-    await cleanup();
-  });
+  const db = migratedDatabase(backend);
 
   const entriesFor = (targetId: string) =>
     db().select().from(adminAction).where(eq(adminAction.targetId, targetId)).orderBy(asc(adminAction.id));

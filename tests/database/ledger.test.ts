@@ -1,9 +1,7 @@
 import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { DbHandle } from "#server/db/client.ts";
-import { applyMigrations } from "#server/db/migrate.ts";
+import { describe, expect, it } from "vitest";
 import { creditEntry, creditHold, redemptionCode, user } from "#server/db/schema/index.ts";
 import {
   getBalance,
@@ -19,22 +17,12 @@ import { createCodes } from "#server/modules/credits/create-codes.ts";
 import { redeemCode } from "#server/modules/credits/redeem-code.ts";
 import { normalizeCode } from "#server/modules/credits/redemption-codes.ts";
 import { AppError } from "#server/errors.ts";
-import { backends, insertUser } from "#tests/support/backends.ts";
+import { backends, insertUser, migratedDatabase } from "#tests/support/backends.ts";
 
 const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
 
 describe.each(backends)("the credit ledger on $name", (backend) => {
-  let handle: DbHandle;
-  let cleanup: () => Promise<void>;
-  const db = () => handle.db;
-
-  beforeAll(async () => {
-    ({ handle, cleanup } = await backend.open());
-    await applyMigrations(handle);
-  });
-  afterAll(async () => {
-    await cleanup?.();
-  });
+  const db = migratedDatabase(backend);
 
   const newUser = () => insertUser(db(), "Credit");
   const key = () => randomUUID();

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { cpSync, rmSync } from "node:fs";
 import pino from "pino";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { openPglite, openPostgres, type Db, type DbHandle } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
@@ -62,6 +62,23 @@ export async function insertUser(db: Db, name = "Maker"): Promise<string> {
   const id = randomUUID();
   await db.insert(user).values({ id, name, email: `${id}@example.com`, emailVerified: true });
   return id;
+}
+
+/**
+ * A migrated database of its own on the backend for the tests of one `describe`, opened before them and dropped
+ * after them; the returned function gives its query builder.
+ */
+export function migratedDatabase(backend: Backend): () => Db {
+  let handle: DbHandle | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
+  beforeAll(async () => {
+    ({ handle, cleanup } = await backend.open());
+    await applyMigrations(handle);
+  });
+  afterAll(async () => {
+    await cleanup?.();
+  });
+  return () => handle!.db;
 }
 
 /**
