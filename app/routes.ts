@@ -41,7 +41,12 @@ export default [
       route("user/profile", "routes/user/profile.tsx"),
       route("user/orders", "routes/user/orders.tsx"),
       route("user/orders/:id", "routes/user/order.tsx"),
-      route("user/admin", "routes/user/admin.tsx"),
+      route("user/admin", "routes/user/admin/layout.tsx", [
+        index("routes/user/admin/overview.tsx"),
+        route("users", "routes/user/admin/users.tsx"),
+        route("users/:id", "routes/user/admin/user.tsx"),
+        route("audit", "routes/user/admin/audit.tsx"),
+      ]),
     ]),
     route("*", "routes/public/not-found.tsx"),
   ]),

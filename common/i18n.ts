@@ -15,6 +15,7 @@ export const NAMESPACES = [
   "docs",
   "blog",
   "status",
+  "admin",
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 

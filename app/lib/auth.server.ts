@@ -1,6 +1,7 @@
 import { data, redirect } from "react-router";
 import { pathLocale, serverContextOf, signInUrl, type Ctx } from "#app/lib/request.server.ts";
 import type { AuthAttempt, RateLimited } from "#server/modules/auth/attempts.ts";
+import type { AdminActor } from "#server/modules/audit/record-admin-action.ts";
 import { verifyTurnstile } from "#server/modules/auth/verify-turnstile.ts";
 import { isLocale, pathFor, stripLocale } from "#common/locales.ts";
 import { safeReturnPath } from "#common/return-path.ts";
@@ -18,11 +19,19 @@ export function requireViewer(context: Ctx, request: Request) {
   return { viewer: session.viewer, runtime, db: runtime.database.db };
 }
 
-/** As requireViewer, for administrators only: anyone else gets the 403 page. */
+/**
+ * As requireViewer, for administrators only: anyone else gets the 403 page. With the administrator as the audit
+ * log's actor (their account and the address they act from).
+ */
 export function requireAdmin(context: Ctx, request: Request) {
   const signedIn = requireViewer(context, request);
   if (signedIn.viewer.role !== "admin") throw data({ messageKey: "error.403" }, { status: 403 });
-  return signedIn;
+  const actor: AdminActor = {
+    id: signedIn.viewer.id,
+    label: signedIn.viewer.email,
+    ip: serverContextOf(context).clientIp,
+  };
+  return { ...signedIn, actor };
 }
 
 /** Where to go after signing in: the safe return path, in the user's preferred language when they have one. */

@@ -9,8 +9,8 @@ import { createLogger } from "#server/logger.ts";
 import { openDatabase } from "#server/runtime.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
 import { DatabaseStartError } from "#server/db/errors.ts";
-import { setRoleByEmail } from "#server/modules/users/set-role.ts";
-import { setBanByEmail } from "#server/modules/users/set-ban.ts";
+import { setRole } from "#server/modules/users/set-role.ts";
+import { setBan } from "#server/modules/users/set-ban.ts";
 import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
 
 const USAGE = `Usage: npm run admin -- <command> <email>
@@ -48,10 +48,10 @@ export async function runAdmin(args: string[]) {
   }
   const changed = await withDatabase((db) =>
     command === "grant" || command === "revoke"
-      ? setRoleByEmail({ db, email, role: command === "grant" ? "admin" : "user", actor: CLI_ACTOR })
-      : setBanByEmail({
+      ? setRole({ db, account: { email }, role: command === "grant" ? "admin" : "user", actor: CLI_ACTOR })
+      : setBan({
           db,
-          email,
+          account: { email },
           banned: command === "ban",
           reason: rest.join(" ").trim() || undefined,
           actor: CLI_ACTOR,
@@ -153,7 +153,7 @@ async function runCredits(args: string[]) {
     return fail("The change must be a whole number other than 0, like +100 or -20.");
   try {
     const { balance } = await withDatabase((db) =>
-      adjustCredits({ db, email, amount: Number(change), actor: CLI_ACTOR }),
+      adjustCredits({ db, account: { email }, amount: Number(change), actor: CLI_ACTOR }),
     );
     process.stdout.write(`${email} now has ${balance} credits.\n`);
     process.exit(0);

@@ -2,8 +2,8 @@ import { asc, eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { adminAction } from "#server/db/schema/index.ts";
 import { CLI_ACTOR, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
-import { setRoleByEmail } from "#server/modules/users/set-role.ts";
-import { setBanByEmail } from "#server/modules/users/set-ban.ts";
+import { setRole } from "#server/modules/users/set-role.ts";
+import { setBan } from "#server/modules/users/set-ban.ts";
 import { adjustCredits } from "#server/modules/credits/adjust-credits.ts";
 import { createCodes } from "#server/modules/credits/create-codes.ts";
 import { backends, insertUser, migratedDatabase } from "#tests/support/backends.ts";
@@ -18,16 +18,16 @@ describe.each(backends)("the audit log of administrators' actions on $name", (ba
     const id = await insertUser(db(), "Audited");
     const email = `${id}@example.com`;
     const console: AdminActor = { id: "admin-1", label: "chief@example.com", ip: "203.0.113.9" };
-    expect(await setRoleByEmail({ db: db(), email, role: "admin", actor: CLI_ACTOR })).toBe(true);
-    expect(await setBanByEmail({ db: db(), email, banned: true, reason: "spam", actor: console })).toBe(true);
-    expect(await setBanByEmail({ db: db(), email, banned: false, actor: CLI_ACTOR })).toBe(true);
-    await adjustCredits({ db: db(), email, amount: 50, actor: console, reason: "goodwill" });
+    expect(await setRole({ db: db(), account: { email }, role: "admin", actor: CLI_ACTOR })).toBe(true);
+    expect(await setBan({ db: db(), account: { email }, banned: true, reason: "spam", actor: console })).toBe(true);
+    expect(await setBan({ db: db(), account: { email }, banned: false, actor: CLI_ACTOR })).toBe(true);
+    await adjustCredits({ db: db(), account: { email }, amount: 50, actor: console, reason: "goodwill" });
     // Refused (more than is available): nothing done, nothing written.
-    await expect(adjustCredits({ db: db(), email, amount: -500, actor: console })).rejects.toMatchObject({
+    await expect(adjustCredits({ db: db(), account: { email }, amount: -500, actor: console })).rejects.toMatchObject({
       code: "insufficient_credits",
     });
     // No such account: nothing written either.
-    expect(await setRoleByEmail({ db: db(), email: "nobody@example.com", role: "admin", actor: CLI_ACTOR })).toBe(
+    expect(await setRole({ db: db(), account: { email: "nobody@example.com" }, role: "admin", actor: CLI_ACTOR })).toBe(
       false,
     );
 
@@ -82,7 +82,7 @@ describe.each(backends)("the audit log of administrators' actions on $name", (ba
 
   it("is append-only: the database refuses to change or remove an entry", async () => {
     const id = await insertUser(db(), "Immutable");
-    await setRoleByEmail({ db: db(), email: `${id}@example.com`, role: "admin", actor: CLI_ACTOR });
+    await setRole({ db: db(), account: { email: `${id}@example.com` }, role: "admin", actor: CLI_ACTOR });
     expect(
       await refusal(db().update(adminAction).set({ actor: "someone else" }).where(eq(adminAction.targetId, id))),
     ).toMatch(/append-only/);

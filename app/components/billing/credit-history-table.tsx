@@ -7,8 +7,19 @@ import { hrefIn, type Locale } from "#common/locales.ts";
 import { resultPath } from "#app/lib/generations.ts";
 import { PagedTable, type Paged } from "./paged-table.tsx";
 
-/** Every change of the balance, newest first, a page at a time (`?history=`). */
-export function CreditHistoryTable({ history, locale }: { history: Paged<EntryView>; locale: Locale }) {
+/**
+ * Every change of the balance, newest first, a page at a time (`?history=`). `linked`: its orders and jobs link to
+ * their pages (the owner's view; an administrator reads someone else's).
+ */
+export function CreditHistoryTable({
+  history,
+  locale,
+  linked = true,
+}: {
+  history: Paged<EntryView>;
+  locale: Locale;
+  linked?: boolean;
+}) {
   const { t } = useTranslation("billing");
   const { pathname } = useLocation();
   const signed = (n: number) => (n > 0 ? `+${formatNumber(locale, n)}` : n < 0 ? `−${formatNumber(locale, -n)}` : "0");
@@ -51,6 +62,7 @@ export function CreditHistoryTable({ history, locale }: { history: Paged<EntryVi
         if (!ref) return null;
         const short = ref.label ?? ref.id.slice(0, 8);
         const label = t(`orders.reference.${ref.type}`, { id: short });
+        if (!linked) return label;
         if (ref.type === "order") return <Link to={hrefIn(pathname, `/user/orders/${ref.id}`)}>{label}</Link>;
         // A generation that still exists opens on its result page.
         if (ref.type === "job" && ref.tool) {

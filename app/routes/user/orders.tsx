@@ -16,15 +16,10 @@ import { redeemCode } from "#server/modules/credits/redeem-code.ts";
 import { AppError } from "#server/errors.ts";
 import type { Locale } from "#common/locales.ts";
 import { formOf } from "#app/lib/request.server.ts";
+import { pageOf } from "#app/lib/paging.ts";
 
 const ORDERS_PER_PAGE = 10;
 const ENTRIES_PER_PAGE = 20;
-const MAX_PAGE = 10_000;
-
-const pageOf = (value: string | null) => {
-  const n = Number(value ?? 1);
-  return Number.isSafeInteger(n) && n >= 1 && n <= MAX_PAGE ? n : 1;
-};
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 

@@ -1,9 +1,9 @@
 import { randomUUID } from "node:crypto";
-import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
+import { accountWhere, type AccountRef } from "#server/modules/users/account-ref.ts";
 import { applyMovement, checkAmount, getBalance } from "./ledger.ts";
 
 /**
@@ -13,24 +13,22 @@ import { applyMovement, checkAmount, getBalance } from "./ledger.ts";
  */
 export async function adjustCredits({
   db,
-  email,
+  account: ref,
   amount,
   actor,
   reason,
 }: {
   db: Db;
-  email: string;
+  account: AccountRef;
   amount: number;
   actor: AdminActor;
   reason?: string;
 }) {
   if (amount === 0) throw new AppError("bad_request", "the adjustment must not be zero");
   checkAmount(Math.abs(amount));
-  const [account] = await db
-    .select({ id: user.id, email: user.email })
-    .from(user)
-    .where(eq(sql`lower(${user.email})`, email.trim().toLowerCase()));
-  if (!account) throw new AppError("not_found", `no account with the e-mail ${email}`);
+  const [account] = await db.select({ id: user.id, email: user.email }).from(user).where(accountWhere(ref));
+  if (!account)
+    throw new AppError("not_found", "id" in ref ? "no such account" : `no account with the e-mail ${ref.email}`);
   const entry = await db.transaction(async (tx) => {
     if (amount < 0) {
       // A balance row to guard against: an account that never had credits has nothing to remove.

@@ -1,22 +1,23 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { session, user } from "#server/db/schema/index.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
+import { accountWhere, type AccountRef } from "./account-ref.ts";
 
 /**
- * Suspends (or lifts the suspension of) the account with this e-mail. A suspension ends every session of the
+ * Suspends (or lifts the suspension of) an account. A suspension ends every session of the
  * account at once, in the same transaction as its audit log entry; sign-in then answers that the account is
  * suspended. False when there is no such account.
  */
-export async function setBanByEmail({
+export async function setBan({
   db,
-  email,
+  account,
   banned,
   reason,
   actor,
 }: {
   db: Db;
-  email: string;
+  account: AccountRef;
   banned: boolean;
   reason?: string;
   actor: AdminActor;
@@ -25,7 +26,7 @@ export async function setBanByEmail({
     const [before] = await tx
       .select({ id: user.id, email: user.email, banned: user.banned, banReason: user.banReason })
       .from(user)
-      .where(eq(sql`lower(${user.email})`, email.trim().toLowerCase()))
+      .where(accountWhere(account))
       .for("update");
     if (!before) return false;
     const banReason = banned ? (reason ?? null) : null;

@@ -1,22 +1,23 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
+import { accountWhere, type AccountRef } from "./account-ref.ts";
 
 export type Role = "user" | "admin";
 
 /**
- * Gives the account with this e-mail a role, and writes it to the audit log in the same transaction; false when
+ * Gives an account a role, and writes it to the audit log in the same transaction; false when
  * there is no such account.
  */
-export async function setRoleByEmail({
+export async function setRole({
   db,
-  email,
+  account,
   role,
   actor,
 }: {
   db: Db;
-  email: string;
+  account: AccountRef;
   role: Role;
   actor: AdminActor;
 }) {
@@ -24,7 +25,7 @@ export async function setRoleByEmail({
     const [before] = await tx
       .select({ id: user.id, email: user.email, role: user.role })
       .from(user)
-      .where(eq(sql`lower(${user.email})`, email.trim().toLowerCase()))
+      .where(accountWhere(account))
       .for("update");
     if (!before) return false;
     await tx.update(user).set({ role, updatedAt: new Date() }).where(eq(user.id, before.id));

@@ -1,0 +1,25 @@
+import { useTranslation } from "react-i18next";
+import { NavLink, useLocation } from "react-router";
+import { hrefIn } from "#common/locales.ts";
+
+const SECTIONS = [
+  { key: "overview", path: "/user/admin", end: true },
+  { key: "users", path: "/user/admin/users", end: false },
+  { key: "audit", path: "/user/admin/audit", end: false },
+] as const;
+
+/** The console's sections: plain links (they work before the scripts), scrolled sideways on a phone. */
+export function AdminNav() {
+  const { t } = useTranslation("admin");
+  const { pathname } = useLocation();
+  return (
+    <nav className="admin-nav" aria-label={t("nav.label")}>
+      <span className="admin-nav-title">{t("nav.label")}</span>
+      {SECTIONS.map((section) => (
+        <NavLink key={section.key} to={hrefIn(pathname, section.path)} end={section.end} className="admin-nav-link">
+          {t(`nav.${section.key}`)}
+        </NavLink>
+      ))}
+    </nav>
+  );
+}

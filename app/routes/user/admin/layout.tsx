@@ -1,0 +1,22 @@
+import { Outlet } from "react-router";
+import type { Route } from "./+types/layout";
+import { requireAdmin } from "#app/lib/auth.server.ts";
+import { pageI18n } from "#server/i18n/translations.ts";
+import { AdminNav } from "#app/components/admin/admin-nav.tsx";
+
+// Each page and action below checks the role again itself: loaders run side by side and actions alone, so this
+// layout's check guards what it renders, not what they do.
+export async function loader({ context, request }: Route.LoaderArgs) {
+  requireAdmin(context, request);
+  return { i18n: pageI18n(request, ["admin"]).i18n };
+}
+
+/** The console's pages under one navigation. */
+export default function AdminLayout() {
+  return (
+    <div className="admin">
+      <AdminNav />
+      <Outlet />
+    </div>
+  );
+}

@@ -1,0 +1,217 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import routes from "#app/routes.ts";
+import { freePort, ROOT, startServer, type TestServer } from "#tests/support/server.ts";
+import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
+import { signedIn } from "#tests/support/session.ts";
+import { text } from "#tests/support/locales.ts";
+
+interface RouteEntry {
+  path?: string;
+  index?: boolean;
+  file: string;
+  children?: RouteEntry[];
+}
+
+/** Every page of the console, from the route configuration itself: a page added later is checked too. */
+function adminRoutes(list: RouteEntry[], prefix = ""): { path: string; file: string }[] {
+  return list.flatMap((route) => {
+    const path = [prefix, route.path ?? ""].filter(Boolean).join("/");
+    const own = path.includes("user/admin") ? [{ path: `/${path.replace(/^:lang\?\/?/, "")}`, file: route.file }] : [];
+    return [...own, ...adminRoutes(route.children ?? [], path)];
+  });
+}
+
+/** The intents each page's action takes; every console page with an action must be listed. */
+const ACTIONS: Record<string, string[]> = {
+  "routes/user/admin/user.tsx": ["grant", "revoke", "ban", "unban", "adjust", "resend"],
+};
+
+describe("the admin console", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let chief: string;
+  let member: string;
+  let target: string;
+  let targetId: string;
+  let memberId: string;
+
+  const get = (path: string, cookie?: string) =>
+    fetch(`${server.url}${path}`, { redirect: "manual", headers: cookie ? { Cookie: cookie } : {} });
+  const post = (path: string, cookie: string | undefined, fields: Record<string, string>) =>
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Origin: server.url, "Sec-Fetch-Site": "same-origin", ...(cookie ? { Cookie: cookie } : {}) },
+      body: new URLSearchParams(fields),
+    });
+  const idOf = async (email: string) => {
+    const html = await (await get(`/user/admin/users?q=${encodeURIComponent(email)}`, chief)).text();
+    return /\/user\/admin\/users\/([A-Za-z0-9_-]+)/.exec(html)![1]!;
+  };
+  const auditFor = async (email: string) => {
+    const html = await (await get(`/user/admin/audit?target=${encodeURIComponent(email)}`, chief)).text();
+    return [...html.matchAll(/data-action="([a-zA-Z.]+)"/g)].map((m) => m[1]);
+  };
+  const asChief = async (): Promise<BrowserContext> => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addCookies(
+      chief.split("; ").map((pair) => {
+        const i = pair.indexOf("=");
+        return { name: pair.slice(0, i), value: pair.slice(i + 1), url: server.url };
+      }),
+    );
+    return context;
+  };
+  const notice = (page: Page) => page.locator(".admin-notice");
+
+  beforeAll(async () => {
+    const port = await freePort();
+    [server, browser] = await Promise.all([
+      startServer({ PORT: String(port), SITE_URL: `http://127.0.0.1:${port}`, ADMIN_EMAILS: "chief@example.com" }),
+      launchBrowser(),
+    ]);
+    [chief, member, target] = await Promise.all([
+      signedIn(server, server.url, "chief@example.com"),
+      signedIn(server, server.url, "member@example.com"),
+      signedIn(server, server.url, "target@example.com"),
+    ]);
+    [targetId, memberId] = await Promise.all([idOf("target@example.com"), idOf("member@example.com")]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it("answers 403 to anyone else on every page and every action, sends visitors to sign in, and changes nothing", async () => {
+    const pages = adminRoutes(routes as RouteEntry[]);
+    expect(pages.map((p) => p.path)).toEqual(
+      expect.arrayContaining(["/user/admin", "/user/admin/users", "/user/admin/users/:id", "/user/admin/audit"]),
+    );
+    const withActions = pages.filter((p) =>
+      /export (async )?function action/.test(readFileSync(join(ROOT, "app", p.file), "utf8")),
+    );
+    expect(withActions.map((p) => p.file).sort()).toEqual(Object.keys(ACTIONS).sort());
+    const before = await auditFor("target@example.com");
+
+    for (const { path } of pages) {
+      const url = path.replace(":id", targetId);
+      for (const prefixed of [url, `/de${url}`]) {
+        expect((await get(prefixed, member)).status, prefixed).toBe(403);
+        const visitor = await get(prefixed);
+        expect(visitor.status, prefixed).toBe(302);
+        expect(visitor.headers.get("location")).toContain("/auth/login");
+      }
+    }
+    for (const { path, file } of withActions) {
+      const url = path.replace(":id", targetId);
+      for (const intent of ACTIONS[file]!) {
+        const fields = { intent, amount: "1000", reason: "not allowed", role: "admin" };
+        expect((await post(url, member, fields)).status, `${url} ${intent}`).toBe(403);
+        expect((await post(`${url}.data`, member, fields)).status, `${url}.data ${intent}`).toBe(403);
+        expect((await post(url, undefined, fields)).status, `${url} ${intent} signed out`).toBe(302);
+      }
+    }
+    // Nothing happened: no audit entry, the account as it was.
+    expect(await auditFor("target@example.com")).toEqual(before);
+    const page = await (await get(`/user/admin/users?q=target%40example.com&role=admin`, chief)).text();
+    expect(page).not.toContain(targetId);
+    expect((await get("/api/me", target)).status).toBe(200);
+  });
+
+  it("adjusts credits and suspends an account in the browser, each action in the audit log", async () => {
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/users`);
+    await hydrated(page, ".admin-filters");
+    await page.fill("input[name=q]", "target@");
+    await page.click(".admin-filters button[type=submit]");
+    await page.waitForURL(/q=target%40/);
+    await page.getByRole("link", { name: /target@example\.com/ }).click();
+    await page.waitForURL(`**/user/admin/users/${targetId}`);
+    await hydrated(page, ".admin-actions");
+
+    // Credits, with the required reason: the sign-up bonus (20) and 30 more.
+    await page.fill(".admin-adjust input[name=amount]", "30");
+    await page.fill(".admin-adjust input[name=reason]", "Goodwill after an outage");
+    await page.getByRole("button", { name: text("en", "admin", "user.apply") }).click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "user.adjusted").replace("{{balance}}", "50"));
+    // More than there is: refused, nothing written.
+    await page.fill(".admin-adjust input[name=amount]", "-1000");
+    await page.fill(".admin-adjust input[name=reason]", "Too much");
+    await page.getByRole("button", { name: text("en", "admin", "user.apply") }).click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "user.notEnoughCredits"));
+
+    // A suspension needs a reason, and ends the account's sessions.
+    await page.fill("#ban-reason", "Spam in public prompts");
+    await page.getByRole("button", { name: text("en", "admin", "user.ban") }).click();
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(text("en", "admin", "user.banned"));
+    expect((await get("/api/me", target)).status).toBe(401);
+    const signIn = await post("/auth/login", undefined, { email: "target@example.com", password: "harbor-Violet-42!" });
+    expect(signIn.status).not.toBe(302);
+    await page.getByRole("button", { name: text("en", "admin", "user.unban") }).click();
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(text("en", "admin", "user.unbanned"));
+
+    await page.goto(`${server.url}/user/admin/audit?target=target%40example.com`);
+    const rows = page.locator(".ant-table-row");
+    await expect.poll(() => rows.count()).toBe(3);
+    expect(await auditFor("target@example.com")).toEqual(["user.unban", "user.ban", "credits.adjust"]);
+    await expect(rows.first().textContent()).resolves.toContain("chief@example.com");
+    await expect(rows.nth(1).textContent()).resolves.toContain("Spam in public prompts");
+    await expect(rows.nth(2).textContent()).resolves.toContain("Goodwill after an outage");
+    await context.close();
+  });
+
+  it("takes an action typed before the page's scripts arrive", async () => {
+    const context = await asChief();
+    const { page, release } = await openBeforeScripts(context, `${server.url}/user/admin/users/${targetId}`);
+    await page.fill(".admin-adjust input[name=amount]", "-5");
+    await page.fill(".admin-adjust input[name=reason]", "Typed early");
+    await page.click(".admin-adjust button[type=submit]");
+    await page.waitForLoadState("domcontentloaded");
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "user.adjusted").replace("{{balance}}", "45"));
+    release();
+    await context.close();
+  });
+
+  it("grants and removes the admin role; an administrator cannot remove their own", async () => {
+    expect((await post(`/user/admin/users/${memberId}`, chief, { intent: "grant" })).status).toBe(200);
+    expect((await get("/user/admin", member)).status).toBe(200);
+    expect((await post(`/user/admin/users/${memberId}`, chief, { intent: "revoke" })).status).toBe(200);
+    expect((await get("/user/admin", member)).status).toBe(403);
+    expect(await auditFor("member@example.com")).toEqual(["role.revoke", "role.grant"]);
+    const chiefId = await idOf("chief@example.com");
+    expect((await post(`/user/admin/users/${chiefId}`, chief, { intent: "revoke" })).status).toBe(409);
+    expect((await post(`/user/admin/users/${chiefId}`, chief, { intent: "ban", reason: "oops" })).status).toBe(409);
+    expect((await get("/user/admin", chief)).status).toBe(200);
+    // An intent it does not know, and an account that does not exist.
+    expect((await post(`/user/admin/users/${memberId}`, chief, { intent: "delete" })).status).toBe(400);
+    expect((await get("/user/admin/users/no-such-account", chief)).status).toBe(404);
+  });
+
+  it("reads in another language and on a phone", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    await context.addCookies(
+      chief.split("; ").map((pair) => {
+        const i = pair.indexOf("=");
+        return { name: pair.slice(0, i), value: pair.slice(i + 1), url: server.url };
+      }),
+    );
+    const page = await context.newPage();
+    await page.goto(`${server.url}/ja/user/admin/users?sort=email`);
+    await expect(page.locator("h1").textContent()).resolves.toBe(text("ja", "admin", "users.title"));
+    await expect(page.locator(".admin-nav-link.active").textContent()).resolves.toBe(text("ja", "admin", "nav.users"));
+    // The list is cards on a phone: nothing wider than the screen.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await context.close();
+  });
+});
