@@ -19,6 +19,7 @@ import { requestInfoContext } from "#app/context.ts";
 import { serverContext } from "#app/server-context.server.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
 import { FlashToast } from "#app/components/flash-toast.tsx";
+import { SiteNotice, type SiteNoticeData } from "#app/components/site-notice.tsx";
 import { FLASH_COOKIE, parseFlash } from "#common/flash.ts";
 import { createI18n, rememberTranslations } from "#common/i18n.ts";
 import { resourcesFor } from "#server/i18n/translations.ts";
@@ -62,6 +63,12 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const credits = session.viewer
     ? (await getBalance({ db: runtime.database.db, userId: session.viewer.id })).available
     : null;
+  const { announcement, maintenance } = runtime.settings.current();
+  const announced = announcement.enabled ? announcement.text[locale] || announcement.text.en : undefined;
+  const notice: SiteNoticeData = {
+    announcement: announced ? { tone: announcement.tone, text: announced } : null,
+    maintenance: maintenance.enabled,
+  };
   return {
     locale,
     site,
@@ -71,6 +78,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     scheme,
     viewer: session.viewer,
     credits,
+    notice,
     flash,
     resources: resourcesFor(locale, ["common"]),
   };
@@ -202,6 +210,7 @@ export default function Root({ loaderData }: Route.ComponentProps) {
       <LanguageChangedToast />
       <FlashToast flash={loaderData.flash} />
       <UpdateNotice build={build} siteName={site.name} />
+      <SiteNotice notice={loaderData.notice} />
       <Outlet />
       <RootToaster />
     </I18nextProvider>

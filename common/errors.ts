@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   conflict: { status: 409, messageKey: "error.400" },
   code_invalid: { status: 400, messageKey: "credits.redeem.invalid" },
   code_expired: { status: 400, messageKey: "credits.redeem.expired" },
+  code_disabled: { status: 400, messageKey: "credits.redeem.disabled" },
   code_used_up: { status: 409, messageKey: "credits.redeem.usedUp" },
   code_already_redeemed: { status: 409, messageKey: "credits.redeem.alreadyRedeemed" },
   unknown_pack: { status: 400, messageKey: "pricing.errors.unknownPack" },
@@ -35,6 +36,7 @@ export const ERROR_CODES = {
   webhook_url_refused: { status: 400, messageKey: "api.errors.webhookUrlRefused" },
   internal_error: { status: 500, messageKey: "error.500" },
   service_unavailable: { status: 503, messageKey: "error.unknown" },
+  maintenance: { status: 503, messageKey: "msg.generation.maintenance" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

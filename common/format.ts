@@ -101,3 +101,18 @@ export function decimalAmount(amountMinor: number, currency: string): string {
       .maximumFractionDigits ?? 2;
   return (amountMinor / 10 ** digits).toFixed(digits);
 }
+
+/** A price typed in major units ("20", "19.99", "500" in yen) in minor units; null when it is not one. */
+export function minorAmount(decimal: string, currency: string): number | null {
+  let digits: number;
+  try {
+    digits =
+      new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions()
+        .maximumFractionDigits ?? 2;
+  } catch {
+    return null;
+  }
+  const match = /^(\d{1,9})(?:[.,](\d+))?$/.exec(decimal.trim());
+  if (!match || (match[2]?.length ?? 0) > digits) return null;
+  return Number(match[1]) * 10 ** digits + Number((match[2] ?? "").padEnd(digits, "0") || 0);
+}

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { packsSchema } from "#server/modules/settings/schema.ts";
 
 const bool = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v === "on" || v === "true" || v === "1");
 
@@ -63,24 +64,7 @@ const schema = z.object({
         return z.NEVER;
       }
     })
-    .pipe(
-      z
-        .array(
-          z.strictObject({
-            id: z.string().regex(/^[a-z0-9-]{1,32}$/),
-            credits: z.number().int().min(1).max(1_000_000_000),
-            amount: z.number().int().min(50).max(100_000_000),
-            currency: z
-              .string()
-              .regex(/^[a-zA-Z]{3}$/)
-              .transform((c) => c.toLowerCase()),
-            popular: z.boolean().optional(),
-          }),
-        )
-        .min(1)
-        .max(12)
-        .refine((packs) => new Set(packs.map((p) => p.id)).size === packs.length, "packs with distinct ids"),
-    )
+    .pipe(packsSchema)
     .optional(),
   /** Stripe secret key (sk_live_… or sk_test_…); purchasing is offered only with it and the webhook secret. */
   STRIPE_SECRET_KEY: z

@@ -14,6 +14,7 @@ import { loadAuthSecret } from "#server/modules/auth/load-auth-secret.ts";
 import { createMailer, type Mailer } from "#server/modules/mail/transport.ts";
 import { createStorage, type Storage } from "#server/storage/index.ts";
 import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
+import { defaultSettings, SettingsStore } from "#server/modules/settings/settings-store.ts";
 
 /** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
 export interface Runtime {
@@ -27,6 +28,8 @@ export interface Runtime {
   storage: Storage;
   /** The payment provider's client, or null when purchasing is not configured. */
   stripe: StripeClient | null;
+  /** What administrators set in the console (bonus, packs, banner, maintenance), over the configuration. */
+  settings: SettingsStore;
   working: boolean;
   close(): Promise<void>;
 }
@@ -63,6 +66,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
   const storage = createStorage(env);
   let boss: PgBoss | undefined;
   let auth: Auth;
+  const settings = new SettingsStore(database.db, defaultSettings(site), logger);
   try {
     await applyMigrations(database);
     await seed(database.db);
@@ -77,8 +81,9 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
         active: q.activeCount,
       })),
     );
+    await settings.refresh();
     const secret = await loadAuthSecret({ db: database.db, configured: env.AUTH_SECRET });
-    auth = createAuth({ db: database.db, env, site, logger, boss, secret });
+    auth = createAuth({ db: database.db, env, site, logger, boss, secret, settings });
     if (work)
       await startWorking(
         boss,
@@ -94,6 +99,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
   }
   const readyBoss = boss;
   const stripe = await createStripeClient(env);
+  settings.start();
   let closed = false;
   return {
     env,
@@ -105,10 +111,12 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     mailer,
     storage,
     stripe,
+    settings,
     working: work,
     async close() {
       if (closed) return;
       closed = true;
+      settings.stop();
       // Running jobs get the shutdown window to finish; unfinished ones are retried by another worker.
       await readyBoss
         .stop({ graceful: true, close: true, timeout: env.SHUTDOWN_TIMEOUT_SECONDS * 1000 })

@@ -12,6 +12,8 @@ import type { Logger } from "pino";
 import { requestInfoContext } from "#app/context.ts";
 import { serverContext } from "#app/server-context.server.ts";
 import { publicSiteConfig, resolveSiteConfig, siteDefaults } from "#config/site.ts";
+import { siteWithSettings, type SettingsStore } from "#server/modules/settings/settings-store.ts";
+import type { Settings } from "#server/modules/settings/schema.ts";
 import { antdThemeOverride } from "#app/styles/antd-stylesheet.ts";
 import type { Env } from "#server/env.ts";
 import type { BuildInfo } from "#server/build-info.ts";
@@ -267,7 +269,14 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
         );
         return (await productionHandler)(request, loadContext);
       };
-  const publicSite = publicSiteConfig(site);
+  // What the pages see of the site: the configuration with the console's bonus and packs, made again when they change.
+  let publicSite = { of: undefined as Settings | undefined, site: publicSiteConfig(site) };
+  const publicSiteFor = (settings: Settings) => {
+    if (publicSite.of !== settings)
+      publicSite = { of: settings, site: publicSiteConfig(siteWithSettings(site, settings)) };
+    return publicSite.site;
+  };
+  const watched = new WeakSet<SettingsStore>();
   const pages = new PageCache(env.PAGE_CACHE_MAX_BYTES, build.id, security);
   registerPageCacheSize(() => pages.size);
   watchContent({
@@ -285,6 +294,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   };
   app.all("*", aPage, ready, async (c) => {
     const runtime = c.var.runtime;
+    if (!watched.has(runtime.settings)) {
+      // A page kept in memory shows the banner and prices it was rendered with: a change forgets them all.
+      watched.add(runtime.settings);
+      runtime.settings.onChange(() => pages.clear());
+    }
     const extra = new Headers();
     const cookieLocale = getCookie(c, LOCALE_COOKIE);
     // A malformed or unsupported cookie is ignored and replaced by the locale actually served.
@@ -322,7 +336,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     context.set(requestInfoContext, {
       requestId: c.get("requestId"),
       nonce: nonceFor(c),
-      site: publicSite,
+      site: publicSiteFor(runtime.settings.current()),
       build: { version: build.version, id: build.id, timestamp: build.timestamp },
       themeStylesheet,
       testRoutes: env.TEST_ROUTES,

@@ -52,6 +52,8 @@ describe.each(backends)("the console's lists on $name", (backend) => {
     expect((await ids({ banned: "no" })).sort()).toEqual([ada, ben].sort());
     expect(await ids({ verified: "no" })).toEqual([cy]);
     expect(await ids({ paid: "yes" })).toEqual([ada]);
+    expect((await find({ paid: "yes" })).total).toBe(1);
+    expect((await find({ paid: "no" })).total).toBe(2);
     expect((await ids({ paid: "no" })).sort()).toEqual([ben, cy].sort());
     expect(await ids({ sort: "balance" })).toEqual([ada, cy, ben]);
     // By e-mail (an id is the address's start), in any case, and by name.

@@ -6,6 +6,9 @@ import { setRole } from "#server/modules/users/set-role.ts";
 import { setBan } from "#server/modules/users/set-ban.ts";
 import { adjustCredits } from "#server/modules/credits/adjust-credits.ts";
 import { createCodes } from "#server/modules/credits/create-codes.ts";
+import { disableCodeBatch } from "#server/modules/credits/disable-code-batch.ts";
+import { redeemCode } from "#server/modules/credits/redeem-code.ts";
+import { getBalance } from "#server/modules/credits/ledger.ts";
 import { backends, insertUser, migratedDatabase } from "#tests/support/backends.ts";
 
 describe.each(backends)("the audit log of administrators' actions on $name", (backend) => {
@@ -60,7 +63,7 @@ describe.each(backends)("the audit log of administrators' actions on $name", (ba
     ]);
     expect(entries.every((e) => e.createdAt instanceof Date)).toBe(true);
 
-    const { batch } = await createCodes({
+    const { batch, batchId, codes } = await createCodes({
       db: db(),
       credits: 10,
       maxUses: 2,
@@ -68,8 +71,22 @@ describe.each(backends)("the audit log of administrators' actions on $name", (ba
       batch: `b-${id}`,
       actor: CLI_ACTOR,
     });
-    expect(await entriesFor(batch)).toMatchObject([
-      { action: "codes.create", targetType: "codes", after: { count: 3, credits: 10, maxUses: 2, expiresAt: null } },
+    expect(await redeemCode({ db: db(), userId: id, code: codes[0]! })).toMatchObject({ credits: 10 });
+    // Withdrawn: once, in the log; its codes refused from then on, what was redeemed kept.
+    expect(await disableCodeBatch({ db: db(), batchId, actor: console })).toBe(true);
+    expect(await disableCodeBatch({ db: db(), batchId, actor: console })).toBe(false);
+    await expect(redeemCode({ db: db(), userId: id, code: codes[1]! })).rejects.toMatchObject({
+      code: "code_disabled",
+    });
+    expect((await getBalance({ db: db(), userId: id })).balance).toBe(60);
+    expect(await entriesFor(batchId)).toMatchObject([
+      {
+        action: "codes.create",
+        targetType: "codes",
+        targetLabel: batch,
+        after: { count: 3, credits: 10, maxUses: 2, expiresAt: null },
+      },
+      { action: "codes.disable", actor: "chief@example.com", targetLabel: batch, after: { disabled: true } },
     ]);
   });
 

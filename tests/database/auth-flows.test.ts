@@ -6,6 +6,7 @@ import type { DbHandle } from "#server/db/client.ts";
 import { session, user } from "#server/db/schema/index.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { parseEnv } from "#server/env.ts";
+import { defaultSettings } from "#server/modules/settings/settings-store.ts";
 import { resolveSiteConfig } from "#config/site.ts";
 import { createLocalStorage } from "#server/storage/local.ts";
 import { createAuth, type Auth } from "#server/modules/auth/auth.ts";
@@ -35,11 +36,12 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
   let auth: Auth;
   const env = parseEnv({ AUTH_SECRET: "a-test-secret-that-is-long-enough-to-pass-the-check" });
   const site = resolveSiteConfig(env);
+  const settings = { current: () => defaultSettings(site) };
 
   beforeAll(async () => {
     engine = await openEngine(backend);
     ({ handle, boss } = engine);
-    auth = createAuth({ db: handle.db, env, site, logger, boss, secret: env.AUTH_SECRET! });
+    auth = createAuth({ db: handle.db, env, site, logger, boss, secret: env.AUTH_SECRET!, settings });
   });
   afterAll(() => engine?.close());
 
@@ -284,7 +286,15 @@ describe.each(backends)("the sign-in forms' use cases on $name", (backend) => {
       GITHUB_CLIENT_ID: "an-id",
       GITHUB_CLIENT_SECRET: "a-secret",
     });
-    const githubAuth = createAuth({ db: handle.db, env: withGitHub, site, logger, boss, secret: env.AUTH_SECRET! });
+    const githubAuth = createAuth({
+      db: handle.db,
+      env: withGitHub,
+      site,
+      logger,
+      boss,
+      secret: env.AUTH_SECRET!,
+      settings,
+    });
     const headers = attempt().headers;
     const started = await startOAuth({ auth: githubAuth, env: withGitHub, headers, provider: "github", ...callbacks });
     expect(started).toMatchObject({ ok: true });

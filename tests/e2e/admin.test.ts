@@ -27,6 +27,8 @@ function adminRoutes(list: RouteEntry[], prefix = ""): { path: string; file: str
 /** The intents each page's action takes; every console page with an action must be listed. */
 const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/user.tsx": ["grant", "revoke", "ban", "unban", "adjust", "resend"],
+  "routes/user/admin/codes.tsx": ["create", "disable"],
+  "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],
 };
 
 describe("the admin console", () => {
@@ -108,7 +110,24 @@ describe("the admin console", () => {
     for (const { path, file } of withActions) {
       const url = path.replace(":id", targetId);
       for (const intent of ACTIONS[file]!) {
-        const fields = { intent, amount: "1000", reason: "not allowed", role: "admin" };
+        const fields = {
+          intent,
+          amount: "1000",
+          reason: "not allowed",
+          name: "stolen",
+          credits: "1000",
+          count: "5",
+          uses: "1",
+          expires: "",
+          batch: "00000000-0000-4000-8000-000000000000",
+          bonus: "5000",
+          enabled: "on",
+          "text.en": "Hijacked",
+          "pack.0.id": "stolen",
+          "pack.0.credits": "1",
+          "pack.0.price": "1",
+          "pack.0.currency": "usd",
+        };
         expect((await post(url, member, fields)).status, `${url} ${intent}`).toBe(403);
         expect((await post(`${url}.data`, member, fields)).status, `${url}.data ${intent}`).toBe(403);
         expect((await post(url, undefined, fields)).status, `${url} ${intent} signed out`).toBe(302);
@@ -140,6 +159,8 @@ describe("the admin console", () => {
     await expect
       .poll(() => notice(page).textContent(), { timeout: 10_000 })
       .toBe(text("en", "admin", "user.adjusted").replace("{{balance}}", "50"));
+    // The form is empty again for the next one.
+    await expect.poll(() => page.locator(".admin-adjust input[name=amount]").inputValue()).toBe("");
     // More than there is: refused, nothing written.
     await page.fill(".admin-adjust input[name=amount]", "-1000");
     await page.fill(".admin-adjust input[name=reason]", "Too much");
@@ -165,6 +186,142 @@ describe("the admin console", () => {
     await expect(rows.first().textContent()).resolves.toContain("chief@example.com");
     await expect(rows.nth(1).textContent()).resolves.toContain("Spam in public prompts");
     await expect(rows.nth(2).textContent()).resolves.toContain("Goodwill after an outage");
+    await context.close();
+  });
+
+  it("creates a batch of codes shown once as CSV, one of them redeemed, then withdraws the batch", async () => {
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/codes`);
+    await hydrated(page, ".admin-codes-form");
+    await page.fill("input[name=name]", "Launch week");
+    await page.fill("input[name=credits]", "15");
+    await page.fill("input[name=count]", "3");
+    await page.getByRole("button", { name: text("en", "admin", "codes.submit") }).click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "codes.created_other").replace("{{count}}", "3").replace("{{name}}", "Launch week"));
+    const codes = (await page.locator(".admin-code-list").inputValue()).split("\n");
+    expect(codes).toHaveLength(3);
+    expect(codes.every((code) => /^ATL-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/.test(code))).toBe(true);
+    const download = page.getByRole("link", { name: text("en", "admin", "codes.download") });
+    expect(await download.getAttribute("download")).toBe("codes-Launch-week.csv");
+    const csv = decodeURIComponent(
+      (await download.getAttribute("href"))!.replace(/^data:text\/csv;charset=utf-8,/, ""),
+    );
+    expect(csv.split("\r\n")).toEqual([
+      "code,batch,credits,uses,expires",
+      ...codes.map((code) => `${code},"Launch week",15,1,`),
+      "",
+    ]);
+
+    // One is redeemed on the orders page.
+    // (By the member: the target's sessions ended with its suspension.)
+    const redeem = (code: string) => post("/user/orders", member, { intent: "redeem", code });
+    const balance = async () =>
+      ((await (await get("/api/me", member)).json()) as { credits: { balance: number } }).credits.balance;
+    const before = await balance();
+    expect((await redeem(codes[0]!)).status).toBe(200);
+    expect(await balance()).toBe(before + 15);
+    // Shown once: the page does not have them again.
+    await page.goto(`${server.url}/user/admin/codes`);
+    const row = page.locator(".ant-table-row", { hasText: "Launch week" });
+    await expect(row.textContent()).resolves.toContain(
+      text("en", "admin", "codes.usedOf").replace("{{used}}", "1").replace("{{total}}", "3"),
+    );
+    expect(await page.content()).not.toContain(codes[1]);
+
+    await hydrated(page, ".admin-codes-form");
+    await row.getByRole("button", { name: text("en", "admin", "codes.disable") }).click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "codes.disabled"));
+    await expect.poll(() => row.textContent()).toContain(text("en", "admin", "codes.status.disabled"));
+    const refused = await redeem(codes[1]!);
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("credits.redeem.disabled");
+    expect(await balance()).toBe(before + 15);
+    expect(await auditFor("Launch week")).toEqual(["codes.disable", "codes.create"]);
+    await context.close();
+  });
+
+  it("keeps settings in the database: a new bonus for new accounts, packs, a banner and maintenance mode", async () => {
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/settings`);
+    await hydrated(page, ".admin-settings form");
+    const save = (intent: string) => page.locator(`button[name=intent][value=${intent}]`).click();
+    const saved = text("en", "admin", "settings.saved");
+
+    // The sign-up bonus: an account created now gets the new amount.
+    await page.fill("input[name=bonus]", "35");
+    await save("bonus");
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(saved);
+    const fresh = await signedIn(server, server.url, "newcomer@example.com");
+    const me = (await (await get("/api/me", fresh)).json()) as { credits: { balance: number } };
+    expect(me.credits.balance).toBe(35);
+
+    // Packs: the first one's price changes, a new one is added; the pricing page and checkout offer them.
+    await page.fill("input[name='pack.0.price']", "6.50");
+    await page.fill("input[name='pack.3.id']", "mega");
+    await page.fill("input[name='pack.3.credits']", "10000");
+    await page.fill("input[name='pack.3.price']", "250");
+    await save("packs");
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(saved);
+    const pricing = await (await get("/pricing")).text();
+    expect(pricing).toContain("$6.50");
+    expect(pricing).toContain("$250.00");
+    // A row that is not a pack: refused, with the row named, nothing saved.
+    await page.locator("input[name='pack.4.id']").waitFor();
+    await page.fill("input[name='pack.4.id']", "Not An Id");
+    await page.fill("input[name='pack.4.credits']", "5");
+    await page.fill("input[name='pack.4.price']", "1");
+    await save("packs");
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "settings.errors.packs.id").replace("{{row}}", "5"));
+    expect(await (await get("/pricing")).text()).not.toContain("Not An Id");
+
+    // The banner, in English and in Japanese; other languages show the English.
+    await page.reload();
+    await hydrated(page, ".admin-settings form");
+    await page.check("input[name=enabled][type=checkbox]");
+    await page.fill("textarea[name='text.en']", "Scheduled upgrade on Sunday at 02:00 UTC.");
+    await page.fill("textarea[name='text.ja']", "日曜日 02:00 UTC にアップグレードを行います。");
+    await save("announcement");
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(saved);
+    expect(await (await get("/ja")).text()).toContain("日曜日 02:00 UTC にアップグレードを行います。");
+    expect(await (await get("/de")).text()).toContain("Scheduled upgrade on Sunday at 02:00 UTC.");
+
+    // Maintenance: a new generation is refused with its message, and nothing is held.
+    await save("maintenance");
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(saved);
+    const submit = () =>
+      fetch(`${server.url}/api/generations`, {
+        method: "POST",
+        headers: {
+          Cookie: fresh,
+          Origin: server.url,
+          "Sec-Fetch-Site": "same-origin",
+          "Content-Type": "application/json",
+        },
+        body: JSON.stringify({ tool: "text-to-image", model: "demo-image", prompt: "A lighthouse in the fog" }),
+      });
+    const refused = await submit();
+    expect(refused.status).toBe(503);
+    expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("maintenance");
+    expect(await (await get("/")).text()).toContain(text("en", "common", "siteNotice.maintenance"));
+    await save("maintenance");
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(saved);
+    expect((await submit()).status).toBe(201);
+
+    expect((await auditFor("")).filter((action) => action?.startsWith("settings."))).toEqual([
+      "settings.maintenance",
+      "settings.maintenance",
+      "settings.announcement",
+      "settings.packs",
+      "settings.signupBonusCredits",
+    ]);
     await context.close();
   });
 

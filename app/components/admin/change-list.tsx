@@ -22,7 +22,7 @@ export function ChangeList({ before, after, locale }: { before: unknown; after: 
     if (typeof value === "number") return formatNumber(locale, value);
     if (value === "admin" || value === "user") return t(`users.roles.${value}`);
     if (typeof value === "string" && ISO_TIME.test(value)) return formatDate(locale, value);
-    return typeof value === "string" ? value : JSON.stringify(value);
+    return typeof value === "string" ? value : <code className="admin-json">{JSON.stringify(value)}</code>;
   };
   return (
     <dl className="admin-changes">

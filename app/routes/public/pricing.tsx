@@ -9,6 +9,7 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { pathLocale, serverContextOf, formOf } from "#app/lib/request.server.ts";
+import { siteWithSettings } from "#server/modules/settings/settings-store.ts";
 import { startCheckout } from "#server/modules/payments/start-checkout.ts";
 import { purchasingConfigured } from "#server/modules/payments/stripe-client.ts";
 import { AppError } from "#server/errors.ts";
@@ -24,6 +25,7 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
 
 export function loader({ context, request }: Route.LoaderArgs) {
   const { runtime, session } = serverContextOf(context);
+  const { packs } = runtime.settings.current();
   const { site, locale, i18n, seo } = pageMeta(context, request, ["billing", "messages"], (t, site) => ({
     title: t("billing:pricing.metaTitle", { site: site.name }),
     ownTitle: true,
@@ -36,7 +38,7 @@ export function loader({ context, request }: Route.LoaderArgs) {
         name: `${site.name} credits`,
         description: t("billing:pricing.metaDescription"),
         brand: { "@type": "Brand", name: site.name },
-        offers: runtime.site.packs.map((pack) => ({
+        offers: packs.map((pack) => ({
           "@type": "Offer",
           name: t("billing:orders.packCredits", { formatted: formatNumber(pathLocale(request), pack.credits) }),
           price: decimalAmount(pack.amount, pack.currency),
@@ -51,7 +53,7 @@ export function loader({ context, request }: Route.LoaderArgs) {
     seo,
     i18n,
     locale,
-    packs: runtime.site.packs,
+    packs,
     models: offeredModels(runtime.env).map(({ id, name, kind, tools, price, offline }) => ({
       id,
       name,
@@ -73,12 +75,13 @@ export async function action({ context, request }: Route.ActionArgs) {
   const { viewer, runtime, db } = requireViewer(context, request);
   const form = await formOf(request);
   const locale = pathLocale(request);
-  const pack = runtime.site.packs.find((p) => p.id === form.get("pack"));
+  const site = siteWithSettings(runtime.site, runtime.settings.current());
+  const pack = site.packs.find((p) => p.id === form.get("pack"));
   try {
     const { url } = await startCheckout({
       db,
       stripe: runtime.stripe,
-      site: runtime.site,
+      site,
       logger: runtime.logger,
       user: { id: viewer.id, email: viewer.email },
       packId: String(form.get("pack") ?? ""),

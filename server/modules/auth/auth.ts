@@ -7,6 +7,7 @@ import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import type { SiteConfig } from "#config/site.ts";
+import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
 import { grantSignupBonus } from "#server/modules/credits/grant-signup-bonus.ts";
 import * as schema from "#server/db/schema/index.ts";
 import { consumeRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
@@ -31,6 +32,8 @@ export interface AuthDeps {
   logger: Logger;
   boss: PgBoss;
   secret: string;
+  /** The sign-up bonus is read from these when it is granted: the console may have changed it. */
+  settings: Pick<SettingsStore, "current">;
 }
 
 export const COOKIE_PREFIX = "atelier";
@@ -68,7 +71,7 @@ function oidcConfig(env: Env): GenericOAuthConfig | undefined {
 
 const localeOf = (value: unknown) => (isLocale(value) ? value : DEFAULT_LOCALE);
 
-export function createAuth({ db, env, site, logger, boss, secret }: AuthDeps) {
+export function createAuth({ db, env, site, logger, boss, secret, settings }: AuthDeps) {
   const authLogger = logger.child({ module: "auth" });
   const link = (path: string, locale: unknown, query: Record<string, string>) =>
     `${site.url}${localizePath(path, localeOf(locale))}?${new URLSearchParams(query).toString()}`;
@@ -222,8 +225,12 @@ export function createAuth({ db, env, site, logger, boss, secret }: AuthDeps) {
         create: {
           after: async (session) => {
             // A session only starts for a confirmed address (or one an OAuth provider vouches for).
-            await grantSignupBonus({ db, userId: session.userId, amount: site.signupBonusCredits }).catch((error) =>
-              authLogger.error({ err: (error as Error).message, userId: session.userId }, "sign-up bonus not granted"),
+            await grantSignupBonus({ db, userId: session.userId, amount: settings.current().signupBonusCredits }).catch(
+              (error) =>
+                authLogger.error(
+                  { err: (error as Error).message, userId: session.userId },
+                  "sign-up bonus not granted",
+                ),
             );
             await promoteConfiguredAdmin({
               db,

@@ -1,5 +1,5 @@
 import type { Db } from "#server/db/client.ts";
-import { redemptionCode } from "#server/db/schema/index.ts";
+import { redemptionBatch, redemptionCode } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
 import { checkAmount } from "./ledger.ts";
@@ -20,7 +20,7 @@ export interface CreateCodesInput {
 export async function createCodes({
   db,
   ...input
-}: CreateCodesInput & { db: Db }): Promise<{ batch: string; codes: string[] }> {
+}: CreateCodesInput & { db: Db }): Promise<{ batch: string; batchId: string; codes: string[] }> {
   checkAmount(input.credits);
   if (!Number.isSafeInteger(input.maxUses) || input.maxUses < 1 || input.maxUses > 1_000_000) {
     throw new AppError("bad_request", "uses must be a whole number from 1 to 1000000");
@@ -31,14 +31,26 @@ export async function createCodes({
   if (input.expiresAt && (Number.isNaN(input.expiresAt.getTime()) || input.expiresAt.getTime() <= Date.now())) {
     throw new AppError("bad_request", "the expiry must be a date in the future");
   }
-  const batch = input.batch ?? new Date().toISOString().slice(0, 19).replace(/[-:T]/g, "");
+  const batch = input.batch?.trim() || new Date().toISOString().slice(0, 19).replace(/[-:T]/g, "");
   const codes = Array.from({ length: input.count }, generateCode);
-  await db.transaction(async (tx) => {
+  const batchId = await db.transaction(async (tx) => {
+    const [row] = await tx
+      .insert(redemptionBatch)
+      .values({
+        name: batch,
+        credits: input.credits,
+        maxUses: input.maxUses,
+        codeCount: codes.length,
+        expiresAt: input.expiresAt ?? null,
+        createdBy: input.createdBy ?? input.actor?.label ?? null,
+      })
+      .returning({ id: redemptionBatch.id });
     await tx.insert(redemptionCode).values(
       codes.map((code) => ({
         codeHash: hashOf(normalizeCode(code)!),
         hint: code.slice(0, 6),
         batch,
+        batchId: row!.id,
         credits: input.credits,
         maxUses: input.maxUses,
         expiresAt: input.expiresAt ?? null,
@@ -49,7 +61,7 @@ export async function createCodes({
       await recordAdminAction(tx, input.actor, {
         action: "codes.create",
         targetType: "codes",
-        targetId: batch,
+        targetId: row!.id,
         targetLabel: batch,
         after: {
           count: codes.length,
@@ -59,6 +71,7 @@ export async function createCodes({
         },
       });
     }
+    return row!.id;
   });
-  return { batch, codes };
+  return { batch, batchId, codes };
 }

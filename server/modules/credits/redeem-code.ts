@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { redemption, redemptionCode } from "#server/db/schema/index.ts";
+import { redemption, redemptionBatch, redemptionCode } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { consumeRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
 import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
@@ -10,7 +10,7 @@ import { hashOf, normalizeCode } from "./redemption-codes.ts";
 /**
  * Redeems a code for a user, in one transaction: the code row is locked, the (code, user) pair is recorded once,
  * a use is counted only while uses remain, and the credits are granted with the ledger's idempotency key. Wrong,
- * expired, used-up and already-redeemed codes each get their own error; attempts are rate-limited per account.
+ * withdrawn, expired, used-up and already-redeemed codes each get their own error; attempts are rate-limited per account.
  */
 export async function redeemCode({ db, userId, code }: { db: Db; userId: string; code: string }) {
   const limit = await consumeRateLimit({ db, key: `redeem:user:${userId}`, rule: RATE_LIMITS.redeemPerUser });
@@ -18,12 +18,15 @@ export async function redeemCode({ db, userId, code }: { db: Db; userId: string;
   const normalized = normalizeCode(code);
   if (!normalized) throw new AppError("code_invalid");
   return db.transaction(async (tx) => {
-    const [row] = await tx
-      .select()
+    const [found] = await tx
+      .select({ code: redemptionCode, disabledAt: redemptionBatch.disabledAt })
       .from(redemptionCode)
+      .innerJoin(redemptionBatch, eq(redemptionBatch.id, redemptionCode.batchId))
       .where(eq(redemptionCode.codeHash, hashOf(normalized)))
-      .for("update");
-    if (!row) throw new AppError("code_invalid");
+      .for("update", { of: redemptionCode });
+    if (!found) throw new AppError("code_invalid");
+    const row = found.code;
+    if (found.disabledAt) throw new AppError("code_disabled");
     if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) throw new AppError("code_expired");
     const recorded = await tx
       .insert(redemption)

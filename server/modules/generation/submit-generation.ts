@@ -7,6 +7,7 @@ import { asset, generation } from "#server/db/schema/index.ts";
 import { holdInTx } from "#server/modules/credits/ledger.ts";
 import { isUniqueViolation } from "#server/db/errors.ts";
 import { AppError, requestError } from "#server/errors.ts";
+import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { costOf, findOfferedModel, type CatalogModel } from "#config/models.ts";
 import { KIND_OF_TOOL, submitSchema, type GenerationParams, type SubmitRequest } from "#common/generation.ts";
@@ -20,6 +21,8 @@ export interface SubmitDeps {
   boss: PgBoss;
   env: Env;
   storage: Storage;
+  /** The console's settings: in maintenance, no generation starts. */
+  settings?: Pick<SettingsStore, "current">;
 }
 
 export interface SubmitOptions {
@@ -43,6 +46,7 @@ export async function submitGeneration(
   deps: SubmitDeps,
   options: SubmitOptions,
 ): Promise<{ id: string; repeated: boolean }> {
+  if (deps.settings?.current().maintenance.enabled) throw new AppError("maintenance", "new generations are paused");
   const parsed = submitSchema.safeParse(options.input);
   if (!parsed.success) throw requestError(parsed.error.issues[0]);
   const request = parsed.data;

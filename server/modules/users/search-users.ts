@@ -2,7 +2,7 @@ import { and, asc, count, desc, eq, ilike, or, sql, type SQL } from "drizzle-orm
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
 import { containing } from "#server/db/search.ts";
-import { creditBalance, creditOrder, user } from "#server/db/schema/index.ts";
+import { creditBalance, user } from "#server/db/schema/index.ts";
 import { USER_SORTS } from "#common/admin.ts";
 
 const yesNo = z.enum(["yes", "no"]).optional().catch(undefined);
@@ -30,7 +30,9 @@ export interface UserRow {
   createdAt: Date;
 }
 
-const hasPaid = sql<boolean>`exists (select 1 from ${creditOrder} where ${creditOrder.userId} = ${user.id} and ${creditOrder.paidAt} is not null)`;
+// Spelled out: in a query on one table the builder leaves column names unqualified, and inside this subquery an
+// unqualified "id" would be the order's.
+const hasPaid = sql<boolean>`exists (select 1 from "credit_order" o where o."user_id" = "user"."id" and o."paid_at" is not null)`;
 
 /**
  * One page of accounts for the console: searched by e-mail or name, filtered by role, suspension, confirmed

@@ -1,0 +1,42 @@
+import { z } from "zod";
+import { LOCALES } from "#common/locales.ts";
+
+/** A credit pack as an operator defines it (`amount` in the currency's minor units). */
+export const packSchema = z.strictObject({
+  id: z.string().regex(/^[a-z0-9-]{1,32}$/),
+  credits: z.number().int().min(1).max(1_000_000_000),
+  amount: z.number().int().min(50).max(100_000_000),
+  currency: z
+    .string()
+    .regex(/^[a-zA-Z]{3}$/)
+    .transform((c) => c.toLowerCase()),
+  popular: z.boolean().optional(),
+});
+
+export const packsSchema = z
+  .array(packSchema)
+  .min(1)
+  .max(12)
+  .refine((packs) => new Set(packs.map((p) => p.id)).size === packs.length, "packs with distinct ids");
+
+/** A text in some of the ten languages; a language without one shows the English. */
+const perLocale = z.partialRecord(z.enum(LOCALES), z.string().trim().max(500));
+
+export const ANNOUNCEMENT_TONES = ["info", "warning"] as const;
+
+/** What an operator changes in the console, section by section; each section is written and logged whole. */
+export const settingsSchema = z.object({
+  signupBonusCredits: z.number().int().min(0).max(1_000_000),
+  packs: packsSchema,
+  announcement: z.object({
+    enabled: z.boolean(),
+    tone: z.enum(ANNOUNCEMENT_TONES),
+    text: perLocale,
+  }),
+  /** New generations refused (with a message saying so); the banner can say why and until when. */
+  maintenance: z.object({ enabled: z.boolean() }),
+});
+
+export type Settings = z.output<typeof settingsSchema>;
+export type SettingsSection = keyof Settings;
+export const SETTINGS_SECTIONS = ["signupBonusCredits", "packs", "announcement", "maintenance"] as const;
