@@ -12,3 +12,14 @@ export const ACTION_AREAS = [
   "models",
   "settings",
 ] as const;
+
+/** The periods the console's figures cover. */
+export const PERIODS = ["24h", "7d", "30d", "90d"] as const;
+export type Period = (typeof PERIODS)[number];
+
+const PERIOD_HOURS: Record<Period, number> = { "24h": 24, "7d": 24 * 7, "30d": 24 * 30, "90d": 24 * 90 };
+
+/** When a period ending at `now` starts. */
+export function periodStart(period: Period, now: Date): Date {
+  return new Date(now.getTime() - PERIOD_HOURS[period] * 3_600_000);
+}

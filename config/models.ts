@@ -191,19 +191,34 @@ function compatibleModels(env: Env): CatalogModel[] {
   }));
 }
 
+/** What the admin console changed of a model: switched off, or another price per unit (over the configuration's). */
+export interface ModelOverride {
+  enabled: boolean;
+  credits?: number;
+  /** What the provider charges per unit, in the currency of the credit packs (for the margin; never billed). */
+  cost?: number;
+}
+export type ModelOverrides = Record<string, ModelOverride>;
+
+/** Every model this deployment knows: the catalog and the OpenAI-compatible server's models. */
+export function knownModels(env: Env): CatalogModel[] {
+  return [...modelCatalog, ...compatibleModels(env)];
+}
+
 /**
  * The models this deployment offers: those with at least one configured provider (only those bindings kept),
- * minus the ones the operator disabled, with the operator's prices and timeouts.
+ * minus the ones the operator disabled (in the configuration or the console), with the operator's prices (the
+ * console's over the configuration's) and timeouts.
  */
-export function offeredModels(env: Env): CatalogModel[] {
+export function offeredModels(env: Env, overrides: ModelOverrides = {}): CatalogModel[] {
   const disabled = new Set(env.DISABLED_MODELS);
-  return [...modelCatalog, ...compatibleModels(env)]
-    .filter((m) => !disabled.has(m.id))
+  return knownModels(env)
+    .filter((m) => !disabled.has(m.id) && overrides[m.id]?.enabled !== false)
     .map((m) => {
       const own = env.MODEL_SETTINGS[m.id] ?? {};
       return {
         ...m,
-        price: { ...m.price, credits: own.credits ?? m.price.credits },
+        price: { ...m.price, credits: overrides[m.id]?.credits ?? own.credits ?? m.price.credits },
         timeoutSeconds: own.timeoutSeconds ?? m.timeoutSeconds,
         expectedSeconds: own.expectedSeconds ?? m.expectedSeconds,
         bindings: m.bindings.filter((b) => providerConfigured(b.provider, env)),
@@ -212,8 +227,8 @@ export function offeredModels(env: Env): CatalogModel[] {
     .filter((m) => m.bindings.length > 0);
 }
 
-export function findOfferedModel(env: Env, id: string): CatalogModel | undefined {
-  return offeredModels(env).find((m) => m.id === id);
+export function findOfferedModel(env: Env, id: string, overrides: ModelOverrides = {}): CatalogModel | undefined {
+  return offeredModels(env, overrides).find((m) => m.id === id);
 }
 
 /** Credits a request costs: per image times the count, per video, or per second of video. */

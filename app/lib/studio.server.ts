@@ -2,6 +2,7 @@ import { data } from "react-router";
 import type { Ctx } from "#app/lib/request.server.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
 import type { Env } from "#server/env.ts";
+import type { Runtime } from "#server/runtime.ts";
 import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
@@ -16,9 +17,9 @@ export function toolOf(toolId: string | undefined, kind: "image" | "video"): Gen
   return tool;
 }
 
-/** The offered models that can do a tool. */
-export function modelsFor(env: Env, tool: GenerationTool) {
-  return listModels(env).filter((m) => m.tools.includes(tool));
+/** The offered models that can do a tool (without those the console switched off). */
+export function modelsFor(runtime: Pick<Runtime, "env" | "settings">, tool: GenerationTool) {
+  return listModels(runtime.env, runtime.settings.current().models).filter((m) => m.tools.includes(tool));
 }
 
 /** One of the viewer's generations, or a 404 (unknown, someone else's, or not of this tool). */

@@ -5,6 +5,8 @@ import { searchUsers, userSearchSchema } from "#server/modules/users/search-user
 import { auditSearchSchema, listAdminActions } from "#server/modules/audit/list-admin-actions.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
 import { grantCredits } from "#server/modules/credits/ledger.ts";
+import { modelStats } from "#server/modules/generation/model-stats.ts";
+import { generation } from "#server/db/schema/index.ts";
 import { backends, insertUser, migratedDatabase } from "#tests/support/backends.ts";
 
 describe.each(backends)("the console's lists on $name", (backend) => {
@@ -103,5 +105,52 @@ describe.each(backends)("the console's lists on $name", (backend) => {
     expect((await list({ target, to: "2000-01-01" })).total).toBe(0);
     // A date that is not one, or an area it does not know: no filter.
     expect((await list({ target, from: "2026-13-45", area: "everything" })).total).toBe(2);
+  });
+
+  it("sums each model's jobs over a period: outcomes, run times, credits and units delivered", async () => {
+    const userId = await insertUser(db(), "Figures");
+    const model = `figures-${Date.now().toString(36)}`;
+    const at = (hoursAgo: number) => new Date(Date.now() - hoursAgo * 3_600_000);
+    const job = (o: { status: string; hoursAgo: number; ms?: number; charged?: number; count?: number }) => ({
+      userId,
+      kind: "image" as const,
+      tool: "text-to-image" as const,
+      modelId: model,
+      prompt: "figures",
+      params: { count: o.count ?? 1, aspectRatio: "1:1" } as never,
+      status: o.status as "succeeded",
+      creditsHeld: 10,
+      creditsCharged: o.charged ?? null,
+      durationMs: o.ms ?? null,
+      timeoutSeconds: 60,
+      createdAt: at(o.hoursAgo),
+    });
+    await db()
+      .insert(generation)
+      .values([
+        job({ status: "succeeded", hoursAgo: 1, ms: 1000, charged: 2, count: 2 }),
+        job({ status: "succeeded", hoursAgo: 2, ms: 2000, charged: 4, count: 4 }),
+        job({ status: "succeeded", hoursAgo: 3, ms: 9000, charged: 1, count: 1 }),
+        job({ status: "failed", hoursAgo: 4 }),
+        job({ status: "queued", hoursAgo: 5 }),
+        // Outside a day, inside a week.
+        job({ status: "succeeded", hoursAgo: 48, ms: 5000, charged: 10, count: 4 }),
+      ]);
+    const of = async (hours: number) =>
+      (await modelStats({ db: db(), since: at(hours) })).find((s) => s.modelId === model);
+    expect(await of(24)).toEqual({
+      modelId: model,
+      jobs: 5,
+      succeeded: 3,
+      failed: 1,
+      p50Seconds: 2,
+      // Interpolated between the two slowest: 2 + 0.9 × (9 − 2).
+      p95Seconds: 8.3,
+      credits: 7,
+      images: 7,
+      videos: 0,
+      videoSeconds: 0,
+    });
+    expect(await of(24 * 7)).toMatchObject({ jobs: 6, succeeded: 4, credits: 17, images: 11 });
   });
 });

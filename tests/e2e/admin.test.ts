@@ -28,6 +28,7 @@ function adminRoutes(list: RouteEntry[], prefix = ""): { path: string; file: str
 const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/user.tsx": ["grant", "revoke", "ban", "unban", "adjust", "resend"],
   "routes/user/admin/codes.tsx": ["create", "disable"],
+  "routes/user/admin/models.tsx": ["enable", "disable", "price"],
   "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],
 };
 
@@ -121,6 +122,7 @@ describe("the admin console", () => {
           expires: "",
           batch: "00000000-0000-4000-8000-000000000000",
           bonus: "5000",
+          model: "demo-image",
           enabled: "on",
           "text.en": "Hijacked",
           "pack.0.id": "stolen",
@@ -250,7 +252,14 @@ describe("the admin console", () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/user/admin/settings`);
     await hydrated(page, ".admin-settings form");
-    const save = (intent: string) => page.locator(`button[name=intent][value=${intent}]`).click();
+    // Each save waits for its own answer: the page may still show the previous save's notice, which says the same.
+    const save = async (intent: string) => {
+      const answered = page.waitForResponse(
+        (r) => r.request().method() === "POST" && new URL(r.url()).pathname.startsWith("/user/admin/settings"),
+      );
+      await page.locator(`button[name=intent][value=${intent}]`).click();
+      await answered;
+    };
     const saved = text("en", "admin", "settings.saved");
 
     // The sign-up bonus: an account created now gets the new amount.
@@ -322,6 +331,54 @@ describe("the admin console", () => {
       "settings.packs",
       "settings.signupBonusCredits",
     ]);
+    await context.close();
+  });
+
+  it("switches a model off so that the studio and the API no longer offer it, and re-prices it", async () => {
+    const models = async () =>
+      ((await (await get("/api/models", member)).json()) as { models: { id: string; price: { credits: number } }[] })
+        .models;
+    expect((await models()).map((m) => m.id)).toContain("demo-image");
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/models`);
+    await hydrated(page, ".admin-filters");
+    const row = page.locator(".ant-table-row", { hasText: "demo-image" }).first();
+    await row.getByRole("button", { name: text("en", "admin", "models.disable") }).click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "models.disabled").replace("{{model}}", "demo-image"));
+    await expect.poll(() => row.locator("[data-state]").getAttribute("data-state")).toBe("off");
+
+    expect((await models()).map((m) => m.id)).not.toContain("demo-image");
+    const studio = await (await get("/dashboard/image/create/text-to-image", member)).text();
+    expect(studio).not.toContain('"demo-image"');
+    const submitted = await fetch(`${server.url}/api/generations`, {
+      method: "POST",
+      headers: {
+        Cookie: member,
+        Origin: server.url,
+        "Sec-Fetch-Site": "same-origin",
+        "Content-Type": "application/json",
+      },
+      body: JSON.stringify({ tool: "text-to-image", model: "demo-image", prompt: "A lighthouse in the fog" }),
+    });
+    expect(submitted.status).toBe(400);
+    expect(((await submitted.json()) as { error: { code: string } }).error.code).toBe("unknown_model");
+
+    await row.getByRole("button", { name: text("en", "admin", "models.enable") }).click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "models.enabled").replace("{{model}}", "demo-image"));
+    // A price of its own, and the provider's cost for the margin.
+    await row.locator("input[name=credits]").fill("3");
+    await row.locator("input[name=cost]").fill("0.02");
+    await row.getByRole("button", { name: text("en", "admin", "settings.save") }).click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "models.saved").replace("{{model}}", "demo-image"));
+    expect((await models()).find((m) => m.id === "demo-image")?.price.credits).toBe(3);
+    expect(await auditFor("demo-image")).toEqual(["models.update", "models.enable", "models.disable"]);
     await context.close();
   });
 

@@ -182,9 +182,10 @@ describe("the image studio in Chromium, on the offline models", () => {
       // The previous request has been answered (a busy button ignores the click)
       await page.locator(".studio-submit:not([aria-busy])").waitFor();
       await page.click(".studio-submit");
-      await expect.poll(() => page.locator(".gen-card").count()).toBeGreaterThan(Math.min(i, 3));
+      // (The answer may take more than the poll's default second on a loaded machine.)
+      await expect.poll(() => page.locator(".gen-card").count(), { timeout: 10_000 }).toBeGreaterThan(Math.min(i, 3));
     }
-    await expect.poll(() => balance(page).textContent()).toBe("0");
+    await expect.poll(() => balance(page).textContent(), { timeout: 10_000 }).toBe("0");
     await page.fill("#studio-prompt", "Un prompt que no se pierde");
     await expect(page.locator(".studio-cost-short a").getAttribute("href")).resolves.toBe("/es/pricing");
     await page.click(".studio-submit");

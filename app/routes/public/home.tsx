@@ -67,7 +67,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     signupBonus: site.signupBonusCredits,
     origin: new URL(site.url).origin,
     showcase,
-    models: offeredModels(runtime.env).map((m) => ({
+    models: offeredModels(runtime.env, runtime.settings.current().models).map((m) => ({
       id: m.id,
       name: m.name,
       kind: m.kind,

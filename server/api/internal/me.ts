@@ -13,5 +13,7 @@ export function meRoutes(state: ServerState) {
       const credits = await getBalance({ db: c.var.runtime.database.db, userId: c.var.viewer.id });
       return c.json({ user: c.var.viewer, credits });
     })
-    .get("/models", guard, (c) => c.json({ models: listModels(c.var.runtime.env) }));
+    .get("/models", guard, (c) =>
+      c.json({ models: listModels(c.var.runtime.env, c.var.runtime.settings.current().models) }),
+    );
 }

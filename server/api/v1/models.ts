@@ -9,6 +9,12 @@ import type { ApiLimits } from "#server/modules/api-keys/verify-api-key.ts";
 /** `/models`: what this server offers, with prices and options. */
 export function modelsApi(state: ServerState, options: { limits: ApiLimits }) {
   return apiApp().openapi({ ...routes.models, middleware: apiKey(state, options) }, (c) =>
-    c.json({ object: "list" as const, data: listModels(c.var.runtime.env).map(presentModel) }, 200),
+    c.json(
+      {
+        object: "list" as const,
+        data: listModels(c.var.runtime.env, c.var.runtime.settings.current().models).map(presentModel),
+      },
+      200,
+    ),
   );
 }

@@ -88,6 +88,8 @@ export const generation = pgTable(
       sql`${t.creditsHeld} >= 0 and coalesce(${t.creditsCharged}, 0) between 0 and ${t.creditsHeld}`,
     ),
     index("generation_user_created_idx").on(t.userId, t.createdAt.desc(), t.id.desc()),
+    // The console's figures over a period.
+    index("generation_created_idx").on(t.createdAt),
     uniqueIndex("generation_user_idempotency_idx")
       .on(t.userId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null`),

@@ -1,9 +1,9 @@
 import type { Env } from "#server/env.ts";
-import { offeredModels } from "#config/models.ts";
+import { offeredModels, type ModelOverrides } from "#config/models.ts";
 
 /** The models this deployment offers, as the pages and the public API show them (no provider details). */
-export function listModels(env: Env) {
-  return offeredModels(env).map((m) => ({
+export function listModels(env: Env, overrides?: ModelOverrides) {
+  return offeredModels(env, overrides).map((m) => ({
     id: m.id,
     name: m.name,
     kind: m.kind,

@@ -50,7 +50,7 @@ export async function submitGeneration(
   const parsed = submitSchema.safeParse(options.input);
   if (!parsed.success) throw requestError(parsed.error.issues[0]);
   const request = parsed.data;
-  const model = findOfferedModel(deps.env, request.model);
+  const model = findOfferedModel(deps.env, request.model, deps.settings?.current().models);
   if (!model || model.kind !== KIND_OF_TOOL[request.tool]) throw new AppError("unknown_model", request.model);
   const params = checkOptions(model, request);
 

@@ -17,6 +17,7 @@ export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "p
     signupBonusCredits: site.signupBonusCredits,
     packs: site.packs,
     announcement: { enabled: false, tone: "info", text: {} },
+    models: {},
     maintenance: { enabled: false },
   };
 }

@@ -1,29 +1,28 @@
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { appSetting } from "#server/db/schema/index.ts";
-import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
+import {
+  recordAdminAction,
+  type AdminActionEntry,
+  type AdminActor,
+} from "#server/modules/audit/record-admin-action.ts";
+import type { ModelOverride } from "#config/models.ts";
 import { mergeSettings, SETTINGS_KEY } from "./settings-store.ts";
 import { settingsSchema, type Settings, type SettingsSection } from "./schema.ts";
 
 /**
- * Saves one section of the settings, whole, with its value before and after in the audit log, in one transaction
- * (the row locked, so two administrators saving at once are applied one after the other). False when nothing
- * changed (and nothing is logged).
+ * Changes one section of the settings in one transaction with its audit log entry: the row is locked (two
+ * administrators saving at once are applied one after the other), `change` makes the new value from the current one,
+ * and `entry` says what to log. False when nothing changed (and nothing is written).
  */
-export async function updateSettings<Section extends SettingsSection>({
-  db,
-  defaults,
-  section,
-  value,
-  actor,
-}: {
-  db: Db;
-  defaults: Settings;
-  section: Section;
-  value: Settings[Section];
-  actor: AdminActor;
-}): Promise<boolean> {
-  const parsed = settingsSchema.shape[section].parse(value) as Settings[Section];
+async function changeSection<Section extends SettingsSection>(
+  db: Db,
+  defaults: Settings,
+  section: Section,
+  change: (current: Settings[Section]) => Settings[Section],
+  entry: (before: Settings[Section], after: Settings[Section]) => AdminActionEntry,
+  actor: AdminActor,
+): Promise<boolean> {
   return db.transaction(async (tx) => {
     await tx
       .insert(appSetting)
@@ -36,19 +35,90 @@ export async function updateSettings<Section extends SettingsSection>({
       .for("update");
     const saved = (row?.value ?? {}) as Record<string, unknown>;
     const before = mergeSettings(defaults, saved)[section];
-    if (JSON.stringify(before) === JSON.stringify(parsed)) return false;
+    const after = settingsSchema.shape[section].parse(change(before)) as Settings[Section];
+    if (JSON.stringify(before) === JSON.stringify(after)) return false;
     await tx
       .update(appSetting)
-      .set({ value: { ...saved, [section]: parsed }, updatedAt: sql`now()` })
+      .set({ value: { ...saved, [section]: after }, updatedAt: sql`now()` })
       .where(eq(appSetting.key, SETTINGS_KEY));
-    await recordAdminAction(tx, actor, {
+    await recordAdminAction(tx, actor, entry(before, after));
+    return true;
+  });
+}
+
+/** Saves one section of the settings, whole, with its value before and after in the audit log. */
+export function updateSettings<Section extends SettingsSection>({
+  db,
+  defaults,
+  section,
+  value,
+  actor,
+}: {
+  db: Db;
+  defaults: Settings;
+  section: Section;
+  value: Settings[Section];
+  actor: AdminActor;
+}): Promise<boolean> {
+  return changeSection(
+    db,
+    defaults,
+    section,
+    () => value,
+    (before, after) => ({
       action: `settings.${section}`,
       targetType: "settings",
       targetId: section,
       targetLabel: section,
       before: { [section]: before },
-      after: { [section]: parsed },
-    });
-    return true;
-  });
+      after: { [section]: after },
+    }),
+    actor,
+  );
+}
+
+/**
+ * Switches a model on or off, or changes its price or the provider's cost: one model's entry of the `models`
+ * section, logged as `models.enable`, `models.disable` or `models.update` with the model's values before and after.
+ */
+export function updateModelSettings({
+  db,
+  defaults,
+  modelId,
+  change,
+  actor,
+}: {
+  db: Db;
+  defaults: Settings;
+  modelId: string;
+  change: Partial<ModelOverride>;
+  actor: AdminActor;
+}): Promise<boolean> {
+  const blank: ModelOverride = { enabled: true };
+  return changeSection(
+    db,
+    defaults,
+    "models",
+    (models) => {
+      const next = { ...blank, ...models[modelId], ...change };
+      // A value set back to nothing is removed, not kept as `undefined`.
+      for (const key of ["credits", "cost"] as const) if (next[key] === undefined) delete next[key];
+      // No change to the model's values: nothing written, even for a model without an entry yet.
+      if (JSON.stringify(next) === JSON.stringify({ ...blank, ...models[modelId] })) return models;
+      return { ...models, [modelId]: next };
+    },
+    (before, after) => {
+      const was = { ...blank, ...before[modelId] };
+      const now = after[modelId]!;
+      return {
+        action: was.enabled !== now.enabled ? (now.enabled ? "models.enable" : "models.disable") : "models.update",
+        targetType: "model",
+        targetId: modelId,
+        targetLabel: modelId,
+        before: was,
+        after: now,
+      };
+    },
+    actor,
+  );
 }

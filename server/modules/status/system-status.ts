@@ -170,7 +170,7 @@ const settle = async (check: () => Promise<unknown>): Promise<State> => {
 /** Reads the system's state now: each component checked, each model's outcomes read, the queue measured. */
 export async function readSystemStatus(runtime: Runtime, previous: SystemStatus | null): Promise<SystemStatus> {
   const { env } = runtime;
-  const offered = offeredModels(env);
+  const offered = offeredModels(env, runtime.settings.current().models);
   const [database, queue, storage] = await Promise.all([
     settle(() => runtime.database.ping()),
     settle(() => runtime.boss.isInstalled()),

@@ -1,0 +1,312 @@
+import { Button, Input, Space, Tag, Typography, type TableColumnsType } from "antd";
+import { useTranslation } from "react-i18next";
+import { data, Form, useLocation, useNavigation } from "react-router";
+import { z } from "zod";
+import type { Route } from "./+types/models";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { requireAdmin } from "#app/lib/auth.server.ts";
+import { formOf } from "#app/lib/request.server.ts";
+import { PagedTable } from "#app/components/billing/paged-table.tsx";
+import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
+import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
+import { knownModels, providerConfigured } from "#config/models.ts";
+import { modelStats } from "#server/modules/generation/model-stats.ts";
+import { updateModelSettings } from "#server/modules/settings/update-settings.ts";
+import { PERIODS, periodStart, type Period } from "#common/admin.ts";
+import { formatMoney, formatNumber } from "#common/format.ts";
+import type { Locale } from "#common/locales.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export async function loader({ context, request }: Route.LoaderArgs) {
+  const { db, runtime } = requireAdmin(context, request);
+  const asked = new URL(request.url).searchParams.get("period");
+  const period: Period = PERIODS.includes(asked as Period) ? (asked as Period) : "7d";
+  const { locale, i18n, seo } = pageMeta(context, request, ["admin"], (t) => ({
+    title: t("admin:models.title"),
+    noindex: true,
+  }));
+  await runtime.settings.refresh();
+  const { env } = runtime;
+  const settings = runtime.settings.current();
+  const stats = new Map((await modelStats({ db, since: periodStart(period, new Date()) })).map((s) => [s.modelId, s]));
+  // What a credit is worth at least: the lowest price per credit of the packs in the first pack's currency.
+  const currency = settings.packs[0]!.currency;
+  const creditValue = Math.min(
+    ...settings.packs.filter((p) => p.currency === currency).map((p) => p.amount / p.credits),
+  );
+  const digits =
+    new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  const disabledByConfig = new Set(env.DISABLED_MODELS);
+  const models = knownModels(env).map((m) => {
+    const override = settings.models[m.id];
+    const configured = m.bindings.map((b) => ({
+      provider: b.provider,
+      configured: providerConfigured(b.provider, env),
+    }));
+    const state: "on" | "off" | "configOff" | "noProvider" = disabledByConfig.has(m.id)
+      ? "configOff"
+      : override?.enabled === false
+        ? "off"
+        : configured.some((b) => b.configured)
+          ? "on"
+          : "noProvider";
+    const s = stats.get(m.id);
+    const units = !s ? 0 : m.price.unit === "image" ? s.images : m.price.unit === "video" ? s.videos : s.videoSeconds;
+    const earned = s ? Math.round(s.credits * creditValue) : 0;
+    const cost = override?.cost === undefined ? null : Math.round(units * override.cost * 10 ** digits);
+    return {
+      id: m.id,
+      name: m.name,
+      kind: m.kind,
+      unit: m.price.unit,
+      credits: override?.credits ?? env.MODEL_SETTINGS[m.id]?.credits ?? m.price.credits,
+      priced: override?.credits !== undefined,
+      providerCost: override?.cost ?? null,
+      state,
+      providers: configured,
+      jobs: s?.jobs ?? 0,
+      successRate: s && s.succeeded + s.failed > 0 ? s.succeeded / (s.succeeded + s.failed) : null,
+      p50: s?.p50Seconds ?? null,
+      p95: s?.p95Seconds ?? null,
+      creditsEarned: s?.credits ?? 0,
+      earned,
+      cost,
+      margin: cost === null ? null : earned - cost,
+    };
+  });
+  return { seo, i18n, locale, period, currency, models };
+}
+
+const decimal = z
+  .string()
+  .trim()
+  .regex(/^\d{1,6}([.,]\d{1,6})?$/)
+  .transform((v) => Number(v.replace(",", ".")));
+
+export async function action({ context, request }: Route.ActionArgs) {
+  const { db, runtime, actor } = requireAdmin(context, request);
+  const form = await formOf(request);
+  const intent = String(form.get("intent") ?? "");
+  const modelId = String(form.get("model") ?? "");
+  if (!knownModels(runtime.env).some((m) => m.id === modelId)) throw data({ messageKey: "error.404" }, { status: 404 });
+  const refuse = (error: string, field: string) => data<AdminResult>({ intent, error, field }, { status: 400 });
+  const save = async (change: Parameters<typeof updateModelSettings>[0]["change"], ok: string) => {
+    const changed = await updateModelSettings({ db, defaults: runtime.settings.defaults, modelId, change, actor });
+    await runtime.settings.refresh();
+    return { intent, ok: changed ? ok : "settings.unchanged", values: { model: modelId } } satisfies AdminResult;
+  };
+  switch (intent) {
+    case "enable":
+    case "disable":
+      return save({ enabled: intent === "enable" }, intent === "enable" ? "models.enabled" : "models.disabled");
+    case "price": {
+      const creditsText = String(form.get("credits") ?? "").trim();
+      const costText = String(form.get("cost") ?? "").trim();
+      const credits = creditsText === "" ? undefined : Number(creditsText);
+      if (credits !== undefined && (!Number.isSafeInteger(credits) || credits < 0 || credits > 1_000_000))
+        return refuse("models.errors.credits", `credits.${modelId}`);
+      const cost = costText === "" ? undefined : decimal.safeParse(costText);
+      if (cost && !cost.success) return refuse("models.errors.cost", `cost.${modelId}`);
+      return save({ credits, cost: cost?.data }, "models.saved");
+    }
+    default:
+      throw data({ messageKey: "error.400" }, { status: 400 });
+  }
+}
+
+type ModelRow = Route.ComponentProps["loaderData"]["models"][number];
+
+const STATE_COLORS = { on: "green", off: "red", configOff: "default", noProvider: "default" } as const;
+
+export default function AdminModels({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("admin");
+  const { search } = useLocation();
+  const locale = loaderData.locale as Locale;
+  const { models, period, currency } = loaderData;
+  const result = actionData as AdminResult | undefined;
+  const navigation = useNavigation();
+  const busy = (intent: string, model: string) =>
+    navigation.state === "submitting" &&
+    navigation.formData?.get("intent") === intent &&
+    navigation.formData.get("model") === model;
+  const money = (minor: number | null) => (minor === null ? "—" : formatMoney(locale, minor, currency));
+  const columns: TableColumnsType<ModelRow> = [
+    {
+      title: t("models.columns.model"),
+      dataIndex: "name",
+      render: (name: string, row) => (
+        <span className="admin-stack">
+          <strong>{name}</strong>
+          <Typography.Text type="secondary" code>
+            {row.id}
+          </Typography.Text>
+        </span>
+      ),
+    },
+    {
+      title: t("models.columns.state"),
+      dataIndex: "state",
+      render: (state: ModelRow["state"], row) => (
+        <span className="admin-stack">
+          <span>
+            <Tag color={STATE_COLORS[state]} data-state={state}>
+              {t(`models.states.${state}`)}
+            </Tag>
+          </span>
+          <Space size={4} wrap>
+            {row.providers.map((p) => (
+              <Tag key={p.provider} color={p.configured ? "blue" : undefined}>
+                {t(p.configured ? "models.configured" : "models.notConfigured", { provider: p.provider })}
+              </Tag>
+            ))}
+          </Space>
+        </span>
+      ),
+    },
+    {
+      title: t("models.columns.jobs"),
+      dataIndex: "jobs",
+      align: "right",
+      render: (v: number) => formatNumber(locale, v),
+    },
+    {
+      title: t("models.columns.outcome"),
+      key: "outcome",
+      align: "right",
+      render: (_: unknown, row) => (
+        <span className="admin-stack">
+          <span>
+            {row.successRate === null
+              ? "—"
+              : t("models.successRate", {
+                  rate: formatNumber(locale, row.successRate, { style: "percent", maximumFractionDigits: 1 }),
+                })}
+          </span>
+          {row.p50 !== null && (
+            <Typography.Text type="secondary">
+              {t("models.p50p95", { p50: formatNumber(locale, row.p50), p95: formatNumber(locale, row.p95 ?? 0) })}
+            </Typography.Text>
+          )}
+        </span>
+      ),
+    },
+    {
+      title: t("models.columns.money"),
+      key: "money",
+      align: "right",
+      render: (_: unknown, row) => (
+        <dl className="admin-money">
+          <div>
+            <dt>{t("models.earned")}</dt>
+            <dd>
+              {money(row.earned)}{" "}
+              <Typography.Text type="secondary">
+                ({t("models.credits", { count: row.creditsEarned, formatted: formatNumber(locale, row.creditsEarned) })}
+                )
+              </Typography.Text>
+            </dd>
+          </div>
+          <div>
+            <dt>{t("models.cost")}</dt>
+            <dd>{money(row.cost)}</dd>
+          </div>
+          <div>
+            <dt>{t("models.margin")}</dt>
+            <dd className={row.margin === null ? undefined : row.margin < 0 ? "credit-minus" : "credit-plus"}>
+              {money(row.margin)}
+            </dd>
+          </div>
+        </dl>
+      ),
+    },
+    {
+      title: t("models.columns.price"),
+      key: "price",
+      render: (_: unknown, row) => (
+        <Form method="post" className="admin-model-price">
+          <input type="hidden" name="model" value={row.id} />
+          <label>
+            <span>{t(`models.units.${row.unit}`)}</span>
+            <Input
+              name="credits"
+              type="number"
+              min={0}
+              step={1}
+              size="small"
+              defaultValue={row.credits}
+              status={result?.field === `credits.${row.id}` ? "error" : undefined}
+            />
+          </label>
+          <label>
+            <span>{t("models.costPerUnit", { currency: currency.toUpperCase() })}</span>
+            <Input
+              name="cost"
+              inputMode="decimal"
+              size="small"
+              defaultValue={row.providerCost ?? undefined}
+              status={result?.field === `cost.${row.id}` ? "error" : undefined}
+            />
+          </label>
+          <Button htmlType="submit" name="intent" value="price" size="small" loading={busy("price", row.id)}>
+            {t("settings.save")}
+          </Button>
+        </Form>
+      ),
+    },
+    {
+      title: t("models.columns.actions"),
+      key: "actions",
+      render: (_: unknown, row) =>
+        row.state === "on" || row.state === "off" ? (
+          <Form method="post">
+            <input type="hidden" name="model" value={row.id} />
+            {row.state === "on" ? (
+              <Button
+                htmlType="submit"
+                name="intent"
+                value="disable"
+                size="small"
+                danger
+                loading={busy("disable", row.id)}
+              >
+                {t("models.disable")}
+              </Button>
+            ) : (
+              <Button htmlType="submit" name="intent" value="enable" size="small" loading={busy("enable", row.id)}>
+                {t("models.enable")}
+              </Button>
+            )}
+          </Form>
+        ) : null,
+    },
+  ];
+  return (
+    <div className="page-wide admin-wide">
+      <Typography.Title level={1} className="page-title">
+        {t("models.title")}
+      </Typography.Title>
+      <Typography.Paragraph type="secondary">{t("models.subtitle")}</Typography.Paragraph>
+      <ResultNotice result={result} />
+      <FilterForm key={search} label={t("models.periodLabel")}>
+        <FilterSelect
+          name="period"
+          label={t("periods.label")}
+          value={period}
+          any={false}
+          options={PERIODS.map((p) => ({ value: p, label: t(`periods.${p}`) }))}
+        />
+      </FilterForm>
+      <PagedTable
+        paged={{ rows: models, total: models.length, page: 1, pageSize: Math.max(models.length, 1) }}
+        param="page"
+        columns={columns}
+        empty={t("models.empty")}
+      />
+      <Typography.Paragraph type="secondary" className="admin-hint">
+        {t("models.marginHint")}
+      </Typography.Paragraph>
+    </div>
+  );
+}

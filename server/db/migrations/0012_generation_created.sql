@@ -1,0 +1,1 @@
+CREATE INDEX "generation_created_idx" ON "generation" USING btree ("created_at");
