@@ -45,6 +45,8 @@ export default [
         index("routes/user/admin/overview.tsx"),
         route("users", "routes/user/admin/users.tsx"),
         route("users/:id", "routes/user/admin/user.tsx"),
+        route("orders", "routes/user/admin/orders.tsx"),
+        route("orders/:id", "routes/user/admin/order.tsx"),
         route("models", "routes/user/admin/models.tsx"),
         route("codes", "routes/user/admin/codes.tsx"),
         route("settings", "routes/user/admin/settings.tsx"),

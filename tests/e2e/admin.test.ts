@@ -7,6 +7,7 @@ import { freePort, ROOT, startServer, type TestServer } from "#tests/support/ser
 import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
 import { signedIn } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
+import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 interface RouteEntry {
   path?: string;
@@ -28,6 +29,7 @@ function adminRoutes(list: RouteEntry[], prefix = ""): { path: string; file: str
 const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/user.tsx": ["grant", "revoke", "ban", "unban", "adjust", "resend"],
   "routes/user/admin/codes.tsx": ["create", "disable"],
+  "routes/user/admin/order.tsx": ["refund"],
   "routes/user/admin/models.tsx": ["enable", "disable", "price"],
   "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],
 };
@@ -35,6 +37,7 @@ const ACTIONS: Record<string, string[]> = {
 describe("the admin console", () => {
   let server: TestServer;
   let browser: Browser;
+  let stripe: FakeStripe;
   let chief: string;
   let member: string;
   let target: string;
@@ -72,10 +75,19 @@ describe("the admin console", () => {
 
   beforeAll(async () => {
     const port = await freePort();
+    stripe = await startFakeStripe();
     [server, browser] = await Promise.all([
-      startServer({ PORT: String(port), SITE_URL: `http://127.0.0.1:${port}`, ADMIN_EMAILS: "chief@example.com" }),
+      startServer({
+        PORT: String(port),
+        SITE_URL: `http://127.0.0.1:${port}`,
+        ADMIN_EMAILS: "chief@example.com",
+        STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
+        STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
+        STRIPE_API_URL: stripe.url,
+      }),
       launchBrowser(),
     ]);
+    stripe.webhookUrl = `${server.url}/webhooks/stripe`;
     [chief, member, target] = await Promise.all([
       signedIn(server, server.url, "chief@example.com"),
       signedIn(server, server.url, "member@example.com"),
@@ -86,6 +98,7 @@ describe("the admin console", () => {
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    await stripe?.close();
   });
 
   it("answers 403 to anyone else on every page and every action, sends visitors to sign in, and changes nothing", async () => {
@@ -382,6 +395,52 @@ describe("the admin console", () => {
     await context.close();
   });
 
+  it("refunds a paid order through Stripe; its webhook takes the credits back, once", async () => {
+    const balance = async () =>
+      ((await (await get("/api/me", member)).json()) as { credits: { balance: number } }).credits.balance;
+    // The member buys the first pack (100 credits) and pays at the fake Stripe.
+    const buy = await post("/pricing", member, { pack: "starter", key: "b1f0c7a2-5d7e-4c38-9a51-3f0f2d7a9e11" });
+    expect(buy.status).toBe(302);
+    const sessionId = /\/pay\/(cs_test_\w+)/.exec(buy.headers.get("location")!)![1]!;
+    const before = await balance();
+    await stripe.deliver(stripe.pay(sessionId));
+    await expect.poll(balance, { timeout: 10_000 }).toBe(before + 100);
+
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/orders?q=member%40example.com&status=paid`);
+    await page.locator(".ant-table-row a").first().click();
+    await page.waitForURL(/\/user\/admin\/orders\/[0-9a-f-]{36}$/);
+    await hydrated(page, ".admin-actions");
+    await page.fill("#refund-reason", "Bought by mistake");
+    await page.getByRole("button", { name: text("en", "admin", "order.refundButton") }).click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toMatch(/^Refund of \$\d+\.\d\d requested/);
+    // Stripe's event reverses the credits and marks the order.
+    await expect.poll(balance, { timeout: 10_000 }).toBe(before);
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          return page.locator(".ant-tag").first().textContent();
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(text("en", "admin", "orderStatus.refunded"));
+    await expect(page.locator(".ant-table-row").allTextContents()).resolves.toEqual(
+      expect.arrayContaining([expect.stringContaining("charge.refunded")]),
+    );
+    expect(await page.locator("#refund-reason").count()).toBe(0);
+    // Asked again: refused, nothing more refunded.
+    const again = await post(new URL(page.url()).pathname, chief, { intent: "refund", reason: "twice" });
+    expect(again.status).toBe(409);
+    expect(await balance()).toBe(before);
+    expect(stripe.requests.filter((r) => r.path === "/v1/refunds")).toHaveLength(1);
+    expect((await auditFor("member@example.com")).filter((a) => a === "orders.refund")).toHaveLength(1);
+    await context.close();
+  });
+
   it("takes an action typed before the page's scripts arrive", async () => {
     const context = await asChief();
     const { page, release } = await openBeforeScripts(context, `${server.url}/user/admin/users/${targetId}`);
@@ -401,7 +460,10 @@ describe("the admin console", () => {
     expect((await get("/user/admin", member)).status).toBe(200);
     expect((await post(`/user/admin/users/${memberId}`, chief, { intent: "revoke" })).status).toBe(200);
     expect((await get("/user/admin", member)).status).toBe(403);
-    expect(await auditFor("member@example.com")).toEqual(["role.revoke", "role.grant"]);
+    expect((await auditFor("member@example.com")).filter((a) => a?.startsWith("role."))).toEqual([
+      "role.revoke",
+      "role.grant",
+    ]);
     const chiefId = await idOf("chief@example.com");
     expect((await post(`/user/admin/users/${chiefId}`, chief, { intent: "revoke" })).status).toBe(409);
     expect((await post(`/user/admin/users/${chiefId}`, chief, { intent: "ban", reason: "oops" })).status).toBe(409);

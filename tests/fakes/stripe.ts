@@ -123,7 +123,7 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCode
 
 /**
  * A local Stripe: the Checkout Session endpoints the app uses (create with idempotency keys, retrieve, list by
- * payment intent, expire), payment intents with their latest charge, a hosted payment page that completes the
+ * payment intent, expire), payment intents with their latest charge, refunds (which send `charge.refunded`), a hosted payment page that completes the
  * session, and webhook delivery signed with the endpoint secret through the SDK's own test helper.
  */
 export async function startFakeStripe(
@@ -332,6 +332,45 @@ export async function startFakeStripe(
       const expired = fake.expire(pathId);
       if (fake.webhookUrl) void fake.deliver(expired).catch(() => undefined);
       return reply(200, s);
+    }
+    if (route === "POST /v1/refunds") {
+      if (key) {
+        const seen = idempotent.get(key);
+        if (seen && seen !== "running") {
+          res.writeHead(seen.status, { "Content-Type": "application/json", "Idempotent-Replayed": "true" });
+          return res.end(seen.body);
+        }
+      }
+      const intent = intents.get(String(params.payment_intent ?? ""));
+      if (!intent)
+        return error(404, "invalid_request_error", `No such payment_intent: '${String(params.payment_intent)}'`);
+      const charge = fake.charges.get(intent.latest_charge)!;
+      const left = charge.amount - charge.amount_refunded;
+      const amount = params.amount === undefined ? left : Number(params.amount);
+      if (left <= 0) return error(400, "invalid_request_error", `Charge ${charge.id} has already been refunded.`);
+      if (!Number.isInteger(amount) || amount <= 0 || amount > left)
+        return error(400, "invalid_request_error", "Refund amount is greater than the unrefunded amount.");
+      charge.amount_refunded += amount;
+      charge.refunded = charge.amount_refunded === charge.amount;
+      const refund = {
+        id: id("re"),
+        object: "refund",
+        amount,
+        charge: charge.id,
+        payment_intent: intent.id,
+        currency: charge.currency,
+        reason: (params.reason as string | undefined) ?? null,
+        metadata: (params.metadata as Json | undefined) ?? {},
+        status: "succeeded",
+        created: now(),
+      };
+      const body = JSON.stringify(refund);
+      if (key) idempotent.set(key, { params: raw, status: 200, body });
+      // Stripe then tells the webhook.
+      if (fake.autoDeliver && fake.webhookUrl)
+        void fake.deliver(event("charge.refunded", { ...charge })).catch(() => undefined);
+      res.writeHead(200, { "Content-Type": "application/json" });
+      return res.end(body);
     }
     if (route === "GET /v1/payment_intents/:id") {
       const intent = intents.get(pathId);

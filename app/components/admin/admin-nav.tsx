@@ -5,6 +5,7 @@ import { hrefIn } from "#common/locales.ts";
 const SECTIONS = [
   { key: "overview", path: "/user/admin", end: true },
   { key: "users", path: "/user/admin/users", end: false },
+  { key: "orders", path: "/user/admin/orders", end: false },
   { key: "models", path: "/user/admin/models", end: false },
   { key: "codes", path: "/user/admin/codes", end: false },
   { key: "settings", path: "/user/admin/settings", end: false },
