@@ -47,6 +47,8 @@ export default [
         route("users/:id", "routes/user/admin/user.tsx"),
         route("orders", "routes/user/admin/orders.tsx"),
         route("orders/:id", "routes/user/admin/order.tsx"),
+        route("generations", "routes/user/admin/generations.tsx"),
+        route("generations/:id", "routes/user/admin/generation.tsx"),
         route("models", "routes/user/admin/models.tsx"),
         route("codes", "routes/user/admin/codes.tsx"),
         route("settings", "routes/user/admin/settings.tsx"),

@@ -27,6 +27,7 @@ export const ERROR_CODES = {
   input_url_refused: { status: 400, messageKey: "generation.errors.inputUrlRefused" },
   input_url_failed: { status: 422, messageKey: "generation.errors.inputUrlFailed" },
   not_cancelable: { status: 409, messageKey: "generation.errors.notCancelable" },
+  moderated: { status: 403, messageKey: "generation.errors.moderated" },
   idempotency_mismatch: { status: 422, messageKey: "api.errors.idempotencyMismatch" },
   idempotency_in_flight: { status: 409, messageKey: "api.errors.idempotencyInFlight" },
   invalid_api_key: { status: 401, messageKey: "api.errors.invalidKey" },

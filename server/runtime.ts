@@ -15,6 +15,7 @@ import { createMailer, type Mailer } from "#server/modules/mail/transport.ts";
 import { createStorage, type Storage } from "#server/storage/index.ts";
 import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
 import { defaultSettings, SettingsStore } from "#server/modules/settings/settings-store.ts";
+import { PublicPagesSignal } from "#server/http/public-pages.ts";
 
 /** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
 export interface Runtime {
@@ -30,6 +31,8 @@ export interface Runtime {
   stripe: StripeClient | null;
   /** What administrators set in the console (bonus, packs, banner, maintenance), over the configuration. */
   settings: SettingsStore;
+  /** Says when the public pages kept in memory are out of date. */
+  publicPages: PublicPagesSignal;
   working: boolean;
   close(): Promise<void>;
 }
@@ -67,6 +70,8 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
   let boss: PgBoss | undefined;
   let auth: Auth;
   const settings = new SettingsStore(database.db, defaultSettings(site), logger);
+  const publicPages = new PublicPagesSignal();
+  settings.onChange(() => publicPages.changed());
   try {
     await applyMigrations(database);
     await seed(database.db);
@@ -112,6 +117,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     storage,
     stripe,
     settings,
+    publicPages,
     working: work,
     async close() {
       if (closed) return;

@@ -12,7 +12,8 @@ import type { Logger } from "pino";
 import { requestInfoContext } from "#app/context.ts";
 import { serverContext } from "#app/server-context.server.ts";
 import { publicSiteConfig, resolveSiteConfig, siteDefaults } from "#config/site.ts";
-import { siteWithSettings, type SettingsStore } from "#server/modules/settings/settings-store.ts";
+import { siteWithSettings } from "#server/modules/settings/settings-store.ts";
+import type { PublicPagesSignal } from "#server/http/public-pages.ts";
 import type { Settings } from "#server/modules/settings/schema.ts";
 import { antdThemeOverride } from "#app/styles/antd-stylesheet.ts";
 import type { Env } from "#server/env.ts";
@@ -276,7 +277,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       publicSite = { of: settings, site: publicSiteConfig(siteWithSettings(site, settings)) };
     return publicSite.site;
   };
-  const watched = new WeakSet<SettingsStore>();
+  const watched = new WeakSet<PublicPagesSignal>();
   const pages = new PageCache(env.PAGE_CACHE_MAX_BYTES, build.id, security);
   registerPageCacheSize(() => pages.size);
   watchContent({
@@ -294,10 +295,10 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   };
   app.all("*", aPage, ready, async (c) => {
     const runtime = c.var.runtime;
-    if (!watched.has(runtime.settings)) {
-      // A page kept in memory shows the banner and prices it was rendered with: a change forgets them all.
-      watched.add(runtime.settings);
-      runtime.settings.onChange(() => pages.clear());
+    if (!watched.has(runtime.publicPages)) {
+      // A page kept in memory shows the banner, prices and showcase it was rendered with: a change forgets them all.
+      watched.add(runtime.publicPages);
+      runtime.publicPages.onChange(() => pages.clear());
     }
     const extra = new Headers();
     const cookieLocale = getCookie(c, LOCALE_COOKIE);

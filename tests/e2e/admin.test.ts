@@ -30,6 +30,7 @@ const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/user.tsx": ["grant", "revoke", "ban", "unban", "adjust", "resend"],
   "routes/user/admin/codes.tsx": ["create", "disable"],
   "routes/user/admin/order.tsx": ["refund"],
+  "routes/user/admin/generation.tsx": ["refund", "hide"],
   "routes/user/admin/models.tsx": ["enable", "disable", "price"],
   "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],
 };
@@ -438,6 +439,74 @@ describe("the admin console", () => {
     expect(await balance()).toBe(before);
     expect(stripe.requests.filter((r) => r.path === "/v1/refunds")).toHaveLength(1);
     expect((await auditFor("member@example.com")).filter((a) => a === "orders.refund")).toHaveLength(1);
+    await context.close();
+  });
+
+  it("gives a generation's credits back once, and hides a public one from the showcase and its share page", async () => {
+    const api = (method: string, path: string, body?: unknown) =>
+      fetch(`${server.url}${path}`, {
+        method,
+        headers: {
+          Cookie: member,
+          Origin: server.url,
+          "Sec-Fetch-Site": "same-origin",
+          ...(body ? { "Content-Type": "application/json" } : {}),
+        },
+        body: body ? JSON.stringify(body) : undefined,
+      });
+    const balance = async () =>
+      ((await (await api("GET", "/api/me")).json()) as { credits: { balance: number } }).credits.balance;
+    // A public picture of the member's, finished and charged.
+    const created = await api("POST", "/api/generations", {
+      tool: "text-to-image",
+      model: "demo-image",
+      prompt: "A harbour at dawn, for the showcase",
+    });
+    expect(created.status).toBe(201);
+    const { generation } = (await created.json()) as { generation: { id: string; creditsHeld: number } };
+    const ended = async () =>
+      ((await (await api("GET", `/api/generations/${generation.id}`)).json()) as { generation: { status: string } })
+        .generation.status;
+    await expect.poll(ended, { timeout: 30_000 }).toBe("succeeded");
+    expect((await api("PATCH", `/api/generations/${generation.id}`, { visibility: "public" })).status).toBe(200);
+    expect((await get(`/share/${generation.id}`)).status).toBe(200);
+    // The home page's showcase has it (and the page is now kept in memory).
+    expect(await (await get("/")).text()).toContain("A harbour at dawn, for the showcase");
+    const before = await balance();
+
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/generations?user=member%40example.com&status=succeeded`);
+    await page.locator(".ant-table-row a", { hasText: /\d/ }).first().click();
+    await page.waitForURL(`**/user/admin/generations/${generation.id}`);
+    await hydrated(page, ".admin-actions");
+
+    await page.fill("#refund-reason", "The picture came out blank");
+    await page.locator("button[name=intent][value=refund]").click();
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toMatch(/given back to the owner/);
+    expect(await balance()).toBeGreaterThan(before);
+    const refunded = await balance();
+    // Once: the form is gone, and asking again changes nothing.
+    await expect.poll(() => page.locator("#refund-reason").count()).toBe(0);
+    const again = await post(`/user/admin/generations/${generation.id}`, chief, { intent: "refund", reason: "again" });
+    expect(again.status).toBe(409);
+    expect(await balance()).toBe(refunded);
+
+    await page.fill("#hide-reason", "Not for the showcase");
+    await page.locator("button[name=intent][value=hide]").click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "generation.hiddenNow"));
+    expect((await get(`/share/${generation.id}`)).status).toBe(404);
+    expect(await (await get("/")).text()).not.toContain("A harbour at dawn, for the showcase");
+    // Its owner cannot publish it again.
+    const republish = await api("PATCH", `/api/generations/${generation.id}`, { visibility: "public" });
+    expect(republish.status).toBe(403);
+    expect(((await republish.json()) as { error: { code: string } }).error.code).toBe("moderated");
+    expect((await auditFor("member@example.com")).filter((a) => a?.startsWith("generations."))).toEqual([
+      "generations.hide",
+      "generations.refund",
+    ]);
     await context.close();
   });
 

@@ -6,6 +6,7 @@ const SECTIONS = [
   { key: "overview", path: "/user/admin", end: true },
   { key: "users", path: "/user/admin/users", end: false },
   { key: "orders", path: "/user/admin/orders", end: false },
+  { key: "generations", path: "/user/admin/generations", end: false },
   { key: "models", path: "/user/admin/models", end: false },
   { key: "codes", path: "/user/admin/codes", end: false },
   { key: "settings", path: "/user/admin/settings", end: false },

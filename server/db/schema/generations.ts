@@ -60,6 +60,10 @@ export const generation = pgTable(
     /** A message safe to show the user (English; pages translate by code). */
     errorMessage: text("error_message"),
     visibility: text("visibility").$type<Visibility>().notNull().default("private"),
+    /** When an administrator hid it from the public (moderation): private since, and its owner cannot publish it. */
+    hiddenAt: timestamp("hidden_at", { withTimezone: true }),
+    /** When an administrator gave its credits back (at most once). */
+    refundedAt: timestamp("refunded_at", { withTimezone: true }),
     source: text("source").$type<"web" | "api">().notNull().default("web"),
     /** Where to POST the generation once it ends (public API requests only). */
     webhookUrl: text("webhook_url"),

@@ -13,7 +13,7 @@ import { refundOrder } from "#server/modules/payments/refund-order.ts";
 import { AppError } from "#server/errors.ts";
 import { formatDate, formatMoney, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
-import { ORDER_STATUS_COLORS } from "#app/components/admin/order-status.ts";
+import { ORDER_STATUS_COLORS } from "#app/components/admin/status-colors.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 

@@ -8,7 +8,7 @@ import { requireAdmin } from "#app/lib/auth.server.ts";
 import { pageOf } from "#app/lib/paging.ts";
 import { PagedTable } from "#app/components/billing/paged-table.tsx";
 import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
-import { ORDER_STATUS_COLORS } from "#app/components/admin/order-status.ts";
+import { ORDER_STATUS_COLORS } from "#app/components/admin/status-colors.ts";
 import { orderSearchSchema, searchOrders, type AdminOrderRow } from "#server/modules/payments/search-orders.ts";
 import { ORDER_FILTER_STATUSES } from "#common/admin.ts";
 import { formatDate, formatMoney, formatNumber } from "#common/format.ts";

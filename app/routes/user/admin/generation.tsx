@@ -1,0 +1,218 @@
+import { Button, Card, Descriptions, Input, Space, Tag, Typography, type TableColumnsType } from "antd";
+import { useTranslation } from "react-i18next";
+import { data, Form, Link, useLocation, useNavigation } from "react-router";
+import type { Route } from "./+types/generation";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { requireAdmin } from "#app/lib/auth.server.ts";
+import { formOf, pathLocale } from "#app/lib/request.server.ts";
+import { PagedTable } from "#app/components/billing/paged-table.tsx";
+import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
+import { GENERATION_STATUS_COLORS } from "#app/components/admin/status-colors.ts";
+import { getGenerationRecord } from "#server/modules/generation/search-generations.ts";
+import { hideGeneration, refundGeneration } from "#server/modules/generation/moderate-generation.ts";
+import { AppError } from "#server/errors.ts";
+import { formatDate, formatNumber } from "#common/format.ts";
+import { hrefIn, type Locale } from "#common/locales.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+export async function loader({ context, request, params }: Route.LoaderArgs) {
+  const { db } = requireAdmin(context, request);
+  const record = await getGenerationRecord({ db, id: params.id });
+  if (!record) throw data({ messageKey: "error.404" }, { status: 404 });
+  const { locale, i18n, seo } = pageMeta(context, request, ["admin"], (t) => ({
+    title: t("admin:generation.title"),
+    noindex: true,
+  }));
+  return { seo, i18n, locale, ...record };
+}
+
+export async function action({ context, request, params }: Route.ActionArgs) {
+  const { db, actor, runtime } = requireAdmin(context, request);
+  const form = await formOf(request);
+  const intent = form.get("intent");
+  if (intent !== "refund" && intent !== "hide") throw data({ messageKey: "error.400" }, { status: 400 });
+  const reason = String(form.get("reason") ?? "").trim();
+  if (!reason || reason.length > 500)
+    return data<AdminResult>({ intent, error: "user.reasonRequired", field: `${intent}-reason` }, { status: 400 });
+  try {
+    if (intent === "hide") {
+      await hideGeneration({ db, id: params.id, reason, actor });
+      // The home page's showcase in memory may show it.
+      runtime.publicPages.changed();
+      return { intent, ok: "generation.hiddenNow" } satisfies AdminResult;
+    }
+    const { credits } = await refundGeneration({ db, id: params.id, reason, actor });
+    return {
+      intent,
+      ok: "generation.refundedNow",
+      values: { count: credits, formatted: formatNumber(pathLocale(request), credits) },
+    } satisfies AdminResult;
+  } catch (error) {
+    if (error instanceof AppError && error.code === "not_found")
+      throw data({ messageKey: "error.404" }, { status: 404 });
+    if (error instanceof AppError && error.code === "conflict")
+      return data<AdminResult>(
+        { intent, error: intent === "hide" ? "generation.alreadyHidden" : "generation.notRefundable" },
+        { status: 409 },
+      );
+    throw error;
+  }
+}
+
+export default function AdminGeneration({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("admin");
+  const { pathname } = useLocation();
+  const locale = loaderData.locale as Locale;
+  const { generation: g, attempts } = loaderData;
+  const navigation = useNavigation();
+  const busy = (intent: string) => navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
+  const result = actionData as AdminResult | undefined;
+  const refundable = g.status === "succeeded" && (g.creditsCharged ?? 0) > 0 && !g.refundedAt;
+  type AttemptRow = (typeof attempts)[number];
+  const attemptColumns: TableColumnsType<AttemptRow> = [
+    { title: t("generation.run"), dataIndex: "run", align: "right" },
+    {
+      title: t("generation.provider"),
+      dataIndex: "provider",
+      render: (v: string, row) => `${v} · ${row.providerModel}`,
+    },
+    {
+      title: t("user.columns.status"),
+      dataIndex: "outcome",
+      render: (v: string | null) =>
+        v ? <Tag color={GENERATION_STATUS_COLORS[v]}>{t(`generationStatus.${v}`)}</Tag> : "—",
+    },
+    {
+      title: t("generation.error"),
+      key: "error",
+      render: (_: unknown, row) =>
+        row.errorCode ? (
+          <span className="admin-stack">
+            <code>{row.errorCode}</code>
+            {row.detail && <Typography.Text type="secondary">{row.detail}</Typography.Text>}
+          </span>
+        ) : (
+          "—"
+        ),
+    },
+    { title: t("audit.columns.when"), dataIndex: "startedAt", render: (v: string) => formatDate(locale, v) },
+  ];
+  return (
+    <div className="page-wide">
+      <p className="admin-back">
+        <Link to={hrefIn(pathname, "/user/admin/generations")}>← {t("generation.back")}</Link>
+      </p>
+      <Typography.Title level={1} className="page-title">
+        {t("generation.title")}
+      </Typography.Title>
+      <Space size={4} wrap className="admin-user-head">
+        <Tag color={GENERATION_STATUS_COLORS[g.status]}>{t(`generationStatus.${g.status}`)}</Tag>
+        {g.visibility === "public" && <Tag color="blue">{t("generations.public")}</Tag>}
+        {g.hiddenAt && <Tag color="red">{t("generations.hidden")}</Tag>}
+        {g.refundedAt && <Tag color="gold">{t("generations.refunded")}</Tag>}
+      </Space>
+      <div className="admin-user-grid">
+        <Card title={t("order.details")}>
+          <Descriptions column={1} size="small">
+            <Descriptions.Item label={t("generations.columns.owner")}>
+              <Link to={hrefIn(pathname, `/user/admin/users/${g.userId}`)}>{g.email}</Link>
+            </Descriptions.Item>
+            <Descriptions.Item label={t("user.columns.model")}>
+              <code>{g.modelId}</code>
+            </Descriptions.Item>
+            <Descriptions.Item label={t("user.columns.prompt")}>{g.prompt}</Descriptions.Item>
+            <Descriptions.Item label={t("generation.source")}>
+              {g.source === "api" ? "API" : t("generation.web")}
+            </Descriptions.Item>
+            <Descriptions.Item label={t("user.columns.credits")}>
+              {formatNumber(locale, g.creditsCharged ?? g.creditsHeld)}
+            </Descriptions.Item>
+            <Descriptions.Item label={t("order.created")}>{formatDate(locale, g.createdAt)}</Descriptions.Item>
+            <Descriptions.Item label={t("generation.finished")}>
+              {g.finishedAt ? formatDate(locale, g.finishedAt) : "—"}
+            </Descriptions.Item>
+            <Descriptions.Item label={t("generation.provider")}>
+              {g.provider ? `${g.provider} · ${g.providerModel}` : "—"}
+            </Descriptions.Item>
+            {g.errorCode && (
+              <Descriptions.Item label={t("generation.error")}>
+                <span className="admin-stack">
+                  <code>{g.errorCode}</code>
+                  {g.errorMessage && <span>{g.errorMessage}</span>}
+                </span>
+              </Descriptions.Item>
+            )}
+          </Descriptions>
+        </Card>
+        <Card title={t("user.actions")} className="admin-actions">
+          <ResultNotice result={result} />
+          <Space orientation="vertical" size={20} className="admin-action-list">
+            {refundable ? (
+              <Form method="post" className="admin-action">
+                <label htmlFor="refund-reason">
+                  <Typography.Text strong>
+                    {t("generation.refund", {
+                      count: g.creditsCharged ?? 0,
+                      formatted: formatNumber(locale, g.creditsCharged ?? 0),
+                    })}
+                  </Typography.Text>
+                </label>
+                <Space.Compact block>
+                  <Input
+                    id="refund-reason"
+                    name="reason"
+                    required
+                    maxLength={500}
+                    placeholder={t("user.reasonPlaceholder")}
+                  />
+                  <Button htmlType="submit" name="intent" value="refund" loading={busy("refund")}>
+                    {t("order.refundButton")}
+                  </Button>
+                </Space.Compact>
+              </Form>
+            ) : (
+              <Typography.Text type="secondary">
+                {t(g.refundedAt ? "generation.alreadyRefunded" : "generation.nothingToRefund")}
+              </Typography.Text>
+            )}
+            {g.hiddenAt ? (
+              <Typography.Text type="secondary">
+                {t("generation.hiddenSince", { date: formatDate(locale, g.hiddenAt) })}
+              </Typography.Text>
+            ) : (
+              <Form method="post" className="admin-action">
+                <label htmlFor="hide-reason">
+                  <Typography.Text strong>{t("generation.hide")}</Typography.Text>
+                </label>
+                <Space.Compact block>
+                  <Input
+                    id="hide-reason"
+                    name="reason"
+                    required
+                    maxLength={500}
+                    placeholder={t("user.reasonPlaceholder")}
+                  />
+                  <Button htmlType="submit" name="intent" value="hide" danger loading={busy("hide")}>
+                    {t("generation.hideButton")}
+                  </Button>
+                </Space.Compact>
+                <Typography.Text type="secondary">{t("generation.hideHint")}</Typography.Text>
+              </Form>
+            )}
+          </Space>
+        </Card>
+      </div>
+      <Typography.Title level={2} className="section-title">
+        {t("generation.attempts")}
+      </Typography.Title>
+      <PagedTable
+        paged={{ rows: attempts, total: attempts.length, page: 1, pageSize: Math.max(attempts.length, 1) }}
+        param="attempts"
+        columns={attemptColumns}
+        empty={t("generation.noAttempts")}
+      />
+    </div>
+  );
+}
