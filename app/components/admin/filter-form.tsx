@@ -1,4 +1,4 @@
-import { Button } from "antd";
+import { Button, Input } from "antd";
 import { useTranslation } from "react-i18next";
 import { Form, useSubmit } from "react-router";
 
@@ -54,5 +54,22 @@ export function FilterSelect({
         ))}
       </select>
     </label>
+  );
+}
+
+/** The first and last day of a list's filters (`from`, `to`), as native date fields. */
+export function DayRange({ from, to }: { from: string | undefined; to: string | undefined }) {
+  const { t } = useTranslation("admin");
+  return (
+    <>
+      <label className="admin-filter">
+        <span>{t("audit.from")}</span>
+        <Input name="from" type="date" defaultValue={from} />
+      </label>
+      <label className="admin-filter">
+        <span>{t("audit.to")}</span>
+        <Input name="to" type="date" defaultValue={to} />
+      </label>
+    </>
   );
 }

@@ -81,25 +81,16 @@ export function UserActions({
           </Form>
         ) : (
           !self && (
-            <Form method="post" className="admin-action">
-              <label htmlFor="ban-reason">
-                <Typography.Text strong>{t("user.suspension")}</Typography.Text>
-              </label>
-              <Space.Compact block>
-                <Input
-                  id="ban-reason"
-                  name="reason"
-                  maxLength={500}
-                  required
-                  placeholder={t("user.banReasonPlaceholder")}
-                  status={fieldError("ban", "reason")}
-                />
-                <Button htmlType="submit" name="intent" value="ban" danger loading={busy("ban")}>
-                  {t("user.ban")}
-                </Button>
-              </Space.Compact>
-              <Typography.Text type="secondary">{t("user.banHint")}</Typography.Text>
-            </Form>
+            <ReasonForm
+              intent="ban"
+              id="ban-reason"
+              label={t("user.suspension")}
+              button={t("user.ban")}
+              hint={t("user.banHint")}
+              placeholder={t("user.banReasonPlaceholder")}
+              danger
+              invalid={Boolean(fieldError("ban", "reason"))}
+            />
           )
         )}
         <Form method="post" className="admin-action" key={`adjust-${balance}`}>
@@ -139,5 +130,51 @@ export function UserActions({
         )}
       </Space>
     </Card>
+  );
+}
+
+/** An action that needs a reason (kept in the audit log): its label, the reason's field and the button, in one form. */
+export function ReasonForm({
+  intent,
+  id,
+  label,
+  button,
+  hint,
+  placeholder,
+  danger = false,
+  invalid = false,
+}: {
+  intent: string;
+  id: string;
+  label: string;
+  button: string;
+  hint?: string;
+  placeholder?: string;
+  danger?: boolean;
+  invalid?: boolean;
+}) {
+  const { t } = useTranslation("admin");
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
+  return (
+    <Form method="post" className="admin-action">
+      <label htmlFor={id}>
+        <Typography.Text strong>{label}</Typography.Text>
+      </label>
+      <Space.Compact block>
+        <Input
+          id={id}
+          name="reason"
+          maxLength={500}
+          required
+          placeholder={placeholder ?? t("user.reasonPlaceholder")}
+          status={invalid ? "error" : undefined}
+        />
+        <Button htmlType="submit" name="intent" value={intent} danger={danger} loading={busy}>
+          {button}
+        </Button>
+      </Space.Compact>
+      {hint && <Typography.Text type="secondary">{hint}</Typography.Text>}
+    </Form>
   );
 }

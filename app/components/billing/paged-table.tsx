@@ -23,6 +23,14 @@ export interface Paged<Row> {
   pageSize: number;
 }
 
+/** A short list shown whole, as one page. */
+export const allRows = <Row,>(rows: Row[]): Paged<Row> => ({
+  rows,
+  total: rows.length,
+  page: 1,
+  pageSize: Math.max(rows.length, 1),
+});
+
 /**
  * A table of one page of rows from the server, its pages chosen by a search parameter (`param`); cards on a phone.
  */

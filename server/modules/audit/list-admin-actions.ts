@@ -1,16 +1,9 @@
-import { and, count, desc, eq, gte, ilike, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, ilike, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
-import { containing } from "#server/db/search.ts";
+import { containing, dayParam, withinDays } from "#server/db/search.ts";
 import { adminAction, type AdminAction } from "#server/db/schema/index.ts";
 import { ACTION_AREAS } from "#common/admin.ts";
-
-const day = z
-  .string()
-  .regex(/^\d{4}-\d\d-\d\d$/)
-  .refine((value) => !Number.isNaN(Date.parse(value)))
-  .optional()
-  .catch(undefined);
 
 /** The audit log's filters; a value it does not know falls back to no filter. */
 export const auditSearchSchema = z.object({
@@ -19,8 +12,8 @@ export const auditSearchSchema = z.object({
   actor: z.string().trim().max(200).optional().catch(undefined),
   /** What was acted on: its id, or part of how it is shown. */
   target: z.string().trim().max(200).optional().catch(undefined),
-  from: day,
-  to: day,
+  from: dayParam,
+  to: dayParam,
 });
 export type AuditSearch = z.infer<typeof auditSearchSchema>;
 
@@ -41,8 +34,7 @@ export async function listAdminActions({
   if (search.actor) where.push(ilike(adminAction.actor, containing(search.actor)));
   if (search.target)
     where.push(or(eq(adminAction.targetId, search.target), ilike(adminAction.targetLabel, containing(search.target)))!);
-  if (search.from) where.push(gte(adminAction.createdAt, new Date(`${search.from}T00:00:00Z`)));
-  if (search.to) where.push(lt(adminAction.createdAt, new Date(Date.parse(`${search.to}T00:00:00Z`) + 86_400_000)));
+  where.push(...withinDays(adminAction.createdAt, search));
   const [rows, [total]] = await Promise.all([
     db
       .select()

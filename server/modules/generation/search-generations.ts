@@ -1,17 +1,10 @@
-import { and, asc, count, desc, eq, gte, ilike, lt, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
-import { containing } from "#server/db/search.ts";
+import { containing, dayParam, withinDays } from "#server/db/search.ts";
 import { generation, generationAttempt, user } from "#server/db/schema/index.ts";
 import { GENERATION_STATUSES } from "#common/generation.ts";
 import { isUuid } from "#common/ids.ts";
-
-const day = z
-  .string()
-  .regex(/^\d{4}-\d\d-\d\d$/)
-  .refine((value) => !Number.isNaN(Date.parse(value)))
-  .optional()
-  .catch(undefined);
 
 /** The console's generation list query; a value it does not know is no filter. */
 export const generationSearchSchema = z.object({
@@ -23,8 +16,8 @@ export const generationSearchSchema = z.object({
     .catch(undefined),
   /** Part of the owner's e-mail address. */
   user: z.string().trim().max(200).optional().catch(undefined),
-  from: day,
-  to: day,
+  from: dayParam,
+  to: dayParam,
 });
 export type GenerationSearch = z.infer<typeof generationSearchSchema>;
 
@@ -74,8 +67,7 @@ export async function searchGenerations({
   if (search.status) where.push(eq(generation.status, search.status));
   if (search.model) where.push(eq(generation.modelId, search.model));
   if (search.user) where.push(ilike(user.email, containing(search.user)));
-  if (search.from) where.push(gte(generation.createdAt, new Date(`${search.from}T00:00:00Z`)));
-  if (search.to) where.push(lt(generation.createdAt, new Date(Date.parse(`${search.to}T00:00:00Z`) + 86_400_000)));
+  where.push(...withinDays(generation.createdAt, search));
   const [rows, [total]] = await Promise.all([
     db
       .select(columns)

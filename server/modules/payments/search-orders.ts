@@ -1,17 +1,10 @@
-import { and, count, desc, eq, gte, ilike, lt, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, ilike, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
-import { containing } from "#server/db/search.ts";
+import { containing, dayParam, withinDays } from "#server/db/search.ts";
 import { creditOrder, paymentEvent, user } from "#server/db/schema/index.ts";
 import { ORDER_FILTER_STATUSES } from "#common/admin.ts";
 import { isUuid } from "#common/ids.ts";
-
-const day = z
-  .string()
-  .regex(/^\d{4}-\d\d-\d\d$/)
-  .refine((value) => !Number.isNaN(Date.parse(value)))
-  .optional()
-  .catch(undefined);
 
 /** The console's order list query; a value it does not know is no filter. */
 export const orderSearchSchema = z.object({
@@ -19,8 +12,8 @@ export const orderSearchSchema = z.object({
   q: z.string().trim().max(200).optional().catch(undefined),
   status: z.enum(ORDER_FILTER_STATUSES).optional().catch(undefined),
   provider: z.string().trim().max(40).optional().catch(undefined),
-  from: day,
-  to: day,
+  from: dayParam,
+  to: dayParam,
 });
 export type OrderSearch = z.infer<typeof orderSearchSchema>;
 
@@ -67,8 +60,7 @@ export async function searchOrders({
   if (search.q) where.push(isUuid(search.q) ? eq(creditOrder.id, search.q) : ilike(user.email, containing(search.q)));
   if (search.status) where.push(eq(creditOrder.status, search.status));
   if (search.provider) where.push(eq(creditOrder.provider, search.provider));
-  if (search.from) where.push(gte(creditOrder.createdAt, new Date(`${search.from}T00:00:00Z`)));
-  if (search.to) where.push(lt(creditOrder.createdAt, new Date(Date.parse(`${search.to}T00:00:00Z`) + 86_400_000)));
+  where.push(...withinDays(creditOrder.createdAt, search));
   const [rows, [total]] = await Promise.all([
     db
       .select(columns)

@@ -7,7 +7,7 @@ import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
 import { pageOf } from "#app/lib/paging.ts";
 import { PagedTable } from "#app/components/billing/paged-table.tsx";
-import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
+import { DayRange, FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
 import { ChangeList } from "#app/components/admin/change-list.tsx";
 import { auditSearchSchema, listAdminActions } from "#server/modules/audit/list-admin-actions.ts";
 import { ACTION_AREAS } from "#common/admin.ts";
@@ -96,14 +96,7 @@ export default function Audit({ loaderData }: Route.ComponentProps) {
           <span>{t("audit.target")}</span>
           <Input name="target" defaultValue={search.target} />
         </label>
-        <label className="admin-filter">
-          <span>{t("audit.from")}</span>
-          <Input name="from" type="date" defaultValue={search.from} />
-        </label>
-        <label className="admin-filter">
-          <span>{t("audit.to")}</span>
-          <Input name="to" type="date" defaultValue={search.to} />
-        </label>
+        <DayRange from={search.from} to={search.to} />
       </FilterForm>
       <Typography.Paragraph type="secondary" className="admin-count">
         {t("audit.count", { count: actions.total, formatted: formatNumber(locale, actions.total) })}

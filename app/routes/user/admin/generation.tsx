@@ -1,13 +1,13 @@
-import { Button, Card, Descriptions, Input, Space, Tag, Typography, type TableColumnsType } from "antd";
+import { Card, Descriptions, Space, Tag, Typography, type TableColumnsType } from "antd";
 import { useTranslation } from "react-i18next";
-import { data, Form, Link, useLocation, useNavigation } from "react-router";
+import { data, Link, useLocation } from "react-router";
 import type { Route } from "./+types/generation";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf, pathLocale } from "#app/lib/request.server.ts";
-import { PagedTable } from "#app/components/billing/paged-table.tsx";
-import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
+import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
+import { ReasonForm, ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { GENERATION_STATUS_COLORS } from "#app/components/admin/status-colors.ts";
 import { getGenerationRecord } from "#server/modules/generation/search-generations.ts";
 import { hideGeneration, refundGeneration } from "#server/modules/generation/moderate-generation.ts";
@@ -66,8 +66,6 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
   const { pathname } = useLocation();
   const locale = loaderData.locale as Locale;
   const { generation: g, attempts } = loaderData;
-  const navigation = useNavigation();
-  const busy = (intent: string) => navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
   const result = actionData as AdminResult | undefined;
   const refundable = g.status === "succeeded" && (g.creditsCharged ?? 0) > 0 && !g.refundedAt;
   type AttemptRow = (typeof attempts)[number];
@@ -150,28 +148,15 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
           <ResultNotice result={result} />
           <Space orientation="vertical" size={20} className="admin-action-list">
             {refundable ? (
-              <Form method="post" className="admin-action">
-                <label htmlFor="refund-reason">
-                  <Typography.Text strong>
-                    {t("generation.refund", {
-                      count: g.creditsCharged ?? 0,
-                      formatted: formatNumber(locale, g.creditsCharged ?? 0),
-                    })}
-                  </Typography.Text>
-                </label>
-                <Space.Compact block>
-                  <Input
-                    id="refund-reason"
-                    name="reason"
-                    required
-                    maxLength={500}
-                    placeholder={t("user.reasonPlaceholder")}
-                  />
-                  <Button htmlType="submit" name="intent" value="refund" loading={busy("refund")}>
-                    {t("order.refundButton")}
-                  </Button>
-                </Space.Compact>
-              </Form>
+              <ReasonForm
+                intent="refund"
+                id="refund-reason"
+                label={t("generation.refund", {
+                  count: g.creditsCharged ?? 0,
+                  formatted: formatNumber(locale, g.creditsCharged ?? 0),
+                })}
+                button={t("order.refundButton")}
+              />
             ) : (
               <Typography.Text type="secondary">
                 {t(g.refundedAt ? "generation.alreadyRefunded" : "generation.nothingToRefund")}
@@ -182,24 +167,14 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
                 {t("generation.hiddenSince", { date: formatDate(locale, g.hiddenAt) })}
               </Typography.Text>
             ) : (
-              <Form method="post" className="admin-action">
-                <label htmlFor="hide-reason">
-                  <Typography.Text strong>{t("generation.hide")}</Typography.Text>
-                </label>
-                <Space.Compact block>
-                  <Input
-                    id="hide-reason"
-                    name="reason"
-                    required
-                    maxLength={500}
-                    placeholder={t("user.reasonPlaceholder")}
-                  />
-                  <Button htmlType="submit" name="intent" value="hide" danger loading={busy("hide")}>
-                    {t("generation.hideButton")}
-                  </Button>
-                </Space.Compact>
-                <Typography.Text type="secondary">{t("generation.hideHint")}</Typography.Text>
-              </Form>
+              <ReasonForm
+                intent="hide"
+                id="hide-reason"
+                label={t("generation.hide")}
+                button={t("generation.hideButton")}
+                hint={t("generation.hideHint")}
+                danger
+              />
             )}
           </Space>
         </Card>
@@ -208,7 +183,7 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
         {t("generation.attempts")}
       </Typography.Title>
       <PagedTable
-        paged={{ rows: attempts, total: attempts.length, page: 1, pageSize: Math.max(attempts.length, 1) }}
+        paged={allRows(attempts)}
         param="attempts"
         columns={attemptColumns}
         empty={t("generation.noAttempts")}

@@ -7,7 +7,7 @@ import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
 import { pageOf } from "#app/lib/paging.ts";
 import { PagedTable } from "#app/components/billing/paged-table.tsx";
-import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
+import { DayRange, FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
 import { GENERATION_STATUS_COLORS } from "#app/components/admin/status-colors.ts";
 import {
   generationSearchSchema,
@@ -102,14 +102,7 @@ export default function AdminGenerations({ loaderData }: Route.ComponentProps) {
           value={search.model}
           options={models.map((m) => ({ value: m.id, label: m.name }))}
         />
-        <label className="admin-filter">
-          <span>{t("audit.from")}</span>
-          <Input name="from" type="date" defaultValue={search.from} />
-        </label>
-        <label className="admin-filter">
-          <span>{t("audit.to")}</span>
-          <Input name="to" type="date" defaultValue={search.to} />
-        </label>
+        <DayRange from={search.from} to={search.to} />
       </FilterForm>
       <Typography.Paragraph type="secondary" className="admin-count">
         {t("generations.count", { count: generations.total, formatted: formatNumber(locale, generations.total) })}

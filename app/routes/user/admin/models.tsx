@@ -7,7 +7,7 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf } from "#app/lib/request.server.ts";
-import { PagedTable } from "#app/components/billing/paged-table.tsx";
+import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
 import { knownModels, providerConfigured } from "#config/models.ts";
@@ -298,12 +298,7 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
           options={PERIODS.map((p) => ({ value: p, label: t(`periods.${p}`) }))}
         />
       </FilterForm>
-      <PagedTable
-        paged={{ rows: models, total: models.length, page: 1, pageSize: Math.max(models.length, 1) }}
-        param="page"
-        columns={columns}
-        empty={t("models.empty")}
-      />
+      <PagedTable paged={allRows(models)} param="page" columns={columns} empty={t("models.empty")} />
       <Typography.Paragraph type="secondary" className="admin-hint">
         {t("models.marginHint")}
       </Typography.Paragraph>

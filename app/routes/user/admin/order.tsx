@@ -1,13 +1,13 @@
-import { Button, Card, Descriptions, Input, Space, Tag, Typography, type TableColumnsType } from "antd";
+import { Card, Descriptions, Space, Tag, Typography, type TableColumnsType } from "antd";
 import { useTranslation } from "react-i18next";
-import { data, Form, Link, useLocation, useNavigation } from "react-router";
+import { data, Link, useLocation } from "react-router";
 import type { Route } from "./+types/order";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf, pathLocale } from "#app/lib/request.server.ts";
-import { PagedTable } from "#app/components/billing/paged-table.tsx";
-import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
+import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
+import { ReasonForm, ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { getOrderRecord } from "#server/modules/payments/search-orders.ts";
 import { refundOrder } from "#server/modules/payments/refund-order.ts";
 import { AppError } from "#server/errors.ts";
@@ -64,7 +64,6 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
   const { pathname } = useLocation();
   const locale = loaderData.locale as Locale;
   const { order, events, refundable } = loaderData;
-  const navigation = useNavigation();
   const money = (minor: number) => formatMoney(locale, minor, order.currency);
   type EventRow = (typeof events)[number];
   const eventColumns: TableColumnsType<EventRow> = [
@@ -127,32 +126,14 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
         <Card title={t("order.refund")} className="admin-actions">
           <ResultNotice result={actionData as AdminResult | undefined} />
           {refundable ? (
-            <Form method="post" className="admin-action">
-              <label htmlFor="refund-reason">
-                <Typography.Text strong>
-                  {t("order.refundAll", { amount: money(order.amount - order.refundedAmount) })}
-                </Typography.Text>
-              </label>
-              <Space.Compact block>
-                <Input
-                  id="refund-reason"
-                  name="reason"
-                  required
-                  maxLength={500}
-                  placeholder={t("user.reasonPlaceholder")}
-                />
-                <Button
-                  htmlType="submit"
-                  name="intent"
-                  value="refund"
-                  danger
-                  loading={navigation.state === "submitting" && navigation.formData?.get("intent") === "refund"}
-                >
-                  {t("order.refundButton")}
-                </Button>
-              </Space.Compact>
-              <Typography.Text type="secondary">{t("order.refundHint")}</Typography.Text>
-            </Form>
+            <ReasonForm
+              intent="refund"
+              id="refund-reason"
+              label={t("order.refundAll", { amount: money(order.amount - order.refundedAmount) })}
+              button={t("order.refundButton")}
+              hint={t("order.refundHint")}
+              danger
+            />
           ) : (
             <Typography.Text type="secondary">{t("order.notRefundableNow")}</Typography.Text>
           )}
@@ -161,12 +142,7 @@ export default function AdminOrder({ loaderData, actionData }: Route.ComponentPr
       <Typography.Title level={2} className="section-title">
         {t("order.events")}
       </Typography.Title>
-      <PagedTable
-        paged={{ rows: events, total: events.length, page: 1, pageSize: Math.max(events.length, 1) }}
-        param="events"
-        columns={eventColumns}
-        empty={t("order.noEvents")}
-      />
+      <PagedTable paged={allRows(events)} param="events" columns={eventColumns} empty={t("order.noEvents")} />
     </div>
   );
 }

@@ -7,7 +7,7 @@ import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
 import { pageOf } from "#app/lib/paging.ts";
 import { PagedTable } from "#app/components/billing/paged-table.tsx";
-import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
+import { DayRange, FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
 import { ORDER_STATUS_COLORS } from "#app/components/admin/status-colors.ts";
 import { orderSearchSchema, searchOrders, type AdminOrderRow } from "#server/modules/payments/search-orders.ts";
 import { ORDER_FILTER_STATUSES } from "#common/admin.ts";
@@ -100,14 +100,7 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
           value={search.provider}
           options={[{ value: "stripe", label: "Stripe" }]}
         />
-        <label className="admin-filter">
-          <span>{t("audit.from")}</span>
-          <Input name="from" type="date" defaultValue={search.from} />
-        </label>
-        <label className="admin-filter">
-          <span>{t("audit.to")}</span>
-          <Input name="to" type="date" defaultValue={search.to} />
-        </label>
+        <DayRange from={search.from} to={search.to} />
       </FilterForm>
       <Typography.Paragraph type="secondary" className="admin-count">
         {t("orders.count", { count: orders.total, formatted: formatNumber(locale, orders.total) })}

@@ -6,7 +6,7 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf } from "#app/lib/request.server.ts";
-import { PagedTable } from "#app/components/billing/paged-table.tsx";
+import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { ChangeList } from "#app/components/admin/change-list.tsx";
 import { listAdminActions } from "#server/modules/audit/list-admin-actions.ts";
@@ -292,12 +292,7 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
       <Typography.Title level={2} className="section-title">
         {t("settings.history")}
       </Typography.Title>
-      <PagedTable
-        paged={{ rows: history, total: history.length, page: 1, pageSize: Math.max(history.length, 1) }}
-        param="history"
-        columns={historyColumns}
-        empty={t("settings.noHistory")}
-      />
+      <PagedTable paged={allRows(history)} param="history" columns={historyColumns} empty={t("settings.noHistory")} />
       <p>
         <Link to={hrefIn(pathname, "/user/admin/audit?area=settings")}>{t("settings.allHistory")}</Link>
       </p>

@@ -8,7 +8,7 @@ import { seoMeta } from "#app/seo.ts";
 import { authAttemptOf, requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf, pathLocale } from "#app/lib/request.server.ts";
 import { pageOf } from "#app/lib/paging.ts";
-import { PagedTable } from "#app/components/billing/paged-table.tsx";
+import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { CreditHistoryTable } from "#app/components/billing/credit-history-table.tsx";
 import { UserTags } from "#app/components/admin/user-tags.tsx";
 import { UserActions, type AdminResult } from "#app/components/admin/user-actions.tsx";
@@ -215,7 +215,6 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
       render: (v: string | null) => <span className="admin-clip">{v ?? "—"}</span>,
     },
   ];
-  const one = <Row,>(rows: Row[]) => ({ rows, total: rows.length, page: 1, pageSize: Math.max(rows.length, 1) });
   return (
     <div className="page-wide">
       <p className="admin-back">
@@ -266,7 +265,7 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
           {t("user.generations")}
         </Typography.Title>
         <PagedTable
-          paged={one(generations)}
+          paged={allRows(generations)}
           param="generations"
           columns={generationColumns}
           empty={t("user.noGenerations")}
@@ -276,13 +275,13 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
         <Typography.Title level={2} id="keys-heading" className="section-title">
           {t("user.keys")}
         </Typography.Title>
-        <PagedTable paged={one(keys)} param="keys" columns={keyColumns} empty={t("user.noKeys")} />
+        <PagedTable paged={allRows(keys)} param="keys" columns={keyColumns} empty={t("user.noKeys")} />
       </section>
       <section aria-labelledby="sessions-heading">
         <Typography.Title level={2} id="sessions-heading" className="section-title">
           {t("user.sessions")}
         </Typography.Title>
-        <PagedTable paged={one(sessions)} param="sessions" columns={sessionColumns} empty={t("user.noSessions")} />
+        <PagedTable paged={allRows(sessions)} param="sessions" columns={sessionColumns} empty={t("user.noSessions")} />
       </section>
     </div>
   );
