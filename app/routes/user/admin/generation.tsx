@@ -127,7 +127,7 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
             <Descriptions.Item label={t("user.columns.credits")}>
               {formatNumber(locale, g.creditsCharged ?? g.creditsHeld)}
             </Descriptions.Item>
-            <Descriptions.Item label={t("order.created")}>{formatDate(locale, g.createdAt)}</Descriptions.Item>
+            <Descriptions.Item label={t("user.columns.date")}>{formatDate(locale, g.createdAt)}</Descriptions.Item>
             <Descriptions.Item label={t("generation.finished")}>
               {g.finishedAt ? formatDate(locale, g.finishedAt) : "—"}
             </Descriptions.Item>
