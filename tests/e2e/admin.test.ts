@@ -5,7 +5,8 @@ import type { Browser, BrowserContext, Page } from "playwright-core";
 import routes from "#app/routes.ts";
 import { freePort, ROOT, startServer, type TestServer } from "#tests/support/server.ts";
 import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
-import { signedIn } from "#tests/support/session.ts";
+import { PASSWORD, signedIn } from "#tests/support/session.ts";
+import { outbox } from "#tests/support/outbox.ts";
 import { text } from "#tests/support/locales.ts";
 import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
 
@@ -537,6 +538,20 @@ describe("the admin console", () => {
     expect((await post(`/user/admin/users/${chiefId}`, chief, { intent: "revoke" })).status).toBe(409);
     expect((await post(`/user/admin/users/${chiefId}`, chief, { intent: "ban", reason: "oops" })).status).toBe(409);
     expect((await get("/user/admin", chief)).status).toBe(200);
+    // The confirmation e-mail again, for an account that has not confirmed its address; not for one that has.
+    await post("/auth/register", undefined, {
+      name: "Late",
+      email: "late@example.com",
+      password: PASSWORD,
+      terms: "on",
+    });
+    const lateId = await idOf("late@example.com");
+    const mails = () => outbox(server.dataDir).filter((m) => m.to === "late@example.com").length;
+    await expect.poll(mails, { timeout: 10_000 }).toBe(1);
+    expect((await post(`/user/admin/users/${lateId}`, chief, { intent: "resend" })).status).toBe(200);
+    await expect.poll(mails, { timeout: 10_000 }).toBe(2);
+    expect((await post(`/user/admin/users/${memberId}`, chief, { intent: "resend" })).status).toBe(409);
+    expect(await auditFor("late@example.com")).toEqual(["user.resendVerification"]);
     // An intent it does not know, and an account that does not exist.
     expect((await post(`/user/admin/users/${memberId}`, chief, { intent: "delete" })).status).toBe(400);
     expect((await get("/user/admin/users/no-such-account", chief)).status).toBe(404);
