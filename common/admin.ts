@@ -23,6 +23,3 @@ const PERIOD_HOURS: Record<Period, number> = { "24h": 24, "7d": 24 * 7, "30d": 2
 export function periodStart(period: Period, now: Date): Date {
   return new Date(now.getTime() - PERIOD_HOURS[period] * 3_600_000);
 }
-
-/** An order's states, as the console filters them. */
-export const ORDER_FILTER_STATUSES = ["pending", "paid", "canceled", "refunded", "failed"] as const;

@@ -94,11 +94,18 @@ export function formatSeconds(locale: Locale, seconds: number): string {
   });
 }
 
+/** How many decimals a currency's major unit has (2 for USD, 0 for JPY); a code Intl does not know throws. */
+export function currencyDigits(currency: string): number {
+  const code = currency.toUpperCase();
+  return (
+    cached(`m|en|${code}`, () => new Intl.NumberFormat("en", { style: "currency", currency: code })).resolvedOptions()
+      .maximumFractionDigits ?? 2
+  );
+}
+
 /** An amount in minor units as a plain decimal in major units ("20.00", "500" in yen), for structured data. */
 export function decimalAmount(amountMinor: number, currency: string): string {
-  const digits =
-    new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions()
-      .maximumFractionDigits ?? 2;
+  const digits = currencyDigits(currency);
   return (amountMinor / 10 ** digits).toFixed(digits);
 }
 
@@ -106,9 +113,7 @@ export function decimalAmount(amountMinor: number, currency: string): string {
 export function minorAmount(decimal: string, currency: string): number | null {
   let digits: number;
   try {
-    digits =
-      new Intl.NumberFormat("en", { style: "currency", currency: currency.toUpperCase() }).resolvedOptions()
-        .maximumFractionDigits ?? 2;
+    digits = currencyDigits(currency);
   } catch {
     return null;
   }

@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
+import { ORDER_STATUSES, type OrderStatus } from "#common/orders.ts";
 
-export const ORDER_STATUSES = ["pending", "paid", "canceled", "refunded", "failed"] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+export { ORDER_STATUSES, type OrderStatus };
 
 /** A dispute on the order's payment: an inquiry takes nothing; `open` and `lost` have taken credits back. */
 export const DISPUTE_STATUSES = ["inquiry", "open", "won", "lost"] as const;

@@ -3,14 +3,14 @@ import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
 import { containing, dayParam, withinDays } from "#server/db/search.ts";
 import { creditOrder, paymentEvent, user } from "#server/db/schema/index.ts";
-import { ORDER_FILTER_STATUSES } from "#common/admin.ts";
+import { ORDER_STATUSES } from "#common/orders.ts";
 import { isUuid } from "#common/ids.ts";
 
 /** The console's order list query; a value it does not know is no filter. */
 export const orderSearchSchema = z.object({
   /** An order's id, or part of its buyer's e-mail address. */
   q: z.string().trim().max(200).optional().catch(undefined),
-  status: z.enum(ORDER_FILTER_STATUSES).optional().catch(undefined),
+  status: z.enum(ORDER_STATUSES).optional().catch(undefined),
   provider: z.string().trim().max(40).optional().catch(undefined),
   from: dayParam,
   to: dayParam,

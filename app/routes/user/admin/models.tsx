@@ -14,7 +14,7 @@ import { knownModels, providerConfigured } from "#config/models.ts";
 import { modelStats } from "#server/modules/generation/model-stats.ts";
 import { updateModelSettings } from "#server/modules/settings/update-settings.ts";
 import { PERIODS, periodStart, type Period } from "#common/admin.ts";
-import { formatMoney, formatNumber } from "#common/format.ts";
+import { currencyDigits, formatMoney, formatNumber } from "#common/format.ts";
 import type { Locale } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
@@ -36,8 +36,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const creditValue = Math.min(
     ...settings.packs.filter((p) => p.currency === currency).map((p) => p.amount / p.credits),
   );
-  const digits =
-    new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  const digits = currencyDigits(currency);
   const disabledByConfig = new Set(env.DISABLED_MODELS);
   const models = knownModels(env).map((m) => {
     const override = settings.models[m.id];

@@ -10,7 +10,7 @@ import { PagedTable } from "#app/components/billing/paged-table.tsx";
 import { DayRange, FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
 import { ORDER_STATUS_COLORS } from "#app/components/admin/status-colors.ts";
 import { orderSearchSchema, searchOrders, type AdminOrderRow } from "#server/modules/payments/search-orders.ts";
-import { ORDER_FILTER_STATUSES } from "#common/admin.ts";
+import { ORDER_STATUSES } from "#common/orders.ts";
 import { formatDate, formatMoney, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
 
@@ -92,7 +92,7 @@ export default function AdminOrders({ loaderData }: Route.ComponentProps) {
           name="status"
           label={t("user.columns.status")}
           value={search.status}
-          options={ORDER_FILTER_STATUSES.map((s) => ({ value: s, label: t(`orderStatus.${s}`) }))}
+          options={ORDER_STATUSES.map((s) => ({ value: s, label: t(`orderStatus.${s}`) }))}
         />
         <FilterSelect
           name="provider"
