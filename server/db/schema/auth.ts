@@ -3,21 +3,26 @@ import { boolean, index, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 // Column names follow better-auth's core schema (plus its admin plugin's role and ban fields) so its Drizzle
 // adapter can use these tables as they are.
 
-export const user = pgTable("user", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  email: text("email").notNull().unique(),
-  emailVerified: boolean("email_verified").notNull().default(false),
-  image: text("image"),
-  role: text("role").notNull().default("user"),
-  banned: boolean("banned").notNull().default(false),
-  banReason: text("ban_reason"),
-  banExpires: timestamp("ban_expires", { withTimezone: true }),
-  /** Preferred language: e-mails are written in it and it becomes the page language after sign-in. */
-  locale: text("locale"),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
-});
+export const user = pgTable(
+  "user",
+  {
+    id: text("id").primaryKey(),
+    name: text("name").notNull(),
+    email: text("email").notNull().unique(),
+    emailVerified: boolean("email_verified").notNull().default(false),
+    image: text("image"),
+    role: text("role").notNull().default("user"),
+    banned: boolean("banned").notNull().default(false),
+    banReason: text("ban_reason"),
+    banExpires: timestamp("ban_expires", { withTimezone: true }),
+    /** Preferred language: e-mails are written in it and it becomes the page language after sign-in. */
+    locale: text("locale"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  // Sign-ups over a period (the console's overview) and the newest accounts first.
+  (t) => [index("user_created_idx").on(t.createdAt)],
+);
 
 export const session = pgTable(
   "session",

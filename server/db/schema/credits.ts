@@ -90,6 +90,8 @@ export const creditEntry = pgTable(
   (t) => [
     uniqueIndex("credit_entry_idempotency_key_idx").on(t.idempotencyKey),
     index("credit_entry_user_created_idx").on(t.userId, t.createdAt),
+    // The movements of a period, by kind (the console's overview).
+    index("credit_entry_created_idx").on(t.createdAt),
     // A hold is opened once and settled (captured or released) once: the database refuses a second settlement.
     uniqueIndex("credit_entry_hold_opened_once_idx")
       .on(t.holdId)

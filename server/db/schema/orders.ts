@@ -67,6 +67,11 @@ export const creditOrder = pgTable(
     uniqueIndex("credit_order_request_key_idx").on(t.userId, t.requestKey),
     index("credit_order_user_created_idx").on(t.userId, t.createdAt),
     index("credit_order_payment_intent_idx").on(t.paymentIntentId),
+    // Revenue and disputes over a period (the console's overview).
+    index("credit_order_paid_idx").on(t.paidAt),
+    index("credit_order_disputed_idx")
+      .on(t.disputedAt)
+      .where(sql`${t.disputedAt} is not null`),
   ],
 );
 
@@ -74,10 +79,15 @@ export const creditOrder = pgTable(
  * Provider events already applied. An event is recorded in the same transaction as its effect, so a failure
  * leaves it unrecorded and the provider's retry applies it; a repeated or concurrent delivery finds it recorded.
  */
-export const paymentEvent = pgTable("payment_event", {
-  id: text("id").primaryKey(),
-  provider: text("provider").notNull(),
-  type: text("type").notNull(),
-  orderId: uuid("order_id"),
-  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
-});
+export const paymentEvent = pgTable(
+  "payment_event",
+  {
+    id: text("id").primaryKey(),
+    provider: text("provider").notNull(),
+    type: text("type").notNull(),
+    orderId: uuid("order_id"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  // An order's events (its page in the console, its first refund in the overview).
+  (t) => [index("payment_event_order_idx").on(t.orderId, t.createdAt)],
+);
