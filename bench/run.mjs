@@ -46,6 +46,10 @@ const BUDGETS = {
   memory: { maxRssMiBPostgres: 250, note: "VmRSS of the web process on PostgreSQL after the loads" },
   holds: { minPerSecondPostgres: 500, note: "bench/holds.mjs: 20 clients each holding 1 credit in a loop for 5 s" },
   pickup: { maxMedianMsPostgres: 1000, note: "bench/generation.mjs: one offline-demo image job at a time" },
+  adminOverview: {
+    maxP50MsPostgres: 250,
+    note: "bench/overview.mjs: the console's 90-day overview over 100,000 generations and 10,000 accounts",
+  },
 };
 
 /** Public pages measured under load (uncached and from the cache) and in the browser. */
@@ -596,7 +600,7 @@ async function prepareApi(base, dataDir) {
 // Report
 
 function printTable(report) {
-  const { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys } = report.results;
+  const { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview } = report.results;
   const pad = (v, n) => String(v ?? "–").padEnd(n);
   const padL = (v, n) => String(v ?? "–").padStart(n);
   const mark = (ok) => (ok === undefined || ok === null ? "" : ok ? "  ok" : "  OVER BUDGET");
@@ -621,6 +625,12 @@ function printTable(report) {
             .map(([key, value]) => loadRow(`  ${key}`, value)),
         ]
       : [`${pad(name, 18)}${r?.skipped ?? r?.error ?? "not measured"}`];
+  const overviewRow = (name, r, ok) =>
+    r?.overview
+      ? `${pad(name, 18)}overview p50 ${Object.entries(r.overview)
+          .map(([period, t]) => `${period} ${t.p50Ms} ms`)
+          .join(", ")}; models 90 d ${r.models90d.p50Ms} ms; user search ${r.userSearch.p50Ms} ms${mark(ok)}`
+      : `${pad(name, 18)}${r?.skipped ?? r?.error ?? "not measured"}`;
   const holdRow = (name, r) =>
     r?.separateAccounts
       ? `${pad(name, 18)}${r.separateAccounts.holdsPerSecond}/s (p50 ${r.separateAccounts.latencyMs.p50} ms, p99 ${r.separateAccounts.latencyMs.p99} ms); one shared account ${r.oneAccount.holdsPerSecond}/s (p99 ${r.oneAccount.latencyMs.p99} ms)`
@@ -682,6 +692,9 @@ function printTable(report) {
     ...genRows("jobs PostgreSQL", generation.postgres, generation.withinBudget ?? undefined),
     keyRow("keys PGlite", apiKeys.pglite),
     keyRow("keys PostgreSQL", apiKeys.postgres),
+    `console (${adminOverview.users ?? "–"} accounts, ${adminOverview.generations ?? "–"} generations)`,
+    overviewRow("  PGlite", adminOverview.pglite),
+    overviewRow("  PostgreSQL", adminOverview.postgres, adminOverview.withinBudget ?? undefined),
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
@@ -702,6 +715,13 @@ function benchHolds() {
   const rate = holds.postgres?.separateAccounts?.holdsPerSecond;
   holds.withinBudget = typeof rate === "number" ? rate >= BUDGETS.holds.minPerSecondPostgres : null;
   return holds;
+}
+
+function benchOverview() {
+  const overview = benchScript("overview.mjs", 600_000);
+  const p50 = overview.postgres?.overview?.["90d"]?.p50Ms;
+  overview.withinBudget = typeof p50 === "number" ? p50 <= BUDGETS.adminOverview.maxP50MsPostgres : null;
+  return overview;
 }
 
 function benchGeneration() {
@@ -810,6 +830,9 @@ async function main() {
   process.stderr.write("bench: API key verification on PGlite and PostgreSQL…\n");
   const apiKeys = benchScript("api-keys.mjs", 180_000);
 
+  process.stderr.write("bench: the console's overview on a large database, on PGlite and PostgreSQL…\n");
+  const adminOverview = benchOverview();
+
   const ratios = {
     pglite: ratiosOf(atelier.pglite, plain),
     postgres: ratiosOf(atelier.postgres, plain),
@@ -836,7 +859,7 @@ async function main() {
       loadAverageAtEnd: os.loadavg().map((n) => round(n)),
     },
     settings: { ...LOAD, host: HOST, buildMs: Math.round(buildMs) },
-    results: { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys },
+    results: { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview },
     budgets: BUDGETS,
   };
 

@@ -335,8 +335,11 @@ describe("the admin console", () => {
     expect(refused.status).toBe(503);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("maintenance");
     expect(await (await get("/")).text()).toContain(text("en", "common", "siteNotice.maintenance"));
+    // The button says what it will do from the page's data: wait for the data that says maintenance is on.
+    const maintenanceButton = () => page.locator("button[name=intent][value=maintenance]").textContent();
+    await expect.poll(maintenanceButton, { timeout: 10_000 }).toBe(text("en", "admin", "settings.maintenance.stop"));
     await save("maintenance");
-    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(saved);
+    await expect.poll(maintenanceButton, { timeout: 10_000 }).toBe(text("en", "admin", "settings.maintenance.start"));
     expect((await submit()).status).toBe(201);
 
     expect((await auditFor("")).filter((action) => action?.startsWith("settings."))).toEqual([
@@ -511,6 +514,47 @@ describe("the admin console", () => {
     await context.close();
   });
 
+  it("shows the day's business on the overview: the accounts, the order paid and refunded, the generation", async () => {
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/users`);
+    const accounts = Number((await page.locator(".admin-count").textContent())!.replace(/\D/g, ""));
+    // The period is a plain GET form: it works before the scripts arrive.
+    const early = await openBeforeScripts(context, `${server.url}/user/admin`);
+    await early.page.selectOption("select[name=period]", "24h");
+    await early.page.click(".admin-filters button[type=submit]");
+    await early.page.waitForURL(/\/user\/admin\?period=24h$/, { waitUntil: "domcontentloaded" });
+    expect(await early.page.locator("select[name=period]").inputValue()).toBe("24h");
+    early.release();
+    await early.page.close();
+
+    await page.goto(`${server.url}/user/admin?period=24h`);
+    await hydrated(page, ".overview-figures");
+    const value = (id: string) => page.locator(`[data-testid=overview-${id}] .overview-figure-value`).textContent();
+    // Every account of this run signed up within the day.
+    expect(await value("signups")).toBe(String(accounts));
+    // The member's order, paid and then refunded.
+    expect(await value("paying")).toBe("1");
+    expect(await value("revenue-usd")).toMatch(/^\$\d+\.\d\d$/);
+    expect(await value("refunds")).toBe("1");
+    expect(Number(await value("sold"))).toBeGreaterThanOrEqual(100);
+    // The member's picture: succeeded, so nothing failed.
+    expect(Number(await value("generations"))).toBeGreaterThanOrEqual(1);
+    expect(await value("failure-rate")).toBe("0%");
+    await expect(page.locator(".chart-title").allTextContents()).resolves.toEqual(
+      expect.arrayContaining([text("en", "admin", "overview.charts.generationsHourly")]),
+    );
+    // An hour a column: 24 of them, or 25 when the period starts within an hour.
+    expect([24, 25]).toContain(await page.locator(".chart-columns").first().locator("li").count());
+    // With the scripts, choosing a period applies at once.
+    await page.selectOption("select[name=period]", "30d");
+    await page.waitForURL(/period=30d$/);
+    await expect
+      .poll(() => page.locator(".chart-title").allTextContents(), { timeout: 10_000 })
+      .toEqual(expect.arrayContaining([text("en", "admin", "overview.charts.generationsDaily")]));
+    await context.close();
+  });
+
   it("takes an action typed before the page's scripts arrive", async () => {
     const context = await asChief();
     const { page, release } = await openBeforeScripts(context, `${server.url}/user/admin/users/${targetId}`);
@@ -570,8 +614,13 @@ describe("the admin console", () => {
     await expect(page.locator("h1").textContent()).resolves.toBe(text("ja", "admin", "users.title"));
     await expect(page.locator(".admin-nav-link.active").textContent()).resolves.toBe(text("ja", "admin", "nav.users"));
     // The list is cards on a phone: nothing wider than the screen.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(await overflow()).toBeLessThanOrEqual(0);
+    // The overview too: its figures and charts fit the screen.
+    await page.goto(`${server.url}/ja/user/admin?period=30d`);
+    await expect(page.locator("h1").textContent()).resolves.toBe(text("ja", "admin", "overview.title"));
+    expect(await page.locator(".chart-columns").count()).toBeGreaterThan(0);
+    expect(await overflow()).toBeLessThanOrEqual(0);
     await context.close();
   });
 });

@@ -1,47 +1,338 @@
-import { Card, Col, Row, Statistic, Typography } from "antd";
+import { Typography } from "antd";
 import { useTranslation } from "react-i18next";
+import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/overview";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
-import { countUsers } from "#server/modules/users/count-users.ts";
+import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
+import { Figure } from "#app/components/admin/figure.tsx";
+import { BarList, ColumnChart, type Segment } from "#app/components/admin/charts.tsx";
+import { knownModels } from "#config/models.ts";
+import { businessOverview, type Money } from "#server/modules/overview/business-figures.ts";
+import { PERIODS, periodStart, type Period } from "#common/admin.ts";
+import { GENERATION_STATUSES } from "#common/generation.ts";
+import { formatDate, formatDayMonth, formatMoney, formatNumber, formatRelative } from "#common/format.ts";
+import { hrefIn, type Locale } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { db } = requireAdmin(context, request);
-  const { i18n, seo } = pageMeta(context, request, ["admin"], (t) => ({
+  const { db, runtime } = requireAdmin(context, request);
+  const asked = new URL(request.url).searchParams.get("period");
+  const period: Period = PERIODS.includes(asked as Period) ? (asked as Period) : "7d";
+  const { locale, i18n, seo } = pageMeta(context, request, ["admin"], (t) => ({
     title: t("admin:overview.title"),
     noindex: true,
   }));
-  return { seo, i18n, counts: await countUsers({ db }) };
+  const now = new Date();
+  const overview = await businessOverview({ db, from: periodStart(period, now), to: now });
+  const names = Object.fromEntries(knownModels(runtime.env).map((m) => [m.id, m.name]));
+  return {
+    seo,
+    i18n,
+    locale,
+    period,
+    now: now.toISOString(),
+    ...overview,
+    models: overview.models.map((m) => ({ ...m, name: names[m.modelId] ?? m.modelId })),
+    queue: { ...overview.queue, oldestQueuedAt: overview.queue.oldestQueuedAt?.toISOString() ?? null },
+  };
 }
+
+const percentOf = (locale: Locale, value: number | null) =>
+  value === null ? "—" : formatNumber(locale, value, { style: "percent", maximumFractionDigits: 1 });
+
+/** The amount in one currency of a list of amounts (0 without it). */
+const amountIn = (money: Money[], currency: string) => money.find((m) => m.currency === currency)?.amount ?? 0;
 
 export default function Overview({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("admin");
-  const { counts } = loaderData;
+  const { search, pathname } = useLocation();
+  const locale = loaderData.locale as Locale;
+  const { current, previous, period, series, bucket, models, queue } = loaderData;
+  const number = (value: number) => formatNumber(locale, value);
+  const moneyLines = (money: Money[]) => money.map((m) => formatMoney(locale, m.amount, m.currency)).join(" · ");
+  // The currencies paid in either period, most revenue first: each gets its figure and its chart.
+  const currencies = [...new Set([...current.revenue, ...previous.revenue].map((m) => m.currency))];
+  const timeOf = (start: string) =>
+    bucket === "hour" ? `${start.slice(11, 13)}:00` : formatDayMonth(locale, start.slice(0, 10));
+  const longTimeOf = (start: string) =>
+    bucket === "hour"
+      ? formatDate(locale, `${start}:00:00Z`)
+      : formatDate(locale, `${start}T00:00:00Z`, { dateOnly: true });
+  const statusLegend = [
+    { tone: "success" as const, label: t("generationStatus.succeeded") },
+    { tone: "error" as const, label: t("generationStatus.failed") },
+    { tone: "muted" as const, label: t("overview.charts.other") },
+  ];
+  const activationShare = current.signups === 0 ? null : current.activated / current.signups;
+
   return (
-    <div className="page-wide">
+    <div className="page-wide admin-wide">
       <Typography.Title level={1} className="page-title">
         {t("overview.title")}
       </Typography.Title>
-      <Row gutter={[16, 16]}>
-        <Col xs={24} sm={8}>
-          <Card>
-            <Statistic title={t("overview.users")} value={counts.users} data-testid="admin-users" />
-          </Card>
-        </Col>
-        <Col xs={24} sm={8}>
-          <Card>
-            <Statistic title={t("overview.verifiedUsers")} value={counts.verified} />
-          </Card>
-        </Col>
-        <Col xs={24} sm={8}>
-          <Card>
-            <Statistic title={t("overview.admins")} value={counts.admins} />
-          </Card>
-        </Col>
-      </Row>
+      <Typography.Paragraph type="secondary">{t("overview.subtitle")}</Typography.Paragraph>
+      <FilterForm key={search} label={t("overview.periodLabel")}>
+        <FilterSelect
+          name="period"
+          label={t("periods.label")}
+          value={period}
+          any={false}
+          options={PERIODS.map((p) => ({ value: p, label: t(`periods.${p}`) }))}
+        />
+      </FilterForm>
+
+      <section className="overview-section" aria-labelledby="overview-people">
+        <h2 id="overview-people" className="overview-heading">
+          {t("overview.sections.people")}
+        </h2>
+        <div className="overview-figures">
+          <Figure
+            testId="overview-signups"
+            label={t("overview.signups")}
+            value={number(current.signups)}
+            current={current.signups}
+            previous={previous.signups}
+          />
+          <Figure
+            testId="overview-activated"
+            label={t("overview.activated")}
+            value={number(current.activated)}
+            hint={
+              activationShare === null
+                ? t("overview.activatedHint")
+                : t("overview.activatedShare", { share: percentOf(locale, activationShare) })
+            }
+            current={current.activated}
+            previous={previous.activated}
+          />
+          <Figure
+            testId="overview-actives"
+            label={t("overview.weeklyActives")}
+            value={number(current.weeklyActives)}
+            hint={t("overview.weeklyActivesHint")}
+            current={current.weeklyActives}
+            previous={previous.weeklyActives}
+          />
+          <Figure
+            testId="overview-paying"
+            label={t("overview.payingUsers")}
+            value={number(current.payingUsers)}
+            current={current.payingUsers}
+            previous={previous.payingUsers}
+          />
+        </div>
+      </section>
+
+      <section className="overview-section" aria-labelledby="overview-money">
+        <h2 id="overview-money" className="overview-heading">
+          {t("overview.sections.money")}
+        </h2>
+        <div className="overview-figures">
+          {currencies.length === 0 ? (
+            <Figure testId="overview-revenue" label={t("overview.revenue")} value={t("overview.noRevenue")} />
+          ) : (
+            currencies.map((currency) => (
+              <Figure
+                key={currency}
+                testId={`overview-revenue-${currency}`}
+                label={t("overview.revenueIn", { currency: currency.toUpperCase() })}
+                value={formatMoney(locale, amountIn(current.revenue, currency), currency)}
+                current={amountIn(current.revenue, currency)}
+                previous={amountIn(previous.revenue, currency)}
+              />
+            ))
+          )}
+          <Figure
+            testId="overview-refunds"
+            label={t("overview.refunds")}
+            value={number(current.refunds.orders)}
+            hint={current.refunds.amounts.length > 0 ? moneyLines(current.refunds.amounts) : undefined}
+            current={current.refunds.orders}
+            previous={previous.refunds.orders}
+            good="down"
+          />
+          <Figure
+            testId="overview-disputes"
+            label={t("overview.disputes")}
+            value={number(current.disputes.opened)}
+            hint={t("overview.disputesLost", {
+              count: current.disputes.lost,
+              formatted: number(current.disputes.lost),
+            })}
+            current={current.disputes.opened}
+            previous={previous.disputes.opened}
+            good="down"
+          />
+        </div>
+        <div className="overview-charts">
+          {(currencies.length > 0 ? currencies : ["usd"]).map((currency) => (
+            <ColumnChart
+              key={currency}
+              title={t(bucket === "hour" ? "overview.charts.revenueHourly" : "overview.charts.revenueDaily", {
+                currency: currency.toUpperCase(),
+              })}
+              formatMax={(value) => formatMoney(locale, value, currency)}
+              columns={series.map((b) => {
+                const amount = amountIn(b.revenue, currency);
+                return {
+                  key: b.start,
+                  label: timeOf(b.start),
+                  description: `${longTimeOf(b.start)}: ${formatMoney(locale, amount, currency)}`,
+                  segments: [{ value: amount, tone: "primary" }],
+                };
+              })}
+            />
+          ))}
+        </div>
+      </section>
+
+      <section className="overview-section" aria-labelledby="overview-credits">
+        <h2 id="overview-credits" className="overview-heading">
+          {t("overview.sections.credits")}
+        </h2>
+        <div className="overview-figures">
+          <Figure
+            testId="overview-sold"
+            label={t("overview.creditsSold")}
+            value={number(current.creditsSold)}
+            current={current.creditsSold}
+            previous={previous.creditsSold}
+          />
+          <Figure
+            testId="overview-spent"
+            label={t("overview.creditsSpent")}
+            value={number(current.creditsSpent)}
+            hint={t("overview.creditsSpentHint")}
+            current={current.creditsSpent}
+            previous={previous.creditsSpent}
+          />
+          <Figure
+            testId="overview-given"
+            label={t("overview.creditsGiven")}
+            value={number(current.creditsGiven)}
+            hint={t("overview.creditsGivenHint")}
+            current={current.creditsGiven}
+            previous={previous.creditsGiven}
+            good="neutral"
+          />
+          <Figure
+            testId="overview-taken-back"
+            label={t("overview.creditsTakenBack")}
+            value={number(current.creditsTakenBack)}
+            hint={t("overview.creditsTakenBackHint")}
+            current={current.creditsTakenBack}
+            previous={previous.creditsTakenBack}
+            good="down"
+          />
+          <Figure
+            testId="overview-outstanding"
+            label={t("overview.creditsOutstanding")}
+            value={number(current.creditsOutstanding)}
+            hint={t("overview.creditsOutstandingHint")}
+            current={current.creditsOutstanding}
+            previous={previous.creditsOutstanding}
+            good="neutral"
+          />
+        </div>
+      </section>
+
+      <section className="overview-section" aria-labelledby="overview-generations">
+        <h2 id="overview-generations" className="overview-heading">
+          {t("overview.sections.generations")}
+        </h2>
+        <div className="overview-figures">
+          <Figure
+            testId="overview-generations"
+            label={t("overview.generations")}
+            value={number(current.generations.total)}
+            current={current.generations.total}
+            previous={previous.generations.total}
+          />
+          <Figure
+            testId="overview-failure-rate"
+            label={t("overview.failureRate")}
+            value={percentOf(locale, current.generations.failureRate)}
+            hint={t("overview.failureRateHint")}
+            current={current.generations.failureRate}
+            previous={previous.generations.failureRate}
+            good="down"
+          />
+          <Figure
+            testId="overview-queue"
+            label={t("overview.queue")}
+            value={t("overview.queueWaiting", { formatted: number(queue.queued) })}
+            hint={[
+              t("overview.queueRunning", { formatted: number(queue.processing) }),
+              queue.oldestQueuedAt
+                ? t("overview.oldestWaiting", {
+                    time: formatRelative(locale, queue.oldestQueuedAt, new Date(loaderData.now)),
+                  })
+                : t("overview.queueEmpty"),
+            ].join(" · ")}
+          />
+        </div>
+        <div className="overview-charts">
+          <ColumnChart
+            title={t(bucket === "hour" ? "overview.charts.generationsHourly" : "overview.charts.generationsDaily")}
+            formatMax={number}
+            legend={statusLegend}
+            columns={series.map((b) => ({
+              key: b.start,
+              label: timeOf(b.start),
+              description: `${longTimeOf(b.start)}: ${t("overview.charts.statusCounts", {
+                succeeded: number(b.succeeded),
+                failed: number(b.failed),
+                other: number(b.other),
+              })}`,
+              segments: [
+                { value: b.succeeded, tone: "success" },
+                { value: b.failed, tone: "error" },
+                { value: b.other, tone: "muted" },
+              ],
+            }))}
+          />
+          <BarList
+            title={t("overview.charts.byStatus")}
+            bars={GENERATION_STATUSES.map((status) => ({
+              key: status,
+              label: t(`generationStatus.${status}`),
+              value: number(current.generations.byStatus[status]),
+              segments: [{ value: current.generations.byStatus[status], tone: STATUS_TONES[status] }],
+            }))}
+          />
+          <BarList
+            title={t("overview.charts.byModel")}
+            legend={statusLegend}
+            bars={models.map((m) => ({
+              key: m.modelId,
+              label: m.name,
+              value: t("overview.charts.modelValue", {
+                jobs: number(m.jobs),
+                rate: percentOf(locale, m.succeeded + m.failed === 0 ? null : m.failed / (m.succeeded + m.failed)),
+              }),
+              segments: [
+                { value: m.succeeded, tone: "success" },
+                { value: m.failed, tone: "error" },
+                { value: m.jobs - m.succeeded - m.failed, tone: "muted" },
+              ],
+            }))}
+          />
+        </div>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          <Link to={hrefIn(pathname, `/user/admin/models?period=${period}`)}>{t("overview.modelsLink")}</Link>
+        </Typography.Paragraph>
+      </section>
     </div>
   );
 }
+
+const STATUS_TONES: Record<(typeof GENERATION_STATUSES)[number], Segment["tone"]> = {
+  queued: "muted",
+  processing: "primary",
+  succeeded: "success",
+  failed: "error",
+  canceled: "muted",
+};
