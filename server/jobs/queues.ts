@@ -25,6 +25,7 @@ import { deliverWebhook, expireWebhookDeliveries } from "#server/modules/webhook
 import { presentGeneration } from "#server/api/v1/present.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { AppError } from "#server/errors.ts";
+import { MODEL_CHECK_QUEUE, runModelCheck, type ModelCheckJob } from "#server/modules/generation/model-checks.ts";
 
 export interface JobContext {
   db: Db;
@@ -140,6 +141,20 @@ queues.push(
           { deliveryId: job.data.deliveryId, signal: job.signal },
         );
       }
+    },
+  }),
+);
+
+queues.push(
+  // A model's health test, asked for in the console: one real generation on one provider (see model-checks.ts).
+  defineQueue<ModelCheckJob>({
+    name: MODEL_CHECK_QUEUE,
+    retryLimit: 0,
+    expireInSeconds: 1020,
+    notify: true,
+    async handle(jobs, { db, env, logger }) {
+      for (const job of jobs)
+        await runModelCheck({ db, env, logger }, { checkId: job.data.checkId, signal: job.signal });
     },
   }),
 );

@@ -9,6 +9,7 @@ import { PASSWORD, signedIn } from "#tests/support/session.ts";
 import { outbox } from "#tests/support/outbox.ts";
 import { text } from "#tests/support/locales.ts";
 import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 
 interface RouteEntry {
   path?: string;
@@ -32,7 +33,7 @@ const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/codes.tsx": ["create", "disable"],
   "routes/user/admin/order.tsx": ["refund"],
   "routes/user/admin/generation.tsx": ["refund", "hide"],
-  "routes/user/admin/models.tsx": ["enable", "disable", "price"],
+  "routes/user/admin/models.tsx": ["enable", "disable", "price", "check"],
   "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],
 };
 
@@ -40,6 +41,7 @@ describe("the admin console", () => {
   let server: TestServer;
   let browser: Browser;
   let stripe: FakeStripe;
+  let openai: FakeOpenAI;
   let chief: string;
   let member: string;
   let target: string;
@@ -77,7 +79,7 @@ describe("the admin console", () => {
 
   beforeAll(async () => {
     const port = await freePort();
-    stripe = await startFakeStripe();
+    [stripe, openai] = await Promise.all([startFakeStripe(), startFakeOpenAI({ apiKey: "sk-console-test" })]);
     [server, browser] = await Promise.all([
       startServer({
         PORT: String(port),
@@ -86,6 +88,8 @@ describe("the admin console", () => {
         STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
         STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
         STRIPE_API_URL: stripe.url,
+        OPENAI_API_KEY: "sk-console-test",
+        OPENAI_BASE_URL: openai.apiUrl,
       }),
       launchBrowser(),
     ]);
@@ -101,6 +105,7 @@ describe("the admin console", () => {
     await browser?.close();
     await server?.close();
     await stripe?.close();
+    await openai?.close();
   });
 
   it("answers 403 to anyone else on every page and every action, sends visitors to sign in, and changes nothing", async () => {
@@ -397,6 +402,33 @@ describe("the admin console", () => {
       .toBe(text("en", "admin", "models.saved").replace("{{model}}", "demo-image"));
     expect((await models()).find((m) => m.id === "demo-image")?.price.credits).toBe(3);
     expect(await auditFor("demo-image")).toEqual(["models.update", "models.enable", "models.disable"]);
+    await context.close();
+  });
+
+  it("tests a model's provider with a real generation, and shows whether it works and why not", async () => {
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/models`);
+    await hydrated(page, ".admin-filters");
+    const health = page.locator("[data-health='gpt-image-1']");
+    const status = () => health.locator("[data-provider=openai]").getAttribute("data-status");
+    const test = () => health.getByRole("button", { name: text("en", "admin", "models.check") }).click();
+    expect(await status()).toBe("never");
+    const before = openai.requests.length;
+    await test();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "models.checkStarted").replace("{{model}}", "GPT Image 1"));
+    // The page follows the test, run by the worker, until it ends.
+    await expect.poll(status, { timeout: 20_000 }).toBe("succeeded");
+    expect(openai.requests.slice(before).map((r) => r.path)).toEqual(["/v1/images/generations"]);
+    // The provider refuses the key: the test says so, with the reason.
+    openai.failNext = 1;
+    openai.failStatus = 401;
+    await test();
+    await expect.poll(status, { timeout: 20_000 }).toBe("failed");
+    expect(await health.textContent()).toContain("provider_auth");
+    expect(await auditFor("gpt-image-1")).toEqual(["models.check", "models.check"]);
     await context.close();
   });
 

@@ -8,3 +8,4 @@ export * from "./generations.ts";
 export * from "./api.ts";
 export * from "./webhooks.ts";
 export * from "./audit.ts";
+export * from "./model-checks.ts";

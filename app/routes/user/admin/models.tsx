@@ -1,6 +1,7 @@
-import { Button, Input, Space, Tag, Typography, type TableColumnsType } from "antd";
+import { Button, Input, Tag, Typography, type TableColumnsType } from "antd";
 import { useTranslation } from "react-i18next";
-import { data, Form, useLocation, useNavigation } from "react-router";
+import { useEffect } from "react";
+import { data, Form, useLocation, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/models";
 import { pageMeta } from "#app/lib/page.server.ts";
@@ -12,9 +13,10 @@ import { ResultNotice, type AdminResult } from "#app/components/admin/user-actio
 import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
 import { knownModels, providerConfigured } from "#config/models.ts";
 import { modelStats } from "#server/modules/generation/model-stats.ts";
+import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import { updateModelSettings } from "#server/modules/settings/update-settings.ts";
 import { PERIODS, periodStart, type Period } from "#common/admin.ts";
-import { currencyDigits, formatMoney, formatNumber } from "#common/format.ts";
+import { currencyDigits, formatMoney, formatNumber, formatRelative, formatSeconds } from "#common/format.ts";
 import type { Locale } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
@@ -31,6 +33,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const { env } = runtime;
   const settings = runtime.settings.current();
   const stats = new Map((await modelStats({ db, since: periodStart(period, new Date()) })).map((s) => [s.modelId, s]));
+  const checks = await latestModelChecks({ db, env });
   // What a credit is worth at least: the lowest price per credit of the packs in the first pack's currency.
   const currency = settings.packs[0]!.currency;
   const creditValue = Math.min(
@@ -40,9 +43,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const disabledByConfig = new Set(env.DISABLED_MODELS);
   const models = knownModels(env).map((m) => {
     const override = settings.models[m.id];
-    const configured = m.bindings.map((b) => ({
+    const configured = m.bindings.map((b, index) => ({
       provider: b.provider,
       configured: providerConfigured(b.provider, env),
+      check: checks.find((c) => c.modelId === m.id && c.binding === index && c.provider === b.provider) ?? null,
     }));
     const state: "on" | "off" | "configOff" | "noProvider" = disabledByConfig.has(m.id)
       ? "configOff"
@@ -75,7 +79,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       margin: cost === null ? null : earned - cost,
     };
   });
-  return { seo, i18n, locale, period, currency, models };
+  return { seo, i18n, locale, period, currency, models, now: new Date().toISOString() };
 }
 
 const decimal = z
@@ -97,6 +101,20 @@ export async function action({ context, request }: Route.ActionArgs) {
     return { intent, ok: changed ? ok : "settings.unchanged", values: { model: modelId } } satisfies AdminResult;
   };
   switch (intent) {
+    case "check": {
+      const name = knownModels(runtime.env).find((m) => m.id === modelId)!.name;
+      const outcome = await startModelCheck({ db, boss: runtime.boss, env: runtime.env, modelId, actor });
+      if ("refused" in outcome)
+        return data<AdminResult>(
+          {
+            intent,
+            error: outcome.refused === "running" ? "models.checkRunning" : "models.checkNoProvider",
+            values: { model: name },
+          },
+          { status: 409 },
+        );
+      return { intent, ok: "models.checkStarted", values: { model: name } } satisfies AdminResult;
+    }
     case "enable":
     case "disable":
       return save({ enabled: intent === "enable" }, intent === "enable" ? "models.enabled" : "models.disabled");
@@ -124,6 +142,17 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
   const { search } = useLocation();
   const locale = loaderData.locale as Locale;
   const { models, period, currency } = loaderData;
+  const now = new Date(loaderData.now);
+  // While a test runs, the page asks for its outcome every 2 seconds (before the scripts, a reload shows it).
+  const revalidator = useRevalidator();
+  const testing = models.some((m) => m.providers.some((p) => p.check?.status === "running"));
+  useEffect(() => {
+    if (!testing) return;
+    const timer = setInterval(() => {
+      if (revalidator.state === "idle") void revalidator.revalidate();
+    }, 2000);
+    return () => clearInterval(timer);
+  }, [testing, revalidator]);
   const result = actionData as AdminResult | undefined;
   const navigation = useNavigation();
   const busy = (intent: string, model: string) =>
@@ -147,20 +176,38 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
     {
       title: t("models.columns.state"),
       dataIndex: "state",
+      // The model's state, then each provider: not configured, or its latest health test; and the test's button.
       render: (state: ModelRow["state"], row) => (
-        <span className="admin-stack">
+        <span className="admin-stack" data-health={row.id}>
           <span>
             <Tag color={STATE_COLORS[state]} data-state={state}>
               {t(`models.states.${state}`)}
             </Tag>
           </span>
-          <Space size={4} wrap>
-            {row.providers.map((p) => (
-              <Tag key={p.provider} color={p.configured ? "blue" : undefined}>
-                {t(p.configured ? "models.configured" : "models.notConfigured", { provider: p.provider })}
-              </Tag>
-            ))}
-          </Space>
+          {row.providers.map((p) =>
+            p.configured ? (
+              <HealthLine key={p.provider} provider={p.provider} check={p.check} locale={locale} now={now} />
+            ) : (
+              <span key={p.provider}>
+                <Tag>{t("models.notConfigured", { provider: p.provider })}</Tag>
+              </span>
+            ),
+          )}
+          {row.providers.some((p) => p.configured) && (
+            <Form method="post">
+              <input type="hidden" name="model" value={row.id} />
+              <Button
+                htmlType="submit"
+                name="intent"
+                value="check"
+                size="small"
+                disabled={row.providers.some((p) => p.check?.status === "running")}
+                loading={busy("check", row.id)}
+              >
+                {t("models.check")}
+              </Button>
+            </Form>
+          )}
         </span>
       ),
     },
@@ -301,6 +348,53 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
       <Typography.Paragraph type="secondary" className="admin-hint">
         {t("models.marginHint")}
       </Typography.Paragraph>
+      <Typography.Paragraph type="secondary" className="admin-hint">
+        {t("models.checkHint")}
+      </Typography.Paragraph>
     </div>
+  );
+}
+
+const HEALTH_COLORS = { running: "processing", succeeded: "success", failed: "error" } as const;
+
+/** A provider's latest health test: testing, working (and how long it took) or failing (and why), and when. */
+function HealthLine({
+  provider,
+  check,
+  locale,
+  now,
+}: {
+  provider: string;
+  check: ModelRow["providers"][number]["check"];
+  locale: Locale;
+  now: Date;
+}) {
+  const { t } = useTranslation("admin");
+  if (!check)
+    return (
+      <span data-provider={provider} data-status="never">
+        <Tag color="blue">{t("models.health.never", { provider })}</Tag>
+      </span>
+    );
+  const label =
+    check.status === "running"
+      ? t("models.health.running", { provider })
+      : check.status === "succeeded"
+        ? t("models.health.succeeded", { provider, duration: formatSeconds(locale, (check.durationMs ?? 0) / 1000) })
+        : t("models.health.failed", { provider, code: check.errorCode ?? "" });
+  return (
+    <span className="admin-stack" data-provider={provider} data-status={check.status}>
+      <span>
+        <Tag color={HEALTH_COLORS[check.status]}>{label}</Tag>
+      </span>
+      {check.status === "failed" && check.detail && (
+        <Typography.Text type="secondary" className="admin-clip" title={check.detail}>
+          {check.detail}
+        </Typography.Text>
+      )}
+      <Typography.Text type="secondary">
+        {t("models.health.when", { time: formatRelative(locale, check.createdAt, now), actor: check.actor })}
+      </Typography.Text>
+    </span>
   );
 }

@@ -1,0 +1,194 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Logger } from "pino";
+import type { Db } from "#server/db/client.ts";
+import type { Env } from "#server/env.ts";
+import type { PgBoss } from "#server/jobs/boss.ts";
+import { sendInTx, warmQueue } from "#server/jobs/send-in-tx.ts";
+import { modelCheck, type ModelCheckStatus } from "#server/db/schema/index.ts";
+import { knownModels, providerConfigured, type CatalogModel } from "#config/models.ts";
+import { runBinding } from "#server/providers/index.ts";
+import { classifyProviderError } from "#server/providers/errors.ts";
+import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
+
+export const MODEL_CHECK_QUEUE = "model.check";
+
+export interface ModelCheckJob {
+  checkId: string;
+}
+
+/** What a test asks for: a picture or the shortest video, on a prompt any provider's safety system lets through. */
+const TEST_PROMPT = "A small red lighthouse on a rocky coast under a clear sky";
+
+/** The longest a test may run: the model's own time limit, as for a job. */
+const timeoutOf = (model: CatalogModel, env: Env) =>
+  (env.MODEL_SETTINGS[model.id]?.timeoutSeconds ?? model.timeoutSeconds) * 1000;
+
+export type StartModelCheck =
+  | { started: number }
+  /** No provider of the model is configured, or a test of it is still running. */
+  | { refused: "noProvider" | "running" };
+
+/**
+ * Starts a health test of each configured provider of a model: one row per provider and its job, in one transaction
+ * with the audit entry. A test of the model still running (within its time limit) refuses another, so a double
+ * click does not pay the provider twice.
+ */
+export async function startModelCheck({
+  db,
+  boss,
+  env,
+  modelId,
+  actor,
+}: {
+  db: Db;
+  boss: PgBoss;
+  env: Env;
+  modelId: string;
+  actor: AdminActor;
+}): Promise<StartModelCheck> {
+  const model = knownModels(env).find((m) => m.id === modelId);
+  if (!model) throw new Error(`unknown model ${modelId}`);
+  const bindings = model.bindings
+    .map((binding, index) => ({ binding, index }))
+    .filter(({ binding }) => providerConfigured(binding.provider, env));
+  if (bindings.length === 0) return { refused: "noProvider" };
+  await warmQueue(boss, MODEL_CHECK_QUEUE);
+  const since = new Date(Date.now() - timeoutOf(model, env));
+  return db.transaction(async (tx) => {
+    // One test of a model at a time: the lock makes two concurrent requests take turns at this check.
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`model_check:${modelId}`}))`);
+    const [running] = await tx
+      .select({ id: modelCheck.id })
+      .from(modelCheck)
+      .where(
+        and(eq(modelCheck.modelId, modelId), eq(modelCheck.status, "running"), sql`${modelCheck.createdAt} > ${since}`),
+      )
+      .limit(1);
+    if (running) return { refused: "running" } as const;
+    for (const { binding, index } of bindings) {
+      const [row] = await tx
+        .insert(modelCheck)
+        .values({
+          modelId,
+          binding: index,
+          provider: binding.provider,
+          providerModel: binding.model,
+          actorId: actor.id,
+          actor: actor.label,
+        })
+        .returning({ id: modelCheck.id });
+      await sendInTx(boss, tx, MODEL_CHECK_QUEUE, { checkId: row!.id } satisfies ModelCheckJob, {
+        id: row!.id,
+        retryLimit: 0,
+        expireInSeconds: Math.ceil(timeoutOf(model, env) / 1000) + 120,
+      });
+    }
+    await recordAdminAction(tx, actor, {
+      action: "models.check",
+      targetType: "model",
+      targetId: modelId,
+      targetLabel: model.name,
+      after: { providers: bindings.map(({ binding }) => binding.provider) },
+    });
+    return { started: bindings.length };
+  });
+}
+
+/**
+ * Runs one test: a real generation through the adapter a job would use, within the model's time limit. The outputs
+ * must be media (bytes, a media type) and are then dropped. The outcome is written once, on the running row only.
+ */
+export async function runModelCheck(
+  { db, env, logger }: { db: Db; env: Env; logger: Logger },
+  { checkId, signal }: { checkId: string; signal?: AbortSignal },
+): Promise<void> {
+  const [check] = await db.select().from(modelCheck).where(eq(modelCheck.id, checkId));
+  if (!check || check.status !== "running") return;
+  const finish = (values: { status: ModelCheckStatus; errorCode?: string; detail?: string; durationMs?: number }) =>
+    db
+      .update(modelCheck)
+      .set({ ...values, finishedAt: new Date() })
+      .where(and(eq(modelCheck.id, checkId), eq(modelCheck.status, "running")));
+  const model = knownModels(env).find((m) => m.id === check.modelId);
+  const binding = model?.bindings[check.binding];
+  if (!model || !binding || binding.provider !== check.provider || !providerConfigured(binding.provider, env)) {
+    await finish({ status: "failed", errorCode: "invalid_request", detail: "the provider is no longer configured" });
+    return;
+  }
+  const deadline = AbortSignal.timeout(timeoutOf(model, env));
+  const started = performance.now();
+  try {
+    const outputs = await runBinding({
+      env,
+      model,
+      binding,
+      tool: model.kind === "video" ? "text-to-video" : "text-to-image",
+      prompt: TEST_PROMPT,
+      params:
+        model.kind === "video"
+          ? { aspectRatio: "16:9", count: 1, duration: 5, style: "cinematic" }
+          : { aspectRatio: "1:1", count: 1 },
+      abortSignal: signal ? AbortSignal.any([signal, deadline]) : deadline,
+    });
+    const durationMs = Math.round(performance.now() - started);
+    const media = outputs.filter((o) => o.bytes.length > 0 && o.mediaType.startsWith(`${model.kind}/`));
+    if (media.length === 0) {
+      await finish({ status: "failed", errorCode: "parse_error", detail: "the answer held no media", durationMs });
+      return;
+    }
+    await finish({ status: "succeeded", durationMs });
+  } catch (error) {
+    const failure = classifyProviderError(error, { timedOut: deadline.aborted, canceled: signal?.aborted });
+    logger.warn({ checkId, model: model.id, provider: binding.provider, code: failure.code }, "model check failed");
+    await finish({
+      status: "failed",
+      errorCode: failure.code,
+      detail: failure.detail,
+      durationMs: Math.round(performance.now() - started),
+    });
+  }
+}
+
+export interface ModelCheckView {
+  id: string;
+  modelId: string;
+  binding: number;
+  provider: string;
+  status: ModelCheckStatus;
+  errorCode: string | null;
+  detail: string | null;
+  durationMs: number | null;
+  actor: string;
+  createdAt: Date;
+}
+
+/**
+ * The latest test of each model's providers. One still running past the model's time limit (its worker went away)
+ * is shown as timed out.
+ */
+export async function latestModelChecks({ db, env }: { db: Db; env: Env }): Promise<ModelCheckView[]> {
+  const rows = await db
+    .selectDistinctOn([modelCheck.modelId, modelCheck.binding], {
+      id: modelCheck.id,
+      modelId: modelCheck.modelId,
+      binding: modelCheck.binding,
+      provider: modelCheck.provider,
+      status: modelCheck.status,
+      errorCode: modelCheck.errorCode,
+      detail: modelCheck.detail,
+      durationMs: modelCheck.durationMs,
+      actor: modelCheck.actor,
+      createdAt: modelCheck.createdAt,
+    })
+    .from(modelCheck)
+    .orderBy(modelCheck.modelId, modelCheck.binding, desc(modelCheck.createdAt));
+  const models = new Map(knownModels(env).map((m) => [m.id, m]));
+  const now = Date.now();
+  return rows.map((row) => {
+    const model = models.get(row.modelId);
+    const limit = model ? timeoutOf(model, env) + 120_000 : 0;
+    return row.status === "running" && now - row.createdAt.getTime() > limit
+      ? { ...row, status: "failed" as const, errorCode: "timeout", detail: "no answer within the time limit" }
+      : row;
+  });
+}
