@@ -17,6 +17,11 @@ export const ACTION_AREAS = [
 export const PERIODS = ["24h", "7d", "30d", "90d"] as const;
 export type Period = (typeof PERIODS)[number];
 
+/** The period asked for in a page's address (`?period=30d`), 7 days when none or another is asked for. */
+export function periodOf(asked: string | null): Period {
+  return PERIODS.includes(asked as Period) ? (asked as Period) : "7d";
+}
+
 const PERIOD_HOURS: Record<Period, number> = { "24h": 24, "7d": 24 * 7, "30d": 24 * 30, "90d": 24 * 90 };
 
 /** When a period ending at `now` starts. */

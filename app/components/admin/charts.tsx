@@ -64,15 +64,7 @@ export function ColumnChart({
           {columns.map((c, i) => (
             <li key={c.key} className="chart-column" title={c.description}>
               <span className="chart-stack" aria-hidden="true">
-                {c.segments.map((s, j) =>
-                  s.value > 0 ? (
-                    <span
-                      key={j}
-                      className={`chart-part tone-${s.tone}`}
-                      style={{ height: `${share(s.value, max)}%` }}
-                    />
-                  ) : null,
-                )}
+                <Parts segments={c.segments} max={max} axis="height" />
               </span>
               <span className={labelClass(i)} aria-hidden="true">
                 {i % every === 0 ? c.label : ""}
@@ -123,15 +115,7 @@ export function BarList({
                 <span className="chart-bar-value">{b.value}</span>
               </span>
               <span className="chart-bar" aria-hidden="true">
-                {b.segments.map((s, j) =>
-                  s.value > 0 ? (
-                    <span
-                      key={j}
-                      className={`chart-part tone-${s.tone}`}
-                      style={{ width: `${share(s.value, max)}%` }}
-                    />
-                  ) : null,
-                )}
+                <Parts segments={b.segments} max={max} axis="width" />
               </span>
             </li>
           ))}
@@ -139,6 +123,15 @@ export function BarList({
       )}
       {legend && max > 0 && <Legend items={legend} />}
     </figure>
+  );
+}
+
+/** A column's or a bar's parts, each as tall (or as wide) as its share of the chart's largest total. */
+function Parts({ segments, max, axis }: { segments: Segment[]; max: number; axis: "height" | "width" }) {
+  return segments.map((s, j) =>
+    s.value > 0 ? (
+      <span key={j} className={`chart-part tone-${s.tone}`} style={{ [axis]: `${share(s.value, max)}%` }} />
+    ) : null,
   );
 }
 

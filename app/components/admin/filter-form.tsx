@@ -1,6 +1,7 @@
 import { Button, Input } from "antd";
 import { useTranslation } from "react-i18next";
-import { Form, useSubmit } from "react-router";
+import { Form, useLocation, useSubmit } from "react-router";
+import { PERIODS, type Period } from "#common/admin.ts";
 
 /**
  * A list's filters as a GET form: its values are the page's address, so a filtered list can be shared and reloaded.
@@ -71,5 +72,22 @@ export function DayRange({ from, to }: { from: string | undefined; to: string | 
         <Input name="to" type="date" defaultValue={to} />
       </label>
     </>
+  );
+}
+
+/** The period a page's figures cover (24 h to 90 days), as its one filter. */
+export function PeriodFilter({ period, label }: { period: Period; label: string }) {
+  const { t } = useTranslation("admin");
+  const { search } = useLocation();
+  return (
+    <FilterForm key={search} label={label}>
+      <FilterSelect
+        name="period"
+        label={t("periods.label")}
+        value={period}
+        any={false}
+        options={PERIODS.map((p) => ({ value: p, label: t(`periods.${p}`) }))}
+      />
+    </FilterForm>
   );
 }

@@ -1,7 +1,7 @@
 import { Button, Input, Tag, Typography, type TableColumnsType } from "antd";
 import { useTranslation } from "react-i18next";
 import { useEffect } from "react";
-import { data, Form, useLocation, useNavigation, useRevalidator } from "react-router";
+import { data, Form, useNavigation, useRevalidator } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/models";
 import { pageMeta } from "#app/lib/page.server.ts";
@@ -10,12 +10,12 @@ import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf } from "#app/lib/request.server.ts";
 import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
-import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
+import { PeriodFilter } from "#app/components/admin/filter-form.tsx";
 import { knownModels, providerConfigured } from "#config/models.ts";
 import { modelStats } from "#server/modules/generation/model-stats.ts";
 import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import { updateModelSettings } from "#server/modules/settings/update-settings.ts";
-import { PERIODS, periodStart, type Period } from "#common/admin.ts";
+import { periodOf, periodStart } from "#common/admin.ts";
 import { currencyDigits, formatMoney, formatNumber, formatRelative, formatSeconds } from "#common/format.ts";
 import type { Locale } from "#common/locales.ts";
 
@@ -23,8 +23,7 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { db, runtime } = requireAdmin(context, request);
-  const asked = new URL(request.url).searchParams.get("period");
-  const period: Period = PERIODS.includes(asked as Period) ? (asked as Period) : "7d";
+  const period = periodOf(new URL(request.url).searchParams.get("period"));
   const { locale, i18n, seo } = pageMeta(context, request, ["admin"], (t) => ({
     title: t("admin:models.title"),
     noindex: true,
@@ -139,7 +138,6 @@ const STATE_COLORS = { on: "green", off: "red", configOff: "default", noProvider
 
 export default function AdminModels({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("admin");
-  const { search } = useLocation();
   const locale = loaderData.locale as Locale;
   const { models, period, currency } = loaderData;
   const now = new Date(loaderData.now);
@@ -335,15 +333,7 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
       </Typography.Title>
       <Typography.Paragraph type="secondary">{t("models.subtitle")}</Typography.Paragraph>
       <ResultNotice result={result} />
-      <FilterForm key={search} label={t("models.periodLabel")}>
-        <FilterSelect
-          name="period"
-          label={t("periods.label")}
-          value={period}
-          any={false}
-          options={PERIODS.map((p) => ({ value: p, label: t(`periods.${p}`) }))}
-        />
-      </FilterForm>
+      <PeriodFilter period={period} label={t("models.periodLabel")} />
       <PagedTable paged={allRows(models)} param="page" columns={columns} empty={t("models.empty")} />
       <Typography.Paragraph type="secondary" className="admin-hint">
         {t("models.marginHint")}

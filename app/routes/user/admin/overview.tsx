@@ -5,12 +5,12 @@ import type { Route } from "./+types/overview";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
-import { FilterForm, FilterSelect } from "#app/components/admin/filter-form.tsx";
-import { Figure } from "#app/components/admin/figure.tsx";
+import { PeriodFilter } from "#app/components/admin/filter-form.tsx";
+import { Figure, type Direction } from "#app/components/admin/figure.tsx";
 import { BarList, ColumnChart, type Segment } from "#app/components/admin/charts.tsx";
 import { knownModels } from "#config/models.ts";
-import { businessOverview, type Money } from "#server/modules/overview/business-figures.ts";
-import { PERIODS, periodStart, type Period } from "#common/admin.ts";
+import { businessOverview, type Figures, type Money } from "#server/modules/overview/business-figures.ts";
+import { periodOf, periodStart } from "#common/admin.ts";
 import { GENERATION_STATUSES } from "#common/generation.ts";
 import { formatDate, formatDayMonth, formatMoney, formatNumber, formatRelative } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
@@ -19,8 +19,7 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { db, runtime } = requireAdmin(context, request);
-  const asked = new URL(request.url).searchParams.get("period");
-  const period: Period = PERIODS.includes(asked as Period) ? (asked as Period) : "7d";
+  const period = periodOf(new URL(request.url).searchParams.get("period"));
   const { locale, i18n, seo } = pageMeta(context, request, ["admin"], (t) => ({
     title: t("admin:overview.title"),
     noindex: true,
@@ -48,7 +47,7 @@ const amountIn = (money: Money[], currency: string) => money.find((m) => m.curre
 
 export default function Overview({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("admin");
-  const { search, pathname } = useLocation();
+  const { pathname } = useLocation();
   const locale = loaderData.locale as Locale;
   const { current, previous, period, series, bucket, models, queue } = loaderData;
   const number = (value: number) => formatNumber(locale, value);
@@ -67,6 +66,23 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
     { tone: "muted" as const, label: t("overview.charts.other") },
   ];
   const activationShare = current.signups === 0 ? null : current.activated / current.signups;
+  /** A count over the period, with its change from the period before. */
+  const count = (
+    id: string,
+    key: string,
+    pick: (figures: Figures) => number,
+    more: { hint?: string; good?: Direction } = {},
+  ) => (
+    <Figure
+      testId={`overview-${id}`}
+      label={t(`overview.${key}`)}
+      value={number(pick(current))}
+      hint={more.hint && t(`overview.${more.hint}`)}
+      current={pick(current)}
+      previous={pick(previous)}
+      good={more.good}
+    />
+  );
 
   return (
     <div className="page-wide admin-wide">
@@ -74,28 +90,14 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
         {t("overview.title")}
       </Typography.Title>
       <Typography.Paragraph type="secondary">{t("overview.subtitle")}</Typography.Paragraph>
-      <FilterForm key={search} label={t("overview.periodLabel")}>
-        <FilterSelect
-          name="period"
-          label={t("periods.label")}
-          value={period}
-          any={false}
-          options={PERIODS.map((p) => ({ value: p, label: t(`periods.${p}`) }))}
-        />
-      </FilterForm>
+      <PeriodFilter period={period} label={t("overview.periodLabel")} />
 
       <section className="overview-section" aria-labelledby="overview-people">
         <h2 id="overview-people" className="overview-heading">
           {t("overview.sections.people")}
         </h2>
         <div className="overview-figures">
-          <Figure
-            testId="overview-signups"
-            label={t("overview.signups")}
-            value={number(current.signups)}
-            current={current.signups}
-            previous={previous.signups}
-          />
+          {count("signups", "signups", (f) => f.signups)}
           <Figure
             testId="overview-activated"
             label={t("overview.activated")}
@@ -108,21 +110,8 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
             current={current.activated}
             previous={previous.activated}
           />
-          <Figure
-            testId="overview-actives"
-            label={t("overview.weeklyActives")}
-            value={number(current.weeklyActives)}
-            hint={t("overview.weeklyActivesHint")}
-            current={current.weeklyActives}
-            previous={previous.weeklyActives}
-          />
-          <Figure
-            testId="overview-paying"
-            label={t("overview.payingUsers")}
-            value={number(current.payingUsers)}
-            current={current.payingUsers}
-            previous={previous.payingUsers}
-          />
+          {count("actives", "weeklyActives", (f) => f.weeklyActives, { hint: "weeklyActivesHint" })}
+          {count("paying", "payingUsers", (f) => f.payingUsers)}
         </div>
       </section>
 
@@ -194,48 +183,17 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
           {t("overview.sections.credits")}
         </h2>
         <div className="overview-figures">
-          <Figure
-            testId="overview-sold"
-            label={t("overview.creditsSold")}
-            value={number(current.creditsSold)}
-            current={current.creditsSold}
-            previous={previous.creditsSold}
-          />
-          <Figure
-            testId="overview-spent"
-            label={t("overview.creditsSpent")}
-            value={number(current.creditsSpent)}
-            hint={t("overview.creditsSpentHint")}
-            current={current.creditsSpent}
-            previous={previous.creditsSpent}
-          />
-          <Figure
-            testId="overview-given"
-            label={t("overview.creditsGiven")}
-            value={number(current.creditsGiven)}
-            hint={t("overview.creditsGivenHint")}
-            current={current.creditsGiven}
-            previous={previous.creditsGiven}
-            good="neutral"
-          />
-          <Figure
-            testId="overview-taken-back"
-            label={t("overview.creditsTakenBack")}
-            value={number(current.creditsTakenBack)}
-            hint={t("overview.creditsTakenBackHint")}
-            current={current.creditsTakenBack}
-            previous={previous.creditsTakenBack}
-            good="down"
-          />
-          <Figure
-            testId="overview-outstanding"
-            label={t("overview.creditsOutstanding")}
-            value={number(current.creditsOutstanding)}
-            hint={t("overview.creditsOutstandingHint")}
-            current={current.creditsOutstanding}
-            previous={previous.creditsOutstanding}
-            good="neutral"
-          />
+          {count("sold", "creditsSold", (f) => f.creditsSold)}
+          {count("spent", "creditsSpent", (f) => f.creditsSpent, { hint: "creditsSpentHint" })}
+          {count("given", "creditsGiven", (f) => f.creditsGiven, { hint: "creditsGivenHint", good: "neutral" })}
+          {count("taken-back", "creditsTakenBack", (f) => f.creditsTakenBack, {
+            hint: "creditsTakenBackHint",
+            good: "down",
+          })}
+          {count("outstanding", "creditsOutstanding", (f) => f.creditsOutstanding, {
+            hint: "creditsOutstandingHint",
+            good: "neutral",
+          })}
         </div>
       </section>
 
@@ -244,13 +202,7 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
           {t("overview.sections.generations")}
         </h2>
         <div className="overview-figures">
-          <Figure
-            testId="overview-generations"
-            label={t("overview.generations")}
-            value={number(current.generations.total)}
-            current={current.generations.total}
-            previous={previous.generations.total}
-          />
+          {count("generations", "generations", (f) => f.generations.total)}
           <Figure
             testId="overview-failure-rate"
             label={t("overview.failureRate")}
