@@ -117,6 +117,9 @@ describe("API keys in Chromium", () => {
     await toast(page, msg("updateFailed"));
     await toast(page, msg("fetchFailed"));
     await page.getByRole("button", { name: t("create.button") }).click();
+    await expect
+      .poll(() => page.getByLabel(t("create.name")).evaluate((el) => el === document.activeElement))
+      .toBe(true);
     await page.getByRole("button", { name: t("create.submit"), exact: true }).click();
     await toast(page, msg("createFailed"));
     await page.getByRole("button", { name: t("create.cancel"), exact: true }).click();

@@ -276,11 +276,13 @@ export default function ApiKeys({ loaderData }: Route.ComponentProps) {
         okText={t("create.submit")}
         cancelText={t("create.cancel")}
         confirmLoading={busy === "create"}
-        onOk={() => form.submit()}
+        // The button submits the dialog's form itself (a native submit, like Enter in the field), so a click lands
+        // even while the dialog is still opening.
+        okButtonProps={{ htmlType: "submit", form: "api-key-create" }}
         onCancel={() => setCreating(false)}
         destroyOnHidden
       >
-        <Form form={form} layout="vertical" onFinish={create} preserve={false}>
+        <Form id="api-key-create" form={form} layout="vertical" onFinish={create} preserve={false}>
           <Form.Item
             name="name"
             label={t("create.name")}
