@@ -16,6 +16,7 @@ export const NAMESPACES = [
   "blog",
   "status",
   "admin",
+  "chat",
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 

@@ -103,6 +103,23 @@ const schema = z.object({
     )
     .pipe(z.array(z.string().regex(/^[\w./:-]{1,100}$/)))
     .default([]),
+  /** The chat models of that OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter), comma-separated. */
+  OPENAI_COMPATIBLE_CHAT_MODELS: z
+    .string()
+    .transform((v) =>
+      v
+        .split(",")
+        .map((m) => m.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.string().regex(/^[\w./:-]{1,100}$/)))
+    .default([]),
+  /** Anthropic's chat models (Claude); ANTHROPIC_BASE_URL points at a proxy or a local stand-in. */
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Google's chat models (Gemini); GOOGLE_BASE_URL points at a proxy or a local stand-in. */
+  GOOGLE_GENERATIVE_AI_API_KEY: z.string().min(1).optional(),
+  GOOGLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Model ids an operator turns off (comma-separated), even when their provider is configured. */
   DISABLED_MODELS: z
     .string()

@@ -9,3 +9,4 @@ export * from "./api.ts";
 export * from "./webhooks.ts";
 export * from "./audit.ts";
 export * from "./model-checks.ts";
+export * from "./chat.ts";

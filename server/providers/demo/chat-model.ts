@@ -1,0 +1,148 @@
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Prompt,
+  LanguageModelV4StreamPart,
+} from "@ai-sdk/provider";
+import { serverT } from "#server/i18n/translations.ts";
+import { isLocale, type Locale } from "#common/locales.ts";
+import { hashString } from "#server/providers/demo/prompt.ts";
+
+/** How fast the offline helper writes: a few words every 30 ms, about what a hosted model streams. */
+const CHUNK_WORDS = 3;
+const CHUNK_DELAY_MS = 30;
+
+/** The words of a text as the helper streams them, each with its following space. */
+const chunksOf = (text: string) => {
+  const words = text.match(/\S+\s*/g) ?? [];
+  const chunks: string[] = [];
+  for (let i = 0; i < words.length; i += CHUNK_WORDS) chunks.push(words.slice(i, i + CHUNK_WORDS).join(""));
+  return chunks;
+};
+
+/** Tokens as the helper counts them: about four characters each, as the estimate before a call. */
+const tokensOf = (text: string) => Math.ceil(text.length / 4);
+
+const textOfPrompt = (prompt: LanguageModelV4Prompt) =>
+  prompt
+    .flatMap((m) =>
+      m.role === "system" ? [m.content] : m.content.flatMap((part) => (part.type === "text" ? [part.text] : [])),
+    )
+    .join("\n");
+
+function lastQuestion(prompt: LanguageModelV4Prompt): string {
+  for (let i = prompt.length - 1; i >= 0; i--) {
+    const message = prompt[i]!;
+    if (message.role === "user")
+      return message.content
+        .flatMap((part) => (part.type === "text" ? [part.text] : []))
+        .join(" ")
+        .trim();
+  }
+  return "";
+}
+
+/**
+ * The answer to an idea, in the asker's language: an image prompt and a video prompt, each the idea followed by
+ * phrases picked by the idea's own hash (the same idea always gets the same answer; another wording, another one).
+ */
+export function promptHelperAnswer(idea: string, locale: Locale): string {
+  const t = serverT(locale, ["chat"]);
+  const list = (key: string) => t(`chat:helper.${key}`, { returnObjects: true }) as unknown as string[];
+  const cleaned = idea.replace(/\s+/g, " ").replace(/[\s.!?。！？]+$/u, "");
+  if (!cleaned) return t("chat:helper.empty");
+  const seed = hashString(cleaned.toLowerCase());
+  const pick = (key: string, salt: number) => {
+    const options = list(key);
+    return options[(seed + salt * 7) % options.length]!;
+  };
+  // Chinese and Japanese write their own commas and full stop.
+  const [comma, stop] = locale === "zh" ? ["，", "。"] : locale === "ja" ? ["、", "。"] : [", ", "."];
+  const image = [cleaned, pick("light", 1), pick("lens", 2), pick("detail", 3)].join(comma);
+  const video = [cleaned, pick("camera", 4), pick("motion", 5), pick("light", 6), pick("mood", 7)].join(comma);
+  return [
+    t("chat:helper.intro"),
+    `**${t("chat:helper.imageHeading")}**\n\n${image}${stop}`,
+    `**${t("chat:helper.videoHeading")}**\n\n${video}${stop}`,
+    t("chat:helper.tip"),
+  ].join("\n\n");
+}
+
+/**
+ * Atelier's offline prompt helper as an AI SDK language model: it streams like a hosted model (text deltas, then
+ * the usage it counted) and honours the output limit and the abort signal, so the chat runs, charges and stops the
+ * same way with it. It writes in the language passed as `providerOptions.demo.locale`.
+ */
+export function createPromptHelperModel(): LanguageModelV4 {
+  const answer = (options: LanguageModelV4CallOptions) => {
+    const asked = options.providerOptions?.demo?.locale;
+    const locale: Locale = isLocale(asked) ? asked : "en";
+    const full = promptHelperAnswer(lastQuestion(options.prompt), locale);
+    // Cut to the output limit, in the helper's own token count.
+    const limit = options.maxOutputTokens;
+    const text = limit !== undefined && tokensOf(full) > limit ? full.slice(0, limit * 4) : full;
+    return {
+      text,
+      truncated: text !== full,
+      usage: { input: tokensOf(textOfPrompt(options.prompt)), output: tokensOf(text) },
+    };
+  };
+  const usageOf = (input: number, output: number) => ({
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  });
+  return {
+    specificationVersion: "v4",
+    provider: "demo",
+    modelId: "prompt-helper",
+    supportedUrls: {},
+    async doGenerate(options) {
+      const { text, truncated, usage } = answer(options);
+      return {
+        content: [{ type: "text", text }],
+        finishReason: { unified: truncated ? "length" : "stop", raw: undefined },
+        usage: usageOf(usage.input, usage.output),
+        warnings: [],
+      };
+    },
+    async doStream(options) {
+      const { text, truncated, usage } = answer(options);
+      const signal = options.abortSignal;
+      const chunks = chunksOf(text);
+      let i = 0;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stream = new ReadableStream<LanguageModelV4StreamPart>({
+        start(controller) {
+          controller.enqueue({ type: "stream-start", warnings: [] });
+          controller.enqueue({ type: "text-start", id: "0" });
+          const abort = () => {
+            clearTimeout(timer);
+            controller.error(signal?.reason ?? new DOMException("The operation was aborted.", "AbortError"));
+          };
+          if (signal?.aborted) return abort();
+          signal?.addEventListener("abort", abort, { once: true });
+          const next = () => {
+            if (i < chunks.length) {
+              controller.enqueue({ type: "text-delta", id: "0", delta: chunks[i++]! });
+              timer = setTimeout(next, CHUNK_DELAY_MS);
+              return;
+            }
+            signal?.removeEventListener("abort", abort);
+            controller.enqueue({ type: "text-end", id: "0" });
+            controller.enqueue({
+              type: "finish",
+              usage: usageOf(usage.input, usage.output),
+              finishReason: { unified: truncated ? "length" : "stop", raw: undefined },
+            });
+            controller.close();
+          };
+          timer = setTimeout(next, CHUNK_DELAY_MS);
+        },
+        cancel() {
+          clearTimeout(timer);
+        },
+      });
+      return { stream };
+    },
+  };
+}

@@ -1,0 +1,277 @@
+import { randomUUID } from "node:crypto";
+import { and, eq } from "drizzle-orm";
+import pino from "pino";
+import { APICallError } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { describe, expect, it } from "vitest";
+import { chatConversation, chatMessage, creditEntry, creditHold, user } from "#server/db/schema/index.ts";
+import { parseEnv } from "#server/env.ts";
+import { getBalance, grantCredits } from "#server/modules/credits/ledger.ts";
+import { startAnswer, stopAnswer, type AnswerDeps } from "#server/modules/chat/answer.ts";
+import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
+import { chatCatalog, chatCost, MIN_OUTPUT_TOKENS } from "#config/chat-models.ts";
+import { AppError } from "#server/errors.ts";
+import { backends, migratedDatabase } from "#tests/support/backends.ts";
+
+const logger = pino({ level: "silent" });
+const helper = chatCatalog.find((m) => m.id === "prompt-helper")!;
+const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
+
+/** A model that writes `chunks` and then ends as `end` says: finished, or failed mid-stream. */
+function scripted(chunks: string[], end: "finish" | "error" = "finish", usage = { input: 40, output: 12 }) {
+  const parts: LanguageModelV4StreamPart[] = [
+    { type: "stream-start", warnings: [] },
+    { type: "text-start", id: "t" },
+    ...chunks.map((delta) => ({ type: "text-delta" as const, id: "t", delta })),
+    end === "finish"
+      ? {
+          type: "finish",
+          finishReason: { unified: "stop", raw: "stop" },
+          usage: {
+            inputTokens: { total: usage.input, noCache: usage.input, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: usage.output, text: usage.output, reasoning: 0 },
+          },
+        }
+      : {
+          type: "error",
+          error: new APICallError({
+            message: "upstream connection reset",
+            url: "http://provider.invalid/v1/chat/completions",
+            requestBodyValues: {},
+            statusCode: 502,
+            isRetryable: true,
+          }),
+        },
+  ];
+  return new MockLanguageModelV4({
+    doStream: async () => ({
+      stream: new ReadableStream({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      }),
+    }),
+  });
+}
+
+describe.each(backends)("chat answers on $name", (backend) => {
+  const db = migratedDatabase(backend);
+  const env = parseEnv({ OPENAI_API_KEY: "sk-test" });
+  const deps = (languageModel?: AnswerDeps["languageModel"]): AnswerDeps => ({ db: db(), env, logger, languageModel });
+
+  async function account(credits: number) {
+    const id = randomUUID();
+    await db()
+      .insert(user)
+      .values({ id, name: "Maker", email: `${id}@example.com`, emailVerified: true });
+    if (credits > 0)
+      await grantCredits({
+        db: db(),
+        userId: id,
+        amount: credits,
+        kind: "admin_adjustment",
+        idempotencyKey: randomUUID(),
+      });
+    return id;
+  }
+  async function question(userId: string, text: string, modelId = "prompt-helper") {
+    const [conversation] = await db().insert(chatConversation).values({ userId, modelId }).returning();
+    const [asked] = await db()
+      .insert(chatMessage)
+      .values({ conversationId: conversation!.id, role: "user", parts: [{ type: "text", text }], text })
+      .returning();
+    return { conversationId: conversation!.id, questionId: asked!.id };
+  }
+  const answerRow = async (id: string) => (await db().select().from(chatMessage).where(eq(chatMessage.id, id)))[0]!;
+  const entriesOf = (holdId: string) => db().select().from(creditEntry).where(eq(creditEntry.holdId, holdId));
+
+  it("streams the offline helper's answer in the asker's language and charges exactly what it used, once", async () => {
+    const userId = await account(100);
+    const q = await question(userId, "ein Leuchtturm im Sturm");
+    const deltas: string[] = [];
+    const started = await startAnswer(deps(), { userId, ...q, locale: "de", onDelta: (d) => deltas.push(d) });
+    // While it streams, the credits are held and the answer is saved as streaming.
+    expect((await answerRow(started.messageId)).status).toBe("streaming");
+    expect((await getBalance({ db: db(), userId })).held).toBe(started.creditsHeld);
+    const outcome = await started.done;
+
+    expect(outcome.status).toBe("done");
+    expect(outcome.text).toBe(promptHelperAnswer("ein Leuchtturm im Sturm", "de"));
+    expect(outcome.text).toContain("ein Leuchtturm im Sturm");
+    expect(deltas.length).toBeGreaterThan(5);
+    expect(deltas.join("")).toBe(outcome.text);
+    expect(outcome.creditsCharged).toBe(chatCost(helper.price, outcome.inputTokens, outcome.outputTokens));
+    expect(outcome.creditsCharged).toBeGreaterThan(0);
+    expect(outcome.creditsCharged).toBeLessThanOrEqual(started.creditsHeld);
+
+    const saved = await answerRow(started.messageId);
+    expect(saved).toMatchObject({ status: "done", text: outcome.text, creditsCharged: outcome.creditsCharged });
+    expect(await getBalance({ db: db(), userId })).toEqual({
+      balance: 100 - outcome.creditsCharged,
+      held: 0,
+      available: 100 - outcome.creditsCharged,
+    });
+    expect((await entriesOf(saved.holdId!)).map((e) => [e.kind, e.amount])).toEqual([
+      ["hold", 0],
+      ["capture", -outcome.creditsCharged],
+    ]);
+    const [conversation] = await db().select().from(chatConversation).where(eq(chatConversation.id, q.conversationId));
+    expect(conversation!.leafId).toBe(started.messageId);
+  });
+
+  it("writes only what the balance pays for, then ends the answer as out of credits", async () => {
+    // GPT-4.1 may write 8,192 tokens, which would cost 20 credits; five pay for about 2,000 of them.
+    const model = chatCatalog.find((m) => m.id === "gpt-4.1")!;
+    const userId = await account(5);
+    const q = await question(userId, "Write me a long story about a lighthouse keeper", "gpt-4.1");
+    let limit: number | undefined;
+    const started = await startAnswer(
+      deps(async () => {
+        const mock = scripted([]);
+        // A model that writes until its output limit, as a provider does.
+        return new MockLanguageModelV4({
+          doStream: async (options) => {
+            limit = options.maxOutputTokens;
+            const words = Array.from({ length: 10 }, (_, i) => `word${i} `);
+            return {
+              stream: new ReadableStream({
+                start(controller) {
+                  controller.enqueue({ type: "stream-start", warnings: [] });
+                  controller.enqueue({ type: "text-start", id: "t" });
+                  for (const delta of words) controller.enqueue({ type: "text-delta", id: "t", delta });
+                  controller.enqueue({ type: "text-end", id: "t" });
+                  controller.enqueue({
+                    type: "finish",
+                    finishReason: { unified: "length", raw: "length" },
+                    usage: {
+                      inputTokens: { total: 20, noCache: 20, cacheRead: 0, cacheWrite: 0 },
+                      outputTokens: { total: limit, text: limit, reasoning: 0 },
+                    },
+                  });
+                  controller.close();
+                },
+              }),
+            };
+          },
+          doGenerate: mock.doGenerate,
+        });
+      }),
+      { userId, ...q, locale: "en" },
+    );
+    expect(started.creditsHeld).toBe(5);
+    const outcome = await started.done;
+    expect(limit).toBeLessThan(model.maxOutputTokens);
+    expect(chatCost(model.price, 20, limit!)).toBeLessThanOrEqual(5);
+    expect(outcome.status).toBe("out_of_credits");
+    expect(outcome.creditsCharged).toBe(chatCost(model.price, 20, limit!));
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 5 - outcome.creditsCharged, held: 0 });
+  });
+
+  it("refuses to start without credits for the shortest answer, holding nothing and saving no answer", async () => {
+    const userId = await account(0);
+    const q = await question(userId, "a quiet harbour");
+    await expect(startAnswer(deps(), { userId, ...q, locale: "en" })).rejects.toSatisfy(
+      (error) => codeOf(error) === "insufficient_credits",
+    );
+    expect(await db().select().from(chatMessage).where(eq(chatMessage.parentId, q.questionId))).toEqual([]);
+    expect(await db().select().from(creditHold).where(eq(creditHold.userId, userId))).toEqual([]);
+    expect(MIN_OUTPUT_TOKENS).toBeGreaterThan(0);
+  });
+
+  it("keeps and charges what was written when its author stops it", async () => {
+    const userId = await account(100);
+    const q = await question(userId, "a lighthouse at dawn");
+    let stopped = false;
+    let started!: Awaited<ReturnType<typeof startAnswer>>;
+    const first = new Promise<void>((resolve) => {
+      void startAnswer(deps(), {
+        userId,
+        ...q,
+        locale: "en",
+        onDelta: () => {
+          if (!stopped && started) {
+            stopped = true;
+            // Only its author can stop it.
+            expect(stopAnswer({ userId: "someone-else", messageId: started.messageId })).toBe(false);
+            expect(stopAnswer({ userId, messageId: started.messageId })).toBe(true);
+            resolve();
+          }
+        },
+      }).then((s) => (started = s));
+    });
+    await first;
+    const outcome = await started.done;
+    expect(outcome.status).toBe("stopped");
+    expect(outcome.text.length).toBeGreaterThan(0);
+    expect(outcome.text.length).toBeLessThan(promptHelperAnswer("a lighthouse at dawn", "en").length);
+    expect(outcome.creditsCharged).toBe(
+      Math.min(started.creditsHeld, chatCost(helper.price, outcome.inputTokens, outcome.outputTokens)),
+    );
+    expect((await getBalance({ db: db(), userId })).balance).toBe(100 - outcome.creditsCharged);
+  });
+
+  it("charges nothing for an answer the provider breaks off, and keeps what it had written", async () => {
+    const userId = await account(100);
+    const q = await question(userId, "Explain golden hour", "gpt-4o-mini");
+    const started = await startAnswer(
+      deps(async () => scripted(["Golden hour is ", "the first hour "], "error")),
+      {
+        userId,
+        ...q,
+        locale: "en",
+      },
+    );
+    const outcome = await started.done;
+    expect(outcome).toMatchObject({ status: "failed", creditsCharged: 0, errorCode: expect.any(String) });
+    expect(outcome.text).toBe("Golden hour is the first hour ");
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 100, held: 0, available: 100 });
+    const saved = await answerRow(started.messageId);
+    expect((await entriesOf(saved.holdId!)).map((e) => e.kind)).toEqual(["hold", "release"]);
+  });
+
+  it("charges a hosted model's own count of tokens, at its price", async () => {
+    const userId = await account(100);
+    const q = await question(userId, "Hello", "gpt-4o-mini");
+    const model = chatCatalog.find((m) => m.id === "gpt-4o-mini")!;
+    const started = await startAnswer(
+      deps(async () => scripted(["Hi! ", "How can I help?"], "finish", { input: 30_000, output: 2_000 })),
+      { userId, ...q, locale: "en" },
+    );
+    const outcome = await started.done;
+    expect(outcome).toMatchObject({ status: "done", inputTokens: 30_000, outputTokens: 2_000 });
+    // 30,000 × 50 + 2,000 × 200 millionths = 1.9 credits, rounded up; never more than was held.
+    expect(outcome.creditsCharged).toBe(Math.min(started.creditsHeld, chatCost(model.price, 30_000, 2_000)));
+  });
+
+  it("starts exactly as many answers as the balance covers when they all ask at once", async () => {
+    const userId = await account(3);
+    const questions = await Promise.all(
+      Array.from({ length: 8 }, () => question(userId, "a red kite over hills", "gpt-4o-mini")),
+    );
+    const model = async () => scripted(["Sure."], "finish", { input: 10, output: 2 });
+    // gpt-4o-mini holds one credit for a short question (its whole output at its price rounds up to 1).
+    const results = await Promise.allSettled(
+      questions.map((q) => startAnswer(deps(model), { userId, ...q, locale: "en" })),
+    );
+    const started = results.filter((r) => r.status === "fulfilled");
+    const refused = results.filter((r) => r.status === "rejected");
+    expect(started.length).toBe(3);
+    expect(refused.every((r) => codeOf((r as PromiseRejectedResult).reason) === "insufficient_credits")).toBe(true);
+    await Promise.all(
+      started.map((r) => (r as PromiseFulfilledResult<Awaited<ReturnType<typeof startAnswer>>>).value.done),
+    );
+    const balance = await getBalance({ db: db(), userId });
+    expect(balance.held).toBe(0);
+    expect(balance.balance).toBeGreaterThanOrEqual(0);
+    const answers = await db()
+      .select()
+      .from(chatMessage)
+      .where(and(eq(chatMessage.role, "assistant"), eq(chatMessage.modelId, "gpt-4o-mini")));
+    const charged = answers
+      .filter((a) => questions.some((q) => q.questionId === a.parentId))
+      .reduce((sum, a) => sum + (a.creditsCharged ?? 0), 0);
+    expect(balance.balance).toBe(3 - charged);
+  });
+});
