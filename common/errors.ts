@@ -38,6 +38,7 @@ export const ERROR_CODES = {
   internal_error: { status: 500, messageKey: "error.500" },
   service_unavailable: { status: 503, messageKey: "error.unknown" },
   maintenance: { status: 503, messageKey: "msg.generation.maintenance" },
+  chat_message_invalid: { status: 422, messageKey: "chat.errors.messageLength" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -4,6 +4,7 @@ import type { ServerState } from "#server/http/state.ts";
 import { meRoutes } from "./me.ts";
 import { generationRoutes } from "./generations.ts";
 import { keyRoutes } from "./keys.ts";
+import { chatRoutes } from "./chat.ts";
 
 /**
  * The internal API the pages call with their session cookie, one sub-app per resource. Every route is behind
@@ -14,5 +15,6 @@ export function internalApi(state: ServerState) {
   return new Hono<AppEnv>()
     .route("/", meRoutes(state))
     .route("/", generationRoutes(state))
-    .route("/", keyRoutes(state));
+    .route("/", keyRoutes(state))
+    .route("/", chatRoutes(state));
 }

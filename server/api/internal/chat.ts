@@ -1,0 +1,204 @@
+import { and, eq } from "drizzle-orm";
+import { Hono } from "hono";
+import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
+import type { AppEnv } from "#server/http/request-context.ts";
+import type { ServerState } from "#server/http/state.ts";
+import type { Db } from "#server/db/client.ts";
+import { chatConversation, chatMessage } from "#server/db/schema/index.ts";
+import { startAnswer, stopAnswer } from "#server/modules/chat/answer.ts";
+import { addQuestion, createConversation, getConversation } from "#server/modules/chat/conversations.ts";
+import { offeredChatModels } from "#config/chat-models.ts";
+import { AppError } from "#server/errors.ts";
+import { isLocale, type Locale } from "#common/locales.ts";
+import { jsonBody, signedIn } from "./signed-in.ts";
+
+/** How often a resumed answer is read again while it streams (it is saved about this often too). */
+const RESUME_POLL_MS = 300;
+const TEXT_ID = "text";
+
+/**
+ * The chat's internal API: the models offered, conversations, questions answered as an AI SDK UI message stream
+ * (`text-delta` parts, then the answer's outcome as message metadata), an answer resumed after a refresh or a lost
+ * connection, and stopping an answer. An answer goes on when its connection closes: it is saved as it grows.
+ */
+export function chatRoutes(state: ServerState) {
+  const guard = signedIn(state);
+  return new Hono<AppEnv>()
+    .get("/chat/models", guard, (c) => {
+      c.header("Cache-Control", "no-store");
+      return c.json({
+        models: offeredChatModels(c.var.runtime.env).map((m) => ({
+          id: m.id,
+          name: m.name,
+          price: m.price,
+          maxOutputTokens: m.maxOutputTokens,
+          vision: m.vision,
+          offline: m.offline ?? false,
+        })),
+      });
+    })
+    .post("/chat/conversations", guard, async (c) => {
+      const conversation = await createConversation({
+        db: c.var.runtime.database.db,
+        env: c.var.runtime.env,
+        userId: c.var.viewer.id,
+        input: await jsonBody(c),
+      });
+      return c.json({ conversation }, 201);
+    })
+    .get("/chat/conversations/:id", guard, async (c) => {
+      c.header("Cache-Control", "no-store");
+      return c.json(
+        await getConversation({
+          db: c.var.runtime.database.db,
+          userId: c.var.viewer.id,
+          conversationId: c.req.param("id"),
+        }),
+      );
+    })
+    .post("/chat/conversations/:id/messages", guard, async (c) => {
+      const { runtime, viewer } = c.var;
+      const db = runtime.database.db;
+      const conversationId = c.req.param("id");
+      const question = await addQuestion({ db, userId: viewer.id, conversationId, input: await jsonBody(c) });
+      const asked = c.req.header("X-Locale");
+      const locale: Locale = isLocale(asked) ? asked : isLocale(viewer.locale) ? viewer.locale : "en";
+      const live = liveStream();
+      const started = await startAnswer(
+        { db, env: runtime.env, logger: c.var.logger },
+        { userId: viewer.id, conversationId, questionId: question.id, locale, onDelta: live.delta },
+      );
+      const stream = live.open(
+        {
+          type: "start",
+          messageId: started.messageId,
+          messageMetadata: { questionId: question.id, creditsHeld: started.creditsHeld },
+        },
+        started.done.then((outcome) => ({ ...outcome, messageId: started.messageId })),
+      );
+      return createUIMessageStreamResponse({ stream, headers: { "Cache-Control": "no-store" } });
+    })
+    .get("/chat/messages/:id/stream", guard, async (c) => {
+      const db = c.var.runtime.database.db;
+      const messageId = c.req.param("id");
+      await ownAnswer(db, c.var.viewer.id, messageId);
+      return createUIMessageStreamResponse({
+        stream: resumed(db, messageId),
+        headers: { "Cache-Control": "no-store" },
+      });
+    })
+    .post("/chat/messages/:id/stop", guard, async (c) => {
+      const db = c.var.runtime.database.db;
+      const messageId = c.req.param("id");
+      const answer = await ownAnswer(db, c.var.viewer.id, messageId);
+      if (answer.status !== "streaming") throw new AppError("conflict", "the answer has already ended");
+      if (!stopAnswer({ userId: c.var.viewer.id, messageId }))
+        throw new AppError("conflict", "the answer is being written by another process");
+      return c.body(null, 202);
+    });
+}
+
+/** An answer of the account's: its status and text. */
+async function ownAnswer(db: Db, userId: string, messageId: string) {
+  const [answer] = await db
+    .select({ status: chatMessage.status, text: chatMessage.text, role: chatMessage.role })
+    .from(chatMessage)
+    .innerJoin(chatConversation, eq(chatConversation.id, chatMessage.conversationId))
+    .where(and(eq(chatMessage.id, messageId), eq(chatConversation.userId, userId)));
+  if (!answer || answer.role !== "assistant") throw new AppError("not_found", "no such answer");
+  return answer;
+}
+
+/**
+ * The stream of an answer being written here: deltas that come before the response's stream is read are kept and
+ * sent first. A closed connection stops the sending only.
+ */
+function liveStream() {
+  let controller: ReadableStreamDefaultController<UIMessageChunk> | undefined;
+  let closed = false;
+  const early: string[] = [];
+  const send = (chunk: UIMessageChunk) => {
+    if (closed || !controller) return;
+    try {
+      controller.enqueue(chunk);
+    } catch {
+      closed = true;
+    }
+  };
+  return {
+    delta(text: string) {
+      if (controller) send({ type: "text-delta", id: TEXT_ID, delta: text });
+      else early.push(text);
+    },
+    open(start: UIMessageChunk, done: Promise<object>) {
+      return new ReadableStream<UIMessageChunk>({
+        start(c) {
+          controller = c;
+          send(start);
+          send({ type: "text-start", id: TEXT_ID });
+          for (const text of early.splice(0)) send({ type: "text-delta", id: TEXT_ID, delta: text });
+          void done
+            .then(
+              (outcome) => finish(send, outcome),
+              () => send({ type: "error", errorText: "error.unknown" }),
+            )
+            .finally(() => {
+              if (!closed) c.close();
+              closed = true;
+            });
+        },
+        cancel() {
+          closed = true;
+        },
+      });
+    },
+  };
+}
+
+function finish(send: (chunk: UIMessageChunk) => void, outcome: object) {
+  send({ type: "text-end", id: TEXT_ID });
+  send({ type: "message-metadata", messageMetadata: outcome });
+  send({ type: "finish" });
+}
+
+/**
+ * An answer read back from the database: what is saved at once, then what is added, until it ends. It works whatever
+ * process writes the answer.
+ */
+function resumed(db: Db, messageId: string): ReadableStream<UIMessageChunk> {
+  let stopped = false;
+  return new ReadableStream<UIMessageChunk>({
+    async start(controller) {
+      controller.enqueue({ type: "start", messageId });
+      controller.enqueue({ type: "text-start", id: TEXT_ID });
+      let sent = 0;
+      while (!stopped) {
+        const [row] = await db
+          .select({
+            text: chatMessage.text,
+            status: chatMessage.status,
+            inputTokens: chatMessage.inputTokens,
+            outputTokens: chatMessage.outputTokens,
+            creditsCharged: chatMessage.creditsCharged,
+            errorCode: chatMessage.errorCode,
+          })
+          .from(chatMessage)
+          .where(eq(chatMessage.id, messageId));
+        if (!row) break;
+        if (row.text.length > sent) {
+          controller.enqueue({ type: "text-delta", id: TEXT_ID, delta: row.text.slice(sent) });
+          sent = row.text.length;
+        }
+        if (row.status !== "streaming") {
+          finish((chunk) => controller.enqueue(chunk), { ...row, messageId });
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, RESUME_POLL_MS));
+      }
+      if (!stopped) controller.close();
+    },
+    cancel() {
+      stopped = true;
+    },
+  });
+}

@@ -1,0 +1,177 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
+import { createTestDatabase } from "#tests/support/postgres.ts";
+import { signedIn } from "#tests/support/session.ts";
+import { text } from "#tests/support/locales.ts";
+import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
+
+const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
+
+interface Chunk {
+  type: string;
+  delta?: string;
+  messageId?: string;
+  messageMetadata?: Record<string, unknown>;
+}
+
+/** Reads a UI message stream (server-sent events) until it ends, or until `stopAfter` says so; then closes it. */
+async function readStream(response: Response, stopAfter?: (chunks: Chunk[]) => boolean): Promise<Chunk[]> {
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const chunks: Chunk[] = [];
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    let end: number;
+    while ((end = buffer.indexOf("\n\n")) >= 0) {
+      const event = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = event.replace(/^data: /, "");
+      if (data !== "[DONE]") chunks.push(JSON.parse(data) as Chunk);
+    }
+    if (stopAfter?.(chunks)) {
+      await reader.cancel();
+      break;
+    }
+  }
+  return chunks;
+}
+const textOf = (chunks: Chunk[]) =>
+  chunks
+    .filter((c) => c.type === "text-delta")
+    .map((c) => c.delta)
+    .join("");
+const outcomeOf = (chunks: Chunk[]) => chunks.find((c) => c.type === "message-metadata")?.messageMetadata;
+
+describe(`the chat over HTTP on ${backend}`, () => {
+  let server: TestServer;
+  let origin: string;
+  let cookie: string;
+  let other: string;
+  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
+    server = await startServer({ PORT: String(port), SITE_URL: origin, ...(db ? { DATABASE_URL: db.url } : {}) });
+    [cookie, other] = await Promise.all([
+      signedIn(server, origin, "talker@example.com"),
+      signedIn(server, origin, "someone@example.com"),
+    ]);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await db?.drop();
+  });
+
+  const call = (method: string, path: string, body?: unknown, as = cookie, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        Cookie: as,
+        Origin: origin,
+        "Sec-Fetch-Site": "same-origin",
+        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+        ...headers,
+      },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+  const balance = async () =>
+    ((await (await call("GET", "/api/me")).json()) as { credits: { balance: number; held: number } }).credits;
+  const conversation = async () => {
+    const res = await call("POST", "/api/chat/conversations", { model: "prompt-helper" });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { conversation: { id: string } }).conversation.id;
+  };
+  const ask = (id: string, question: string, locale = "en") =>
+    call("POST", `/api/chat/conversations/${id}/messages`, { text: question }, cookie, { "X-Locale": locale });
+
+  it("offers the offline helper, streams its answer in the asker's language and charges it once", async () => {
+    const models = (await (await call("GET", "/api/chat/models")).json()) as { models: { id: string }[] };
+    expect(models.models.map((m) => m.id)).toContain("prompt-helper");
+    const before = await balance();
+    const id = await conversation();
+    const res = await ask(id, "un phare dans la tempête", "fr");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const chunks = await readStream(res);
+    const start = chunks[0]!;
+    expect(start.type).toBe("start");
+    expect(start.messageMetadata).toMatchObject({ creditsHeld: expect.any(Number) });
+    expect(chunks.filter((c) => c.type === "text-delta").length).toBeGreaterThan(5);
+    expect(textOf(chunks)).toBe(promptHelperAnswer("un phare dans la tempête", "fr"));
+    const outcome = outcomeOf(chunks)!;
+    expect(outcome).toMatchObject({ status: "done", messageId: start.messageId });
+    const charged = outcome.creditsCharged as number;
+    expect(charged).toBeGreaterThan(0);
+    expect(await balance()).toMatchObject({ balance: before.balance - charged, held: 0 });
+    // The conversation holds the question and its answer, the answer as the branch shown.
+    const saved = (await (await call("GET", `/api/chat/conversations/${id}`)).json()) as {
+      conversation: { leafId: string };
+      messages: { id: string; role: string; status: string; creditsCharged: number | null }[];
+    };
+    expect(saved.messages.map((m) => [m.role, m.status])).toEqual([
+      ["user", "done"],
+      ["assistant", "done"],
+    ]);
+    expect(saved.conversation.leafId).toBe(start.messageId);
+  });
+
+  it("goes on writing when the connection drops, and the answer is resumed whole, charged once", async () => {
+    const before = await balance();
+    const id = await conversation();
+    const first = await readStream(await ask(id, "a glass greenhouse at night"), (chunks) =>
+      chunks.some((c) => c.type === "text-delta"),
+    );
+    const messageId = first[0]!.messageId!;
+    const resumed = await readStream(await call("GET", `/api/chat/messages/${messageId}/stream`));
+    expect(textOf(resumed)).toBe(promptHelperAnswer("a glass greenhouse at night", "en"));
+    const outcome = outcomeOf(resumed)!;
+    expect(outcome.status).toBe("done");
+    expect(await balance()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+    // Someone else cannot read it.
+    expect((await call("GET", `/api/chat/messages/${messageId}/stream`, undefined, other)).status).toBe(404);
+  });
+
+  it("stops an answer when its author asks, keeping and charging what was written", async () => {
+    const before = await balance();
+    const id = await conversation();
+    const res = await ask(id, "a snowy mountain village at dusk");
+    let stopped: Promise<Response> | undefined;
+    const chunks = await readStream(res, (seen) => {
+      if (!stopped && seen.some((c) => c.type === "text-delta"))
+        stopped = call("POST", `/api/chat/messages/${seen[0]!.messageId}/stop`);
+      return false;
+    });
+    expect((await stopped!).status).toBe(202);
+    const outcome = outcomeOf(chunks)!;
+    expect(outcome.status).toBe("stopped");
+    expect(textOf(chunks).length).toBeLessThan(promptHelperAnswer("a snowy mountain village at dusk", "en").length);
+    expect(await balance()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+    // Stopping it again: it has ended.
+    expect((await call("POST", `/api/chat/messages/${chunks[0]!.messageId}/stop`)).status).toBe(409);
+  });
+
+  it("refuses bad questions with a clear message and changes nothing", async () => {
+    const id = await conversation();
+    const before = await balance();
+    const empty = await call("POST", `/api/chat/conversations/${id}/messages`, { text: "   " });
+    expect(empty.status).toBe(422);
+    const body = (await empty.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("chat_message_invalid");
+    expect(body.error.message).toBe(text("en", "messages", "chat.errors.messageLength").replace("{{max}}", "8000"));
+    expect((await call("POST", `/api/chat/conversations/${id}/messages`, { text: "x".repeat(8001) })).status).toBe(422);
+    expect((await call("POST", `/api/chat/conversations/${id}/messages`, "not an object")).status).toBe(422);
+    const unknown = await call("POST", "/api/chat/conversations", { model: "no-such-model" });
+    expect(unknown.status).toBe(400);
+    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("unknown_model");
+    // Another account's conversation does not exist for this one.
+    expect((await call("GET", `/api/chat/conversations/${id}`, undefined, other)).status).toBe(404);
+    expect((await call("POST", `/api/chat/conversations/${id}/messages`, { text: "hi" }, other)).status).toBe(404);
+    // Signed out: 401.
+    expect((await fetch(`${server.url}/api/chat/models`)).status).toBe(401);
+    expect(await balance()).toEqual(before);
+  });
+});
