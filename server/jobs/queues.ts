@@ -26,6 +26,7 @@ import { presentGeneration } from "#server/api/v1/present.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { AppError } from "#server/errors.ts";
 import { MODEL_CHECK_QUEUE, runModelCheck, type ModelCheckJob } from "#server/modules/generation/model-checks.ts";
+import { sweepAnswers } from "#server/modules/chat/answer.ts";
 
 export interface JobContext {
   db: Db;
@@ -155,6 +156,21 @@ queues.push(
     async handle(jobs, { db, env, logger }) {
       for (const job of jobs)
         await runModelCheck({ db, env, logger }, { checkId: job.data.checkId, signal: job.signal });
+    },
+  }),
+);
+
+queues.push(
+  // Chat answers whose process died while writing them: ended, their credits released (see answer.ts).
+  defineQueue({
+    name: "chat.sweep",
+    cron: "* * * * *",
+    retryLimit: 0,
+    expireInSeconds: 120,
+    async handle(_jobs, { db, logger }) {
+      const swept = await sweepAnswers({ db });
+      if (swept.ended) logger.warn(swept, "interrupted chat answers ended");
+      return swept;
     },
   }),
 );

@@ -7,8 +7,8 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { chatConversation, chatMessage, creditEntry, creditHold, user } from "#server/db/schema/index.ts";
 import { parseEnv } from "#server/env.ts";
-import { getBalance, grantCredits } from "#server/modules/credits/ledger.ts";
-import { startAnswer, stopAnswer, type AnswerDeps } from "#server/modules/chat/answer.ts";
+import { getBalance, grantCredits, holdCredits } from "#server/modules/credits/ledger.ts";
+import { startAnswer, stopAnswer, sweepAnswers, type AnswerDeps } from "#server/modules/chat/answer.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
 import { chatCatalog, chatCost, MIN_OUTPUT_TOKENS } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
@@ -273,5 +273,35 @@ describe.each(backends)("chat answers on $name", (backend) => {
       .filter((a) => questions.some((q) => q.questionId === a.parentId))
       .reduce((sum, a) => sum + (a.creditsCharged ?? 0), 0);
     expect(balance.balance).toBe(3 - charged);
+  });
+
+  it("ends an answer whose process died while writing it, and releases its credits", async () => {
+    const userId = await account(50);
+    const q = await question(userId, "a lighthouse", "gpt-4o-mini");
+    const { holdId } = await holdCredits({ db: db(), userId, amount: 5, idempotencyKey: randomUUID() });
+    const [orphan] = await db()
+      .insert(chatMessage)
+      .values({
+        conversationId: q.conversationId,
+        parentId: q.questionId,
+        role: "assistant",
+        parts: [{ type: "text", text: "Half an ans" }],
+        text: "Half an ans",
+        status: "streaming",
+        creditsHeld: 5,
+        holdId,
+        updatedAt: new Date(Date.now() - 10 * 60_000),
+      })
+      .returning();
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ held: 5 });
+    expect(await sweepAnswers({ db: db() })).toEqual({ ended: 1 });
+    expect(await answerRow(orphan!.id)).toMatchObject({
+      status: "failed",
+      errorCode: "interrupted",
+      creditsCharged: 0,
+    });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 50, held: 0, available: 50 });
+    // Once.
+    expect(await sweepAnswers({ db: db() })).toEqual({ ended: 0 });
   });
 });

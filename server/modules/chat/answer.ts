@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, eq, lt } from "drizzle-orm";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { streamText, type ModelMessage } from "ai";
 import type { Logger } from "pino";
@@ -47,6 +47,9 @@ export interface StartedAnswer {
 
 /** How often a growing answer is saved, so that a refresh or another process can show it. */
 const SAVE_EVERY_MS = 300;
+/** How often a running answer proves it is alive, and how long without a sign of life ends it (see sweepAnswers). */
+const HEARTBEAT_MS = 20_000;
+export const ANSWER_STALE_MS = 2 * 60_000;
 /** Tokens each message adds beyond its text (roles and separators), in the estimate before the call. */
 const TOKENS_PER_MESSAGE = 4;
 
@@ -176,6 +179,13 @@ async function write(
     );
   };
 
+  // A heartbeat while the answer is written, even when no text comes for a while (a model thinking): an answer
+  // whose heartbeat stops (its process died) is ended by the sweep, its credits released.
+  const heartbeat = setInterval(() => {
+    if (Date.now() - savedAt >= HEARTBEAT_MS) saveProgress();
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+
   let outcome: { status: AnswerOutcome["status"]; input?: number; output?: number; errorCode?: string };
   let lastError: unknown;
   outcome = { status: "failed", errorCode: "provider_unavailable" };
@@ -236,6 +246,7 @@ async function write(
   }
   if (outcome.status === "failed" && lastError === undefined) outcome.errorCode = "provider_unavailable";
 
+  clearInterval(heartbeat);
   await saving.catch(() => undefined);
   // Usage as the provider counted it; when it could not say (a stopped stream), as estimated before the call.
   const inputTokens = outcome.input ?? w.inputTokens;
@@ -272,4 +283,33 @@ async function write(
     creditsCharged: charge,
     errorCode: outcome.errorCode ?? null,
   };
+}
+
+/**
+ * The backstop that keeps credits from being held forever: an answer still `streaming` with no sign of life for
+ * ANSWER_STALE_MS (the process writing it died) is ended as failed (`interrupted`) and its credits released, in
+ * one transaction conditional on the state found, so it is safe next to running answers and other sweepers.
+ */
+export async function sweepAnswers({ db, staleMs = ANSWER_STALE_MS }: { db: Db; staleMs?: number }) {
+  const stale = await db
+    .select({ id: chatMessage.id, holdId: chatMessage.holdId })
+    .from(chatMessage)
+    .where(and(eq(chatMessage.status, "streaming"), lt(chatMessage.updatedAt, new Date(Date.now() - staleMs))))
+    .limit(200);
+  let ended = 0;
+  for (const answer of stale) {
+    if (running.has(answer.id)) continue;
+    const done = await db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(chatMessage)
+        .set({ status: "failed", errorCode: "interrupted", creditsCharged: 0, updatedAt: new Date() })
+        .where(and(eq(chatMessage.id, answer.id), eq(chatMessage.status, "streaming")))
+        .returning({ id: chatMessage.id });
+      if (!row) return false;
+      if (answer.holdId) await settleHoldInTx(tx, { holdId: answer.holdId, as: "release" });
+      return true;
+    });
+    if (done) ended++;
+  }
+  return { ended };
 }
