@@ -174,4 +174,68 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect((await fetch(`${server.url}/api/chat/models`)).status).toBe(401);
     expect(await balance()).toEqual(before);
   });
+
+  it("keeps a tree: regenerated answers and edited questions are siblings, any branch can be shown", async () => {
+    const id = await conversation();
+    const first = await readStream(await ask(id, "a lighthouse on a cliff"));
+    const answer = first[0]!.messageId!;
+    const question = first[0]!.messageMetadata!.questionId as string;
+    // Another answer to the same question.
+    const again = await readStream(await call("POST", `/api/chat/messages/${answer}/regenerate`));
+    expect(outcomeOf(again)!.status).toBe("done");
+    // The question edited: a new first question, answered.
+    const edited = await readStream(
+      await call("POST", `/api/chat/conversations/${id}/messages`, { text: "a lighthouse in the fog", parentId: null }),
+    );
+    type Saved = {
+      conversation: { title: string; leafId: string };
+      messages: { id: string; parentId: string | null; role: string }[];
+    };
+    const tree = async () => (await (await call("GET", `/api/chat/conversations/${id}`)).json()) as Saved;
+    let saved = await tree();
+    const answersTo = (parent: string | null) => saved.messages.filter((m) => m.parentId === parent).map((m) => m.id);
+    expect(answersTo(question).sort()).toEqual([answer, again[0]!.messageId!].sort());
+    expect(saved.messages.filter((m) => m.parentId === null).map((m) => m.role)).toEqual(["user", "user"]);
+    expect(saved.conversation.leafId).toBe(edited[0]!.messageId);
+    // Named after its first question once answered.
+    expect(saved.conversation.title).toBe("a lighthouse on a cliff");
+    // Back to the first answer's branch.
+    expect((await call("PATCH", `/api/chat/conversations/${id}`, { leafId: answer })).status).toBe(204);
+    saved = await tree();
+    expect(saved.conversation.leafId).toBe(answer);
+  });
+
+  it("lists, searches, renames, pins, files and deletes conversations", async () => {
+    const id = await conversation();
+    await readStream(await ask(id, "a harbour full of wooden sailboats"));
+    const list = async (query = "") =>
+      (
+        (await (await call("GET", `/api/chat/conversations${query}`)).json()) as {
+          conversations: { id: string; title: string; pinned: boolean; folderId: string | null }[];
+        }
+      ).conversations;
+    // By a word of its title, and by a word only its answer has (the helper's phrases), in any case.
+    expect((await list("?q=sailboats")).map((c) => c.id)).toEqual([id]);
+    expect((await list("?q=HARBOUR")).map((c) => c.id)).toEqual([id]);
+    expect(await list("?q=zeppelin")).toEqual([]);
+    expect((await list("?q=prompt")).map((c) => c.id)).toContain(id);
+    // Renamed and pinned: first in the list.
+    expect(
+      (await call("PATCH", `/api/chat/conversations/${id}`, { title: "Harbour ideas", pinned: true })).status,
+    ).toBe(204);
+    expect((await list())[0]).toMatchObject({ id, title: "Harbour ideas", pinned: true });
+    // Filed in a folder.
+    const folder = await call("POST", "/api/chat/folders", { name: "Boats" });
+    expect(folder.status).toBe(201);
+    const folderId = ((await folder.json()) as { folder: { id: string } }).folder.id;
+    expect((await call("PATCH", `/api/chat/conversations/${id}`, { folderId })).status).toBe(204);
+    expect((await list(`?folder=${folderId}`)).map((c) => c.id)).toEqual([id]);
+    // Someone else's folder cannot be used, nor someone else's conversation changed.
+    expect((await call("PATCH", `/api/chat/conversations/${id}`, { pinned: false }, other)).status).toBe(404);
+    expect((await call("PATCH", `/api/chat/conversations/${id}`, { unknown: 1 })).status).toBe(400);
+    // Deleted: gone, with its messages.
+    expect((await call("DELETE", `/api/chat/conversations/${id}`)).status).toBe(204);
+    expect((await call("GET", `/api/chat/conversations/${id}`)).status).toBe(404);
+    expect((await list()).map((c) => c.id)).not.toContain(id);
+  });
 });

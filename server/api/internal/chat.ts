@@ -1,16 +1,24 @@
 import { and, eq } from "drizzle-orm";
-import { Hono } from "hono";
+import { Hono, type Context } from "hono";
 import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
 import type { AppEnv } from "#server/http/request-context.ts";
 import type { ServerState } from "#server/http/state.ts";
 import type { Db } from "#server/db/client.ts";
 import { chatConversation, chatMessage } from "#server/db/schema/index.ts";
 import { startAnswer, stopAnswer } from "#server/modules/chat/answer.ts";
-import { addQuestion, createConversation, getConversation } from "#server/modules/chat/conversations.ts";
+import {
+  addQuestion,
+  createConversation,
+  createFolder,
+  deleteConversation,
+  getConversation,
+  listConversations,
+  updateConversation,
+} from "#server/modules/chat/conversations.ts";
 import { offeredChatModels } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
 import { isLocale, type Locale } from "#common/locales.ts";
-import { jsonBody, signedIn } from "./signed-in.ts";
+import { jsonBody, signedIn, type SignedInEnv } from "./signed-in.ts";
 
 /** How often a resumed answer is read again while it streams (it is saved about this often too). */
 const RESUME_POLL_MS = 300;
@@ -56,27 +64,62 @@ export function chatRoutes(state: ServerState) {
         }),
       );
     })
+    .get("/chat/conversations", guard, async (c) => {
+      c.header("Cache-Control", "no-store");
+      return c.json({
+        conversations: await listConversations({
+          db: c.var.runtime.database.db,
+          userId: c.var.viewer.id,
+          q: c.req.query("q"),
+          folderId: c.req.query("folder"),
+        }),
+      });
+    })
+    .patch("/chat/conversations/:id", guard, async (c) => {
+      await updateConversation({
+        db: c.var.runtime.database.db,
+        env: c.var.runtime.env,
+        userId: c.var.viewer.id,
+        conversationId: c.req.param("id"),
+        input: await jsonBody(c),
+      });
+      return c.body(null, 204);
+    })
+    .delete("/chat/conversations/:id", guard, async (c) => {
+      await deleteConversation({
+        db: c.var.runtime.database.db,
+        userId: c.var.viewer.id,
+        conversationId: c.req.param("id"),
+      });
+      return c.body(null, 204);
+    })
+    .post("/chat/folders", guard, async (c) => {
+      const folder = await createFolder({
+        db: c.var.runtime.database.db,
+        userId: c.var.viewer.id,
+        input: await jsonBody(c),
+      });
+      return c.json({ folder }, 201);
+    })
     .post("/chat/conversations/:id/messages", guard, async (c) => {
-      const { runtime, viewer } = c.var;
-      const db = runtime.database.db;
       const conversationId = c.req.param("id");
-      const question = await addQuestion({ db, userId: viewer.id, conversationId, input: await jsonBody(c) });
-      const asked = c.req.header("X-Locale");
-      const locale: Locale = isLocale(asked) ? asked : isLocale(viewer.locale) ? viewer.locale : "en";
-      const live = liveStream();
-      const started = await startAnswer(
-        { db, env: runtime.env, logger: c.var.logger },
-        { userId: viewer.id, conversationId, questionId: question.id, locale, onDelta: live.delta },
-      );
-      const stream = live.open(
-        {
-          type: "start",
-          messageId: started.messageId,
-          messageMetadata: { questionId: question.id, creditsHeld: started.creditsHeld },
-        },
-        started.done.then((outcome) => ({ ...outcome, messageId: started.messageId })),
-      );
-      return createUIMessageStreamResponse({ stream, headers: { "Cache-Control": "no-store" } });
+      const question = await addQuestion({
+        db: c.var.runtime.database.db,
+        userId: c.var.viewer.id,
+        conversationId,
+        input: await jsonBody(c),
+      });
+      return answerResponse(c, conversationId, question.id);
+    })
+    .post("/chat/messages/:id/regenerate", guard, async (c) => {
+      // Another answer to the same question: a sibling of this one, shown in its place.
+      const [answer] = await c.var.runtime.database.db
+        .select({ conversationId: chatMessage.conversationId, parentId: chatMessage.parentId, role: chatMessage.role })
+        .from(chatMessage)
+        .innerJoin(chatConversation, eq(chatConversation.id, chatMessage.conversationId))
+        .where(and(eq(chatMessage.id, c.req.param("id")), eq(chatConversation.userId, c.var.viewer.id)));
+      if (!answer || answer.role !== "assistant" || !answer.parentId) throw new AppError("not_found", "no such answer");
+      return answerResponse(c, answer.conversationId, answer.parentId);
     })
     .get("/chat/messages/:id/stream", guard, async (c) => {
       const db = c.var.runtime.database.db;
@@ -96,6 +139,23 @@ export function chatRoutes(state: ServerState) {
         throw new AppError("conflict", "the answer is being written by another process");
       return c.body(null, 202);
     });
+}
+
+/** Starts the answer to a question and streams it as the response. */
+async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: string, questionId: string) {
+  const { runtime, viewer } = c.var;
+  const asked = c.req.header("X-Locale");
+  const locale: Locale = isLocale(asked) ? asked : isLocale(viewer.locale) ? viewer.locale : "en";
+  const live = liveStream();
+  const started = await startAnswer(
+    { db: runtime.database.db, env: runtime.env, logger: c.var.logger },
+    { userId: viewer.id, conversationId, questionId, locale, onDelta: live.delta },
+  );
+  const stream = live.open(
+    { type: "start", messageId: started.messageId, messageMetadata: { questionId, creditsHeld: started.creditsHeld } },
+    started.done.then((outcome) => ({ ...outcome, messageId: started.messageId })),
+  );
+  return createUIMessageStreamResponse({ stream, headers: { "Cache-Control": "no-store" } });
 }
 
 /** An answer of the account's: its status and text. */

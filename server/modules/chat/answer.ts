@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, lt } from "drizzle-orm";
+import { and, eq, isNull, lt } from "drizzle-orm";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { streamText, type ModelMessage } from "ai";
 import type { Logger } from "pino";
@@ -10,6 +10,7 @@ import { getBalance, holdInTx, settleHoldInTx } from "#server/modules/credits/le
 import { AppError } from "#server/errors.ts";
 import { chatLanguageModel } from "#server/providers/chat.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
+import { titleFrom } from "./conversations.ts";
 import {
   chatCost,
   chatHold,
@@ -120,6 +121,9 @@ export async function startAnswer(
   running.set(messageId, { userId: a.userId, controller });
   const done = write(deps, {
     messageId,
+    conversationId: a.conversationId,
+    // The first answer that ends well names the conversation after its first question.
+    title: conversation.title ? undefined : titleFrom(branch[0]!.text),
     model,
     system,
     messages,
@@ -154,6 +158,8 @@ async function write(
   deps: AnswerDeps,
   w: {
     messageId: string;
+    conversationId: string;
+    title: string | undefined;
     model: ChatModel;
     system: string | undefined;
     messages: ModelMessage[];
@@ -274,6 +280,11 @@ async function write(
         updatedAt: new Date(),
       })
       .where(eq(chatMessage.id, w.messageId));
+    if (w.title && outcome.status !== "failed")
+      await tx
+        .update(chatConversation)
+        .set({ title: w.title })
+        .where(and(eq(chatConversation.id, w.conversationId), isNull(chatConversation.title)));
   });
   return {
     status: outcome.status,

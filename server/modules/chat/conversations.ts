@@ -1,8 +1,8 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, desc, eq, exists, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
-import { chatConversation, chatMessage } from "#server/db/schema/index.ts";
+import { chatConversation, chatFolder, chatMessage } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { offeredChatModels } from "#config/chat-models.ts";
 
@@ -147,4 +147,151 @@ export async function getConversation({
     .where(eq(chatMessage.conversationId, conversationId))
     .orderBy(asc(chatMessage.createdAt), asc(chatMessage.id));
   return { conversation, messages };
+}
+
+const conversationChange = z
+  .object({
+    title: z.string().trim().min(1).max(200).optional(),
+    pinned: z.boolean().optional(),
+    folderId: z.uuid().nullable().optional(),
+    systemPrompt: z.string().trim().max(MAX_SYSTEM_PROMPT_LENGTH).nullable().optional(),
+    model: z.string().min(1).max(120).optional(),
+    /** The branch shown: the last message of it (`< 2 / 3 >` between siblings). */
+    leafId: z.uuid().optional(),
+  })
+  .strict();
+
+/** Renames, pins, files, re-prompts, changes the model of a conversation, or shows another branch of it. */
+export async function updateConversation({
+  db,
+  env,
+  userId,
+  conversationId,
+  input,
+}: {
+  db: Db;
+  env: Env;
+  userId: string;
+  conversationId: string;
+  input: unknown;
+}) {
+  const parsed = conversationChange.safeParse(input);
+  if (!parsed.success) throw new AppError("bad_request", "not a change of a conversation");
+  const { title, pinned, folderId, systemPrompt, model, leafId } = parsed.data;
+  if (model !== undefined && !offeredChatModels(env).some((m) => m.id === model))
+    throw new AppError("unknown_model", `chat model ${model} is not offered`);
+  if (folderId) {
+    const [folder] = await db
+      .select({ id: chatFolder.id })
+      .from(chatFolder)
+      .where(and(eq(chatFolder.id, folderId), eq(chatFolder.userId, userId)));
+    if (!folder) throw new AppError("not_found", "no such folder");
+  }
+  if (leafId) {
+    const [leaf] = await db
+      .select({ id: chatMessage.id })
+      .from(chatMessage)
+      .where(and(eq(chatMessage.id, leafId), eq(chatMessage.conversationId, conversationId)));
+    if (!leaf) throw new AppError("not_found", "no such message in this conversation");
+  }
+  const [updated] = await db
+    .update(chatConversation)
+    .set({
+      ...(title !== undefined && { title }),
+      ...(pinned !== undefined && { pinned }),
+      ...(folderId !== undefined && { folderId }),
+      ...(systemPrompt !== undefined && { systemPrompt: systemPrompt || null }),
+      ...(model !== undefined && { modelId: model }),
+      ...(leafId !== undefined && { leafId }),
+      updatedAt: new Date(),
+    })
+    .where(and(eq(chatConversation.id, conversationId), eq(chatConversation.userId, userId)))
+    .returning({ id: chatConversation.id });
+  if (!updated) throw new AppError("not_found", "no such conversation");
+}
+
+/** Deletes a conversation with its messages. An answer still being written goes on and is charged, then gone. */
+export async function deleteConversation({
+  db,
+  userId,
+  conversationId,
+}: {
+  db: Db;
+  userId: string;
+  conversationId: string;
+}) {
+  const deleted = await db
+    .delete(chatConversation)
+    .where(and(eq(chatConversation.id, conversationId), eq(chatConversation.userId, userId)))
+    .returning({ id: chatConversation.id });
+  if (deleted.length === 0) throw new AppError("not_found", "no such conversation");
+}
+
+/**
+ * The account's conversations, pinned first, then the latest; with `q`, those whose title or any message has every
+ * word of it (PostgreSQL full-text search, `simple` configuration: any language, whole words).
+ */
+export async function listConversations({
+  db,
+  userId,
+  q,
+  folderId,
+}: {
+  db: Db;
+  userId: string;
+  q?: string;
+  folderId?: string;
+}) {
+  const where = [eq(chatConversation.userId, userId)];
+  if (folderId) where.push(eq(chatConversation.folderId, folderId));
+  const query = q?.trim().slice(0, 200);
+  if (query) {
+    const words = sql`plainto_tsquery('simple', ${query})`;
+    where.push(
+      or(
+        sql`${chatConversation.search} @@ ${words}`,
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(chatMessage)
+            .where(
+              and(sql`${chatMessage.conversationId} = ${chatConversation.id}`, sql`${chatMessage.search} @@ ${words}`),
+            ),
+        ),
+      )!,
+    );
+  }
+  return db
+    .select({
+      id: chatConversation.id,
+      title: chatConversation.title,
+      modelId: chatConversation.modelId,
+      pinned: chatConversation.pinned,
+      folderId: chatConversation.folderId,
+      updatedAt: chatConversation.updatedAt,
+    })
+    .from(chatConversation)
+    .where(and(...where))
+    .orderBy(desc(chatConversation.pinned), desc(chatConversation.updatedAt))
+    .limit(200);
+}
+
+/** Folders to file conversations in. */
+export async function createFolder({ db, userId, input }: { db: Db; userId: string; input: unknown }) {
+  const parsed = z
+    .object({ name: z.string().trim().min(1).max(100) })
+    .strict()
+    .safeParse(input);
+  if (!parsed.success) throw new AppError("bad_request", "a folder needs a name");
+  const [folder] = await db.insert(chatFolder).values({ userId, name: parsed.data.name }).returning();
+  return folder!;
+}
+
+/** A title from the first question, once the first answer has ended: its first words, up to 60 characters. */
+export function titleFrom(question: string): string {
+  const words = question.replace(/\s+/g, " ").trim();
+  if (words.length <= 60) return words;
+  const cut = words.slice(0, 60);
+  const space = cut.lastIndexOf(" ");
+  return `${space > 30 ? cut.slice(0, space) : cut}…`;
 }
