@@ -238,4 +238,38 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect((await call("GET", `/api/chat/conversations/${id}`)).status).toBe(404);
     expect((await list()).map((c) => c.id)).not.toContain(id);
   });
+
+  it("keeps a question asked without credits, and answers it once credits are there again", async () => {
+    const poor = await signedIn(server, origin, "poor@example.com");
+    const created = await call("POST", "/api/chat/conversations", { model: "prompt-helper" }, poor);
+    const id = ((await created.json()) as { conversation: { id: string } }).conversation.id;
+    // Asked all at once: each answer holds what it may cost, so the bonus covers a few; the others are refused.
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        call("POST", `/api/chat/conversations/${id}/messages`, { text: "a windmill", parentId: null }, poor),
+      ),
+    );
+    const refused = results.filter((r) => r.status === 402);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(((await refused[0]!.json()) as { error: { code: string } }).error.code).toBe("insufficient_credits");
+    for (const r of results.filter((r) => r.status === 200)) await readStream(r);
+    const credits = async () =>
+      ((await (await call("GET", "/api/me", undefined, poor)).json()) as { credits: { balance: number; held: number } })
+        .credits;
+    expect((await credits()).held).toBe(0);
+    // The unanswered questions stay; now that the holds are settled there are credits again, and one is answered.
+    const saved = (await (await call("GET", `/api/chat/conversations/${id}`, undefined, poor)).json()) as {
+      messages: { id: string; role: string; parentId: string | null }[];
+    };
+    const answered = new Set(saved.messages.filter((m) => m.role === "assistant").map((m) => m.parentId));
+    const waiting = saved.messages.filter((m) => m.role === "user" && !answered.has(m.id));
+    expect(waiting.length).toBe(refused.length);
+    const before = await credits();
+    const answer = await readStream(
+      await call("POST", `/api/chat/messages/${waiting[0]!.id}/regenerate`, undefined, poor),
+    );
+    const outcome = outcomeOf(answer)!;
+    expect(outcome.status).toBe("done");
+    expect(await credits()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+  });
 });

@@ -17,6 +17,7 @@ import {
 } from "#server/modules/chat/conversations.ts";
 import { offeredChatModels } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
+import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
 import { isLocale, type Locale } from "#common/locales.ts";
 import { jsonBody, signedIn, type SignedInEnv } from "./signed-in.ts";
 
@@ -103,6 +104,8 @@ export function chatRoutes(state: ServerState) {
     })
     .post("/chat/conversations/:id/messages", guard, async (c) => {
       const conversationId = c.req.param("id");
+      // Counted before anything is saved: a refused question leaves nothing behind.
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "chat");
       const question = await addQuestion({
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
@@ -112,14 +115,19 @@ export function chatRoutes(state: ServerState) {
       return answerResponse(c, conversationId, question.id);
     })
     .post("/chat/messages/:id/regenerate", guard, async (c) => {
-      // Another answer to the same question: a sibling of this one, shown in its place.
+      // Another answer to the same question (a sibling of this one, shown in its place), or the first answer to a
+      // question that has none yet.
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "chat");
       const [answer] = await c.var.runtime.database.db
         .select({ conversationId: chatMessage.conversationId, parentId: chatMessage.parentId, role: chatMessage.role })
         .from(chatMessage)
         .innerJoin(chatConversation, eq(chatConversation.id, chatMessage.conversationId))
         .where(and(eq(chatMessage.id, c.req.param("id")), eq(chatConversation.userId, c.var.viewer.id)));
-      if (!answer || answer.role !== "assistant" || !answer.parentId) throw new AppError("not_found", "no such answer");
-      return answerResponse(c, answer.conversationId, answer.parentId);
+      if (!answer) throw new AppError("not_found", "no such message");
+      // A question left unanswered (credits ran out before it started) is answered itself.
+      const questionId = answer.role === "user" ? c.req.param("id") : answer.parentId;
+      if (!questionId) throw new AppError("not_found", "no such answer");
+      return answerResponse(c, answer.conversationId, questionId);
     })
     .get("/chat/messages/:id/stream", guard, async (c) => {
       const db = c.var.runtime.database.db;

@@ -14,6 +14,8 @@ export const ACCOUNT_ACTION_LIMITS = {
   changeKey: { window: 60 * 60, max: 60 },
   /** New webhook signing secrets. */
   rotateWebhookSecret: { window: 60 * 60, max: 10 },
+  /** Chat answers started (questions, regenerated answers). */
+  chat: { window: 60, max: 30 },
 } satisfies Record<string, RateLimitRule>;
 
 export type AccountAction = keyof typeof ACCOUNT_ACTION_LIMITS;
