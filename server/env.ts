@@ -3,6 +3,16 @@ import { packsSchema } from "#server/modules/settings/schema.ts";
 
 const bool = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v === "on" || v === "true" || v === "1");
 
+/** A comma-separated list of words, each trimmed, the empty ones left out. */
+const commaList = z.string().transform((v) =>
+  v
+    .split(",")
+    .map((m) => m.trim())
+    .filter(Boolean),
+);
+/** Model ids as the providers spell them. */
+const modelIds = commaList.pipe(z.array(z.string().regex(/^[\w./:-]{1,100}$/)));
+
 const schema = z.object({
   NODE_ENV: z.enum(["development", "production", "test"]).default("production"),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -93,27 +103,9 @@ const schema = z.object({
   /** Any server speaking OpenAI's images API (LocalAI, vLLM, a gateway): base URL, optional key, its model ids. */
   OPENAI_COMPATIBLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),
-  OPENAI_COMPATIBLE_IMAGE_MODELS: z
-    .string()
-    .transform((v) =>
-      v
-        .split(",")
-        .map((m) => m.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().regex(/^[\w./:-]{1,100}$/)))
-    .default([]),
+  OPENAI_COMPATIBLE_IMAGE_MODELS: modelIds.default([]),
   /** The chat models of that OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter), comma-separated. */
-  OPENAI_COMPATIBLE_CHAT_MODELS: z
-    .string()
-    .transform((v) =>
-      v
-        .split(",")
-        .map((m) => m.trim())
-        .filter(Boolean),
-    )
-    .pipe(z.array(z.string().regex(/^[\w./:-]{1,100}$/)))
-    .default([]),
+  OPENAI_COMPATIBLE_CHAT_MODELS: modelIds.default([]),
   /** Anthropic's chat models (Claude); ANTHROPIC_BASE_URL points at a proxy or a local stand-in. */
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
@@ -121,15 +113,7 @@ const schema = z.object({
   GOOGLE_GENERATIVE_AI_API_KEY: z.string().min(1).optional(),
   GOOGLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Model ids an operator turns off (comma-separated), even when their provider is configured. */
-  DISABLED_MODELS: z
-    .string()
-    .transform((v) =>
-      v
-        .split(",")
-        .map((m) => m.trim())
-        .filter(Boolean),
-    )
-    .default([]),
+  DISABLED_MODELS: commaList.default([]),
   /**
    * Per-model settings as JSON, over the catalog's: {"flux-dev": {"credits": 4, "timeoutSeconds": 120}}. `credits`
    * is the price per unit (image, video or second of video), `expectedSeconds` the first estimate of a job.

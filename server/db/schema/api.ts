@@ -1,11 +1,10 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
+import { list } from "./sql-list.ts";
 
 export const API_KEY_STATUSES = ["active", "inactive"] as const;
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
-
-const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
 
 /**
  * A user's key to the public API. Only the SHA-256 of the secret is kept (the secret has 256 random bits, so a

@@ -15,6 +15,7 @@ import {
 } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
 import { creditHold } from "./credits.ts";
+import { list } from "./sql-list.ts";
 
 export const CHAT_ROLES = ["user", "assistant"] as const;
 export type ChatRole = (typeof CHAT_ROLES)[number];
@@ -31,7 +32,6 @@ export type ChatMessageStatus = (typeof CHAT_MESSAGE_STATUSES)[number];
 export type ChatPart = { type: string; [key: string]: unknown };
 
 const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
-const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
 
 export const chatFolder = pgTable(
   "chat_folder",

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
+import { list } from "./sql-list.ts";
 
 export const CREDIT_ENTRY_KINDS = [
   "signup_bonus",
@@ -18,8 +19,6 @@ export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
 
 export const HOLD_STATUSES = ["open", "captured", "released"] as const;
 export type HoldStatus = (typeof HOLD_STATUSES)[number];
-
-const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
 
 /**
  * One row per user: the settled balance and the part of it held for jobs in flight. Available = balance - held.

@@ -26,8 +26,7 @@ import {
   type GenerationTool,
   type Visibility,
 } from "#common/generation.ts";
-
-const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
+import { list } from "./sql-list.ts";
 
 /**
  * One generation job. Its credits are held at submit (`holdId`) and captured or released exactly once, in the same

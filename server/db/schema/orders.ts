@@ -2,14 +2,13 @@ import { sql } from "drizzle-orm";
 import { bigint, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
 import { ORDER_STATUSES, type OrderStatus } from "#common/orders.ts";
+import { list } from "./sql-list.ts";
 
 export { ORDER_STATUSES, type OrderStatus };
 
 /** A dispute on the order's payment: an inquiry takes nothing; `open` and `lost` have taken credits back. */
 export const DISPUTE_STATUSES = ["inquiry", "open", "won", "lost"] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
-
-const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
 
 /**
  * A purchase of a credit pack. Created `pending` with its checkout session; the payment provider's signed events

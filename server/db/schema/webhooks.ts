@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { check, index, integer, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
 import { generation } from "./generations.ts";
+import { list } from "./sql-list.ts";
 
 export const WEBHOOK_EVENTS = ["generation.succeeded", "generation.failed", "generation.canceled"] as const;
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -13,8 +14,6 @@ export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
  * followed), an answer other than 2xx, the generation gone before the first attempt, or retries run out. */
 export const WEBHOOK_FAILURES = ["timeout", "refused", "unreachable", "redirect", "status", "gone", "expired"] as const;
 export type WebhookFailure = (typeof WEBHOOK_FAILURES)[number];
-
-const list = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(", "));
 
 /**
  * A user's webhook signing secret (`whsec_…`, Standard Webhooks). It signs, so it is kept as it is, not hashed.
