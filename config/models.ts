@@ -205,6 +205,11 @@ export function knownModels(env: Env): CatalogModel[] {
   return [...modelCatalog, ...compatibleModels(env)];
 }
 
+/** How long a run of the model may take: the configuration's (`MODEL_SETTINGS`) over the catalog's. */
+export function timeoutSecondsOf(model: CatalogModel, env: Env): number {
+  return env.MODEL_SETTINGS[model.id]?.timeoutSeconds ?? model.timeoutSeconds;
+}
+
 /**
  * The models this deployment offers: those with at least one configured provider (only those bindings kept),
  * minus the ones the operator disabled (in the configuration or the console), with the operator's prices (the
@@ -219,7 +224,7 @@ export function offeredModels(env: Env, overrides: ModelOverrides = {}): Catalog
       return {
         ...m,
         price: { ...m.price, credits: overrides[m.id]?.credits ?? own.credits ?? m.price.credits },
-        timeoutSeconds: own.timeoutSeconds ?? m.timeoutSeconds,
+        timeoutSeconds: timeoutSecondsOf(m, env),
         expectedSeconds: own.expectedSeconds ?? m.expectedSeconds,
         bindings: m.bindings.filter((b) => providerConfigured(b.provider, env)),
       };

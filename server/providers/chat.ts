@@ -2,9 +2,7 @@ import type { LanguageModelV4 } from "@ai-sdk/provider";
 import type { Env } from "#server/env.ts";
 import type { ChatBinding } from "#config/chat-models.ts";
 import { createPromptHelperModel } from "#server/providers/demo/chat-model.ts";
-
-// Passed explicitly: left unset, the SDKs would read process.env themselves.
-const OPENAI_URL = "https://api.openai.com/v1";
+import { openaiCompatibleProvider, openaiProvider } from "#server/providers/external.ts";
 
 /**
  * The AI SDK language model for one binding of a chat model. Each provider's package is loaded with its first
@@ -15,21 +13,10 @@ export async function chatLanguageModel(binding: ChatBinding, env: Env): Promise
   switch (binding.provider) {
     case "demo":
       return createPromptHelperModel();
-    case "openai": {
-      const { createOpenAI } = await import("@ai-sdk/openai");
-      return createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL ?? OPENAI_URL }).chat(
-        binding.model,
-      );
-    }
-    case "openai-compatible": {
-      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-      return createOpenAICompatible({
-        name: "openai-compatible",
-        baseURL: env.OPENAI_COMPATIBLE_BASE_URL!,
-        apiKey: env.OPENAI_COMPATIBLE_API_KEY,
-        includeUsage: true,
-      }).chatModel(binding.model);
-    }
+    case "openai":
+      return (await openaiProvider(env)).chat(binding.model);
+    case "openai-compatible":
+      return (await openaiCompatibleProvider(env)).chatModel(binding.model);
     case "anthropic": {
       const { createAnthropic } = await import("@ai-sdk/anthropic");
       return createAnthropic({ apiKey: env.ANTHROPIC_API_KEY, baseURL: env.ANTHROPIC_BASE_URL }).languageModel(

@@ -28,6 +28,24 @@ export function externalProviderConfigured(provider: ExternalProvider, env: Env)
 
 // Each provider's SDK is loaded with its first job: an installation uses one or two of them, or none.
 
+/** OpenAI's API (images, and chat through chat completions), at OPENAI_BASE_URL when set. */
+export async function openaiProvider(env: Env) {
+  const { createOpenAI } = await import("@ai-sdk/openai");
+  return createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL ?? OPENAI_URL });
+}
+
+/** The OpenAI-compatible server of OPENAI_COMPATIBLE_BASE_URL (images and chat; a stream ends with its usage). */
+export async function openaiCompatibleProvider(env: Env) {
+  const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+  return createOpenAICompatible({
+    // Also the providerOptions key, camel-cased by the SDK: `openaiCompatible`.
+    name: "openai-compatible",
+    baseURL: env.OPENAI_COMPATIBLE_BASE_URL!,
+    apiKey: env.OPENAI_COMPATIBLE_API_KEY,
+    includeUsage: true,
+  });
+}
+
 export async function externalImageModel(
   provider: ExternalProvider,
   providerModelId: string,
@@ -35,12 +53,8 @@ export async function externalImageModel(
 ): Promise<ImageModelV4> {
   assertConfigured(provider, env);
   switch (provider) {
-    case "openai": {
-      const { createOpenAI } = await import("@ai-sdk/openai");
-      return createOpenAI({ apiKey: env.OPENAI_API_KEY, baseURL: env.OPENAI_BASE_URL ?? OPENAI_URL }).image(
-        providerModelId,
-      );
-    }
+    case "openai":
+      return (await openaiProvider(env)).image(providerModelId);
     case "replicate": {
       const { createReplicate } = await import("@ai-sdk/replicate");
       return createReplicate({
@@ -52,15 +66,8 @@ export async function externalImageModel(
       const { createFal } = await import("@ai-sdk/fal");
       return createFal({ apiKey: env.FAL_KEY, baseURL: env.FAL_BASE_URL ?? FAL_URL }).image(providerModelId);
     }
-    case "openai-compatible": {
-      const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-      return createOpenAICompatible({
-        // Also the providerOptions key, camel-cased by the SDK: `openaiCompatible`.
-        name: "openai-compatible",
-        baseURL: env.OPENAI_COMPATIBLE_BASE_URL!,
-        apiKey: env.OPENAI_COMPATIBLE_API_KEY,
-      }).imageModel(providerModelId);
-    }
+    case "openai-compatible":
+      return (await openaiCompatibleProvider(env)).imageModel(providerModelId);
   }
 }
 

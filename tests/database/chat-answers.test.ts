@@ -5,14 +5,14 @@ import { APICallError } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
-import { chatConversation, chatMessage, creditEntry, creditHold, user } from "#server/db/schema/index.ts";
+import { chatConversation, chatMessage, creditEntry, creditHold } from "#server/db/schema/index.ts";
 import { parseEnv } from "#server/env.ts";
-import { getBalance, grantCredits, holdCredits } from "#server/modules/credits/ledger.ts";
+import { getBalance, holdCredits } from "#server/modules/credits/ledger.ts";
 import { startAnswer, stopAnswer, sweepAnswers, type AnswerDeps } from "#server/modules/chat/answer.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
 import { chatCatalog, chatCost, MIN_OUTPUT_TOKENS } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
-import { backends, migratedDatabase } from "#tests/support/backends.ts";
+import { backends, insertUserWithCredits, migratedDatabase } from "#tests/support/backends.ts";
 
 const logger = pino({ level: "silent" });
 const helper = chatCatalog.find((m) => m.id === "prompt-helper")!;
@@ -61,21 +61,7 @@ describe.each(backends)("chat answers on $name", (backend) => {
   const env = parseEnv({ OPENAI_API_KEY: "sk-test" });
   const deps = (languageModel?: AnswerDeps["languageModel"]): AnswerDeps => ({ db: db(), env, logger, languageModel });
 
-  async function account(credits: number) {
-    const id = randomUUID();
-    await db()
-      .insert(user)
-      .values({ id, name: "Maker", email: `${id}@example.com`, emailVerified: true });
-    if (credits > 0)
-      await grantCredits({
-        db: db(),
-        userId: id,
-        amount: credits,
-        kind: "admin_adjustment",
-        idempotencyKey: randomUUID(),
-      });
-    return id;
-  }
+  const account = (credits: number) => insertUserWithCredits(db(), credits);
   async function question(userId: string, text: string, modelId = "prompt-helper") {
     const [conversation] = await db().insert(chatConversation).values({ userId, modelId }).returning();
     const [asked] = await db()

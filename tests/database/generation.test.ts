@@ -10,10 +10,9 @@ import {
   creditHold,
   generation,
   generationAttempt,
-  user,
   webhookDelivery,
 } from "#server/db/schema/index.ts";
-import { getBalance, grantCredits } from "#server/modules/credits/ledger.ts";
+import { getBalance } from "#server/modules/credits/ledger.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { parseEnv, type Env } from "#server/env.ts";
 import { createLocalStorage } from "#server/storage/local.ts";
@@ -29,7 +28,7 @@ import { endGenerationInTx, type Ending } from "#server/modules/generation/end-g
 import { GENERATION_QUEUE } from "#server/modules/generation/queue.ts";
 import { WEBHOOK_QUEUE, warmWebhookQueue } from "#server/modules/webhooks/queue-webhook.ts";
 import { AppError } from "#server/errors.ts";
-import { backends, openEngine } from "#tests/support/backends.ts";
+import { backends, insertUserWithCredits, openEngine } from "#tests/support/backends.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
 import { startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
@@ -72,21 +71,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     await engine?.close();
   });
 
-  async function newUser(credits = 100) {
-    const id = randomUUID();
-    await db()
-      .insert(user)
-      .values({ id, name: "Maker", email: `${id}@example.com`, emailVerified: true });
-    if (credits > 0)
-      await grantCredits({
-        db: db(),
-        userId: id,
-        amount: credits,
-        kind: "admin_adjustment",
-        idempotencyKey: randomUUID(),
-      });
-    return id;
-  }
+  const newUser = (credits = 100) => insertUserWithCredits(db(), credits);
   const submit = (userId: string, input: object, idempotencyKey?: string) =>
     submitGeneration(deps(), { user: { id: userId }, input, idempotencyKey });
   const run = (id: string) => runGeneration(deps(), { generationId: id });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, inject } from "vitest";
 import { openPglite, openPostgres, type Db, type DbHandle } from "#server/db/client.ts";
 import { user } from "#server/db/schema/index.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
+import { grantCredits } from "#server/modules/credits/ledger.ts";
 import { createBoss } from "#server/jobs/boss.ts";
 import { defineQueues } from "#server/jobs/worker.ts";
 import { tempDir, TEST_DATABASE_URL } from "#tests/support/server.ts";
@@ -61,6 +62,14 @@ if (TEST_DATABASE_URL) {
 export async function insertUser(db: Db, name = "Maker"): Promise<string> {
   const id = randomUUID();
   await db.insert(user).values({ id, name, email: `${id}@example.com`, emailVerified: true });
+  return id;
+}
+
+/** Inserts a confirmed user holding `credits` (given as an administrator's adjustment) and returns its id. */
+export async function insertUserWithCredits(db: Db, credits: number): Promise<string> {
+  const id = await insertUser(db);
+  if (credits > 0)
+    await grantCredits({ db, userId: id, amount: credits, kind: "admin_adjustment", idempotencyKey: randomUUID() });
   return id;
 }
 

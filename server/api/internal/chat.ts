@@ -118,16 +118,11 @@ export function chatRoutes(state: ServerState) {
       // Another answer to the same question (a sibling of this one, shown in its place), or the first answer to a
       // question that has none yet.
       await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "chat");
-      const [answer] = await c.var.runtime.database.db
-        .select({ conversationId: chatMessage.conversationId, parentId: chatMessage.parentId, role: chatMessage.role })
-        .from(chatMessage)
-        .innerJoin(chatConversation, eq(chatConversation.id, chatMessage.conversationId))
-        .where(and(eq(chatMessage.id, c.req.param("id")), eq(chatConversation.userId, c.var.viewer.id)));
-      if (!answer) throw new AppError("not_found", "no such message");
+      const message = await ownMessage(c.var.runtime.database.db, c.var.viewer.id, c.req.param("id"));
       // A question left unanswered (credits ran out before it started) is answered itself.
-      const questionId = answer.role === "user" ? c.req.param("id") : answer.parentId;
+      const questionId = message.role === "user" ? c.req.param("id") : message.parentId;
       if (!questionId) throw new AppError("not_found", "no such answer");
-      return answerResponse(c, answer.conversationId, questionId);
+      return answerResponse(c, message.conversationId, questionId);
     })
     .get("/chat/messages/:id/stream", guard, async (c) => {
       const db = c.var.runtime.database.db;
@@ -166,15 +161,27 @@ async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: 
   return createUIMessageStreamResponse({ stream, headers: { "Cache-Control": "no-store" } });
 }
 
-/** An answer of the account's: its status and text. */
-async function ownAnswer(db: Db, userId: string, messageId: string) {
-  const [answer] = await db
-    .select({ status: chatMessage.status, text: chatMessage.text, role: chatMessage.role })
+/** A message of the account's conversations: where it is and what it is. */
+async function ownMessage(db: Db, userId: string, messageId: string) {
+  const [message] = await db
+    .select({
+      conversationId: chatMessage.conversationId,
+      parentId: chatMessage.parentId,
+      role: chatMessage.role,
+      status: chatMessage.status,
+    })
     .from(chatMessage)
     .innerJoin(chatConversation, eq(chatConversation.id, chatMessage.conversationId))
     .where(and(eq(chatMessage.id, messageId), eq(chatConversation.userId, userId)));
-  if (!answer || answer.role !== "assistant") throw new AppError("not_found", "no such answer");
-  return answer;
+  if (!message) throw new AppError("not_found", "no such message");
+  return message;
+}
+
+/** An answer of the account's. */
+async function ownAnswer(db: Db, userId: string, messageId: string) {
+  const message = await ownMessage(db, userId, messageId);
+  if (message.role !== "assistant") throw new AppError("not_found", "no such answer");
+  return message;
 }
 
 /**

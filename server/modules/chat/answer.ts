@@ -92,7 +92,7 @@ export async function startAnswer(
   if (!plan) throw new AppError("insufficient_credits", "not enough credits to answer");
 
   const messageId = randomUUID();
-  await db.transaction(async (tx) => {
+  const holdId = await db.transaction(async (tx) => {
     // The ledger checks the balance again under its lock: a concurrent spend makes this fail, not go negative.
     const { holdId } = await holdInTx(tx, {
       userId: a.userId,
@@ -115,12 +115,14 @@ export async function startAnswer(
       .update(chatConversation)
       .set({ leafId: messageId, updatedAt: new Date() })
       .where(eq(chatConversation.id, a.conversationId));
+    return holdId;
   });
 
   const controller = new AbortController();
   running.set(messageId, { userId: a.userId, controller });
   const done = write(deps, {
     messageId,
+    holdId,
     conversationId: a.conversationId,
     // The first answer that ends well names the conversation after its first question.
     title: conversation.title ? undefined : titleFrom(branch[0]!.text),
@@ -158,6 +160,7 @@ async function write(
   deps: AnswerDeps,
   w: {
     messageId: string;
+    holdId: string;
     conversationId: string;
     title: string | undefined;
     model: ChatModel;
@@ -192,9 +195,10 @@ async function write(
   }, HEARTBEAT_MS);
   heartbeat.unref();
 
-  let outcome: { status: AnswerOutcome["status"]; input?: number; output?: number; errorCode?: string };
-  let lastError: unknown;
-  outcome = { status: "failed", errorCode: "provider_unavailable" };
+  let outcome: { status: AnswerOutcome["status"]; input?: number; output?: number; errorCode?: string } = {
+    status: "failed",
+    errorCode: "provider_unavailable",
+  };
   // Each binding in turn while nothing has been written: a provider's failure moves on to the next one.
   for (const binding of w.model.bindings) {
     try {
@@ -239,7 +243,6 @@ async function write(
       }
       break;
     } catch (error) {
-      lastError = error;
       if (w.signal.aborted) {
         outcome = { status: "stopped" };
         break;
@@ -250,7 +253,6 @@ async function write(
       if (text !== "" || !failure.failover) break;
     }
   }
-  if (outcome.status === "failed" && lastError === undefined) outcome.errorCode = "provider_unavailable";
 
   clearInterval(heartbeat);
   await saving.catch(() => undefined);
@@ -259,13 +261,10 @@ async function write(
   const outputTokens = outcome.output ?? estimateTokens(text);
   const charge =
     outcome.status === "failed" ? 0 : Math.min(w.plan.credits, chatCost(w.model.price, inputTokens, outputTokens));
-  const [message] = await db.select().from(chatMessage).where(eq(chatMessage.id, w.messageId));
   await db.transaction(async (tx) => {
     await settleHoldInTx(
       tx,
-      outcome.status === "failed"
-        ? { holdId: message!.holdId!, as: "release" }
-        : { holdId: message!.holdId!, as: "capture", charge },
+      outcome.status === "failed" ? { holdId: w.holdId, as: "release" } : { holdId: w.holdId, as: "capture", charge },
     );
     await tx
       .update(chatMessage)

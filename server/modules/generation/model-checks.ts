@@ -5,7 +5,7 @@ import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { sendInTx, warmQueue } from "#server/jobs/send-in-tx.ts";
 import { modelCheck, type ModelCheckStatus } from "#server/db/schema/index.ts";
-import { knownModels, providerConfigured, type CatalogModel } from "#config/models.ts";
+import { knownModels, providerConfigured, timeoutSecondsOf, type CatalogModel } from "#config/models.ts";
 import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
@@ -20,8 +20,7 @@ export interface ModelCheckJob {
 const TEST_PROMPT = "A small red lighthouse on a rocky coast under a clear sky";
 
 /** The longest a test may run: the model's own time limit, as for a job. */
-const timeoutOf = (model: CatalogModel, env: Env) =>
-  (env.MODEL_SETTINGS[model.id]?.timeoutSeconds ?? model.timeoutSeconds) * 1000;
+const timeoutOf = (model: CatalogModel, env: Env) => timeoutSecondsOf(model, env) * 1000;
 
 export type StartModelCheck =
   | { started: number }

@@ -7,6 +7,7 @@ import type {
 import { serverT } from "#server/i18n/translations.ts";
 import { isLocale, type Locale } from "#common/locales.ts";
 import { hashString } from "#server/providers/demo/prompt.ts";
+import { estimateTokens } from "#config/chat-models.ts";
 
 /** How fast the offline helper writes: a few words every 30 ms, about what a hosted model streams. */
 const CHUNK_WORDS = 3;
@@ -19,9 +20,6 @@ const chunksOf = (text: string) => {
   for (let i = 0; i < words.length; i += CHUNK_WORDS) chunks.push(words.slice(i, i + CHUNK_WORDS).join(""));
   return chunks;
 };
-
-/** Tokens as the helper counts them: about four characters each, as the estimate before a call. */
-const tokensOf = (text: string) => Math.ceil(text.length / 4);
 
 const textOfPrompt = (prompt: LanguageModelV4Prompt) =>
   prompt
@@ -78,13 +76,13 @@ export function createPromptHelperModel(): LanguageModelV4 {
     const asked = options.providerOptions?.demo?.locale;
     const locale: Locale = isLocale(asked) ? asked : "en";
     const full = promptHelperAnswer(lastQuestion(options.prompt), locale);
-    // Cut to the output limit, in the helper's own token count.
+    // Cut to the output limit; the helper counts tokens as the estimate before a call does.
     const limit = options.maxOutputTokens;
-    const text = limit !== undefined && tokensOf(full) > limit ? full.slice(0, limit * 4) : full;
+    const text = limit !== undefined && estimateTokens(full) > limit ? full.slice(0, limit * 4) : full;
     return {
       text,
       truncated: text !== full,
-      usage: { input: tokensOf(textOfPrompt(options.prompt)), output: tokensOf(text) },
+      usage: { input: estimateTokens(textOfPrompt(options.prompt)), output: estimateTokens(text) },
     };
   };
   const usageOf = (input: number, output: number) => ({

@@ -9,6 +9,7 @@ import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf } from "#app/lib/request.server.ts";
 import { pageOf } from "#app/lib/paging.ts";
 import { PagedTable } from "#app/components/billing/paged-table.tsx";
+import { RowAction } from "#app/components/admin/row-action.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { createCodes } from "#server/modules/credits/create-codes.ts";
 import { disableCodeBatch } from "#server/modules/credits/disable-code-batch.ts";
@@ -174,19 +175,9 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
       key: "actions",
       render: (_: unknown, row) =>
         row.disabledAt ? null : (
-          <Form method="post">
-            <input type="hidden" name="batch" value={row.id} />
-            <Button
-              htmlType="submit"
-              name="intent"
-              value="disable"
-              size="small"
-              danger
-              loading={busy("disable") && navigation.formData?.get("batch") === row.id}
-            >
-              {t("codes.disable")}
-            </Button>
-          </Form>
+          <RowAction field="batch" value={row.id} intent="disable" danger>
+            {t("codes.disable")}
+          </RowAction>
         ),
     },
   ];

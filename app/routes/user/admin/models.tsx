@@ -10,6 +10,7 @@ import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf } from "#app/lib/request.server.ts";
 import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
+import { RowAction } from "#app/components/admin/row-action.tsx";
 import { PeriodFilter } from "#app/components/admin/filter-form.tsx";
 import { knownModels, providerConfigured } from "#config/models.ts";
 import { modelStats } from "#server/modules/generation/model-stats.ts";
@@ -192,19 +193,14 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
             ),
           )}
           {row.providers.some((p) => p.configured) && (
-            <Form method="post">
-              <input type="hidden" name="model" value={row.id} />
-              <Button
-                htmlType="submit"
-                name="intent"
-                value="check"
-                size="small"
-                disabled={row.providers.some((p) => p.check?.status === "running")}
-                loading={busy("check", row.id)}
-              >
-                {t("models.check")}
-              </Button>
-            </Form>
+            <RowAction
+              field="model"
+              value={row.id}
+              intent="check"
+              disabled={row.providers.some((p) => p.check?.status === "running")}
+            >
+              {t("models.check")}
+            </RowAction>
           )}
         </span>
       ),
@@ -303,26 +299,14 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
       title: t("models.columns.actions"),
       key: "actions",
       render: (_: unknown, row) =>
-        row.state === "on" || row.state === "off" ? (
-          <Form method="post">
-            <input type="hidden" name="model" value={row.id} />
-            {row.state === "on" ? (
-              <Button
-                htmlType="submit"
-                name="intent"
-                value="disable"
-                size="small"
-                danger
-                loading={busy("disable", row.id)}
-              >
-                {t("models.disable")}
-              </Button>
-            ) : (
-              <Button htmlType="submit" name="intent" value="enable" size="small" loading={busy("enable", row.id)}>
-                {t("models.enable")}
-              </Button>
-            )}
-          </Form>
+        row.state === "on" ? (
+          <RowAction field="model" value={row.id} intent="disable" danger>
+            {t("models.disable")}
+          </RowAction>
+        ) : row.state === "off" ? (
+          <RowAction field="model" value={row.id} intent="enable">
+            {t("models.enable")}
+          </RowAction>
         ) : null,
     },
   ];
