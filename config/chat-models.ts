@@ -138,6 +138,14 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
+/** Tokens each message adds beyond its text (roles and separators), in the estimate before a call. */
+const TOKENS_PER_MESSAGE = 4;
+
+/** The input tokens of a call, estimated before it: the system prompt and the messages, with what each adds. */
+export function estimateInput(system: string | undefined, texts: string[]): number {
+  return estimateTokens([system ?? "", ...texts].join("\n")) + TOKENS_PER_MESSAGE * (texts.length + 1);
+}
+
 /** The fewest output tokens an answer is started with: below it, the balance is too low to answer. */
 export const MIN_OUTPUT_TOKENS = 16;
 

@@ -7,7 +7,7 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
 import { chatConversation, chatMessage, creditEntry, creditHold } from "#server/db/schema/index.ts";
 import { parseEnv } from "#server/env.ts";
-import { getBalance, holdCredits } from "#server/modules/credits/ledger.ts";
+import { getBalance, grantCredits, holdCredits } from "#server/modules/credits/ledger.ts";
 import { startAnswer, stopAnswer, sweepAnswers, type AnswerDeps } from "#server/modules/chat/answer.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
 import { chatCatalog, chatCost, MIN_OUTPUT_TOKENS } from "#config/chat-models.ts";
@@ -68,7 +68,7 @@ describe.each(backends)("chat answers on $name", (backend) => {
       .insert(chatMessage)
       .values({ conversationId: conversation!.id, role: "user", parts: [{ type: "text", text }], text })
       .returning();
-    return { conversationId: conversation!.id, questionId: asked!.id };
+    return { conversationId: conversation!.id, parentId: asked!.id };
   }
   const answerRow = async (id: string) => (await db().select().from(chatMessage).where(eq(chatMessage.id, id)))[0]!;
   const entriesOf = (holdId: string) => db().select().from(creditEntry).where(eq(creditEntry.holdId, holdId));
@@ -161,7 +161,7 @@ describe.each(backends)("chat answers on $name", (backend) => {
     await expect(startAnswer(deps(), { userId, ...q, locale: "en" })).rejects.toSatisfy(
       (error) => codeOf(error) === "insufficient_credits",
     );
-    expect(await db().select().from(chatMessage).where(eq(chatMessage.parentId, q.questionId))).toEqual([]);
+    expect(await db().select().from(chatMessage).where(eq(chatMessage.parentId, q.parentId))).toEqual([]);
     expect(await db().select().from(creditHold).where(eq(creditHold.userId, userId))).toEqual([]);
     expect(MIN_OUTPUT_TOKENS).toBeGreaterThan(0);
   });
@@ -171,7 +171,7 @@ describe.each(backends)("chat answers on $name", (backend) => {
     const q = await question(userId, "a lighthouse at dawn");
     let stopped = false;
     let started!: Awaited<ReturnType<typeof startAnswer>>;
-    const first = new Promise<void>((resolve) => {
+    const first = new Promise<unknown>((resolve) => {
       void startAnswer(deps(), {
         userId,
         ...q,
@@ -180,9 +180,11 @@ describe.each(backends)("chat answers on $name", (backend) => {
           if (!stopped && started) {
             stopped = true;
             // Only its author can stop it.
-            expect(stopAnswer({ userId: "someone-else", messageId: started.messageId })).toBe(false);
-            expect(stopAnswer({ userId, messageId: started.messageId })).toBe(true);
-            resolve();
+            const stops = [
+              stopAnswer({ db: db(), userId: "someone-else", messageId: started.messageId }),
+              stopAnswer({ db: db(), userId, messageId: started.messageId }),
+            ];
+            resolve(Promise.all(stops).then((answers) => expect(answers).toEqual([false, true])));
           }
         },
       }).then((s) => (started = s));
@@ -196,6 +198,76 @@ describe.each(backends)("chat answers on $name", (backend) => {
       Math.min(started.creditsHeld, chatCost(helper.price, outcome.inputTokens, outcome.outputTokens)),
     );
     expect((await getBalance({ db: db(), userId })).balance).toBe(100 - outcome.creditsCharged);
+  });
+
+  it("stops an answer written by another process when that process next saves it", async () => {
+    const userId = await account(100);
+    const q = await question(userId, "a lighthouse at dawn in the rain");
+    const started = await startAnswer(deps(), { userId, ...q, locale: "en" });
+    // What the stop endpoint of another server does: the request is saved for the process writing the answer.
+    await db().update(chatMessage).set({ stopRequestedAt: new Date() }).where(eq(chatMessage.id, started.messageId));
+    const outcome = await started.done;
+    expect(outcome.status).toBe("stopped");
+    expect(outcome.text.length).toBeLessThan(promptHelperAnswer("a lighthouse at dawn in the rain", "en").length);
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 100 - outcome.creditsCharged, held: 0 });
+  });
+
+  it("saves a stop request for an answer this process is not writing, for its author only", async () => {
+    const userId = await account(10);
+    const q = await question(userId, "a lighthouse", "gpt-4o-mini");
+    const [elsewhere] = await db()
+      .insert(chatMessage)
+      .values({
+        conversationId: q.conversationId,
+        parentId: q.parentId,
+        role: "assistant",
+        parts: [],
+        status: "streaming",
+      })
+      .returning();
+    expect(await stopAnswer({ db: db(), userId: "someone-else", messageId: elsewhere!.id })).toBe(false);
+    expect((await answerRow(elsewhere!.id)).stopRequestedAt).toBeNull();
+    expect(await stopAnswer({ db: db(), userId, messageId: elsewhere!.id })).toBe(true);
+    expect((await answerRow(elsewhere!.id)).stopRequestedAt).toBeInstanceOf(Date);
+    await db().update(chatMessage).set({ status: "stopped" }).where(eq(chatMessage.id, elsewhere!.id));
+    expect(await stopAnswer({ db: db(), userId, messageId: elsewhere!.id })).toBe(false);
+  });
+
+  it("continues an answer that ran out of credits from where it stopped, once credits are back", async () => {
+    const idea =
+      "a quiet harbour town at night, fishing boats rocking by the pier, lanterns reflected on the wet cobblestones, " +
+      "an old lighthouse sweeping its beam over low clouds, a cat asleep on a coil of rope, a bakery opening early " +
+      "with warm light in its windows, gulls circling above the masts and a thin fog rolling in from the open sea";
+    const whole = promptHelperAnswer(idea, "fr");
+    // Enough for the input and a few dozen output tokens of the helper (1,000 and 4,000 credits per million).
+    const userId = await account(1);
+    const q = await question(userId, idea);
+    const first = await startAnswer(deps(), { userId, ...q, locale: "fr" });
+    const cut = await first.done;
+    expect(cut.status).toBe("out_of_credits");
+    expect(whole.startsWith(cut.text)).toBe(true);
+    await expect(
+      startAnswer(deps(), { userId, conversationId: q.conversationId, parentId: q.parentId, locale: "fr" }),
+    ).rejects.toSatisfy((e) => codeOf(e) === "insufficient_credits");
+
+    await grantCredits({ db: db(), userId, amount: 100, kind: "admin_adjustment", idempotencyKey: randomUUID() });
+    const rest = await startAnswer(deps(), {
+      userId,
+      conversationId: q.conversationId,
+      parentId: first.messageId,
+      locale: "fr",
+    });
+    const continued = await rest.done;
+    expect(continued.status).toBe("done");
+    expect(cut.text + continued.text).toBe(whole);
+    const row = await answerRow(rest.messageId);
+    expect(row.parentId).toBe(first.messageId);
+    const [conversation] = await db().select().from(chatConversation).where(eq(chatConversation.id, q.conversationId));
+    expect(conversation!.leafId).toBe(rest.messageId);
+    // Only an answer that was cut is continued.
+    await expect(
+      startAnswer(deps(), { userId, conversationId: q.conversationId, parentId: rest.messageId, locale: "fr" }),
+    ).rejects.toSatisfy((e) => codeOf(e) === "conflict");
   });
 
   it("charges nothing for an answer the provider breaks off, and keeps what it had written", async () => {
@@ -256,7 +328,7 @@ describe.each(backends)("chat answers on $name", (backend) => {
       .from(chatMessage)
       .where(and(eq(chatMessage.role, "assistant"), eq(chatMessage.modelId, "gpt-4o-mini")));
     const charged = answers
-      .filter((a) => questions.some((q) => q.questionId === a.parentId))
+      .filter((a) => questions.some((q) => q.parentId === a.parentId))
       .reduce((sum, a) => sum + (a.creditsCharged ?? 0), 0);
     expect(balance.balance).toBe(3 - charged);
   });
@@ -269,7 +341,7 @@ describe.each(backends)("chat answers on $name", (backend) => {
       .insert(chatMessage)
       .values({
         conversationId: q.conversationId,
-        parentId: q.questionId,
+        parentId: q.parentId,
         role: "assistant",
         parts: [{ type: "text", text: "Half an ans" }],
         text: "Half an ans",

@@ -179,7 +179,7 @@ describe(`the chat over HTTP on ${backend}`, () => {
     const id = await conversation();
     const first = await readStream(await ask(id, "a lighthouse on a cliff"));
     const answer = first[0]!.messageId!;
-    const question = first[0]!.messageMetadata!.questionId as string;
+    const question = first[0]!.messageMetadata!.parentId as string;
     // Another answer to the same question.
     const again = await readStream(await call("POST", `/api/chat/messages/${answer}/regenerate`));
     expect(outcomeOf(again)!.status).toBe("done");

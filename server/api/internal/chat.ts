@@ -8,6 +8,7 @@ import { chatConversation, chatMessage } from "#server/db/schema/index.ts";
 import { startAnswer, stopAnswer } from "#server/modules/chat/answer.ts";
 import {
   addQuestion,
+  branchTo,
   createConversation,
   createFolder,
   deleteConversation,
@@ -28,7 +29,7 @@ const TEXT_ID = "text";
 /**
  * The chat's internal API: the models offered, conversations, questions answered as an AI SDK UI message stream
  * (`text-delta` parts, then the answer's outcome as message metadata), an answer resumed after a refresh or a lost
- * connection, and stopping an answer. An answer goes on when its connection closes: it is saved as it grows.
+ * connection, continuing an answer that was cut, and stopping an answer. An answer goes on when its connection closes: it is saved as it grows.
  */
 export function chatRoutes(state: ServerState) {
   const guard = signedIn(state);
@@ -118,11 +119,20 @@ export function chatRoutes(state: ServerState) {
       // Another answer to the same question (a sibling of this one, shown in its place), or the first answer to a
       // question that has none yet.
       await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "chat");
-      const message = await ownMessage(c.var.runtime.database.db, c.var.viewer.id, c.req.param("id"));
-      // A question left unanswered (credits ran out before it started) is answered itself.
-      const questionId = message.role === "user" ? c.req.param("id") : message.parentId;
-      if (!questionId) throw new AppError("not_found", "no such answer");
-      return answerResponse(c, message.conversationId, questionId);
+      const db = c.var.runtime.database.db;
+      const message = await ownMessage(db, c.var.viewer.id, c.req.param("id"));
+      // A question left unanswered (credits ran out before it started) is answered itself; an answer's question is
+      // the nearest one above it (above its continuations).
+      const branch = await branchTo(db, message.conversationId, c.req.param("id"));
+      const question = branch.findLast((m) => m.role === "user");
+      if (!question) throw new AppError("not_found", "no such answer");
+      return answerResponse(c, message.conversationId, question.id);
+    })
+    .post("/chat/messages/:id/continue", guard, async (c) => {
+      // The rest of an answer that was stopped or ran out of credits, written as its continuation.
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "chat");
+      const answer = await ownAnswer(c.var.runtime.database.db, c.var.viewer.id, c.req.param("id"));
+      return answerResponse(c, answer.conversationId, c.req.param("id"));
     })
     .get("/chat/messages/:id/stream", guard, async (c) => {
       const db = c.var.runtime.database.db;
@@ -136,26 +146,25 @@ export function chatRoutes(state: ServerState) {
     .post("/chat/messages/:id/stop", guard, async (c) => {
       const db = c.var.runtime.database.db;
       const messageId = c.req.param("id");
-      const answer = await ownAnswer(db, c.var.viewer.id, messageId);
-      if (answer.status !== "streaming") throw new AppError("conflict", "the answer has already ended");
-      if (!stopAnswer({ userId: c.var.viewer.id, messageId }))
-        throw new AppError("conflict", "the answer is being written by another process");
+      await ownAnswer(db, c.var.viewer.id, messageId);
+      if (!(await stopAnswer({ db, userId: c.var.viewer.id, messageId })))
+        throw new AppError("conflict", "the answer has already ended");
       return c.body(null, 202);
     });
 }
 
-/** Starts the answer to a question and streams it as the response. */
-async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: string, questionId: string) {
+/** Starts the answer to a question (or the continuation of a cut answer) and streams it as the response. */
+async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: string, parentId: string) {
   const { runtime, viewer } = c.var;
   const asked = c.req.header("X-Locale");
   const locale: Locale = isLocale(asked) ? asked : isLocale(viewer.locale) ? viewer.locale : "en";
   const live = liveStream();
   const started = await startAnswer(
     { db: runtime.database.db, env: runtime.env, logger: c.var.logger },
-    { userId: viewer.id, conversationId, questionId, locale, onDelta: live.delta },
+    { userId: viewer.id, conversationId, parentId, locale, onDelta: live.delta },
   );
   const stream = live.open(
-    { type: "start", messageId: started.messageId, messageMetadata: { questionId, creditsHeld: started.creditsHeld } },
+    { type: "start", messageId: started.messageId, messageMetadata: { parentId, creditsHeld: started.creditsHeld } },
     started.done.then((outcome) => ({ ...outcome, messageId: started.messageId })),
   );
   return createUIMessageStreamResponse({ stream, headers: { "Cache-Control": "no-store" } });

@@ -102,6 +102,8 @@ export const chatMessage = pgTable(
     creditsCharged: bigint("credits_charged", { mode: "number" }),
     holdId: uuid("hold_id").references(() => creditHold.id),
     errorCode: text("error_code"),
+    /** Its author asked to stop it through a process other than the one writing it, which stops it when it saves. */
+    stopRequestedAt: timestamp("stop_requested_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     search: tsvector("search").generatedAlwaysAs(sql`to_tsvector('simple', text)`),

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { and, eq, isNull, lt } from "drizzle-orm";
+import { and, eq, exists, isNull, lt, sql } from "drizzle-orm";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
 import { streamText, type ModelMessage } from "ai";
 import type { Logger } from "pino";
@@ -10,10 +10,11 @@ import { getBalance, holdInTx, settleHoldInTx } from "#server/modules/credits/le
 import { AppError } from "#server/errors.ts";
 import { chatLanguageModel } from "#server/providers/chat.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
-import { titleFrom } from "./conversations.ts";
+import { branchTo, titleFrom } from "./conversations.ts";
 import {
   chatCost,
   chatHold,
+  estimateInput,
   estimateTokens,
   offeredChatModels,
   type ChatBinding,
@@ -51,14 +52,20 @@ const SAVE_EVERY_MS = 300;
 /** How often a running answer proves it is alive, and how long without a sign of life ends it (see sweepAnswers). */
 const HEARTBEAT_MS = 20_000;
 export const ANSWER_STALE_MS = 2 * 60_000;
-/** Tokens each message adds beyond its text (roles and separators), in the estimate before the call. */
-const TOKENS_PER_MESSAGE = 4;
+/**
+ * What a model is asked after the part of an answer it wrote before it was cut (stopped, or out of credits): the
+ * answer is continued as the same answer, not started again.
+ */
+export const CONTINUE_INSTRUCTION =
+  "Continue your previous answer exactly where it stopped. Do not repeat anything already written and do not comment on the interruption.";
 
 /** Answers this process is writing, to be stopped by their author. */
 const running = new Map<string, { userId: string; controller: AbortController }>();
 
 /**
- * Starts the answer to a question of a conversation: reads the question's branch, holds the credits its input and
+ * Starts the answer to a question of a conversation (or the continuation of an answer that was cut: stopped, or
+ * ended when the credits ran out; it is written as the cut answer's child and shown as one answer with it): reads
+ * the branch, holds the credits its input and
  * output may cost (fewer output tokens when the balance pays for fewer), saves the answer as `streaming`, and writes
  * it in the background, independent of any connection, saving it as it grows. When it ends it is charged exactly
  * once for what it used (never more than was held), in the transaction that saves its end; a failure charges
@@ -66,7 +73,14 @@ const running = new Map<string, { userId: string; controller: AbortController }>
  */
 export async function startAnswer(
   deps: AnswerDeps,
-  a: { userId: string; conversationId: string; questionId: string; locale: Locale; onDelta?: (text: string) => void },
+  a: {
+    userId: string;
+    conversationId: string;
+    /** The question to answer, or the cut answer to continue. */
+    parentId: string;
+    locale: Locale;
+    onDelta?: (text: string) => void;
+  },
 ): Promise<StartedAnswer> {
   const { db, env } = deps;
   const [conversation] = await db
@@ -77,15 +91,18 @@ export async function startAnswer(
   const model = offeredChatModels(env).find((m) => m.id === conversation.modelId);
   if (!model) throw new AppError("unknown_model", `chat model ${conversation.modelId} is not offered`);
 
-  const branch = await branchTo(db, a.conversationId, a.questionId);
-  if (branch.at(-1)?.role !== "user") throw new AppError("bad_request", "only a question is answered");
-  const messages: ModelMessage[] = branch
-    .filter((m) => m.role === "user" || (m.status !== "failed" && m.text !== ""))
-    .map((m) => ({ role: m.role, content: m.text }));
+  const branch = await branchTo(db, a.conversationId, a.parentId);
+  const last = branch.at(-1)!;
+  const continuing = last.role === "assistant";
+  if (continuing && last.status !== "stopped" && last.status !== "out_of_credits")
+    throw new AppError("conflict", "only an answer that was cut is continued");
+  const messages = modelMessages(branch);
+  if (continuing) messages.push({ role: "user", content: CONTINUE_INSTRUCTION });
   const system = conversation.systemPrompt ?? undefined;
-  const inputTokens =
-    estimateTokens([system ?? "", ...messages.map((m) => m.content as string)].join("\n")) +
-    TOKENS_PER_MESSAGE * (messages.length + 1);
+  const inputTokens = estimateInput(
+    system,
+    messages.map((m) => m.content as string),
+  );
 
   const { available } = await getBalance({ db, userId: a.userId });
   const plan = chatHold(model, inputTokens, available);
@@ -103,7 +120,7 @@ export async function startAnswer(
     await tx.insert(chatMessage).values({
       id: messageId,
       conversationId: a.conversationId,
-      parentId: a.questionId,
+      parentId: a.parentId,
       role: "assistant",
       parts: [],
       status: "streaming",
@@ -132,28 +149,61 @@ export async function startAnswer(
     inputTokens,
     plan,
     locale: a.locale,
+    continuing,
     signal: controller.signal,
+    stop: () => controller.abort(),
     onDelta: a.onDelta,
   }).finally(() => running.delete(messageId));
   return { messageId, creditsHeld: plan.credits, done };
 }
 
-/** Stops an answer its author is watching: what was written is kept and charged. False when it is not running here. */
-export function stopAnswer({ userId, messageId }: { userId: string; messageId: string }): boolean {
+/**
+ * Stops an answer of the account's: what was written is kept and charged. Written here, it stops at once; written
+ * by another process, the request is saved and that process stops it when it next saves (within a fraction of a
+ * second). False when the answer has already ended.
+ */
+export async function stopAnswer({ db, userId, messageId }: { db: Db; userId: string; messageId: string }) {
   const entry = running.get(messageId);
-  if (!entry || entry.userId !== userId) return false;
-  entry.controller.abort();
-  return true;
+  if (entry && entry.userId === userId) {
+    entry.controller.abort();
+    return true;
+  }
+  const [asked] = await db
+    .update(chatMessage)
+    .set({ stopRequestedAt: new Date() })
+    .where(
+      and(
+        eq(chatMessage.id, messageId),
+        eq(chatMessage.status, "streaming"),
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(chatConversation)
+            .where(
+              and(sql`${chatConversation.id} = ${chatMessage.conversationId}`, eq(chatConversation.userId, userId)),
+            ),
+        ),
+      ),
+    )
+    .returning({ id: chatMessage.id });
+  return asked !== undefined;
 }
 
-/** The messages from the conversation's first to `leafId`, following each message's parent. */
-async function branchTo(db: Db, conversationId: string, leafId: string) {
-  const rows = await db.select().from(chatMessage).where(eq(chatMessage.conversationId, conversationId));
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  const branch: typeof rows = [];
-  for (let m = byId.get(leafId); m; m = m.parentId ? byId.get(m.parentId) : undefined) branch.unshift(m);
-  if (branch.length === 0) throw new AppError("not_found", "no such message");
-  return branch;
+/**
+ * A branch as the model reads it: questions, and answers with what they wrote (a failed answer that wrote nothing
+ * is left out); an answer and its continuations are one answer.
+ */
+function modelMessages(
+  branch: Awaited<ReturnType<typeof branchTo>>,
+): { role: "user" | "assistant"; content: string }[] {
+  const messages: { role: "user" | "assistant"; content: string }[] = [];
+  for (const m of branch) {
+    if (m.role === "assistant" && (m.status === "failed" || m.text === "")) continue;
+    const previous = messages.at(-1);
+    if (m.role === "assistant" && previous?.role === "assistant") previous.content += m.text;
+    else messages.push({ role: m.role, content: m.text });
+  }
+  return messages;
 }
 
 async function write(
@@ -169,7 +219,9 @@ async function write(
     inputTokens: number;
     plan: NonNullable<ReturnType<typeof chatHold>>;
     locale: Locale;
+    continuing: boolean;
     signal: AbortSignal;
+    stop: () => void;
     onDelta?: (text: string) => void;
   },
 ): Promise<AnswerOutcome> {
@@ -180,12 +232,18 @@ async function write(
   const saveProgress = () => {
     savedAt = Date.now();
     const snapshot = text;
-    saving = saving.then(() =>
-      db
-        .update(chatMessage)
-        .set({ parts: [{ type: "text", text: snapshot }], text: snapshot, updatedAt: new Date() })
-        .where(and(eq(chatMessage.id, w.messageId), eq(chatMessage.status, "streaming"))),
-    );
+    saving = saving
+      .then(() =>
+        db
+          .update(chatMessage)
+          .set({ parts: [{ type: "text", text: snapshot }], text: snapshot, updatedAt: new Date() })
+          .where(and(eq(chatMessage.id, w.messageId), eq(chatMessage.status, "streaming")))
+          .returning({ stopRequested: chatMessage.stopRequestedAt }),
+      )
+      // A stop asked through another process (the author's request reached another server) is seen here.
+      .then(([row]) => {
+        if (row?.stopRequested) w.stop();
+      });
   };
 
   // A heartbeat while the answer is written, even when no text comes for a while (a model thinking): an answer
@@ -210,7 +268,7 @@ async function write(
         maxOutputTokens: w.plan.maxOutputTokens,
         maxRetries: 0,
         abortSignal: w.signal,
-        providerOptions: { demo: { locale: w.locale } },
+        providerOptions: { demo: { locale: w.locale, continuing: w.continuing } },
         // Errors arrive as parts of the stream below, where they are handled; the SDK would also print them.
         onError: () => undefined,
       });

@@ -276,6 +276,16 @@ export async function listConversations({
     .limit(200);
 }
 
+/** The messages from the conversation's first to `leafId`, following each message's parent. */
+export async function branchTo(db: Db, conversationId: string, leafId: string) {
+  const rows = await db.select().from(chatMessage).where(eq(chatMessage.conversationId, conversationId));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const branch: typeof rows = [];
+  for (let m = byId.get(leafId); m; m = m.parentId ? byId.get(m.parentId) : undefined) branch.unshift(m);
+  if (branch.length === 0) throw new AppError("not_found", "no such message");
+  return branch;
+}
+
 /** Folders to file conversations in. */
 export async function createFolder({ db, userId, input }: { db: Db; userId: string; input: unknown }) {
   const parsed = z

@@ -21,23 +21,23 @@ const chunksOf = (text: string) => {
   return chunks;
 };
 
-const textOfPrompt = (prompt: LanguageModelV4Prompt) =>
-  prompt
-    .flatMap((m) =>
-      m.role === "system" ? [m.content] : m.content.flatMap((part) => (part.type === "text" ? [part.text] : [])),
-    )
-    .join("\n");
-
-function lastQuestion(prompt: LanguageModelV4Prompt): string {
-  for (let i = prompt.length - 1; i >= 0; i--) {
-    const message = prompt[i]!;
-    if (message.role === "user")
-      return message.content
+const textOf = (message: LanguageModelV4Prompt[number]) =>
+  message.role === "system"
+    ? message.content
+    : message.content
         .flatMap((part) => (part.type === "text" ? [part.text] : []))
         .join(" ")
         .trim();
-  }
-  return "";
+
+/**
+ * The idea asked about, and what was already written of the answer when it is continued (the prompt then ends with
+ * the cut answer and the instruction to continue it).
+ */
+function lastQuestion(prompt: LanguageModelV4Prompt, continuing: boolean): { idea: string; written: string } {
+  const end = continuing ? prompt.findLastIndex((m) => m.role === "assistant") : prompt.length;
+  const written = continuing && end >= 0 ? textOf(prompt[end]!) : "";
+  for (let i = end - 1; i >= 0; i--) if (prompt[i]!.role === "user") return { idea: textOf(prompt[i]!), written };
+  return { idea: "", written };
 }
 
 /**
@@ -69,20 +69,24 @@ export function promptHelperAnswer(idea: string, locale: Locale): string {
 /**
  * Atelier's offline prompt helper as an AI SDK language model: it streams like a hosted model (text deltas, then
  * the usage it counted) and honours the output limit and the abort signal, so the chat runs, charges and stops the
- * same way with it. It writes in the language passed as `providerOptions.demo.locale`.
+ * same way with it. It writes in the language passed as `providerOptions.demo.locale`, and continues a cut answer
+ * from where it stopped when `providerOptions.demo.continuing` is set.
  */
 export function createPromptHelperModel(): LanguageModelV4 {
   const answer = (options: LanguageModelV4CallOptions) => {
     const asked = options.providerOptions?.demo?.locale;
     const locale: Locale = isLocale(asked) ? asked : "en";
-    const full = promptHelperAnswer(lastQuestion(options.prompt), locale);
+    const { idea, written } = lastQuestion(options.prompt, options.providerOptions?.demo?.continuing === true);
+    const whole = promptHelperAnswer(idea, locale);
+    // A continuation writes what the cut answer had not written yet.
+    const full = written && whole.startsWith(written) ? whole.slice(written.length) : whole;
     // Cut to the output limit; the helper counts tokens as the estimate before a call does.
     const limit = options.maxOutputTokens;
     const text = limit !== undefined && estimateTokens(full) > limit ? full.slice(0, limit * 4) : full;
     return {
       text,
       truncated: text !== full,
-      usage: { input: estimateTokens(textOfPrompt(options.prompt)), output: estimateTokens(text) },
+      usage: { input: estimateTokens(options.prompt.map(textOf).join("\n")), output: estimateTokens(text) },
     };
   };
   const usageOf = (input: number, output: number) => ({

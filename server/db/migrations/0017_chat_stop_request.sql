@@ -1,0 +1,1 @@
+ALTER TABLE "chat_message" ADD COLUMN "stop_requested_at" timestamp with time zone;
