@@ -16,6 +16,7 @@ export default [
     route("video/create", "routes/dashboard/video/studio.tsx", { id: "video-create" }),
     route("video/5afe14a8", "routes/dashboard/video/studio.tsx", { id: "video-workspace" }),
     route("video/5afe14a8/:id", "routes/dashboard/video/result.tsx"),
+    route("chat/:id?", "routes/dashboard/chat.tsx"),
     route("api", "routes/dashboard/api.tsx"),
     route("*", "routes/dashboard/not-found.tsx"),
   ]),

@@ -1,4 +1,4 @@
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { Button, Card, Input, Space } from "antd";
 import { GiftOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
@@ -14,7 +14,18 @@ export type RedeemResult = { ok?: true; credits?: number; error?: string };
  * A redemption code's form: the credits it gave, or why it gave none, as a toast. It posts through a fetcher; sent
  * before the page's scripts ran, it posted as a plain form, and the page's own answer (`pageAnswer`) says the same.
  */
-export function RedeemCard({ locale, pageAnswer }: { locale: Locale; pageAnswer?: RedeemResult }) {
+export function RedeemCard({
+  locale,
+  pageAnswer,
+  onRedeemed,
+  className = "orders-redeem",
+}: {
+  locale: Locale;
+  pageAnswer?: RedeemResult;
+  /** Called once per code that gave credits, after the page's data (and the balance) has been read again. */
+  onRedeemed?: (credits: number) => void;
+  className?: string;
+}) {
   const { t } = useTranslation("billing");
   const toast = useToast();
   const redeem = useFetcher<RedeemResult>();
@@ -27,17 +38,21 @@ export function RedeemCard({ locale, pageAnswer }: { locale: Locale; pageAnswer?
     setAnswered(redeem.data);
     if (redeem.data?.ok) setRound(round + 1);
   }
+  const told = useRef<RedeemResult | undefined>(undefined);
   useEffect(() => {
-    if (redeem.state !== "idle" || !answer) return;
+    // Each answer is told once, whatever else changes.
+    if (redeem.state !== "idle" || !answer || told.current === answer) return;
+    told.current = answer;
     if (answer.ok) {
       toast.success(t("messages:credits.redeem.success", { formatted: formatNumber(locale, answer.credits ?? 0) }));
+      onRedeemed?.(answer.credits ?? 0);
     } else if (answer.error) {
       toast.error(t(answer.error));
     }
-  }, [redeem.state, answer, toast, t, locale]);
+  }, [redeem.state, answer, toast, t, locale, onRedeemed]);
   return (
     <Card
-      className="orders-redeem"
+      className={className}
       title={
         <span>
           <GiftOutlined aria-hidden /> {t("orders.redeem.title")}

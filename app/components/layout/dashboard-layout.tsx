@@ -27,7 +27,7 @@ export const DASHBOARD_NAV = [
   { key: "home", to: "/dashboard/home", icon: <HomeOutlined />, ready: true },
   { key: "image", to: "/dashboard/image", icon: <PictureOutlined />, ready: true },
   { key: "video", to: "/dashboard/video", icon: <VideoCameraOutlined />, ready: true },
-  { key: "chat", to: "/dashboard/chat", icon: <MessageOutlined />, ready: false },
+  { key: "chat", to: "/dashboard/chat", icon: <MessageOutlined />, ready: true },
   { key: "apiKeys", to: "/dashboard/api", icon: <ApiOutlined />, ready: true },
 ] as const;
 

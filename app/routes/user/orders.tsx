@@ -1,19 +1,17 @@
 import { Typography } from "antd";
 import { useTranslation } from "react-i18next";
-import { data } from "react-router";
 import type { Route } from "./+types/orders";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { BalanceCard } from "#app/components/billing/balance-card.tsx";
 import { CreditHistoryTable } from "#app/components/billing/credit-history-table.tsx";
 import { OrdersTable } from "#app/components/billing/orders-table.tsx";
-import { RedeemCard, type RedeemResult } from "#app/components/billing/redeem-card.tsx";
+import { RedeemCard } from "#app/components/billing/redeem-card.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { listOrders } from "#server/modules/payments/list-orders.ts";
 import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
-import { redeemCode } from "#server/modules/credits/redeem-code.ts";
-import { AppError } from "#server/errors.ts";
+import { redeemIntent } from "#app/lib/redeem.server.ts";
 import type { Locale } from "#common/locales.ts";
 import { formOf } from "#app/lib/request.server.ts";
 import { pageOf } from "#app/lib/paging.ts";
@@ -49,18 +47,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
 
 export async function action({ context, request }: Route.ActionArgs) {
   const { viewer, db } = requireViewer(context, request);
-  const form = await formOf(request);
-  if (form.get("intent") !== "redeem") return data<RedeemResult>({ error: "common:error.400" }, { status: 400 });
-  const code = String(form.get("code") ?? "").trim();
-  if (!code) return data<RedeemResult>({ error: "billing:orders.redeem.required" }, { status: 400 });
-  try {
-    const { credits } = await redeemCode({ db, userId: viewer.id, code: code.slice(0, 64) });
-    return { ok: true, credits } satisfies RedeemResult;
-  } catch (error) {
-    if (error instanceof AppError)
-      return data<RedeemResult>({ error: `common:${error.messageKey}` }, { status: error.status });
-    throw error;
-  }
+  return redeemIntent(db, viewer.id, await formOf(request));
 }
 
 export default function Orders({ loaderData, actionData }: Route.ComponentProps) {

@@ -107,12 +107,15 @@ export function chatRoutes(state: ServerState) {
       const conversationId = c.req.param("id");
       // Counted before anything is saved: a refused question leaves nothing behind.
       await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "chat");
+      // `answer: false` saves the question only (an edited question kept as a branch, to be answered later).
+      const { answer = true, ...input } = ((await jsonBody(c)) ?? {}) as { answer?: unknown };
       const question = await addQuestion({
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
         conversationId,
-        input: await jsonBody(c),
+        input,
       });
+      if (answer === false) return c.json({ message: { id: question.id } }, 201);
       return answerResponse(c, conversationId, question.id);
     })
     .post("/chat/messages/:id/regenerate", guard, async (c) => {

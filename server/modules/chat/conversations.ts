@@ -286,6 +286,16 @@ export async function branchTo(db: Db, conversationId: string, leafId: string) {
   return branch;
 }
 
+/** The account's folders, by name. */
+export async function listFolders({ db, userId }: { db: Db; userId: string }) {
+  return db
+    .select({ id: chatFolder.id, name: chatFolder.name })
+    .from(chatFolder)
+    .where(eq(chatFolder.userId, userId))
+    .orderBy(asc(chatFolder.name))
+    .limit(100);
+}
+
 /** Folders to file conversations in. */
 export async function createFolder({ db, userId, input }: { db: Db; userId: string; input: unknown }) {
   const parsed = z

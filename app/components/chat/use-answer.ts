@@ -1,0 +1,205 @@
+import { useCallback, useEffect, useMemo, useState } from "react";
+import { Chat, useChat } from "@ai-sdk/react";
+import { DefaultChatTransport, type UIMessage } from "ai";
+import { api } from "#app/lib/api.ts";
+import { refreshCredits } from "#app/lib/refresh-credits.ts";
+import type { ChatMessageView } from "#app/lib/chat-tree.ts";
+
+/** How an answer ended, as the server says in its last message metadata. */
+export interface AnswerOutcome {
+  status: ChatMessageView["status"];
+  creditsCharged?: number;
+  outputTokens?: number;
+  errorCode?: string | null;
+}
+
+/** How long the page waits before reconnecting to an answer after its connection was lost. */
+const RECONNECT_DELAY_MS = 1_000;
+
+type AnswerMessage = UIMessage<{ parentId?: string; creditsHeld?: number } & Partial<AnswerOutcome>>;
+
+/** What is being written now and where it goes in the tree (see `useAnswer`). */
+export interface Live {
+  conversationId: string;
+  /** The message the live ones follow: the question's parent when asking, the question when answering again, the
+   * cut answer when continuing; null for a conversation's first question. */
+  base: string | null;
+  /** The question being sent, shown at once. */
+  question?: string;
+  /** The answer as it streams: the server's id (once it said it), its text, and how it ended. */
+  answerId?: string;
+  text: string;
+  outcome?: AnswerOutcome;
+}
+
+/** A refusal as the server said it: its code, and its message in the page's language. */
+export interface Refusal {
+  code?: string;
+  message?: string;
+}
+
+function refusalOf(error: Error): Refusal {
+  try {
+    const body = JSON.parse(error.message) as { error?: { code?: string; message?: string } };
+    if (body.error) return { code: body.error.code, message: body.error.message };
+  } catch {
+    // Not the server's answer (a lost connection): said as such by the page.
+  }
+  return {};
+}
+
+/** What the page is told as an answer streams and ends. */
+interface Listeners {
+  onRefusal: (refusal: Refusal | null) => void;
+  onOutcome: (outcome: AnswerOutcome) => void;
+  onEnded: () => Promise<void>;
+  onCleared: () => void;
+}
+
+/**
+ * The AI SDK chat behind the page, with what it needs outside React: the answer to reconnect to, and the page's
+ * listeners (set again on each render).
+ */
+class AnswerSession {
+  reconnectTo: string | null = null;
+  listeners: Listeners | null = null;
+  /** Answers shown to their end here: the page's data may still say they stream until it is read again. */
+  readonly ended = new Set<string>();
+  readonly chat = new Chat<AnswerMessage>({
+    transport: new DefaultChatTransport({
+      api: "/api/chat",
+      credentials: "same-origin",
+      headers: () => ({ "X-Locale": document.documentElement.lang || "en" }),
+      // Each request names its own endpoint and body (see `useAnswer`).
+      prepareSendMessagesRequest: ({ body }) => ({
+        api: String(body?.endpoint),
+        body: (body?.payload ?? {}) as object,
+      }),
+      prepareReconnectToStreamRequest: () => ({ api: `/api/chat/messages/${this.reconnectTo}/stream` }),
+    }),
+    onError: (error) => this.listeners?.onRefusal(refusalOf(error)),
+    onFinish: ({ message, isAbort, isDisconnect }) => {
+      // Left for another conversation: the answer goes on on the server, nothing to show here.
+      if (isAbort) return;
+      // The connection was lost while the answer was written: it goes on on the server; read it from there.
+      if (isDisconnect && message.role === "assistant" && message.id) {
+        const answerId = message.id;
+        this.listeners?.onRefusal(null);
+        setTimeout(() => void this.reconnect(answerId), RECONNECT_DELAY_MS);
+        return;
+      }
+      const outcome = message.metadata?.status ? (message.metadata as AnswerOutcome) : undefined;
+      if (outcome) this.listeners?.onOutcome(outcome);
+      if (message.id) this.ended.add(message.id);
+      // The credits moved (charged, or released); a refused question may have been saved unanswered.
+      void refreshCredits();
+      void this.listeners?.onEnded().then(() => this.clear());
+    },
+  });
+
+  listen(listeners: Listeners) {
+    this.listeners = listeners;
+  }
+
+  clear() {
+    this.chat.messages = [];
+    this.listeners?.onCleared();
+  }
+
+  reconnect(answerId: string) {
+    this.reconnectTo = answerId;
+    this.chat.messages = [];
+    return this.chat.resumeStream();
+  }
+}
+
+/**
+ * Streams answers with the AI SDK's chat hook: a question (new, or an edited one that makes a branch), another answer
+ * to a question, the rest of a cut answer, or an answer being written that the page reconnects to (after a refresh
+ * or a lost connection). The server's stream carries the answer's id first and its outcome (status, credits, tokens)
+ * last; `onEnded` is called when it is over, for the page to read the saved tree again.
+ */
+export function useAnswer({ locale, onEnded }: { locale: string; onEnded: () => Promise<void> }) {
+  const [live, setLive] = useState<Live | null>(null);
+  const [refusal, setRefusal] = useState<Refusal | null>(null);
+  const [session] = useState(() => new AnswerSession());
+  useEffect(() => {
+    session.listen({
+      onRefusal: setRefusal,
+      onOutcome: (outcome) => setLive((current) => current && { ...current, outcome }),
+      onEnded,
+      onCleared: () => setLive(null),
+    });
+  }, [session, onEnded]);
+  const { messages, status } = useChat({ chat: session.chat, experimental_throttle: 50 });
+
+  const busy = status === "submitted" || status === "streaming";
+  const answer = messages.findLast((m) => m.role === "assistant");
+  const shown: Live | null = useMemo(
+    () =>
+      live && {
+        ...live,
+        answerId: answer?.id ?? live.answerId,
+        text: answer ? answer.parts.map((p) => (p.type === "text" ? p.text : "")).join("") : live.text,
+      },
+    [live, answer],
+  );
+
+  const start = useCallback(
+    async (next: Omit<Live, "text">, endpoint: string, payload: object, question?: string) => {
+      setRefusal(null);
+      session.clear();
+      setLive({ ...next, text: "" });
+      const options = { body: { endpoint, payload }, headers: { "X-Locale": locale } };
+      if (question !== undefined) await session.chat.sendMessage({ text: question }, options);
+      else await session.chat.sendMessage(undefined, options);
+    },
+    [session, locale],
+  );
+
+  return {
+    live: shown,
+    busy,
+    refusal,
+    clearRefusal: () => setRefusal(null),
+    /** Asks `text` after `parentId` (null: as a new first question). */
+    ask(conversationId: string, base: string | null, text: string, parentId: string | null) {
+      return start(
+        { conversationId, base, question: text },
+        `/api/chat/conversations/${conversationId}/messages`,
+        { text, parentId },
+        text,
+      );
+    },
+    /** Another answer to the question above `messageId` (or the first answer to a question left unanswered). */
+    regenerate(conversationId: string, base: string, messageId: string) {
+      return start({ conversationId, base }, `/api/chat/messages/${messageId}/regenerate`, {});
+    },
+    /** The rest of an answer that was stopped or ran out of credits. */
+    continueAnswer(conversationId: string, answerId: string) {
+      return start({ conversationId, base: answerId }, `/api/chat/messages/${answerId}/continue`, {});
+    },
+    /** Shows an answer still being written (by this process or another), from what is saved so far. */
+    reconnect: useCallback(
+      (conversationId: string, base: string | null, answerId: string) => {
+        setRefusal(null);
+        setLive({ conversationId, base, answerId, text: "" });
+        return session.reconnect(answerId);
+      },
+      [session],
+    ),
+    /** Asks the server to stop the answer: what it wrote is kept and charged, and the stream ends with it. */
+    stop: useCallback(async () => {
+      const id = shown?.answerId;
+      if (!id) return;
+      await api(`/chat/messages/${id}/stop`, { method: "POST" }).catch(() => undefined);
+    }, [shown?.answerId]),
+    /** Whether this answer was shown to its end here (the page's data may not say so yet). */
+    hasEnded: useCallback((answerId: string) => session.ended.has(answerId), [session]),
+    /** Leaves the answer being shown (another conversation is opened): it goes on being written on the server. */
+    leave: useCallback(() => {
+      void session.chat.stop();
+      session.clear();
+    }, [session]),
+  };
+}

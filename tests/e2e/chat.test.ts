@@ -1,0 +1,190 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { signedInContext } from "#tests/support/session.ts";
+import { text } from "#tests/support/locales.ts";
+
+const TIMEOUT = 15_000;
+
+/**
+ * An idea long enough that the offline helper's answer (the idea twice, with its phrases) costs more than one credit
+ * can pay for: with the sign-up bonus set to one credit, the first answer runs out of credits half-way.
+ */
+const LONG_IDEA =
+  "ein stiller Hafen bei Nacht, Fischerboote schaukeln am Steg, Laternen spiegeln sich auf nassem Kopfsteinpflaster, " +
+  "ein alter Leuchtturm streicht mit seinem Licht über tiefe Wolken, eine Katze schläft auf einem Tau, eine Bäckerei " +
+  "öffnet früh mit warmem Licht in den Fenstern, Möwen kreisen über den Masten und Nebel zieht vom offenen Meer herein";
+
+describe("the chat in Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let code: string;
+
+  beforeAll(async () => {
+    const dataDir = tempDir();
+    // A redemption code made before the site started (the command line owns the embedded database while it runs).
+    const created = runRole("admin", { DATA_DIR: dataDir }, ["codes", "create", "--credits", "25"]);
+    expect(await created.exited, created.output()).toBe(0);
+    code = /ATL-[\w-]+/.exec(created.output())![0];
+    const port = await freePort();
+    [server, browser] = await Promise.all([
+      startServer({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        SITE_URL: `http://127.0.0.1:${port}`,
+        SIGNUP_BONUS_CREDITS: "1",
+      }),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  const answers = (page: Page) => page.locator(".chat-answer");
+  const lastAnswer = (page: Page) => answers(page).last();
+  const questions = (page: Page) => page.locator(".chat-question");
+  const balance = (page: Page) => page.locator(".credit-balance-value").first();
+  /** Waits for the answer being written to end: its footer (cost, actions) appears. */
+  const answered = async (page: Page, count: number) => {
+    await expect.poll(() => answers(page).count(), { timeout: TIMEOUT }).toBe(count);
+    await lastAnswer(page).locator(".chat-cost").waitFor({ timeout: TIMEOUT });
+  };
+  /** Waits, frame by frame, until the answer at `index` has written a few words. */
+  const writing = (page: Page, index: number) =>
+    page.waitForFunction(
+      (i) =>
+        (document.querySelectorAll(".chat-answer")[i]?.querySelector(".chat-markdown")?.textContent?.length ?? 0) > 20,
+      index,
+      { polling: "raf", timeout: TIMEOUT },
+    );
+  const ask = async (page: Page, question: string) => {
+    await page.fill("#chat-input", question);
+    await page.keyboard.press("Enter");
+  };
+
+  it("asks, runs out of credits mid-answer and continues after a redemption; stops with Esc and continues; regenerates, branches, searches and survives a refresh (German)", async () => {
+    const t = (key: string) => text("de", "chat", key);
+    const { context } = await signedInContext(browser, server, "chat-de@example.com");
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    page.on("response", (r) => {
+      if (r.url().startsWith(server.url) && r.status() >= 500) problems.push(`${r.status()} ${r.url()}`);
+    });
+
+    await page.goto(`${server.url}/de/dashboard/chat`);
+    await hydrated(page, ".chat-composer");
+    // The sidebar's entry is a live link now.
+    await expect(page.locator(`.dash-sider a[href="/de/dashboard/chat"]`).count()).resolves.toBe(1);
+    await expect(page.locator("#chat-estimate").textContent()).resolves.toContain("1");
+
+    // One credit pays for part of the answer: it ends there, with the way to go on.
+    await ask(page, LONG_IDEA);
+    await page.waitForURL(/\/de\/dashboard\/chat\/[0-9a-f-]{36}$/, { timeout: TIMEOUT });
+    await page.locator(".chat-topup").waitFor({ timeout: TIMEOUT });
+    await expect(lastAnswer(page).textContent()).resolves.toContain(text("de", "chat", "helper.intro").slice(0, 40));
+    await expect(lastAnswer(page).textContent()).resolves.not.toContain(text("de", "chat", "helper.tip"));
+    await expect.poll(() => balance(page).textContent(), { timeout: TIMEOUT }).toBe("0");
+
+    // A code redeemed in the card: the answer goes on from where it stopped, as the same answer.
+    await page.fill("#redeem-code", code);
+    await page.getByRole("button", { name: text("de", "billing", "orders.redeem.submit") }).click();
+    await expect
+      .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
+      .toContain(text("de", "chat", "helper.tip"));
+    await answered(page, 1);
+    await expect(page.locator(".chat-topup").count()).resolves.toBe(0);
+    await expect.poll(() => balance(page).textContent(), { timeout: TIMEOUT }).not.toBe("0");
+
+    // Esc stops the answer being written; what it wrote stays, and Continue writes the rest.
+    await ask(page, `${LONG_IDEA}, im Stil eines Ölgemäldes`);
+    // As soon as it has written a few words (watched every frame: the helper writes for about two seconds).
+    await writing(page, 1);
+    await page.keyboard.press("Escape");
+    await lastAnswer(page).getByText(t("page.stopped"), { exact: true }).waitFor({ timeout: TIMEOUT });
+    await expect(lastAnswer(page).textContent()).resolves.not.toContain(text("de", "chat", "helper.tip"));
+    await lastAnswer(page)
+      .getByRole("button", { name: t("page.continue") })
+      .click();
+    await expect
+      .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
+      .toContain(text("de", "chat", "helper.tip"));
+    await answered(page, 2);
+    await expect(lastAnswer(page).getByText(t("page.stopped"), { exact: true }).count()).resolves.toBe(0);
+
+    // Another answer is a sibling: < 2 / 2 >, and the first one is still there.
+    const first = await lastAnswer(page).locator(".chat-markdown").textContent();
+    await lastAnswer(page)
+      .getByRole("button", { name: t("page.regenerate") })
+      .click();
+    await expect
+      .poll(() => lastAnswer(page).locator(".chat-siblings-count").textContent(), { timeout: TIMEOUT })
+      .toBe("2 / 2");
+    await lastAnswer(page).locator(".chat-cost").waitFor({ timeout: TIMEOUT });
+    await lastAnswer(page)
+      .getByRole("button", { name: t("page.previousVersion") })
+      .click();
+    await expect(lastAnswer(page).locator(".chat-siblings-count").textContent()).resolves.toBe("1 / 2");
+    await expect(lastAnswer(page).locator(".chat-markdown").textContent()).resolves.toBe(first);
+
+    // An edited question, saved and rerun, is a branch of its own with its own answer.
+    await questions(page)
+      .last()
+      .getByRole("button", { name: t("page.edit") })
+      .click();
+    await page.locator(".chat-editing textarea").fill("ein Fuchs im Schnee");
+    await page.getByRole("button", { name: t("page.saveAndRerun") }).click();
+    await expect
+      .poll(() => questions(page).last().locator(".chat-siblings-count").textContent(), { timeout: TIMEOUT })
+      .toBe("2 / 2");
+    await expect.poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT }).toContain("ein Fuchs im Schnee");
+    await answered(page, 2);
+
+    // Full-text search over titles and messages.
+    await page.fill("#chat-search", "Fuchs");
+    await expect.poll(() => page.locator(".chat-list-item").count(), { timeout: TIMEOUT }).toBe(1);
+    await page.fill("#chat-search", "Zebrastreifen");
+    await page.getByText(t("page.noMatch")).waitFor({ timeout: TIMEOUT });
+    await page.fill("#chat-search", "");
+
+    // The answer survives a refresh: the page reconnects and shows it to its end.
+    await ask(page, "ein Leuchtturm im Sturm bei Nacht, von oben gesehen, mit tosenden Wellen und Blitzen");
+    await writing(page, 2);
+    await page.reload();
+    await hydrated(page, ".chat-composer");
+    await expect
+      .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
+      .toContain(text("de", "chat", "helper.tip"));
+    await answered(page, 3);
+
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("answers in Japanese on a phone, with the conversations in a drawer", async () => {
+    const t = (key: string) => text("ja", "chat", key);
+    const { context } = await signedInContext(browser, server, "chat-ja@example.com", {
+      viewport: { width: 390, height: 844 },
+    });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/ja/dashboard/chat`);
+    await hydrated(page, ".chat-composer");
+    await ask(page, "嵐の中の灯台");
+    await page.waitForURL(/\/ja\/dashboard\/chat\/[0-9a-f-]{36}$/, { timeout: TIMEOUT });
+    await answered(page, 1);
+    await expect(lastAnswer(page).textContent()).resolves.toContain(text("ja", "chat", "helper.imageHeading"));
+    await expect(page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).resolves.toBe(0);
+
+    await page.locator(".chat-list-button").click();
+    const drawer = page.locator(".chat-drawer");
+    await drawer.locator(".chat-list-item").first().waitFor({ timeout: TIMEOUT });
+    await expect(drawer.locator(".chat-list-title").first().textContent()).resolves.toBe("嵐の中の灯台");
+    await drawer.getByRole("link", { name: t("page.newChat") }).click();
+    await page.waitForURL(/\/ja\/dashboard\/chat$/, { timeout: TIMEOUT });
+    await page.getByText(t("page.emptyTitle")).waitFor({ timeout: TIMEOUT });
+    await context.close();
+  });
+});
