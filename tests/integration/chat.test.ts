@@ -272,4 +272,19 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect(outcome.status).toBe("done");
     expect(await credits()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
   });
+  it("answers 404, never a 500, for an id that is not one", async () => {
+    const bad = "not-an-id";
+    const answers = await Promise.all([
+      call("GET", `/api/chat/conversations/${bad}`),
+      call("PATCH", `/api/chat/conversations/${bad}`, { pinned: true }),
+      call("DELETE", `/api/chat/conversations/${bad}`),
+      call("POST", `/api/chat/conversations/${bad}/messages`, { text: "hello" }),
+      call("POST", `/api/chat/messages/${bad}/regenerate`, {}),
+      call("POST", `/api/chat/messages/${bad}/continue`, {}),
+      call("POST", `/api/chat/messages/${bad}/stop`, {}),
+      call("GET", `/api/chat/messages/${bad}/stream`),
+      call("GET", `/dashboard/chat/${bad}`),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual(Array(answers.length).fill(404));
+  });
 });

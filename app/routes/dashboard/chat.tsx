@@ -23,8 +23,6 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     params.id
       ? getConversation({ db, userId: viewer.id, conversationId: params.id }).catch((error: unknown) => {
           if (error instanceof AppError && error.code === "not_found") return null;
-          // A malformed id is no conversation either.
-          if (error instanceof Error && /uuid/i.test(error.message)) return null;
           throw error;
         })
       : null,

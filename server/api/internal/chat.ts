@@ -20,6 +20,7 @@ import { offeredChatModels } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
 import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
 import { isLocale, type Locale } from "#common/locales.ts";
+import { isUuid } from "#common/ids.ts";
 import { jsonBody, signedIn, type SignedInEnv } from "./signed-in.ts";
 
 /** How often a resumed answer is read again while it streams (it is saved about this often too). */
@@ -175,6 +176,7 @@ async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: 
 
 /** A message of the account's conversations: where it is and what it is. */
 async function ownMessage(db: Db, userId: string, messageId: string) {
+  if (!isUuid(messageId)) throw new AppError("not_found", "no such message");
   const [message] = await db
     .select({
       conversationId: chatMessage.conversationId,

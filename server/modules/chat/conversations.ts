@@ -5,6 +5,7 @@ import type { Env } from "#server/env.ts";
 import { chatConversation, chatFolder, chatMessage } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { offeredChatModels } from "#config/chat-models.ts";
+import { isUuid } from "#common/ids.ts";
 
 /** The longest question, and the longest system prompt, in characters. */
 export const MAX_QUESTION_LENGTH = 8_000;
@@ -24,6 +25,11 @@ const newQuestion = z
     parentId: z.uuid().nullable().optional(),
   })
   .strict();
+
+/** A conversation's id from a URL: anything that is not an id names no conversation (and never reaches a query). */
+function checkConversationId(id: string): void {
+  if (!isUuid(id)) throw new AppError("not_found", "no such conversation");
+}
 
 /** Starts a conversation with a chat model this deployment offers. */
 export async function createConversation({
@@ -63,6 +69,7 @@ export async function addQuestion({
   conversationId: string;
   input: unknown;
 }) {
+  checkConversationId(conversationId);
   const parsed = newQuestion.safeParse(input);
   if (!parsed.success)
     throw new AppError("chat_message_invalid", "a question is 1 to 8000 characters", {
@@ -113,6 +120,7 @@ export async function getConversation({
   userId: string;
   conversationId: string;
 }) {
+  checkConversationId(conversationId);
   const [conversation] = await db
     .select({
       id: chatConversation.id,
@@ -175,6 +183,7 @@ export async function updateConversation({
   conversationId: string;
   input: unknown;
 }) {
+  checkConversationId(conversationId);
   const parsed = conversationChange.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", "not a change of a conversation");
   const { title, pinned, folderId, systemPrompt, model, leafId } = parsed.data;
@@ -220,6 +229,7 @@ export async function deleteConversation({
   userId: string;
   conversationId: string;
 }) {
+  checkConversationId(conversationId);
   const deleted = await db
     .delete(chatConversation)
     .where(and(eq(chatConversation.id, conversationId), eq(chatConversation.userId, userId)))
@@ -243,7 +253,7 @@ export async function listConversations({
   folderId?: string;
 }) {
   const where = [eq(chatConversation.userId, userId)];
-  if (folderId) where.push(eq(chatConversation.folderId, folderId));
+  if (folderId) where.push(eq(chatConversation.folderId, isUuid(folderId) ? folderId : sql`null`));
   const query = q?.trim().slice(0, 200);
   if (query) {
     const words = sql`plainto_tsquery('simple', ${query})`;
