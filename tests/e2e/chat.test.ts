@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { codeMadeBeforeStart, freePort, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
 import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { signedInContext } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
@@ -23,10 +23,7 @@ describe("the chat in Chromium", () => {
 
   beforeAll(async () => {
     const dataDir = tempDir();
-    // A redemption code made before the site started (the command line owns the embedded database while it runs).
-    const created = runRole("admin", { DATA_DIR: dataDir }, ["codes", "create", "--credits", "25"]);
-    expect(await created.exited, created.output()).toBe(0);
-    code = /ATL-[\w-]+/.exec(created.output())![0];
+    code = await codeMadeBeforeStart(dataDir, 25);
     const port = await freePort();
     [server, browser] = await Promise.all([
       startServer({

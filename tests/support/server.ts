@@ -32,6 +32,17 @@ export interface RunningProcess {
   stop(signal?: NodeJS.Signals): Promise<number | string>;
 }
 
+/**
+ * A redemption code made with the admin command line in `dataDir` before the site starts there (the command line
+ * owns the embedded database while it runs).
+ */
+export async function codeMadeBeforeStart(dataDir: string, credits: number): Promise<string> {
+  const created = runRole("admin", { DATA_DIR: dataDir }, ["codes", "create", "--credits", String(credits)]);
+  const exit = await created.exited;
+  if (exit !== 0) throw new Error(`creating a code exited with ${exit}:\n${created.output()}`);
+  return /ATL-[\w-]+/.exec(created.output())![0];
+}
+
 /** Runs one of the server's roles (`web`, `worker`, `migrate`, `admin` with its arguments) from the build, as `npm start` would. */
 export function runRole(
   role: "web" | "worker" | "migrate" | "admin",

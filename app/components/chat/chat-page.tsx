@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
 import { Alert, Button, Drawer, Input, Modal, Select, Tag, Tooltip } from "antd";
 import {
   ArrowUpOutlined,
@@ -17,13 +17,13 @@ import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate, useRevalidator } from "react-router";
 import { RedeemCard, type RedeemResult } from "#app/components/billing/redeem-card.tsx";
 import { useToast } from "#app/components/feedback.ts";
-import { Markdown } from "#app/components/chat/markdown.tsx";
+import { Markdown, useCopy } from "#app/components/chat/markdown.tsx";
 import { useAnswer, type Live, type Refusal } from "#app/components/chat/use-answer.ts";
 import { ConversationList, type ConversationItem, type FolderItem } from "#app/components/chat/conversation-list.tsx";
 import { OfflineTag, usePageLocale } from "#app/components/studio/parts.tsx";
 import { api } from "#app/lib/api.ts";
 import { useAvailableCredits } from "#app/lib/credits.ts";
-import { copyText, describeFailure } from "#app/lib/generations.ts";
+import { describeFailure } from "#app/lib/generations.ts";
 import {
   answerSummary,
   branchOf,
@@ -166,15 +166,15 @@ function Thread({
   const refusal = answer.refusal ?? failure;
 
   // An answer still being written when the page opened (a refresh, another tab): shown as it goes on.
-  const streamingId = !live && lastTurn?.kind === "answer" ? lastTurn.messages.at(-1)!.id : null;
-  const streaming = streamingId && lastTurn?.kind === "answer" && lastTurn.messages.at(-1)!.status === "streaming";
+  const lastMessage = branch.at(-1);
+  const streaming =
+    !live && lastMessage?.role === "assistant" && lastMessage.status === "streaming" ? lastMessage : null;
   useEffect(() => {
-    if (!streaming || !conversation || !streamingId || hasEnded(streamingId)) return;
-    const parent = messages.find((m) => m.id === streamingId)?.parentId ?? null;
-    void reconnect(conversation.id, parent, streamingId);
+    if (!streaming || !conversation || hasEnded(streaming.id)) return;
+    void reconnect(conversation.id, streaming.parentId, streaming.id);
     // Only when another answer is found streaming.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [streaming, streamingId]);
+  }, [streaming?.id]);
 
   // Esc stops the answer being written, wherever the focus is.
   const stop = answer.stop;
@@ -544,20 +544,16 @@ function SiblingNav({
   const index = siblings.findIndex((s) => s.id === current);
   return (
     <span className="chat-siblings" role="group" aria-label={t("page.versions")}>
-      <Button
-        type="text"
-        size="small"
+      <IconAction
         icon={<LeftOutlined />}
-        aria-label={t("page.previousVersion")}
+        label={t("page.previousVersion")}
         disabled={disabled || index <= 0}
         onClick={() => onPick(siblings[index - 1]!.id)}
       />
       <span className="chat-siblings-count">{t("page.version", { current: index + 1, total: siblings.length })}</span>
-      <Button
-        type="text"
-        size="small"
+      <IconAction
         icon={<RightOutlined />}
-        aria-label={t("page.nextVersion")}
+        label={t("page.nextVersion")}
         disabled={disabled || index >= siblings.length - 1}
         onClick={() => onPick(siblings[index + 1]!.id)}
       />
@@ -565,21 +561,35 @@ function SiblingNav({
   );
 }
 
-function CopyButton({ text }: { text: string }) {
-  const { t } = useTranslation("chat");
-  const toast = useToast();
+/** A small action of a message: an icon, named by its label (read out, and shown on hover). */
+function IconAction({
+  icon,
+  label,
+  disabled,
+  onClick,
+}: {
+  icon: ReactNode;
+  label: string;
+  disabled?: boolean;
+  onClick: () => void;
+}) {
   return (
     <Button
       type="text"
       size="small"
-      icon={<CopyOutlined />}
-      aria-label={t("page.copy")}
-      title={t("page.copy")}
-      onClick={() =>
-        void copyText(text).then((ok) => (ok ? toast.success(t("page.copied")) : toast.error(t("page.copyFailed"))))
-      }
+      icon={icon}
+      aria-label={label}
+      title={label}
+      disabled={disabled}
+      onClick={onClick}
     />
   );
+}
+
+function CopyButton({ text }: { text: string }) {
+  const { t } = useTranslation("chat");
+  const copy = useCopy();
+  return <IconAction icon={<CopyOutlined />} label={t("page.copy")} onClick={() => copy(text)} />;
 }
 
 function QuestionView({
@@ -633,15 +643,7 @@ function QuestionView({
       <div className="chat-question-text">{text}</div>
       <footer className="chat-msg-foot">
         <SiblingNav siblings={siblings} current={question.id} disabled={busy} onPick={onPick} />
-        <Button
-          type="text"
-          size="small"
-          icon={<EditOutlined />}
-          aria-label={t("page.edit")}
-          title={t("page.edit")}
-          disabled={busy}
-          onClick={() => onEdit(text)}
-        />
+        <IconAction icon={<EditOutlined />} label={t("page.edit")} disabled={busy} onClick={() => onEdit(text)} />
         <CopyButton text={text} />
         {onAnswer && (
           <Button size="small" icon={<StepForwardOutlined />} onClick={onAnswer} disabled={busy}>
@@ -696,16 +698,7 @@ function AnswerView({
             {t("page.cost", { count: summary.credits, formatted: formatNumber(locale, summary.credits) })}
           </span>
           {text && <CopyButton text={text} />}
-          {onRegenerate && (
-            <Button
-              type="text"
-              size="small"
-              icon={<ReloadOutlined />}
-              aria-label={t("page.regenerate")}
-              title={t("page.regenerate")}
-              onClick={onRegenerate}
-            />
-          )}
+          {onRegenerate && <IconAction icon={<ReloadOutlined />} label={t("page.regenerate")} onClick={onRegenerate} />}
           {onContinue && summary.status === "stopped" && (
             <Button size="small" icon={<StepForwardOutlined />} onClick={onContinue}>
               {t("page.continue")}
