@@ -1,48 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
+import {
+  freePort,
+  startServer,
+  TEST_DATABASE_URL,
+  type TestServer,
+} from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { signedIn } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
+import { outcomeOf, readStream, textOf } from "#tests/support/chat-stream.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
-
-interface Chunk {
-  type: string;
-  delta?: string;
-  messageId?: string;
-  messageMetadata?: Record<string, unknown>;
-}
-
-/** Reads a UI message stream (server-sent events) until it ends, or until `stopAfter` says so; then closes it. */
-async function readStream(response: Response, stopAfter?: (chunks: Chunk[]) => boolean): Promise<Chunk[]> {
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const chunks: Chunk[] = [];
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    let end: number;
-    while ((end = buffer.indexOf("\n\n")) >= 0) {
-      const event = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = event.replace(/^data: /, "");
-      if (data !== "[DONE]") chunks.push(JSON.parse(data) as Chunk);
-    }
-    if (stopAfter?.(chunks)) {
-      await reader.cancel();
-      break;
-    }
-  }
-  return chunks;
-}
-const textOf = (chunks: Chunk[]) =>
-  chunks
-    .filter((c) => c.type === "text-delta")
-    .map((c) => c.delta)
-    .join("");
-const outcomeOf = (chunks: Chunk[]) => chunks.find((c) => c.type === "message-metadata")?.messageMetadata;
 
 describe(`the chat over HTTP on ${backend}`, () => {
   let server: TestServer;
@@ -55,7 +24,11 @@ describe(`the chat over HTTP on ${backend}`, () => {
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
-    server = await startServer({ PORT: String(port), SITE_URL: origin, ...(db ? { DATABASE_URL: db.url } : {}) });
+    server = await startServer({
+      PORT: String(port),
+      SITE_URL: origin,
+      ...(db ? { DATABASE_URL: db.url } : {}),
+    });
     [cookie, other] = await Promise.all([
       signedIn(server, origin, "talker@example.com"),
       signedIn(server, origin, "someone@example.com"),
@@ -66,7 +39,13 @@ describe(`the chat over HTTP on ${backend}`, () => {
     await db?.drop();
   });
 
-  const call = (method: string, path: string, body?: unknown, as = cookie, headers: Record<string, string> = {}) =>
+  const call = (
+    method: string,
+    path: string,
+    body?: unknown,
+    as = cookie,
+    headers: Record<string, string> = {},
+  ) =>
     fetch(`${server.url}${path}`, {
       method,
       headers: {
@@ -79,17 +58,32 @@ describe(`the chat over HTTP on ${backend}`, () => {
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
   const balance = async () =>
-    ((await (await call("GET", "/api/me")).json()) as { credits: { balance: number; held: number } }).credits;
+    (
+      (await (await call("GET", "/api/me")).json()) as {
+        credits: { balance: number; held: number };
+      }
+    ).credits;
   const conversation = async () => {
-    const res = await call("POST", "/api/chat/conversations", { model: "prompt-helper" });
+    const res = await call("POST", "/api/chat/conversations", {
+      model: "prompt-helper",
+    });
     expect(res.status).toBe(201);
-    return ((await res.json()) as { conversation: { id: string } }).conversation.id;
+    return ((await res.json()) as { conversation: { id: string } }).conversation
+      .id;
   };
   const ask = (id: string, question: string, locale = "en") =>
-    call("POST", `/api/chat/conversations/${id}/messages`, { text: question }, cookie, { "X-Locale": locale });
+    call(
+      "POST",
+      `/api/chat/conversations/${id}/messages`,
+      { text: question },
+      cookie,
+      { "X-Locale": locale },
+    );
 
   it("offers the offline helper, streams its answer in the asker's language and charges it once", async () => {
-    const models = (await (await call("GET", "/api/chat/models")).json()) as { models: { id: string }[] };
+    const models = (await (await call("GET", "/api/chat/models")).json()) as {
+      models: { id: string }[];
+    };
     expect(models.models.map((m) => m.id)).toContain("prompt-helper");
     const before = await balance();
     const id = await conversation();
@@ -99,18 +93,37 @@ describe(`the chat over HTTP on ${backend}`, () => {
     const chunks = await readStream(res);
     const start = chunks[0]!;
     expect(start.type).toBe("start");
-    expect(start.messageMetadata).toMatchObject({ creditsHeld: expect.any(Number) });
-    expect(chunks.filter((c) => c.type === "text-delta").length).toBeGreaterThan(5);
-    expect(textOf(chunks)).toBe(promptHelperAnswer("un phare dans la tempête", "fr"));
+    expect(start.messageMetadata).toMatchObject({
+      creditsHeld: expect.any(Number),
+    });
+    expect(
+      chunks.filter((c) => c.type === "text-delta").length,
+    ).toBeGreaterThan(5);
+    expect(textOf(chunks)).toBe(
+      promptHelperAnswer("un phare dans la tempête", "fr"),
+    );
     const outcome = outcomeOf(chunks)!;
-    expect(outcome).toMatchObject({ status: "done", messageId: start.messageId });
+    expect(outcome).toMatchObject({
+      status: "done",
+      messageId: start.messageId,
+    });
     const charged = outcome.creditsCharged as number;
     expect(charged).toBeGreaterThan(0);
-    expect(await balance()).toMatchObject({ balance: before.balance - charged, held: 0 });
+    expect(await balance()).toMatchObject({
+      balance: before.balance - charged,
+      held: 0,
+    });
     // The conversation holds the question and its answer, the answer as the branch shown.
-    const saved = (await (await call("GET", `/api/chat/conversations/${id}`)).json()) as {
+    const saved = (await (
+      await call("GET", `/api/chat/conversations/${id}`)
+    ).json()) as {
       conversation: { leafId: string };
-      messages: { id: string; role: string; status: string; creditsCharged: number | null }[];
+      messages: {
+        id: string;
+        role: string;
+        status: string;
+        creditsCharged: number | null;
+      }[];
     };
     expect(saved.messages.map((m) => [m.role, m.status])).toEqual([
       ["user", "done"],
@@ -122,17 +135,34 @@ describe(`the chat over HTTP on ${backend}`, () => {
   it("goes on writing when the connection drops, and the answer is resumed whole, charged once", async () => {
     const before = await balance();
     const id = await conversation();
-    const first = await readStream(await ask(id, "a glass greenhouse at night"), (chunks) =>
-      chunks.some((c) => c.type === "text-delta"),
+    const first = await readStream(
+      await ask(id, "a glass greenhouse at night"),
+      (chunks) => chunks.some((c) => c.type === "text-delta"),
     );
     const messageId = first[0]!.messageId!;
-    const resumed = await readStream(await call("GET", `/api/chat/messages/${messageId}/stream`));
-    expect(textOf(resumed)).toBe(promptHelperAnswer("a glass greenhouse at night", "en"));
+    const resumed = await readStream(
+      await call("GET", `/api/chat/messages/${messageId}/stream`),
+    );
+    expect(textOf(resumed)).toBe(
+      promptHelperAnswer("a glass greenhouse at night", "en"),
+    );
     const outcome = outcomeOf(resumed)!;
     expect(outcome.status).toBe("done");
-    expect(await balance()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+    expect(await balance()).toMatchObject({
+      balance: before.balance - (outcome.creditsCharged as number),
+      held: 0,
+    });
     // Someone else cannot read it.
-    expect((await call("GET", `/api/chat/messages/${messageId}/stream`, undefined, other)).status).toBe(404);
+    expect(
+      (
+        await call(
+          "GET",
+          `/api/chat/messages/${messageId}/stream`,
+          undefined,
+          other,
+        )
+      ).status,
+    ).toBe(404);
   });
 
   it("stops an answer when its author asks, keeping and charging what was written", async () => {
@@ -148,28 +178,75 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect((await stopped!).status).toBe(202);
     const outcome = outcomeOf(chunks)!;
     expect(outcome.status).toBe("stopped");
-    expect(textOf(chunks).length).toBeLessThan(promptHelperAnswer("a snowy mountain village at dusk", "en").length);
-    expect(await balance()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+    expect(textOf(chunks).length).toBeLessThan(
+      promptHelperAnswer("a snowy mountain village at dusk", "en").length,
+    );
+    expect(await balance()).toMatchObject({
+      balance: before.balance - (outcome.creditsCharged as number),
+      held: 0,
+    });
     // Stopping it again: it has ended.
-    expect((await call("POST", `/api/chat/messages/${chunks[0]!.messageId}/stop`)).status).toBe(409);
+    expect(
+      (await call("POST", `/api/chat/messages/${chunks[0]!.messageId}/stop`))
+        .status,
+    ).toBe(409);
   });
 
   it("refuses bad questions with a clear message and changes nothing", async () => {
     const id = await conversation();
     const before = await balance();
-    const empty = await call("POST", `/api/chat/conversations/${id}/messages`, { text: "   " });
+    const empty = await call("POST", `/api/chat/conversations/${id}/messages`, {
+      text: "   ",
+    });
     expect(empty.status).toBe(422);
-    const body = (await empty.json()) as { error: { code: string; message: string } };
+    const body = (await empty.json()) as {
+      error: { code: string; message: string };
+    };
     expect(body.error.code).toBe("chat_message_invalid");
-    expect(body.error.message).toBe(text("en", "messages", "chat.errors.messageLength").replace("{{max}}", "8000"));
-    expect((await call("POST", `/api/chat/conversations/${id}/messages`, { text: "x".repeat(8001) })).status).toBe(422);
-    expect((await call("POST", `/api/chat/conversations/${id}/messages`, "not an object")).status).toBe(422);
-    const unknown = await call("POST", "/api/chat/conversations", { model: "no-such-model" });
+    expect(body.error.message).toBe(
+      text("en", "messages", "chat.errors.messageLength").replace(
+        "{{max}}",
+        "8000",
+      ),
+    );
+    expect(
+      (
+        await call("POST", `/api/chat/conversations/${id}/messages`, {
+          text: "x".repeat(8001),
+        })
+      ).status,
+    ).toBe(422);
+    expect(
+      (
+        await call(
+          "POST",
+          `/api/chat/conversations/${id}/messages`,
+          "not an object",
+        )
+      ).status,
+    ).toBe(422);
+    const unknown = await call("POST", "/api/chat/conversations", {
+      model: "no-such-model",
+    });
     expect(unknown.status).toBe(400);
-    expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe("unknown_model");
+    expect(
+      ((await unknown.json()) as { error: { code: string } }).error.code,
+    ).toBe("unknown_model");
     // Another account's conversation does not exist for this one.
-    expect((await call("GET", `/api/chat/conversations/${id}`, undefined, other)).status).toBe(404);
-    expect((await call("POST", `/api/chat/conversations/${id}/messages`, { text: "hi" }, other)).status).toBe(404);
+    expect(
+      (await call("GET", `/api/chat/conversations/${id}`, undefined, other))
+        .status,
+    ).toBe(404);
+    expect(
+      (
+        await call(
+          "POST",
+          `/api/chat/conversations/${id}/messages`,
+          { text: "hi" },
+          other,
+        )
+      ).status,
+    ).toBe(404);
     // Signed out: 401.
     expect((await fetch(`${server.url}/api/chat/models`)).status).toBe(401);
     expect(await balance()).toEqual(before);
@@ -181,26 +258,42 @@ describe(`the chat over HTTP on ${backend}`, () => {
     const answer = first[0]!.messageId!;
     const question = first[0]!.messageMetadata!.parentId as string;
     // Another answer to the same question.
-    const again = await readStream(await call("POST", `/api/chat/messages/${answer}/regenerate`));
+    const again = await readStream(
+      await call("POST", `/api/chat/messages/${answer}/regenerate`),
+    );
     expect(outcomeOf(again)!.status).toBe("done");
     // The question edited: a new first question, answered.
     const edited = await readStream(
-      await call("POST", `/api/chat/conversations/${id}/messages`, { text: "a lighthouse in the fog", parentId: null }),
+      await call("POST", `/api/chat/conversations/${id}/messages`, {
+        text: "a lighthouse in the fog",
+        parentId: null,
+      }),
     );
     type Saved = {
       conversation: { title: string; leafId: string };
       messages: { id: string; parentId: string | null; role: string }[];
     };
-    const tree = async () => (await (await call("GET", `/api/chat/conversations/${id}`)).json()) as Saved;
+    const tree = async () =>
+      (await (
+        await call("GET", `/api/chat/conversations/${id}`)
+      ).json()) as Saved;
     let saved = await tree();
-    const answersTo = (parent: string | null) => saved.messages.filter((m) => m.parentId === parent).map((m) => m.id);
-    expect(answersTo(question).sort()).toEqual([answer, again[0]!.messageId!].sort());
-    expect(saved.messages.filter((m) => m.parentId === null).map((m) => m.role)).toEqual(["user", "user"]);
+    const answersTo = (parent: string | null) =>
+      saved.messages.filter((m) => m.parentId === parent).map((m) => m.id);
+    expect(answersTo(question).sort()).toEqual(
+      [answer, again[0]!.messageId!].sort(),
+    );
+    expect(
+      saved.messages.filter((m) => m.parentId === null).map((m) => m.role),
+    ).toEqual(["user", "user"]);
     expect(saved.conversation.leafId).toBe(edited[0]!.messageId);
     // Named after its first question once answered.
     expect(saved.conversation.title).toBe("a lighthouse on a cliff");
     // Back to the first answer's branch.
-    expect((await call("PATCH", `/api/chat/conversations/${id}`, { leafId: answer })).status).toBe(204);
+    expect(
+      (await call("PATCH", `/api/chat/conversations/${id}`, { leafId: answer }))
+        .status,
+    ).toBe(204);
     saved = await tree();
     expect(saved.conversation.leafId).toBe(answer);
   });
@@ -210,8 +303,15 @@ describe(`the chat over HTTP on ${backend}`, () => {
     await readStream(await ask(id, "a harbour full of wooden sailboats"));
     const list = async (query = "") =>
       (
-        (await (await call("GET", `/api/chat/conversations${query}`)).json()) as {
-          conversations: { id: string; title: string; pinned: boolean; folderId: string | null }[];
+        (await (
+          await call("GET", `/api/chat/conversations${query}`)
+        ).json()) as {
+          conversations: {
+            id: string;
+            title: string;
+            pinned: boolean;
+            folderId: string | null;
+          }[];
         }
       ).conversations;
     // By a word of its title, and by a word only its answer has (the helper's phrases), in any case.
@@ -221,56 +321,118 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect((await list("?q=prompt")).map((c) => c.id)).toContain(id);
     // Renamed and pinned: first in the list.
     expect(
-      (await call("PATCH", `/api/chat/conversations/${id}`, { title: "Harbour ideas", pinned: true })).status,
+      (
+        await call("PATCH", `/api/chat/conversations/${id}`, {
+          title: "Harbour ideas",
+          pinned: true,
+        })
+      ).status,
     ).toBe(204);
-    expect((await list())[0]).toMatchObject({ id, title: "Harbour ideas", pinned: true });
+    expect((await list())[0]).toMatchObject({
+      id,
+      title: "Harbour ideas",
+      pinned: true,
+    });
     // Filed in a folder.
     const folder = await call("POST", "/api/chat/folders", { name: "Boats" });
     expect(folder.status).toBe(201);
-    const folderId = ((await folder.json()) as { folder: { id: string } }).folder.id;
-    expect((await call("PATCH", `/api/chat/conversations/${id}`, { folderId })).status).toBe(204);
+    const folderId = ((await folder.json()) as { folder: { id: string } })
+      .folder.id;
+    expect(
+      (await call("PATCH", `/api/chat/conversations/${id}`, { folderId }))
+        .status,
+    ).toBe(204);
     expect((await list(`?folder=${folderId}`)).map((c) => c.id)).toEqual([id]);
     // Someone else's folder cannot be used, nor someone else's conversation changed.
-    expect((await call("PATCH", `/api/chat/conversations/${id}`, { pinned: false }, other)).status).toBe(404);
-    expect((await call("PATCH", `/api/chat/conversations/${id}`, { unknown: 1 })).status).toBe(400);
+    expect(
+      (
+        await call(
+          "PATCH",
+          `/api/chat/conversations/${id}`,
+          { pinned: false },
+          other,
+        )
+      ).status,
+    ).toBe(404);
+    expect(
+      (await call("PATCH", `/api/chat/conversations/${id}`, { unknown: 1 }))
+        .status,
+    ).toBe(400);
     // Deleted: gone, with its messages.
-    expect((await call("DELETE", `/api/chat/conversations/${id}`)).status).toBe(204);
-    expect((await call("GET", `/api/chat/conversations/${id}`)).status).toBe(404);
+    expect((await call("DELETE", `/api/chat/conversations/${id}`)).status).toBe(
+      204,
+    );
+    expect((await call("GET", `/api/chat/conversations/${id}`)).status).toBe(
+      404,
+    );
     expect((await list()).map((c) => c.id)).not.toContain(id);
   });
 
   it("keeps a question asked without credits, and answers it once credits are there again", async () => {
     const poor = await signedIn(server, origin, "poor@example.com");
-    const created = await call("POST", "/api/chat/conversations", { model: "prompt-helper" }, poor);
-    const id = ((await created.json()) as { conversation: { id: string } }).conversation.id;
+    const created = await call(
+      "POST",
+      "/api/chat/conversations",
+      { model: "prompt-helper" },
+      poor,
+    );
+    const id = ((await created.json()) as { conversation: { id: string } })
+      .conversation.id;
     // Asked all at once: each answer holds what it may cost, so the bonus covers a few; the others are refused.
     const results = await Promise.all(
       Array.from({ length: 8 }, () =>
-        call("POST", `/api/chat/conversations/${id}/messages`, { text: "a windmill", parentId: null }, poor),
+        call(
+          "POST",
+          `/api/chat/conversations/${id}/messages`,
+          { text: "a windmill", parentId: null },
+          poor,
+        ),
       ),
     );
     const refused = results.filter((r) => r.status === 402);
     expect(refused.length).toBeGreaterThan(0);
-    expect(((await refused[0]!.json()) as { error: { code: string } }).error.code).toBe("insufficient_credits");
-    for (const r of results.filter((r) => r.status === 200)) await readStream(r);
+    expect(
+      ((await refused[0]!.json()) as { error: { code: string } }).error.code,
+    ).toBe("insufficient_credits");
+    for (const r of results.filter((r) => r.status === 200))
+      await readStream(r);
     const credits = async () =>
-      ((await (await call("GET", "/api/me", undefined, poor)).json()) as { credits: { balance: number; held: number } })
-        .credits;
+      (
+        (await (await call("GET", "/api/me", undefined, poor)).json()) as {
+          credits: { balance: number; held: number };
+        }
+      ).credits;
     expect((await credits()).held).toBe(0);
     // The unanswered questions stay; now that the holds are settled there are credits again, and one is answered.
-    const saved = (await (await call("GET", `/api/chat/conversations/${id}`, undefined, poor)).json()) as {
+    const saved = (await (
+      await call("GET", `/api/chat/conversations/${id}`, undefined, poor)
+    ).json()) as {
       messages: { id: string; role: string; parentId: string | null }[];
     };
-    const answered = new Set(saved.messages.filter((m) => m.role === "assistant").map((m) => m.parentId));
-    const waiting = saved.messages.filter((m) => m.role === "user" && !answered.has(m.id));
+    const answered = new Set(
+      saved.messages
+        .filter((m) => m.role === "assistant")
+        .map((m) => m.parentId),
+    );
+    const waiting = saved.messages.filter(
+      (m) => m.role === "user" && !answered.has(m.id),
+    );
     expect(waiting.length).toBe(refused.length);
     const before = await credits();
     const answer = await readStream(
-      await call("POST", `/api/chat/messages/${waiting[0]!.id}/regenerate`, undefined, poor),
+      await call(
+        "POST",
+        `/api/chat/messages/${waiting[0]!.id}/regenerate`,
+        undefined,
+        poor,
+      ),
     );
     const outcome = outcomeOf(answer)!;
     expect(outcome.status).toBe("done");
-    expect(await credits()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+    expect(await credits()).toMatchObject({
+      balance: before.balance - (outcome.creditsCharged as number),
+      held: 0,
+    });
   });
   it("answers 404, never a 500, for an id that is not one", async () => {
     const bad = "not-an-id";
@@ -278,13 +440,17 @@ describe(`the chat over HTTP on ${backend}`, () => {
       call("GET", `/api/chat/conversations/${bad}`),
       call("PATCH", `/api/chat/conversations/${bad}`, { pinned: true }),
       call("DELETE", `/api/chat/conversations/${bad}`),
-      call("POST", `/api/chat/conversations/${bad}/messages`, { text: "hello" }),
+      call("POST", `/api/chat/conversations/${bad}/messages`, {
+        text: "hello",
+      }),
       call("POST", `/api/chat/messages/${bad}/regenerate`, {}),
       call("POST", `/api/chat/messages/${bad}/continue`, {}),
       call("POST", `/api/chat/messages/${bad}/stop`, {}),
       call("GET", `/api/chat/messages/${bad}/stream`),
       call("GET", `/dashboard/chat/${bad}`),
     ]);
-    expect(answers.map((r) => r.status)).toEqual(Array(answers.length).fill(404));
+    expect(answers.map((r) => r.status)).toEqual(
+      Array(answers.length).fill(404),
+    );
   });
 });

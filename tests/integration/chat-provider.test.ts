@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
+import { createTestDatabase } from "#tests/support/postgres.ts";
+import { signedIn } from "#tests/support/session.ts";
+import { outcomeOf, readStream, textOf } from "#tests/support/chat-stream.ts";
+import { fakeReply, fakeTokens, startFakeOpenAIChat, type FakeOpenAIChat } from "#tests/fakes/openai-chat.ts";
+import { chatCost } from "#config/chat-models.ts";
+
+const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
+/** The price of a model of an OpenAI-compatible server (see config/chat-models.ts). */
+const PRICE = { inputPerMillion: 100, outputPerMillion: 400 };
+
+describe(`the chat with an OpenAI-compatible server, over HTTP on ${backend}`, () => {
+  let server: TestServer;
+  let fake: FakeOpenAIChat;
+  let origin: string;
+  let cookie: string;
+  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+
+  beforeAll(async () => {
+    fake = await startFakeOpenAIChat();
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
+    server = await startServer({
+      PORT: String(port),
+      SITE_URL: origin,
+      OPENAI_COMPATIBLE_BASE_URL: fake.apiUrl,
+      OPENAI_COMPATIBLE_API_KEY: "local-key",
+      OPENAI_COMPATIBLE_CHAT_MODELS: "Fake-Chat",
+      ...(db ? { DATABASE_URL: db.url } : {}),
+    });
+    cookie = await signedIn(server, origin, "asker@example.com");
+  });
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+    await db?.drop();
+  });
+  beforeEach(() => {
+    fake.requests.length = 0;
+    fake.chunkDelayMs = 5;
+  });
+
+  const call = (method: string, path: string, body?: unknown) =>
+    fetch(`${server.url}${path}`, {
+      method,
+      headers: {
+        Cookie: cookie,
+        Origin: origin,
+        "Sec-Fetch-Site": "same-origin",
+        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+      },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    });
+  const balance = async () =>
+    ((await (await call("GET", "/api/me")).json()) as { credits: { balance: number; held: number } }).credits;
+  const conversation = async (systemPrompt?: string) => {
+    const res = await call("POST", "/api/chat/conversations", { model: "compat-fake-chat", systemPrompt });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { conversation: { id: string } }).conversation.id;
+  };
+  const ask = (id: string, text: string) => call("POST", `/api/chat/conversations/${id}/messages`, { text });
+  type Saved = {
+    messages: { id: string; role: string; status: string; parts: { text?: string }[]; errorCode: string | null }[];
+  };
+  const saved = async (id: string) => (await (await call("GET", `/api/chat/conversations/${id}`)).json()) as Saved;
+
+  it("offers the server's model and streams its answer, charging the tokens the server counted", async () => {
+    const models = (await (await call("GET", "/api/chat/models")).json()) as { models: { id: string; name: string }[] };
+    expect(models.models).toContainEqual(expect.objectContaining({ id: "compat-fake-chat", name: "Fake-Chat" }));
+    const before = await balance();
+    const id = await conversation("Answer in one paragraph.");
+    const chunks = await readStream(await ask(id, "tidal pools"));
+    expect(chunks.filter((c) => c.type === "text-delta").length).toBeGreaterThan(5);
+    expect(textOf(chunks)).toBe(fakeReply("tidal pools"));
+
+    // What the server was sent: the model's own name, the key, the instructions, the question, the hold's limit.
+    const [request] = fake.requests;
+    expect(request!.authorization).toBe("Bearer local-key");
+    expect(request!.body).toMatchObject({
+      model: "Fake-Chat",
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [
+        { role: "system", content: "Answer in one paragraph." },
+        { role: "user", content: "tidal pools" },
+      ],
+    });
+    expect(request!.body.max_tokens).toBeGreaterThan(0);
+
+    // Charged what the server counted, at the model's price, once.
+    const outcome = outcomeOf(chunks)!;
+    const prompt = 4 + fakeTokens("Answer in one paragraph.") + 4 + fakeTokens("tidal pools");
+    expect(outcome).toMatchObject({
+      status: "done",
+      inputTokens: prompt,
+      outputTokens: fakeTokens(fakeReply("tidal pools")),
+      creditsCharged: chatCost(PRICE, prompt, fakeTokens(fakeReply("tidal pools"))),
+    });
+    expect(await balance()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+  });
+
+  it("charges nothing when the server breaks off mid-answer, and keeps what it had written", async () => {
+    const before = await balance();
+    const id = await conversation();
+    fake.breakNext = 1;
+    fake.breakAfterChunks = 4;
+    const chunks = await readStream(await ask(id, "a paper boat"));
+    const written = textOf(chunks);
+    expect(written).not.toBe("");
+    expect(fakeReply("a paper boat").startsWith(written)).toBe(true);
+    expect(written.length).toBeLessThan(fakeReply("a paper boat").length);
+    expect(outcomeOf(chunks)).toMatchObject({ status: "failed", creditsCharged: 0 });
+    expect(await balance()).toEqual(before);
+    const answer = (await saved(id)).messages.find((m) => m.role === "assistant")!;
+    expect(answer.status).toBe("failed");
+    expect(answer.parts.map((p) => p.text).join("")).toBe(written);
+    expect(answer.errorCode).toEqual(expect.any(String));
+
+    // A failure before the first word: nothing written, nothing charged; the next question is answered again.
+    fake.failNext = 1;
+    const refused = await readStream(await ask(id, "a paper plane"));
+    expect(textOf(refused)).toBe("");
+    expect(outcomeOf(refused)).toMatchObject({
+      status: "failed",
+      errorCode: "provider_unavailable",
+      creditsCharged: 0,
+    });
+    expect(await balance()).toEqual(before);
+    const again = await readStream(await call("POST", `/api/chat/messages/${refused[0]!.messageId}/regenerate`));
+    expect(textOf(again)).toBe(fakeReply("a paper plane"));
+  });
+
+  it("goes on reading the server when the page's connection drops, and the answer is resumed whole", async () => {
+    fake.chunkDelayMs = 40;
+    const before = await balance();
+    const id = await conversation();
+    const first = await readStream(await ask(id, "lanterns on a river"), (chunks) =>
+      chunks.some((c) => c.type === "text-delta" && c.delta !== ""),
+    );
+    const resumed = await readStream(await call("GET", `/api/chat/messages/${first[0]!.messageId}/stream`));
+    expect(textOf(resumed)).toBe(fakeReply("lanterns on a river"));
+    const outcome = outcomeOf(resumed)!;
+    expect(outcome.status).toBe("done");
+    // The server was read to the end, once.
+    expect(fake.requests).toHaveLength(1);
+    expect(fake.requests[0]!.closedEarly).toBe(false);
+    expect(await balance()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+  });
+
+  it("hangs up on the server when its author stops the answer, and charges what was written", async () => {
+    fake.chunkDelayMs = 40;
+    const before = await balance();
+    const id = await conversation();
+    let stopped: Promise<Response> | undefined;
+    const chunks = await readStream(await ask(id, "a clock tower"), (seen) => {
+      if (!stopped && seen.some((c) => c.type === "text-delta" && c.delta !== ""))
+        stopped = call("POST", `/api/chat/messages/${seen[0]!.messageId}/stop`);
+      return false;
+    });
+    expect((await stopped!).status).toBe(202);
+    const outcome = outcomeOf(chunks)!;
+    expect(outcome.status).toBe("stopped");
+    expect(textOf(chunks).length).toBeLessThan(fakeReply("a clock tower").length);
+    await expect.poll(() => fake.requests[0]!.closedEarly).toBe(true);
+    expect(await balance()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+  });
+});
