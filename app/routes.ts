@@ -37,6 +37,7 @@ export default [
     route("legal/:slug", "routes/public/legal.tsx"),
     route("test", "routes/public/status.tsx"),
     route("share/:id", "routes/public/share.tsx"),
+    route("share/chat/:token", "routes/public/share-chat.tsx"),
     // The account pages are built with Ant Design: their layout adds its provider.
     layout("routes/user/layout.tsx", [
       route("user/profile", "routes/user/profile.tsx"),

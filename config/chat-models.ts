@@ -28,6 +28,8 @@ export interface ChatModel {
   maxOutputTokens: number;
   /** Reads images attached to a question. */
   vision: boolean;
+  /** Calls tools: the chat offers it the studio's (an image, a video). */
+  tools: boolean;
   /** Runs on this machine with no key and no network. */
   offline?: boolean;
 }
@@ -42,6 +44,7 @@ export const chatCatalog: ChatModel[] = [
     contextTokens: 8_000,
     maxOutputTokens: 1_000,
     vision: false,
+    tools: true,
     offline: true,
   },
   {
@@ -52,6 +55,7 @@ export const chatCatalog: ChatModel[] = [
     contextTokens: 128_000,
     maxOutputTokens: 4_096,
     vision: true,
+    tools: true,
   },
   {
     id: "gpt-4.1",
@@ -61,6 +65,7 @@ export const chatCatalog: ChatModel[] = [
     contextTokens: 128_000,
     maxOutputTokens: 8_192,
     vision: true,
+    tools: true,
   },
   {
     id: "claude-sonnet-4",
@@ -70,6 +75,7 @@ export const chatCatalog: ChatModel[] = [
     contextTokens: 200_000,
     maxOutputTokens: 8_192,
     vision: true,
+    tools: true,
   },
   {
     id: "gemini-2.5-flash",
@@ -79,6 +85,7 @@ export const chatCatalog: ChatModel[] = [
     contextTokens: 1_000_000,
     maxOutputTokens: 8_192,
     vision: true,
+    tools: true,
   },
 ];
 
@@ -107,6 +114,8 @@ function compatibleChatModels(env: Env): ChatModel[] {
     contextTokens: 32_000,
     maxOutputTokens: 4_096,
     vision: false,
+    // Not every model such a server runs calls tools; none is offered them.
+    tools: false,
   }));
 }
 

@@ -112,6 +112,11 @@ const schema = z.object({
   /** Google's chat models (Gemini); GOOGLE_BASE_URL points at a proxy or a local stand-in. */
   GOOGLE_GENERATIVE_AI_API_KEY: z.string().min(1).optional(),
   GOOGLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * The chat starts an image or a video a model asks for by itself up to this many credits; above it, its author
+   * confirms it first (0: always asks).
+   */
+  CHAT_CONFIRM_ABOVE_CREDITS: z.coerce.number().int().min(0).max(1_000_000).default(10),
   /** Model ids an operator turns off (comma-separated), even when their provider is configured. */
   DISABLED_MODELS: commaList.default([]),
   /**

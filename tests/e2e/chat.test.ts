@@ -23,7 +23,7 @@ describe("the chat in Chromium", () => {
 
   beforeAll(async () => {
     const dataDir = tempDir();
-    code = await codeMadeBeforeStart(dataDir, 25);
+    code = await codeMadeBeforeStart(dataDir, 60);
     const port = await freePort();
     [server, browser] = await Promise.all([
       startServer({
@@ -47,7 +47,7 @@ describe("the chat in Chromium", () => {
   /** Waits for the answer being written to end: its footer (cost, actions) appears. */
   const answered = async (page: Page, count: number) => {
     await expect.poll(() => answers(page).count(), { timeout: TIMEOUT }).toBe(count);
-    await lastAnswer(page).locator(".chat-cost").waitFor({ timeout: TIMEOUT });
+    await lastAnswer(page).locator(".chat-msg-foot .chat-cost").waitFor({ timeout: TIMEOUT });
   };
   /** Waits, frame by frame, until the answer at `index` has written a few words. */
   const writing = (page: Page, index: number) =>
@@ -62,7 +62,7 @@ describe("the chat in Chromium", () => {
     await page.keyboard.press("Enter");
   };
 
-  it("asks, runs out of credits mid-answer and continues after a redemption; stops with Esc and continues; regenerates, branches, searches and survives a refresh (German)", async () => {
+  it("asks, runs out of credits mid-answer and continues after a redemption; stops with Esc and continues; regenerates, branches, searches, survives a refresh, draws an image and shares the conversation (German)", async () => {
     const t = (key: string) => text("de", "chat", key);
     const { context } = await signedInContext(browser, server, "chat-de@example.com");
     const page = await context.newPage();
@@ -120,7 +120,7 @@ describe("the chat in Chromium", () => {
     await expect
       .poll(() => lastAnswer(page).locator(".chat-siblings-count").textContent(), { timeout: TIMEOUT })
       .toBe("2 / 2");
-    await lastAnswer(page).locator(".chat-cost").waitFor({ timeout: TIMEOUT });
+    await lastAnswer(page).locator(".chat-msg-foot .chat-cost").waitFor({ timeout: TIMEOUT });
     await lastAnswer(page)
       .getByRole("button", { name: t("page.previousVersion") })
       .click();
@@ -156,6 +156,33 @@ describe("the chat in Chromium", () => {
       .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
       .toContain(text("de", "chat", "helper.tip"));
     await answered(page, 3);
+
+    // Asked to draw, the offline helper writes the prompt and starts the image with the offline image model; the
+    // picture appears in the answer, linked to its page.
+    await ask(page, "Zeichne einen Leuchtturm im Sturm");
+    await answered(page, 4);
+    await expect(lastAnswer(page).textContent()).resolves.toContain(t("helper.started"));
+    const picture = lastAnswer(page).locator(".chat-tool-result img");
+    await picture.waitFor({ timeout: 30_000 });
+    await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+    await expect(lastAnswer(page).locator(".chat-tool-result a").first().getAttribute("href")).resolves.toMatch(
+      /^\/de\/dashboard\/image\/[\w-]+\/[0-9a-f-]{36}$/,
+    );
+
+    // Shared as a read-only link, read by someone signed out, kept out of search engines.
+    await page.getByRole("button", { name: t("share.title") }).click();
+    await page.getByRole("button", { name: t("share.create") }).click();
+    const link = await page.locator("#chat-share-link").inputValue();
+    expect(link).toMatch(/\/de\/share\/chat\/[\w-]{32}$/);
+    const visitor = await browser.newContext();
+    const shared = await visitor.newPage();
+    await shared.goto(link);
+    await shared.getByText(t("shared.kicker")).waitFor({ timeout: TIMEOUT });
+    await expect(shared.locator(".chat-question").last().textContent()).resolves.toBe(
+      "Zeichne einen Leuchtturm im Sturm",
+    );
+    await expect(shared.locator('meta[name="robots"]').getAttribute("content")).resolves.toContain("noindex");
+    await visitor.close();
 
     expect(problems).toEqual([]);
     await context.close();

@@ -1,15 +1,17 @@
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } from "react";
-import { Alert, Button, Drawer, Input, Modal, Select, Tag, Tooltip } from "antd";
+import { Alert, Button, Drawer, Dropdown, Input, Modal, Select, Tag, Tooltip } from "antd";
 import {
   ArrowUpOutlined,
   BorderOutlined,
   CopyOutlined,
+  DownloadOutlined,
   EditOutlined,
   LeftOutlined,
   MenuOutlined,
   ReloadOutlined,
   RightOutlined,
   SettingOutlined,
+  ShareAltOutlined,
   StepForwardOutlined,
   WalletOutlined,
 } from "@ant-design/icons";
@@ -19,6 +21,8 @@ import { RedeemCard, type RedeemResult } from "#app/components/billing/redeem-ca
 import { useToast } from "#app/components/feedback.ts";
 import { Markdown, useCopy } from "#app/components/chat/markdown.tsx";
 import { useAnswer, type Live, type Refusal } from "#app/components/chat/use-answer.ts";
+import { ShareDialog } from "#app/components/chat/share-dialog.tsx";
+import { ToolCard, type ToolPartView } from "#app/components/chat/tool-card.tsx";
 import { ConversationList, type ConversationItem, type FolderItem } from "#app/components/chat/conversation-list.tsx";
 import { OfflineTag, usePageLocale } from "#app/components/studio/parts.tsx";
 import { api } from "#app/lib/api.ts";
@@ -54,6 +58,7 @@ interface Opened {
     modelId: string;
     systemPrompt: string | null;
     leafId: string | null;
+    sharedAt: Date | string | null;
   };
   messages: ChatMessageView[];
 }
@@ -152,6 +157,7 @@ function Thread({
   const [newSystem, setNewSystem] = useState("");
   const [draft, setDraft] = useState("");
   const [settingsOpen, setSettingsOpen] = useState(false);
+  const [shareOpen, setShareOpen] = useState(false);
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
   const [failure, setFailure] = useState<Refusal | null>(null);
 
@@ -340,6 +346,45 @@ function Thread({
             ghost={Boolean(system)}
           />
         </Tooltip>
+        {conversation && (
+          <>
+            <Tooltip title={t("share.title")}>
+              <Button
+                icon={<ShareAltOutlined />}
+                aria-label={t("share.title")}
+                onClick={() => setShareOpen(true)}
+                type={conversation.sharedAt ? "primary" : "default"}
+                ghost={Boolean(conversation.sharedAt)}
+              />
+            </Tooltip>
+            <Dropdown
+              trigger={["click"]}
+              menu={{
+                items: (["markdown", "json"] as const).map((format) => ({
+                  key: format,
+                  label: (
+                    <a
+                      href={`/api/chat/conversations/${conversation.id}/export?format=${format}&locale=${locale}`}
+                      download
+                    >
+                      {t(format === "json" ? "export.json" : "export.markdown")}
+                    </a>
+                  ),
+                })),
+              }}
+            >
+              <Button icon={<DownloadOutlined />} aria-label={t("export.title")} />
+            </Dropdown>
+            <ShareDialog
+              conversationId={conversation.id}
+              sharedAt={conversation.sharedAt}
+              locale={locale}
+              open={shareOpen}
+              onClose={() => setShareOpen(false)}
+              onChanged={() => revalidator.revalidate()}
+            />
+          </>
+        )}
       </header>
 
       <div className="chat-thread" aria-live="off">
@@ -407,7 +452,10 @@ function Thread({
         )}
         {live && !(lastTurn && continues(live, lastTurn)) && (
           <article className="chat-msg chat-answer" aria-busy="true">
-            {live.text ? <Markdown text={live.text} /> : <Writing />}
+            {live.text ? <Markdown text={live.text} /> : live.tools.length === 0 && <Writing />}
+            {live.tools.map((part) => (
+              <ToolCard key={part.toolCallId} part={part} />
+            ))}
           </article>
         )}
         {outOfCredits && conversation && <OutOfCredits redeemAnswer={redeemAnswer} onContinue={resume} />}
@@ -499,6 +547,33 @@ function Thread({
       </Modal>
     </section>
   );
+}
+
+type Segment = { kind: "text"; text: string } | { kind: "tool"; part: ToolPartView; messageId?: string };
+
+/**
+ * An answer as it reads: its texts (an answer's continuations run on from where it was cut) and, between them,
+ * the tools it called; then what is being written now.
+ */
+function segmentsOf(messages: ChatMessageView[], live: Live | null): Segment[] {
+  const segments: Segment[] = [];
+  const addText = (text: string) => {
+    if (!text) return;
+    const last = segments.at(-1);
+    if (last?.kind === "text") last.text += text;
+    else segments.push({ kind: "text", text });
+  };
+  for (const m of messages)
+    for (const part of m.parts) {
+      if (part.type === "text") addText(typeof part.text === "string" ? part.text : "");
+      else if (part.type.startsWith("tool-"))
+        segments.push({ kind: "tool", part: part as unknown as ToolPartView, messageId: m.id });
+    }
+  if (live) {
+    addText(live.text);
+    for (const part of live.tools) segments.push({ kind: "tool", part });
+  }
+  return segments;
 }
 
 /** Whether the answer being written continues this answer (rather than following it, as a new question's does). */
@@ -674,13 +749,27 @@ function AnswerView({
 }) {
   const { t } = useTranslation("chat");
   const locale = usePageLocale();
+  const revalidator = useRevalidator();
   const summary = answerSummary(turn.messages);
   const text = summary.text + (live?.text ?? "");
   const writing = live !== null || summary.status === "streaming";
   const model = turn.head.modelId;
+  const segments = segmentsOf(turn.messages, live);
   return (
     <article className="chat-msg chat-answer" aria-busy={writing || undefined} data-status={summary.status}>
-      {text ? <Markdown text={text} /> : writing ? <Writing /> : null}
+      {segments.map((segment, i) =>
+        segment.kind === "text" ? (
+          <Markdown key={i} text={segment.text} />
+        ) : (
+          <ToolCard
+            key={segment.part.toolCallId}
+            part={segment.part}
+            messageId={writing ? undefined : segment.messageId}
+            onSettled={() => revalidator.revalidate()}
+          />
+        ),
+      )}
+      {segments.length === 0 && writing && <Writing />}
       {!writing && summary.status === "failed" && (
         <Alert
           type="error"

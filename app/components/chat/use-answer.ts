@@ -4,6 +4,7 @@ import { DefaultChatTransport, type UIMessage } from "ai";
 import { api } from "#app/lib/api.ts";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import type { ChatMessageView } from "#app/lib/chat-tree.ts";
+import type { ToolPartView } from "#app/components/chat/tool-card.tsx";
 
 /** How an answer ended, as the server says in its last message metadata. */
 export interface AnswerOutcome {
@@ -29,6 +30,8 @@ export interface Live {
   /** The answer as it streams: the server's id (once it said it), its text, and how it ended. */
   answerId?: string;
   text: string;
+  /** The tools it called, with what they did, as they come. */
+  tools: ToolPartView[];
   outcome?: AnswerOutcome;
 }
 
@@ -141,15 +144,22 @@ export function useAnswer({ locale, onEnded }: { locale: string; onEnded: () => 
         ...live,
         answerId: answer?.id ?? live.answerId,
         text: answer ? answer.parts.map((p) => (p.type === "text" ? p.text : "")).join("") : live.text,
+        tools: answer
+          ? answer.parts.flatMap((p) =>
+              p.type.startsWith("tool-") && "state" in p && p.state === "output-available"
+                ? [{ type: p.type, toolCallId: p.toolCallId, output: p.output } as ToolPartView]
+                : [],
+            )
+          : live.tools,
       },
     [live, answer],
   );
 
   const start = useCallback(
-    async (next: Omit<Live, "text">, endpoint: string, payload: object, question?: string) => {
+    async (next: Omit<Live, "text" | "tools">, endpoint: string, payload: object, question?: string) => {
       setRefusal(null);
       session.clear();
-      setLive({ ...next, text: "" });
+      setLive({ ...next, text: "", tools: [] });
       const options = { body: { endpoint, payload }, headers: { "X-Locale": locale } };
       if (question !== undefined) await session.chat.sendMessage({ text: question }, options);
       else await session.chat.sendMessage(undefined, options);
@@ -183,7 +193,7 @@ export function useAnswer({ locale, onEnded }: { locale: string; onEnded: () => 
     reconnect: useCallback(
       (conversationId: string, base: string | null, answerId: string) => {
         setRefusal(null);
-        setLive({ conversationId, base, answerId, text: "" });
+        setLive({ conversationId, base, answerId, text: "", tools: [] });
         return session.reconnect(answerId);
       },
       [session],

@@ -30,7 +30,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     listFolders({ db, userId: viewer.id }),
   ]);
   if (params.id && !opened) throw data(null, { status: 404 });
-  const { i18n, seo } = pageMeta(context, request, ["chat", "billing"], (t) => ({
+  const { i18n, seo } = pageMeta(context, request, ["chat", "billing", "studio"], (t) => ({
     title: opened?.conversation.title ?? t("chat:page.title"),
     noindex: true,
   }));

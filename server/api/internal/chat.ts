@@ -4,7 +4,7 @@ import { createUIMessageStreamResponse, type UIMessageChunk } from "ai";
 import type { AppEnv } from "#server/http/request-context.ts";
 import type { ServerState } from "#server/http/state.ts";
 import type { Db } from "#server/db/client.ts";
-import { chatConversation, chatMessage } from "#server/db/schema/index.ts";
+import { chatConversation, chatMessage, type ChatPart } from "#server/db/schema/index.ts";
 import { startAnswer, stopAnswer } from "#server/modules/chat/answer.ts";
 import {
   addQuestion,
@@ -16,6 +16,9 @@ import {
   listConversations,
   updateConversation,
 } from "#server/modules/chat/conversations.ts";
+import { settleToolCall } from "#server/modules/chat/tools.ts";
+import { requestLocale } from "#server/http/api-error.ts";
+import { exportConversation, shareConversation, unshareConversation } from "#server/modules/chat/share.ts";
 import { offeredChatModels } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
 import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
@@ -96,6 +99,41 @@ export function chatRoutes(state: ServerState) {
       });
       return c.body(null, 204);
     })
+    .post("/chat/conversations/:id/share", guard, async (c) => {
+      // A new read-only link up to the message shown now; the previous link, if any, stops working.
+      const { token, sharedAt } = await shareConversation({
+        db: c.var.runtime.database.db,
+        userId: c.var.viewer.id,
+        conversationId: c.req.param("id"),
+      });
+      return c.json({ share: { path: `/share/chat/${token}`, sharedAt } }, 201);
+    })
+    .delete("/chat/conversations/:id/share", guard, async (c) => {
+      await unshareConversation({
+        db: c.var.runtime.database.db,
+        userId: c.var.viewer.id,
+        conversationId: c.req.param("id"),
+      });
+      return c.body(null, 204);
+    })
+    .get("/chat/conversations/:id/export", guard, async (c) => {
+      const format = c.req.query("format") === "json" ? "json" : "markdown";
+      const { viewer } = c.var;
+      const asked = c.req.header("X-Locale") ?? c.req.query("locale");
+      const file = await exportConversation({
+        db: c.var.runtime.database.db,
+        env: c.var.runtime.env,
+        userId: viewer.id,
+        conversationId: c.req.param("id"),
+        format,
+        locale: isLocale(asked) ? asked : isLocale(viewer.locale) ? viewer.locale : "en",
+      });
+      return c.body(file.body, 200, {
+        "Content-Type": file.contentType,
+        "Content-Disposition": `attachment; filename="${file.filename}"`,
+        "Cache-Control": "no-store",
+      });
+    })
     .post("/chat/folders", guard, async (c) => {
       const folder = await createFolder({
         db: c.var.runtime.database.db,
@@ -147,6 +185,33 @@ export function chatRoutes(state: ServerState) {
         headers: { "Cache-Control": "no-store" },
       });
     })
+    .post("/chat/messages/:id/tools/:callId", guard, async (c) => {
+      // Its author confirms (or declines) a tool call that costs more than the chat starts without asking.
+      const { runtime, viewer } = c.var;
+      const body = ((await jsonBody(c)) ?? {}) as { confirm?: unknown };
+      if (typeof body.confirm !== "boolean") throw new AppError("invalid_options", "confirm must be true or false");
+      const messageId = c.req.param("id");
+      await ownAnswer(runtime.database.db, viewer.id, messageId);
+      // A confirmation starts a generation: counted as the studio counts its own.
+      if (body.confirm) await limitAccountAction(runtime.database.db, viewer.id, "submit");
+      const output = await settleToolCall(
+        {
+          db: runtime.database.db,
+          env: runtime.env,
+          boss: runtime.boss,
+          storage: runtime.storage,
+          settings: runtime.settings,
+        },
+        {
+          userId: viewer.id,
+          messageId,
+          toolCallId: c.req.param("callId"),
+          confirm: body.confirm,
+          locale: requestLocale(c),
+        },
+      );
+      return c.json({ output });
+    })
     .post("/chat/messages/:id/stop", guard, async (c) => {
       const db = c.var.runtime.database.db;
       const messageId = c.req.param("id");
@@ -164,12 +229,18 @@ async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: 
   const locale: Locale = isLocale(asked) ? asked : isLocale(viewer.locale) ? viewer.locale : "en";
   const live = liveStream();
   const started = await startAnswer(
-    { db: runtime.database.db, env: runtime.env, logger: c.var.logger },
-    { userId: viewer.id, conversationId, parentId, locale, onDelta: live.delta },
+    {
+      db: runtime.database.db,
+      env: runtime.env,
+      logger: c.var.logger,
+      studio: { boss: runtime.boss, storage: runtime.storage, settings: runtime.settings },
+    },
+    { userId: viewer.id, conversationId, parentId, locale, onDelta: live.delta, onTool: live.tool },
   );
   const stream = live.open(
     { type: "start", messageId: started.messageId, messageMetadata: { parentId, creditsHeld: started.creditsHeld } },
-    started.done.then((outcome) => ({ ...outcome, messageId: started.messageId })),
+    // The outcome without what the stream already carried (the text and the tools' parts).
+    started.done.then(({ text: _text, parts: _parts, ...outcome }) => ({ ...outcome, messageId: started.messageId })),
   );
   return createUIMessageStreamResponse({ stream, headers: { "Cache-Control": "no-store" } });
 }
@@ -205,7 +276,7 @@ async function ownAnswer(db: Db, userId: string, messageId: string) {
 function liveStream() {
   let controller: ReadableStreamDefaultController<UIMessageChunk> | undefined;
   let closed = false;
-  const early: string[] = [];
+  const early: UIMessageChunk[] = [];
   const send = (chunk: UIMessageChunk) => {
     if (closed || !controller) return;
     try {
@@ -214,10 +285,16 @@ function liveStream() {
       closed = true;
     }
   };
+  const queue = (chunks: UIMessageChunk[]) => {
+    if (controller) chunks.forEach(send);
+    else early.push(...chunks);
+  };
   return {
     delta(text: string) {
-      if (controller) send({ type: "text-delta", id: TEXT_ID, delta: text });
-      else early.push(text);
+      queue([{ type: "text-delta", id: TEXT_ID, delta: text }]);
+    },
+    tool(part: ChatPart) {
+      queue(toolChunks(part));
     },
     open(start: UIMessageChunk, done: Promise<object>) {
       return new ReadableStream<UIMessageChunk>({
@@ -225,7 +302,7 @@ function liveStream() {
           controller = c;
           send(start);
           send({ type: "text-start", id: TEXT_ID });
-          for (const text of early.splice(0)) send({ type: "text-delta", id: TEXT_ID, delta: text });
+          for (const chunk of early.splice(0)) send(chunk);
           void done
             .then(
               (outcome) => finish(send, outcome),
@@ -242,6 +319,18 @@ function liveStream() {
       });
     },
   };
+}
+
+/** A tool call and what it did, as the AI SDK's UI stream carries them (the page shows them as the message's parts). */
+function toolChunks(part: ChatPart): UIMessageChunk[] {
+  const toolCallId = String(part.toolCallId);
+  const toolName = part.type.slice("tool-".length);
+  return [
+    { type: "tool-input-available", toolCallId, toolName, input: part.input },
+    part.state === "output-error"
+      ? { type: "tool-output-error", toolCallId, errorText: String(part.errorText) }
+      : { type: "tool-output-available", toolCallId, output: part.output },
+  ];
 }
 
 function finish(send: (chunk: UIMessageChunk) => void, outcome: object) {
@@ -261,10 +350,12 @@ function resumed(db: Db, messageId: string): ReadableStream<UIMessageChunk> {
       controller.enqueue({ type: "start", messageId });
       controller.enqueue({ type: "text-start", id: TEXT_ID });
       let sent = 0;
+      let toolsSent = 0;
       while (!stopped) {
         const [row] = await db
           .select({
             text: chatMessage.text,
+            parts: chatMessage.parts,
             status: chatMessage.status,
             inputTokens: chatMessage.inputTokens,
             outputTokens: chatMessage.outputTokens,
@@ -278,8 +369,13 @@ function resumed(db: Db, messageId: string): ReadableStream<UIMessageChunk> {
           controller.enqueue({ type: "text-delta", id: TEXT_ID, delta: row.text.slice(sent) });
           sent = row.text.length;
         }
+        for (const part of row.parts.filter((p) => p.type.startsWith("tool-")).slice(toolsSent)) {
+          for (const chunk of toolChunks(part)) controller.enqueue(chunk);
+          toolsSent++;
+        }
         if (row.status !== "streaming") {
-          finish((chunk) => controller.enqueue(chunk), { ...row, messageId });
+          const { parts: _parts, ...outcome } = row;
+          finish((chunk) => controller.enqueue(chunk), { ...outcome, messageId });
           break;
         }
         await new Promise((resolve) => setTimeout(resolve, RESUME_POLL_MS));

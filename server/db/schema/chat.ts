@@ -66,6 +66,9 @@ export const chatConversation = pgTable(
     leafId: uuid("leaf_id"),
     /** A read-only link's secret (hashed) while the conversation is shared. */
     shareTokenHash: text("share_token_hash").unique(),
+    /** The last message the link shows (the branch shown when it was made: later messages stay private), and when. */
+    sharedLeafId: uuid("shared_leaf_id"),
+    sharedAt: timestamp("shared_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
     search: tsvector("search").generatedAlwaysAs(sql`to_tsvector('simple', coalesce(title, ''))`),

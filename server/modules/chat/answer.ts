@@ -1,16 +1,17 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, exists, isNull, lt, sql } from "drizzle-orm";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { streamText, type ModelMessage } from "ai";
+import { stepCountIs, streamText, type ModelMessage } from "ai";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
-import { chatConversation, chatMessage, type ChatMessageStatus } from "#server/db/schema/index.ts";
+import { chatConversation, chatMessage, type ChatMessageStatus, type ChatPart } from "#server/db/schema/index.ts";
 import { getBalance, holdInTx, settleHoldInTx } from "#server/modules/credits/ledger.ts";
 import { AppError } from "#server/errors.ts";
 import { chatLanguageModel } from "#server/providers/chat.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
 import { branchTo, titleFrom } from "./conversations.ts";
+import { studioTools, type ChatToolDeps } from "./tools.ts";
 import {
   chatCost,
   chatHold,
@@ -28,12 +29,15 @@ export interface AnswerDeps {
   logger: Logger;
   /** The language model for a binding; tests pass their own. */
   languageModel?: (binding: ChatBinding, env: Env) => Promise<LanguageModelV4>;
+  /** The studio's engine: with it, a model that calls tools may start images and videos (see tools.ts). */
+  studio?: Omit<ChatToolDeps, "db" | "env">;
 }
 
 /** How an answer ended, as saved. */
 export interface AnswerOutcome {
   status: Exclude<ChatMessageStatus, "streaming">;
   text: string;
+  parts: ChatPart[];
   inputTokens: number;
   outputTokens: number;
   creditsCharged: number;
@@ -80,6 +84,8 @@ export async function startAnswer(
     parentId: string;
     locale: Locale;
     onDelta?: (text: string) => void;
+    /** A tool call and what it did (see tools.ts), as it happens. */
+    onTool?: (part: ChatPart) => void;
   },
 ): Promise<StartedAnswer> {
   const { db, env } = deps;
@@ -150,9 +156,11 @@ export async function startAnswer(
     plan,
     locale: a.locale,
     continuing,
+    userId: a.userId,
     signal: controller.signal,
     stop: () => controller.abort(),
     onDelta: a.onDelta,
+    onTool: a.onTool,
   }).finally(() => running.delete(messageId));
   return { messageId, creditsHeld: plan.credits, done };
 }
@@ -198,12 +206,29 @@ function modelMessages(
 ): { role: "user" | "assistant"; content: string }[] {
   const messages: { role: "user" | "assistant"; content: string }[] = [];
   for (const m of branch) {
-    if (m.role === "assistant" && (m.status === "failed" || m.text === "")) continue;
+    const text = m.role === "assistant" ? withToolNotes(m.parts) : m.text;
+    if (m.role === "assistant" && (m.status === "failed" || text === "")) continue;
     const previous = messages.at(-1);
-    if (m.role === "assistant" && previous?.role === "assistant") previous.content += m.text;
-    else messages.push({ role: m.role, content: m.text });
+    if (m.role === "assistant" && previous?.role === "assistant") previous.content += text;
+    else messages.push({ role: m.role, content: text });
   }
   return messages;
+}
+
+/**
+ * An answer's text as the model reads it again: its tool calls are noted in the text (what was made, with the
+ * generation's id to change it later), since what a tool did then is not replayed as a call.
+ */
+function withToolNotes(parts: ChatPart[]): string {
+  return parts
+    .map((p) => {
+      if (p.type === "text") return p.text as string;
+      const output = p.output as { status?: string; generationId?: string; prompt?: string } | undefined;
+      if (!p.type.startsWith("tool-") || !output) return "";
+      const what = p.type.slice("tool-".length);
+      return `\n\n[${what}: ${output.status}${output.generationId ? `, generation ${output.generationId}` : ""}${output.prompt ? `, prompt: ${JSON.stringify(output.prompt)}` : ""}]\n\n`;
+    })
+    .join("");
 }
 
 async function write(
@@ -220,23 +245,37 @@ async function write(
     plan: NonNullable<ReturnType<typeof chatHold>>;
     locale: Locale;
     continuing: boolean;
+    userId: string;
     signal: AbortSignal;
     stop: () => void;
     onDelta?: (text: string) => void;
+    onTool?: (part: ChatPart) => void;
   },
 ): Promise<AnswerOutcome> {
   const { db, env, logger } = deps;
   let text = "";
+  // The answer's parts in order: its text, and the tools it called with what they did between two texts.
+  const parts: ChatPart[] = [];
+  // The saved text (searched, read back by a resumed stream, read by the model) puts a blank line between two texts.
+  const addText = (delta: string) => {
+    const last = parts.at(-1);
+    const between = last && last.type !== "text" && text !== "" ? "\n\n" : "";
+    text += between + delta;
+    if (between) w.onDelta?.(between);
+    if (last?.type === "text") last.text = (last.text as string) + delta;
+    else parts.push({ type: "text", text: delta });
+  };
   let savedAt = Date.now();
   let saving: Promise<unknown> = Promise.resolve();
   const saveProgress = () => {
     savedAt = Date.now();
     const snapshot = text;
+    const partsNow = structuredClone(parts);
     saving = saving
       .then(() =>
         db
           .update(chatMessage)
-          .set({ parts: [{ type: "text", text: snapshot }], text: snapshot, updatedAt: new Date() })
+          .set({ parts: partsNow, text: snapshot, updatedAt: new Date() })
           .where(and(eq(chatMessage.id, w.messageId), eq(chatMessage.status, "streaming")))
           .returning({ stopRequested: chatMessage.stopRequestedAt }),
       )
@@ -261,10 +300,20 @@ async function write(
   for (const binding of w.model.bindings) {
     try {
       const languageModel = await (deps.languageModel ?? chatLanguageModel)(binding, env);
+      const tools =
+        deps.studio && w.model.tools
+          ? studioTools(
+              { ...deps.studio, db, env },
+              { userId: w.userId, messageId: w.messageId, locale: w.locale, preferOffline: Boolean(w.model.offline) },
+            )
+          : undefined;
       const result = streamText({
         model: languageModel,
         system: w.system,
         messages: w.messages,
+        tools,
+        // A call, then the model's words on what it did; a model that keeps calling is stopped there.
+        stopWhen: stepCountIs(3),
         maxOutputTokens: w.plan.maxOutputTokens,
         maxRetries: 0,
         abortSignal: w.signal,
@@ -275,9 +324,22 @@ async function write(
       let finished: { reason: string; input?: number; output?: number } | undefined;
       for await (const part of result.fullStream) {
         if (part.type === "text-delta") {
-          text += part.text;
+          addText(part.text);
           w.onDelta?.(part.text);
           if (Date.now() - savedAt >= SAVE_EVERY_MS) saveProgress();
+        } else if (part.type === "tool-result" || part.type === "tool-error") {
+          const toolPart: ChatPart = {
+            type: `tool-${part.toolName}`,
+            toolCallId: part.toolCallId,
+            input: part.input,
+            ...(part.type === "tool-result"
+              ? { state: "output-available", output: part.output }
+              : { state: "output-error", errorText: "error.unknown" }),
+          };
+          parts.push(toolPart);
+          w.onTool?.(toolPart);
+          // A generation started: saved at once, so that a refresh shows it.
+          saveProgress();
         } else if (part.type === "error") {
           throw part.error;
         } else if (part.type === "abort") {
@@ -308,7 +370,8 @@ async function write(
       const failure = classifyProviderError(error);
       logger.warn({ messageId: w.messageId, provider: binding.provider, code: failure.code }, "chat answer failed");
       outcome = { status: "failed", errorCode: failure.code };
-      if (text !== "" || !failure.failover) break;
+      // Nothing is tried again once something was written or a tool ran (it would run twice).
+      if (text !== "" || parts.length > 0 || !failure.failover) break;
     }
   }
 
@@ -327,7 +390,7 @@ async function write(
     await tx
       .update(chatMessage)
       .set({
-        parts: text === "" ? [] : [{ type: "text", text }],
+        parts,
         text,
         status: outcome.status,
         inputTokens,
@@ -346,6 +409,7 @@ async function write(
   return {
     status: outcome.status,
     text,
+    parts,
     inputTokens,
     outputTokens,
     creditsCharged: charge,

@@ -27,7 +27,7 @@ const newQuestion = z
   .strict();
 
 /** A conversation's id from a URL: anything that is not an id names no conversation (and never reaches a query). */
-function checkConversationId(id: string): void {
+export function checkConversationId(id: string): void {
   if (!isUuid(id)) throw new AppError("not_found", "no such conversation");
 }
 
@@ -130,6 +130,7 @@ export async function getConversation({
       pinned: chatConversation.pinned,
       folderId: chatConversation.folderId,
       leafId: chatConversation.leafId,
+      sharedAt: chatConversation.sharedAt,
       createdAt: chatConversation.createdAt,
       updatedAt: chatConversation.updatedAt,
     })

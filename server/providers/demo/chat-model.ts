@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
@@ -40,15 +41,17 @@ function lastQuestion(prompt: LanguageModelV4Prompt, continuing: boolean): { ide
   return { idea: "", written };
 }
 
+/** The idea cleaned of its end punctuation and extra spaces. */
+const cleanIdea = (idea: string) => idea.replace(/\s+/g, " ").replace(/[\s.!?。！？]+$/u, "");
+
 /**
- * The answer to an idea, in the asker's language: an image prompt and a video prompt, each the idea followed by
- * phrases picked by the idea's own hash (the same idea always gets the same answer; another wording, another one).
+ * The image prompt and the video prompt for an idea, in the asker's language: each the idea followed by phrases
+ * picked by the idea's own hash (the same idea always gets the same prompts; another wording, other ones).
  */
-export function promptHelperAnswer(idea: string, locale: Locale): string {
+export function helperPrompts(idea: string, locale: Locale): { image: string; video: string } {
   const t = serverT(locale, ["chat"]);
   const list = (key: string) => t(`chat:helper.${key}`, { returnObjects: true }) as unknown as string[];
-  const cleaned = idea.replace(/\s+/g, " ").replace(/[\s.!?。！？]+$/u, "");
-  if (!cleaned) return t("chat:helper.empty");
+  const cleaned = cleanIdea(idea);
   const seed = hashString(cleaned.toLowerCase());
   const pick = (key: string, salt: number) => {
     const options = list(key);
@@ -56,38 +59,102 @@ export function promptHelperAnswer(idea: string, locale: Locale): string {
   };
   // Chinese and Japanese write their own commas and full stop.
   const [comma, stop] = locale === "zh" ? ["，", "。"] : locale === "ja" ? ["、", "。"] : [", ", "."];
-  const image = [cleaned, pick("light", 1), pick("lens", 2), pick("detail", 3)].join(comma);
-  const video = [cleaned, pick("camera", 4), pick("motion", 5), pick("light", 6), pick("mood", 7)].join(comma);
+  return {
+    image: [cleaned, pick("light", 1), pick("lens", 2), pick("detail", 3)].join(comma) + stop,
+    video: [cleaned, pick("camera", 4), pick("motion", 5), pick("light", 6), pick("mood", 7)].join(comma) + stop,
+  };
+}
+
+/** The answer to an idea, in the asker's language: an image prompt and a video prompt (see helperPrompts). */
+export function promptHelperAnswer(idea: string, locale: Locale): string {
+  const t = serverT(locale, ["chat"]);
+  if (!cleanIdea(idea)) return t("chat:helper.empty");
+  const { image, video } = helperPrompts(idea, locale);
   return [
     t("chat:helper.intro"),
-    `**${t("chat:helper.imageHeading")}**\n\n${image}${stop}`,
-    `**${t("chat:helper.videoHeading")}**\n\n${video}${stop}`,
+    `**${t("chat:helper.imageHeading")}**\n\n${image}`,
+    `**${t("chat:helper.videoHeading")}**\n\n${video}`,
     t("chat:helper.tip"),
   ].join("\n\n");
+}
+
+/**
+ * What an idea asks the helper to make, when it asks in the words of its language ("draw …", "make a video of …"):
+ * the tool and the subject (the idea without those words); null for an idea to turn into prompts.
+ */
+export function makeRequestOf(idea: string, locale: Locale): { tool: "image" | "video"; subject: string } | null {
+  const t = serverT(locale, ["chat"]);
+  const lower = idea.toLocaleLowerCase(locale);
+  for (const tool of ["video", "image"] as const) {
+    const words = t(`chat:helper.${tool}Words`, { returnObjects: true }) as unknown as string[];
+    for (const word of words) {
+      const at = lower.indexOf(word.toLocaleLowerCase(locale));
+      // A word of the list, not a piece of a longer one (in the scripts that put spaces between words).
+      const spaced = /[\p{Script=Latin}\p{Script=Cyrillic}]/u;
+      if (at < 0 || spaced.test(lower[at - 1] ?? "") || spaced.test(lower[at + word.length] ?? "")) continue;
+      const subject = cleanIdea((idea.slice(0, at) + " " + idea.slice(at + word.length)).trim())
+        .replace(/^[\s,:;—-]+/u, "")
+        .trim();
+      if (subject) return { tool, subject };
+    }
+  }
+  return null;
 }
 
 /**
  * Atelier's offline prompt helper as an AI SDK language model: it streams like a hosted model (text deltas, then
  * the usage it counted) and honours the output limit and the abort signal, so the chat runs, charges and stops the
  * same way with it. It writes in the language passed as `providerOptions.demo.locale`, and continues a cut answer
- * from where it stopped when `providerOptions.demo.continuing` is set.
+ * from where it stopped when `providerOptions.demo.continuing` is set. Asked to draw or film something ("draw a
+ * lighthouse", in the asker's language) with the studio's tools offered, it writes the prompt and calls the tool,
+ * then says what came of the call.
  */
 export function createPromptHelperModel(): LanguageModelV4 {
   const answer = (options: LanguageModelV4CallOptions) => {
     const asked = options.providerOptions?.demo?.locale;
     const locale: Locale = isLocale(asked) ? asked : "en";
-    const { idea, written } = lastQuestion(options.prompt, options.providerOptions?.demo?.continuing === true);
-    const whole = promptHelperAnswer(idea, locale);
-    // A continuation writes what the cut answer had not written yet.
-    const full = written && whole.startsWith(written) ? whole.slice(written.length) : whole;
+    const t = serverT(locale, ["chat"]);
+    const continuing = options.providerOptions?.demo?.continuing === true;
     // Cut to the output limit; the helper counts tokens as the estimate before a call does.
     const limit = options.maxOutputTokens;
-    const text = limit !== undefined && estimateTokens(full) > limit ? full.slice(0, limit * 4) : full;
-    return {
-      text,
-      truncated: text !== full,
-      usage: { input: estimateTokens(options.prompt.map(textOf).join("\n")), output: estimateTokens(text) },
+    const cut = (full: string) =>
+      limit !== undefined && estimateTokens(full) > limit ? full.slice(0, limit * 4) : full;
+    const reply = (full: string, toolCall?: { toolName: string; input: string }) => {
+      const text = cut(full);
+      return {
+        text,
+        truncated: text !== full,
+        toolCall: text === full ? toolCall : undefined,
+        usage: { input: estimateTokens(options.prompt.map(textOf).join("\n")), output: estimateTokens(text) },
+      };
     };
+
+    // A tool it called has run: it says what came of it.
+    const last = options.prompt.at(-1);
+    if (last?.role === "tool") {
+      const result = last.content.find((p) => p.type === "tool-result");
+      const value = (result?.output.type === "json" ? result.output.value : {}) as {
+        status?: string;
+        message?: string;
+      };
+      if (value.status === "started") return reply(t("chat:helper.started"));
+      if (value.status === "awaiting_confirmation") return reply(t("chat:helper.confirm"));
+      return reply(t("chat:helper.notStarted", { reason: value.message ?? "" }));
+    }
+
+    const { idea, written } = lastQuestion(options.prompt, continuing);
+    // Asked to draw or film something, with the studio's tools at hand: the prompt, then the call that makes it.
+    const make = continuing ? null : makeRequestOf(idea, locale);
+    const toolName = make?.tool === "video" ? "generate_video" : "generate_image";
+    if (make && options.tools?.some((tool) => tool.type === "function" && tool.name === toolName)) {
+      const prompts = helperPrompts(make.subject, locale);
+      const prompt = make.tool === "video" ? prompts.video : prompts.image;
+      const heading = t(make.tool === "video" ? "chat:helper.videoHeading" : "chat:helper.imageHeading");
+      return reply(`**${heading}**\n\n${prompt}`, { toolName, input: JSON.stringify({ prompt }) });
+    }
+    const whole = promptHelperAnswer(idea, locale);
+    // A continuation writes what the cut answer had not written yet.
+    return reply(written && whole.startsWith(written) ? whole.slice(written.length) : whole);
   };
   const usageOf = (input: number, output: number) => ({
     inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -99,16 +166,19 @@ export function createPromptHelperModel(): LanguageModelV4 {
     modelId: "prompt-helper",
     supportedUrls: {},
     async doGenerate(options) {
-      const { text, truncated, usage } = answer(options);
+      const { text, truncated, usage, toolCall } = answer(options);
       return {
-        content: [{ type: "text", text }],
-        finishReason: { unified: truncated ? "length" : "stop", raw: undefined },
+        content: [
+          { type: "text", text },
+          ...(toolCall ? [{ type: "tool-call" as const, toolCallId: randomUUID(), ...toolCall }] : []),
+        ],
+        finishReason: { unified: toolCall ? "tool-calls" : truncated ? "length" : "stop", raw: undefined },
         usage: usageOf(usage.input, usage.output),
         warnings: [],
       };
     },
     async doStream(options) {
-      const { text, truncated, usage } = answer(options);
+      const { text, truncated, usage, toolCall } = answer(options);
       const signal = options.abortSignal;
       const chunks = chunksOf(text);
       let i = 0;
@@ -131,10 +201,11 @@ export function createPromptHelperModel(): LanguageModelV4 {
             }
             signal?.removeEventListener("abort", abort);
             controller.enqueue({ type: "text-end", id: "0" });
+            if (toolCall) controller.enqueue({ type: "tool-call", toolCallId: randomUUID(), ...toolCall });
             controller.enqueue({
               type: "finish",
               usage: usageOf(usage.input, usage.output),
-              finishReason: { unified: truncated ? "length" : "stop", raw: undefined },
+              finishReason: { unified: toolCall ? "tool-calls" : truncated ? "length" : "stop", raw: undefined },
             });
             controller.close();
           };
