@@ -46,6 +46,10 @@ const BUDGETS = {
   memory: { maxRssMiBPostgres: 250, note: "VmRSS of the web process on PostgreSQL after the loads" },
   holds: { minPerSecondPostgres: 500, note: "bench/holds.mjs: 20 clients each holding 1 credit in a loop for 5 s" },
   pickup: { maxMedianMsPostgres: 1000, note: "bench/generation.mjs: one offline-demo image job at a time" },
+  chat: {
+    maxAddedTtftMs: 50,
+    note: "bench/chat.mjs: time to first token through the chat's engine minus the local provider's own (p50), and 200 answers at once against a balance covering 37",
+  },
   adminOverview: {
     maxP50MsPostgres: 250,
     note: "bench/overview.mjs: the console's 90-day overview over 100,000 generations and 10,000 accounts",
@@ -600,7 +604,7 @@ async function prepareApi(base, dataDir) {
 // Report
 
 function printTable(report) {
-  const { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview } = report.results;
+  const { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview, chat } = report.results;
   const pad = (v, n) => String(v ?? "–").padEnd(n);
   const padL = (v, n) => String(v ?? "–").padStart(n);
   const mark = (ok) => (ok === undefined || ok === null ? "" : ok ? "  ok" : "  OVER BUDGET");
@@ -692,6 +696,8 @@ function printTable(report) {
     ...genRows("jobs PostgreSQL", generation.postgres, generation.withinBudget ?? undefined),
     keyRow("keys PGlite", apiKeys.pglite),
     keyRow("keys PostgreSQL", apiKeys.postgres),
+    chatRow("chat PGlite", chat.pglite),
+    `${chatRow("chat PostgreSQL", chat.postgres)}${mark(chat.withinBudget ?? undefined)}`,
     `console (${adminOverview.users ?? "–"} accounts, ${adminOverview.generations ?? "–"} generations)`,
     overviewRow("  PGlite", adminOverview.pglite),
     overviewRow("  PostgreSQL", adminOverview.postgres, adminOverview.withinBudget ?? undefined),
@@ -715,6 +721,23 @@ function benchHolds() {
   const rate = holds.postgres?.separateAccounts?.holdsPerSecond;
   holds.withinBudget = typeof rate === "number" ? rate >= BUDGETS.holds.minPerSecondPostgres : null;
   return holds;
+}
+
+function benchChat() {
+  const chat = benchScript("chat.mjs", 300_000);
+  const within = (r) =>
+    typeof r?.timeToFirstTokenMs?.addedP50 === "number"
+      ? r.timeToFirstTokenMs.addedP50 <= BUDGETS.chat.maxAddedTtftMs && r.concurrent.exact && r.concurrent.ledgerAddsUp
+      : null;
+  chat.withinBudget = within(chat.postgres) ?? within(chat.pglite);
+  return chat;
+}
+
+function chatRow(name, r) {
+  if (!r?.timeToFirstTokenMs) return `${name.padEnd(18)}${r?.error ?? r?.skipped ?? "not measured"}`;
+  const t = r.timeToFirstTokenMs;
+  const c = r.concurrent;
+  return `${name.padEnd(18)}first token ${t.throughAtelier.p50} ms (provider ${t.provider.p50} ms, +${t.addedP50} ms); ${c.asked} at once: ${c.started} started of ${c.covered} covered, balance ${c.balance}, ledger ${c.ledgerAddsUp ? "adds up" : "does NOT add up"}`;
 }
 
 function benchOverview() {
@@ -830,6 +853,9 @@ async function main() {
   process.stderr.write("bench: API key verification on PGlite and PostgreSQL…\n");
   const apiKeys = benchScript("api-keys.mjs", 180_000);
 
+  process.stderr.write("bench: the chat's first token and 200 answers at once, on PGlite and PostgreSQL…\n");
+  const chat = benchChat();
+
   process.stderr.write("bench: the console's overview on a large database, on PGlite and PostgreSQL…\n");
   const adminOverview = benchOverview();
 
@@ -859,7 +885,7 @@ async function main() {
       loadAverageAtEnd: os.loadavg().map((n) => round(n)),
     },
     settings: { ...LOAD, host: HOST, buildMs: Math.round(buildMs) },
-    results: { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview },
+    results: { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview, chat },
     budgets: BUDGETS,
   };
 

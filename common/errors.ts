@@ -39,6 +39,7 @@ export const ERROR_CODES = {
   service_unavailable: { status: 503, messageKey: "error.unknown" },
   maintenance: { status: 503, messageKey: "msg.generation.maintenance" },
   chat_message_invalid: { status: 422, messageKey: "chat.errors.messageLength" },
+  chat_attachments_invalid: { status: 422, messageKey: "chat.errors.imageUnknown" },
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -149,10 +149,21 @@ export function estimateTokens(text: string): number {
 
 /** Tokens each message adds beyond its text (roles and separators), in the estimate before a call. */
 const TOKENS_PER_MESSAGE = 4;
+/** The most images one question shows. */
+export const MAX_ATTACHMENTS = 4;
+/** Tokens an image counts as in the estimate (what the hosted models charge for a picture of about 1 megapixel). */
+export const TOKENS_PER_IMAGE = 1_000;
 
-/** The input tokens of a call, estimated before it: the system prompt and the messages, with what each adds. */
-export function estimateInput(system: string | undefined, texts: string[]): number {
-  return estimateTokens([system ?? "", ...texts].join("\n")) + TOKENS_PER_MESSAGE * (texts.length + 1);
+/**
+ * The input tokens of a call, estimated before it: the system prompt and the messages, with what each adds, and
+ * the images the model reads.
+ */
+export function estimateInput(system: string | undefined, texts: string[], images = 0): number {
+  return (
+    estimateTokens([system ?? "", ...texts].join("\n")) +
+    TOKENS_PER_MESSAGE * (texts.length + 1) +
+    TOKENS_PER_IMAGE * images
+  );
 }
 
 /** The fewest output tokens an answer is started with: below it, the balance is too low to answer. */

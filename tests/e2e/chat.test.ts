@@ -93,7 +93,7 @@ describe("the chat in Chromium", () => {
       .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
       .toContain(text("de", "chat", "helper.tip"));
     await answered(page, 1);
-    await expect(page.locator(".chat-topup").count()).resolves.toBe(0);
+    await expect.poll(() => page.locator(".chat-topup").count(), { timeout: TIMEOUT }).toBe(0);
     await expect.poll(() => balance(page).textContent(), { timeout: TIMEOUT }).not.toBe("0");
 
     // Esc stops the answer being written; what it wrote stays, and Continue writes the rest.
@@ -110,7 +110,9 @@ describe("the chat in Chromium", () => {
       .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
       .toContain(text("de", "chat", "helper.tip"));
     await answered(page, 2);
-    await expect(lastAnswer(page).getByText(t("page.stopped"), { exact: true }).count()).resolves.toBe(0);
+    await expect
+      .poll(() => lastAnswer(page).getByText(t("page.stopped"), { exact: true }).count(), { timeout: TIMEOUT })
+      .toBe(0);
 
     // Another answer is a sibling: < 2 / 2 >, and the first one is still there.
     const first = await lastAnswer(page).locator(".chat-markdown").textContent();

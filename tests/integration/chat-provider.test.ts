@@ -5,6 +5,8 @@ import { signedIn } from "#tests/support/session.ts";
 import { outcomeOf, readStream, textOf } from "#tests/support/chat-stream.ts";
 import { fakeReply, fakeTokens, startFakeOpenAIChat, type FakeOpenAIChat } from "#tests/fakes/openai-chat.ts";
 import { chatCost } from "#config/chat-models.ts";
+import { fakePng } from "#tests/fakes/replicate.ts";
+import { text } from "#tests/support/locales.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 /** The price of a model of an OpenAI-compatible server (see config/chat-models.ts). */
@@ -28,6 +30,9 @@ describe(`the chat with an OpenAI-compatible server, over HTTP on ${backend}`, (
       OPENAI_COMPATIBLE_BASE_URL: fake.apiUrl,
       OPENAI_COMPATIBLE_API_KEY: "local-key",
       OPENAI_COMPATIBLE_CHAT_MODELS: "Fake-Chat",
+      // OpenAI's own models through the same fake: they read images and call tools.
+      OPENAI_API_KEY: "sk-local",
+      OPENAI_BASE_URL: fake.apiUrl,
       ...(db ? { DATABASE_URL: db.url } : {}),
     });
     cookie = await signedIn(server, origin, "asker@example.com");
@@ -99,6 +104,52 @@ describe(`the chat with an OpenAI-compatible server, over HTTP on ${backend}`, (
       creditsCharged: chatCost(PRICE, prompt, fakeTokens(fakeReply("tidal pools"))),
     });
     expect(await balance()).toMatchObject({ balance: before.balance - (outcome.creditsCharged as number), held: 0 });
+  });
+
+  it("sends the images a question shows to a model that reads them, with the studio's tools; refuses them for one that does not", async () => {
+    const form = new FormData();
+    form.append(
+      "file",
+      new Blob([new Uint8Array(await fakePng("a sketch", 64, 64))], { type: "image/png" }),
+      "sketch.png",
+    );
+    const uploaded = await fetch(`${server.url}/api/uploads`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: origin, "Sec-Fetch-Site": "same-origin" },
+      body: form,
+    });
+    const image = ((await uploaded.json()) as { upload: { id: string } }).upload.id;
+
+    const created = await call("POST", "/api/chat/conversations", { model: "gpt-4o-mini" });
+    const id = ((await created.json()) as { conversation: { id: string } }).conversation.id;
+    const chunks = await readStream(
+      await call("POST", `/api/chat/conversations/${id}/messages`, { text: "what is in it?", attachments: [image] }),
+    );
+    expect(outcomeOf(chunks)!.status).toBe("done");
+    const [request] = fake.requests;
+    expect(request!.body.model).toBe("gpt-4o-mini");
+    expect(request!.body.tools?.map((tool) => tool.function.name).sort()).toEqual(["generate_image", "generate_video"]);
+    const content = request!.body.messages.at(-1)!.content as {
+      type: string;
+      text?: string;
+      image_url?: { url: string };
+    }[];
+    expect(content[0]).toMatchObject({ type: "text", text: `what is in it?\n\n[Attached image: ${image}]` });
+    expect(content[1]!.type).toBe("image_url");
+    expect(content[1]!.image_url!.url).toMatch(/^data:image\/webp;base64,UklGR/);
+
+    // A model of the compatible server neither reads images nor calls tools: the question is refused, saved nowhere.
+    const plain = await conversation();
+    const refused = await call("POST", `/api/chat/conversations/${plain}/messages`, {
+      text: "look",
+      attachments: [image],
+    });
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: "chat_attachments_invalid",
+      message: text("en", "messages", "chat.errors.imagesUnsupported").replace("{{model}}", "Fake-Chat"),
+    });
+    expect((await saved(plain)).messages).toEqual([]);
   });
 
   it("charges nothing when the server breaks off mid-answer, and keeps what it had written", async () => {

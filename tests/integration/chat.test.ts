@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
@@ -5,6 +6,7 @@ import { signedIn } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
 import { outcomeOf, readStream, textOf } from "#tests/support/chat-stream.ts";
+import { fakePng } from "#tests/fakes/replicate.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 
@@ -342,6 +344,77 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect(res.status).toBe(200);
     expect(((await res.json()) as { output: { status: string } }).output.status).toBe("declined");
     expect(await balance()).toEqual(before);
+  });
+
+  const upload = async (as = cookie) => {
+    const form = new FormData();
+    form.append(
+      "file",
+      new Blob([new Uint8Array(await fakePng("a sketch", 64, 64))], { type: "image/png" }),
+      "sketch.png",
+    );
+    const res = await fetch(`${server.url}/api/uploads`, {
+      method: "POST",
+      headers: { Cookie: as, Origin: origin, "Sec-Fetch-Site": "same-origin" },
+      body: form,
+    });
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { upload: { id: string } }).upload.id;
+  };
+
+  it("keeps the images a question shows, and draws from one of them with the offline model (image to image)", async () => {
+    // An account of its own: the others' credits went to the images and videos above.
+    const painter = await signedIn(server, origin, "painter@example.com");
+    const created = await call("POST", "/api/chat/conversations", { model: "prompt-helper" }, painter);
+    const id = ((await created.json()) as { conversation: { id: string } }).conversation.id;
+    const image = await upload(painter);
+    const chunks = await readStream(
+      await call(
+        "POST",
+        `/api/chat/conversations/${id}/messages`,
+        { text: "draw it as a watercolour", attachments: [image] },
+        painter,
+      ),
+    );
+    const result = chunks.find((c) => c.type === "tool-output-available") as unknown as ToolPart;
+    expect(result.output, JSON.stringify(result.output)).toMatchObject({ status: "started", tool: "image-to-image" });
+    const made = async () =>
+      (
+        (await (await call("GET", `/api/generations/${result.output.generationId}`, undefined, painter)).json()) as {
+          generation: { status: string };
+        }
+      ).generation.status;
+    await expect.poll(made, { timeout: 30_000 }).toBe("succeeded");
+    const questionId = chunks[0]!.messageMetadata!.parentId as string;
+    const saved = (await (await call("GET", `/api/chat/conversations/${id}`, undefined, painter)).json()) as {
+      messages: { id: string; parts: unknown[] }[];
+    };
+    expect(saved.messages.find((m) => m.id === questionId)!.parts).toEqual([
+      { type: "text", text: "draw it as a watercolour" },
+      { type: "file", mediaType: "image/webp", assetId: image, url: `/media/${image}` },
+    ]);
+  });
+
+  it("refuses images it cannot attach with a clear message, saving nothing", async () => {
+    const id = await conversation();
+    const mine = await upload();
+    const theirs = await upload(other);
+    const count = async () =>
+      ((await (await call("GET", `/api/chat/conversations/${id}`)).json()) as { messages: unknown[] }).messages.length;
+    const refused = async (attachments: unknown, key: string, values: Record<string, string> = {}) => {
+      const res = await call("POST", `/api/chat/conversations/${id}/messages`, { text: "look", attachments });
+      expect(res.status).toBe(422);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("chat_attachments_invalid");
+      let message = text("en", "messages", key);
+      for (const [name, value] of Object.entries(values)) message = message.replace(`{{${name}}}`, value);
+      expect(body.error.message).toBe(message);
+    };
+    await refused([mine, ...Array.from({ length: 4 }, () => randomUUID())], "chat.errors.tooManyImages", { max: "4" });
+    await refused([theirs], "chat.errors.imageUnknown");
+    await refused(["not-an-id"], "chat.errors.imageUnknown");
+    await refused([mine, "00000000-0000-4000-8000-000000000000"], "chat.errors.imageUnknown");
+    expect(await count()).toBe(0);
   });
 
   it("shares a conversation as a read-only link until it is stopped, and exports it", async () => {

@@ -23,6 +23,7 @@ import { Markdown, useCopy } from "#app/components/chat/markdown.tsx";
 import { useAnswer, type Live, type Refusal } from "#app/components/chat/use-answer.ts";
 import { ShareDialog } from "#app/components/chat/share-dialog.tsx";
 import { ToolCard, type ToolPartView } from "#app/components/chat/tool-card.tsx";
+import { AttachButton, AttachmentChips, QuestionImages, type Attachment } from "#app/components/chat/attachments.tsx";
 import { ConversationList, type ConversationItem, type FolderItem } from "#app/components/chat/conversation-list.tsx";
 import { OfflineTag, usePageLocale } from "#app/components/studio/parts.tsx";
 import { api } from "#app/lib/api.ts";
@@ -48,6 +49,7 @@ export interface ChatModelView {
   price: ChatPrice;
   maxOutputTokens: number;
   vision: boolean;
+  tools: boolean;
   offline: boolean;
 }
 
@@ -156,6 +158,7 @@ function Thread({
   const [newModel, setNewModel] = useState(models.find((m) => !m.offline)?.id ?? models[0]?.id ?? "");
   const [newSystem, setNewSystem] = useState("");
   const [draft, setDraft] = useState("");
+  const [attachments, setAttachments] = useState<Attachment[]>([]);
   const [settingsOpen, setSettingsOpen] = useState(false);
   const [shareOpen, setShareOpen] = useState(false);
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
@@ -203,7 +206,11 @@ function Thread({
 
   const texts = modelTexts(turns);
   const plan = model
-    ? chatHold(model, estimateInput(system || undefined, [...texts, draft]), available ?? Infinity)
+    ? chatHold(
+        model,
+        estimateInput(system || undefined, [...texts, draft], model.vision ? attachments.length : 0),
+        available ?? Infinity,
+      )
     : null;
   const unanswered = lastTurn?.kind === "question" && !live;
 
@@ -238,8 +245,9 @@ function Thread({
       setCreatedId(id);
     }
     setDraft("");
+    setAttachments([]);
     const base = branch.at(-1)?.id ?? null;
-    const asked = answer.ask(id, base, text, base);
+    const asked = answer.ask(id, base, text, base, attachments);
     if (!conversation) void navigate(chatPath(id), { preventScrollReset: true });
     await asked;
   };
@@ -266,14 +274,16 @@ function Thread({
     const text = editing.text.trim();
     if (!text) return;
     setEditing(null);
+    // The edited question shows the same images.
+    const images = imagesOf(question).map((url) => ({ assetId: url.slice("/media/".length), preview: url, label: "" }));
     if (rerun) {
-      await answer.ask(conversation.id, question.parentId, text, question.parentId);
+      await answer.ask(conversation.id, question.parentId, text, question.parentId, images);
       return;
     }
     try {
       await api(`/chat/conversations/${conversation.id}/messages`, {
         method: "POST",
-        body: { text, parentId: question.parentId, answer: false },
+        body: { text, parentId: question.parentId, answer: false, attachments: images.map((a) => a.assetId) },
         headers: { "X-Locale": locale },
       });
       await revalidator.revalidate();
@@ -447,6 +457,7 @@ function Thread({
         })}
         {live && live.question !== undefined && (
           <article className="chat-msg chat-question">
+            <QuestionImages urls={live.images} label={t("page.attached")} />
             <div className="chat-question-text">{live.question}</div>
           </article>
         )}
@@ -472,6 +483,12 @@ function Thread({
       </div>
 
       <form className="chat-composer" onSubmit={(e) => void send(e)}>
+        <AttachmentChips attachments={attachments} onChange={setAttachments} />
+        <AttachButton
+          attachments={attachments}
+          onChange={setAttachments}
+          allowed={Boolean(model && (model.vision || model.tools)) && !unanswered}
+        />
         <label htmlFor="chat-input" className="sr-only">
           {t("page.message")}
         </label>
@@ -547,6 +564,11 @@ function Thread({
       </Modal>
     </section>
   );
+}
+
+/** The addresses of the images a question shows. */
+function imagesOf(question: ChatMessageView): string[] {
+  return question.parts.flatMap((p) => (p.type === "file" && "url" in p ? [String(p.url)] : []));
 }
 
 type Segment = { kind: "text"; text: string } | { kind: "tool"; part: ToolPartView; messageId?: string };
@@ -715,6 +737,7 @@ function QuestionView({
     );
   return (
     <article className="chat-msg chat-question">
+      <QuestionImages urls={imagesOf(question)} label={t("page.attached")} />
       <div className="chat-question-text">{text}</div>
       <footer className="chat-msg-foot">
         <SiblingNav siblings={siblings} current={question.id} disabled={busy} onPick={onPick} />

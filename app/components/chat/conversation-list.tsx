@@ -65,6 +65,7 @@ export function ConversationList({
   const toast = useToast();
   const hydrated = useHydrated();
   const [dialog, setDialog] = useState<Dialog | null>(null);
+  const [folderDialog, setFolderDialog] = useState<{ kind: "rename" | "delete"; folder: FolderItem } | null>(null);
   const [name, setName] = useState("");
   const [search, setSearch] = useState(q);
   const searchTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -156,15 +157,54 @@ export function ConversationList({
       </Dropdown>
     </li>
   );
-  const section = (key: string, heading: string, items: ConversationItem[], icon?: React.ReactNode) => (
+  const section = (
+    key: string,
+    heading: string,
+    items: ConversationItem[],
+    icon?: React.ReactNode,
+    folder?: FolderItem,
+  ) => (
     <section key={key} className="chat-list-group" aria-label={heading}>
       <h3 className="chat-list-heading">
         {icon}
-        {heading}
+        <span className="chat-list-heading-text">{heading}</span>
+        {folder && (
+          <Dropdown
+            trigger={["click"]}
+            menu={{
+              items: [
+                { key: "rename", icon: <EditOutlined />, label: t("page.renameFolder") },
+                { key: "delete", icon: <DeleteOutlined />, label: t("page.deleteFolder"), danger: true },
+              ],
+              onClick: ({ key }) => {
+                setName(folder.name);
+                setFolderDialog({ kind: key as "rename" | "delete", folder });
+              },
+            }}
+          >
+            <Button
+              type="text"
+              size="small"
+              className="chat-list-more"
+              icon={<MoreOutlined />}
+              aria-label={t("page.actionsFor", { title: folder.name })}
+            />
+          </Dropdown>
+        )}
       </h3>
       <ul>{items.map(item)}</ul>
     </section>
   );
+  const changeFolder = async (kind: "rename" | "delete", folder: FolderItem) => {
+    try {
+      if (kind === "rename") await api(`/chat/folders/${folder.id}`, { method: "PATCH", body: { name: name.trim() } });
+      else await api(`/chat/folders/${folder.id}`, { method: "DELETE" });
+      await revalidator.revalidate();
+      setFolderDialog(null);
+    } catch (error) {
+      toast.error(describeFailure(error).message ?? t("common:msg.unknownError"));
+    }
+  };
 
   return (
     <nav className="chat-list" aria-label={t("page.conversations")}>
@@ -205,12 +245,44 @@ export function ConversationList({
           {pinned.length > 0 && section("pinned", t("page.pinned"), pinned)}
           {folders.map((f) => {
             const items = filed(f.id);
-            return items.length > 0 ? section(f.id, f.name, items, <FolderOutlined aria-hidden />) : null;
+            return items.length > 0 ? section(f.id, f.name, items, <FolderOutlined aria-hidden />, f) : null;
           })}
           {byDate.map((g) => section(g.group, t(`page.groups.${g.group}`), g.items))}
         </>
       )}
 
+      <Modal
+        open={folderDialog?.kind === "rename"}
+        title={t("page.renameFolder")}
+        okText={t("page.save")}
+        cancelText={t("page.cancel")}
+        onCancel={() => setFolderDialog(null)}
+        okButtonProps={{ disabled: name.trim() === "" }}
+        onOk={() => folderDialog && changeFolder("rename", folderDialog.folder)}
+        destroyOnHidden
+      >
+        <label htmlFor="chat-folder-rename" className="sr-only">
+          {t("page.folderName")}
+        </label>
+        <Input
+          id="chat-folder-rename"
+          value={name}
+          maxLength={100}
+          onChange={(e) => setName(e.target.value)}
+          autoFocus
+        />
+      </Modal>
+      <Modal
+        open={folderDialog?.kind === "delete"}
+        title={t("page.deleteFolderTitle")}
+        okText={t("page.delete")}
+        okButtonProps={{ danger: true }}
+        cancelText={t("page.cancel")}
+        onCancel={() => setFolderDialog(null)}
+        onOk={() => folderDialog && changeFolder("delete", folderDialog.folder)}
+      >
+        <p>{t("page.deleteFolderText", { name: folderDialog?.folder.name ?? "" })}</p>
+      </Modal>
       <Modal
         open={dialog?.kind === "rename"}
         title={t("page.renameTitle")}

@@ -25,8 +25,9 @@ export interface Live {
   /** The message the live ones follow: the question's parent when asking, the question when answering again, the
    * cut answer when continuing; null for a conversation's first question. */
   base: string | null;
-  /** The question being sent, shown at once. */
+  /** The question being sent, and the images it shows, shown at once. */
   question?: string;
+  images: string[];
   /** The answer as it streams: the server's id (once it said it), its text, and how it ended. */
   answerId?: string;
   text: string;
@@ -173,27 +174,33 @@ export function useAnswer({ locale, onEnded }: { locale: string; onEnded: () => 
     refusal,
     clearRefusal: () => setRefusal(null),
     /** Asks `text` after `parentId` (null: as a new first question). */
-    ask(conversationId: string, base: string | null, text: string, parentId: string | null) {
+    ask(
+      conversationId: string,
+      base: string | null,
+      text: string,
+      parentId: string | null,
+      attachments: { assetId: string; preview: string }[] = [],
+    ) {
       return start(
-        { conversationId, base, question: text },
+        { conversationId, base, question: text, images: attachments.map((a) => a.preview) },
         `/api/chat/conversations/${conversationId}/messages`,
-        { text, parentId },
+        { text, parentId, ...(attachments.length > 0 && { attachments: attachments.map((a) => a.assetId) }) },
         text,
       );
     },
     /** Another answer to the question above `messageId` (or the first answer to a question left unanswered). */
     regenerate(conversationId: string, base: string, messageId: string) {
-      return start({ conversationId, base }, `/api/chat/messages/${messageId}/regenerate`, {});
+      return start({ conversationId, base, images: [] }, `/api/chat/messages/${messageId}/regenerate`, {});
     },
     /** The rest of an answer that was stopped or ran out of credits. */
     continueAnswer(conversationId: string, answerId: string) {
-      return start({ conversationId, base: answerId }, `/api/chat/messages/${answerId}/continue`, {});
+      return start({ conversationId, base: answerId, images: [] }, `/api/chat/messages/${answerId}/continue`, {});
     },
     /** Shows an answer still being written (by this process or another), from what is saved so far. */
     reconnect: useCallback(
       (conversationId: string, base: string | null, answerId: string) => {
         setRefusal(null);
-        setLive({ conversationId, base, answerId, text: "", tools: [] });
+        setLive({ conversationId, base, answerId, text: "", tools: [], images: [] });
         return session.reconnect(answerId);
       },
       [session],

@@ -15,8 +15,9 @@ export interface InputImage {
   label: string;
 }
 
-const TYPES = ["image/png", "image/jpeg", "image/webp"];
-const MAX_BYTES = 10 * 1024 * 1024;
+/** What an input image may be, checked before it is uploaded (the server checks again). */
+export const INPUT_TYPES = ["image/png", "image/jpeg", "image/webp"];
+export const INPUT_MAX_BYTES = 10 * 1024 * 1024;
 
 /**
  * Where the input image comes from: drop a file on the zone, paste one, choose one, give an https address, or pick
@@ -43,11 +44,11 @@ export function InputImageField({
 
   const take = async (file: File | undefined | null) => {
     if (!file) return;
-    if (!TYPES.includes(file.type)) {
+    if (!INPUT_TYPES.includes(file.type)) {
       toast.error(t("messages:generation.errors.inputInvalid"));
       return;
     }
-    if (file.size > MAX_BYTES) {
+    if (file.size > INPUT_MAX_BYTES) {
       toast.error(t("messages:generation.errors.inputTooLarge"));
       return;
     }
@@ -144,7 +145,7 @@ export function InputImageField({
         <input
           ref={fileInput}
           type="file"
-          accept={TYPES.join(",")}
+          accept={INPUT_TYPES.join(",")}
           className="sr-only"
           tabIndex={-1}
           aria-label={t("input.choose")}
@@ -184,7 +185,7 @@ export function InputImageField({
 }
 
 /** The user's finished images to choose an input from. */
-function GalleryPicker({
+export function GalleryPicker({
   open,
   onClose,
   onPick,

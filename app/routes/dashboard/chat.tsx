@@ -47,6 +47,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
       price: m.price,
       maxOutputTokens: m.maxOutputTokens,
       vision: m.vision ?? false,
+      tools: m.tools,
       offline: m.offline ?? false,
     })),
   };

@@ -12,6 +12,8 @@ import {
   createConversation,
   createFolder,
   deleteConversation,
+  deleteFolder,
+  renameFolder,
   getConversation,
   listConversations,
   updateConversation,
@@ -47,6 +49,7 @@ export function chatRoutes(state: ServerState) {
           price: m.price,
           maxOutputTokens: m.maxOutputTokens,
           vision: m.vision,
+          tools: m.tools,
           offline: m.offline ?? false,
         })),
       });
@@ -142,6 +145,19 @@ export function chatRoutes(state: ServerState) {
       });
       return c.json({ folder }, 201);
     })
+    .patch("/chat/folders/:id", guard, async (c) => {
+      await renameFolder({
+        db: c.var.runtime.database.db,
+        userId: c.var.viewer.id,
+        folderId: c.req.param("id"),
+        input: await jsonBody(c),
+      });
+      return c.body(null, 204);
+    })
+    .delete("/chat/folders/:id", guard, async (c) => {
+      await deleteFolder({ db: c.var.runtime.database.db, userId: c.var.viewer.id, folderId: c.req.param("id") });
+      return c.body(null, 204);
+    })
     .post("/chat/conversations/:id/messages", guard, async (c) => {
       const conversationId = c.req.param("id");
       // Counted before anything is saved: a refused question leaves nothing behind.
@@ -150,6 +166,7 @@ export function chatRoutes(state: ServerState) {
       const { answer = true, ...input } = ((await jsonBody(c)) ?? {}) as { answer?: unknown };
       const question = await addQuestion({
         db: c.var.runtime.database.db,
+        env: c.var.runtime.env,
         userId: c.var.viewer.id,
         conversationId,
         input,

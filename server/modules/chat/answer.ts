@@ -5,7 +5,14 @@ import { stepCountIs, streamText, type ModelMessage } from "ai";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
-import { chatConversation, chatMessage, type ChatMessageStatus, type ChatPart } from "#server/db/schema/index.ts";
+import {
+  asset,
+  chatConversation,
+  chatMessage,
+  type ChatMessageStatus,
+  type ChatPart,
+} from "#server/db/schema/index.ts";
+import type { Storage } from "#server/storage/storage.ts";
 import { getBalance, holdInTx, settleHoldInTx } from "#server/modules/credits/ledger.ts";
 import { AppError } from "#server/errors.ts";
 import { chatLanguageModel } from "#server/providers/chat.ts";
@@ -102,17 +109,34 @@ export async function startAnswer(
   const continuing = last.role === "assistant";
   if (continuing && last.status !== "stopped" && last.status !== "out_of_credits")
     throw new AppError("conflict", "only an answer that was cut is continued");
-  const messages = modelMessages(branch);
-  if (continuing) messages.push({ role: "user", content: CONTINUE_INSTRUCTION });
+  const read = modelMessages(branch);
+  if (continuing) read.push({ role: "user", content: CONTINUE_INSTRUCTION, images: [] });
   const system = conversation.systemPrompt ?? undefined;
+  // A model that reads images gets them (read from storage); any other one reads their ids in the text only.
+  const seeing = model.vision && deps.studio !== undefined;
   const inputTokens = estimateInput(
     system,
-    messages.map((m) => m.content as string),
+    read.map((m) => m.content),
+    seeing ? read.reduce((n, m) => n + m.images.length, 0) : 0,
   );
 
   const { available } = await getBalance({ db, userId: a.userId });
   const plan = chatHold(model, inputTokens, available);
   if (!plan) throw new AppError("insufficient_credits", "not enough credits to answer");
+
+  const messages: ModelMessage[] = await Promise.all(
+    read.map(async (m) =>
+      m.role === "user" && seeing && m.images.length > 0
+        ? {
+            role: "user" as const,
+            content: [
+              { type: "text" as const, text: m.content },
+              ...(await Promise.all(m.images.map((id) => imageFor(db, deps.studio!.storage, id)))).flat(),
+            ],
+          }
+        : { role: m.role, content: m.content },
+    ),
+  );
 
   const messageId = randomUUID();
   const holdId = await db.transaction(async (tx) => {
@@ -198,21 +222,40 @@ export async function stopAnswer({ db, userId, messageId }: { db: Db; userId: st
 }
 
 /**
- * A branch as the model reads it: questions, and answers with what they wrote (a failed answer that wrote nothing
- * is left out); an answer and its continuations are one answer.
+ * A branch as the model reads it: questions (with the ids of the images they show, which the studio's tools take),
+ * and answers with what they wrote (a failed answer that wrote nothing is left out); an answer and its
+ * continuations are one answer.
  */
 function modelMessages(
   branch: Awaited<ReturnType<typeof branchTo>>,
-): { role: "user" | "assistant"; content: string }[] {
-  const messages: { role: "user" | "assistant"; content: string }[] = [];
+): { role: "user" | "assistant"; content: string; images: string[] }[] {
+  const messages: { role: "user" | "assistant"; content: string; images: string[] }[] = [];
   for (const m of branch) {
-    const text = m.role === "assistant" ? withToolNotes(m.parts) : m.text;
-    if (m.role === "assistant" && (m.status === "failed" || text === "")) continue;
+    if (m.role === "user") {
+      const images = m.parts.filter((p) => p.type === "file").map((p) => String(p.assetId));
+      const notes = images.map((id) => `\n\n[Attached image: ${id}]`).join("");
+      messages.push({ role: "user", content: m.text + notes, images });
+      continue;
+    }
+    const text = withToolNotes(m.parts);
+    if (m.status === "failed" || text === "") continue;
     const previous = messages.at(-1);
-    if (m.role === "assistant" && previous?.role === "assistant") previous.content += text;
-    else messages.push({ role: m.role, content: text });
+    if (previous?.role === "assistant") previous.content += text;
+    else messages.push({ role: "assistant", content: text, images: [] });
   }
   return messages;
+}
+
+/** An attached image's bytes for a model that reads images; nothing when it is gone (deleted since). */
+async function imageFor(db: Db, storage: Storage, assetId: string) {
+  const [row] = await db
+    .select({ key: asset.storageKey, mimeType: asset.mimeType })
+    .from(asset)
+    .where(eq(asset.id, assetId));
+  const file = row ? await storage.get(row.key) : null;
+  if (!row || !file) return [];
+  const image = new Uint8Array(await new Response(file.body).arrayBuffer());
+  return [{ type: "image" as const, image, mediaType: row.mimeType }];
 }
 
 /**

@@ -1,15 +1,16 @@
-import { and, asc, desc, eq, exists, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, inArray, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
-import { chatConversation, chatFolder, chatMessage } from "#server/db/schema/index.ts";
+import { asset, chatConversation, chatFolder, chatMessage, type ChatPart } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
-import { offeredChatModels } from "#config/chat-models.ts";
+import { knownChatModels, MAX_ATTACHMENTS, offeredChatModels } from "#config/chat-models.ts";
 import { isUuid } from "#common/ids.ts";
 
 /** The longest question, and the longest system prompt, in characters. */
 export const MAX_QUESTION_LENGTH = 8_000;
 export const MAX_SYSTEM_PROMPT_LENGTH = 4_000;
+export { MAX_ATTACHMENTS } from "#config/chat-models.ts";
 
 const newConversation = z
   .object({
@@ -23,8 +24,38 @@ const newQuestion = z
     text: z.string().trim().min(1).max(MAX_QUESTION_LENGTH),
     /** The message it follows: the conversation's current last message when left out; another one makes a branch. */
     parentId: z.uuid().nullable().optional(),
+    /** Images of the account's (uploads, or its own generations' results) it shows. */
+    attachments: z.array(z.string()).optional(),
   })
   .strict();
+
+/**
+ * The images a question shows, as its file parts: each one of the account's images (an upload, or a result of its
+ * own), for a model that reads images or hands them to the studio's tools.
+ */
+async function attachable(
+  tx: Pick<Db, "select">,
+  env: Env,
+  userId: string,
+  modelId: string,
+  ids: string[],
+): Promise<ChatPart[]> {
+  const model = knownChatModels(env).find((m) => m.id === modelId);
+  if (!model || !(model.vision || model.tools))
+    throw new AppError("chat_attachments_invalid", "this model takes no images", {
+      key: "chat.errors.imagesUnsupported",
+      values: { model: model?.name ?? modelId },
+    });
+  const rows = ids.every(isUuid)
+    ? await tx
+        .select({ id: asset.id, mimeType: asset.mimeType })
+        .from(asset)
+        .where(and(inArray(asset.id, ids), eq(asset.userId, userId), eq(asset.kind, "image")))
+    : [];
+  if (rows.length !== ids.length) throw new AppError("chat_attachments_invalid", "no such image of the account's");
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.map((id) => ({ type: "file", mediaType: byId.get(id)!.mimeType, assetId: id, url: `/media/${id}` }));
+}
 
 /** A conversation's id from a URL: anything that is not an id names no conversation (and never reaches a query). */
 export function checkConversationId(id: string): void {
@@ -60,11 +91,13 @@ export async function createConversation({
  */
 export async function addQuestion({
   db,
+  env,
   userId,
   conversationId,
   input,
 }: {
   db: Db;
+  env: Env;
   userId: string;
   conversationId: string;
   input: unknown;
@@ -75,6 +108,12 @@ export async function addQuestion({
     throw new AppError("chat_message_invalid", "a question is 1 to 8000 characters", {
       values: { max: MAX_QUESTION_LENGTH },
     });
+  const attached = [...new Set(parsed.data.attachments ?? [])];
+  if (attached.length > MAX_ATTACHMENTS)
+    throw new AppError("chat_attachments_invalid", `at most ${MAX_ATTACHMENTS} images`, {
+      key: "chat.errors.tooManyImages",
+      values: { max: MAX_ATTACHMENTS },
+    });
   return db.transaction(async (tx) => {
     const [conversation] = await tx
       .select()
@@ -82,6 +121,7 @@ export async function addQuestion({
       .where(and(eq(chatConversation.id, conversationId), eq(chatConversation.userId, userId)))
       .for("update");
     if (!conversation) throw new AppError("not_found", "no such conversation");
+    const files = attached.length > 0 ? await attachable(tx, env, userId, conversation.modelId, attached) : [];
     const parentId = parsed.data.parentId === undefined ? conversation.leafId : parsed.data.parentId;
     if (parentId) {
       const [parent] = await tx
@@ -98,7 +138,7 @@ export async function addQuestion({
         conversationId,
         parentId,
         role: "user",
-        parts: [{ type: "text", text: parsed.data.text }],
+        parts: [{ type: "text", text: parsed.data.text }, ...files],
         text: parsed.data.text,
       })
       .returning();
@@ -297,6 +337,8 @@ export async function branchTo(db: Db, conversationId: string, leafId: string) {
   return branch;
 }
 
+const folderName = z.object({ name: z.string().trim().min(1).max(100) }).strict();
+
 /** The account's folders, by name. */
 export async function listFolders({ db, userId }: { db: Db; userId: string }) {
   return db
@@ -309,13 +351,43 @@ export async function listFolders({ db, userId }: { db: Db; userId: string }) {
 
 /** Folders to file conversations in. */
 export async function createFolder({ db, userId, input }: { db: Db; userId: string; input: unknown }) {
-  const parsed = z
-    .object({ name: z.string().trim().min(1).max(100) })
-    .strict()
-    .safeParse(input);
+  const parsed = folderName.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", "a folder needs a name");
   const [folder] = await db.insert(chatFolder).values({ userId, name: parsed.data.name }).returning();
   return folder!;
+}
+
+/** Renames a folder of the account's. */
+export async function renameFolder({
+  db,
+  userId,
+  folderId,
+  input,
+}: {
+  db: Db;
+  userId: string;
+  folderId: string;
+  input: unknown;
+}) {
+  if (!isUuid(folderId)) throw new AppError("not_found", "no such folder");
+  const parsed = folderName.safeParse(input);
+  if (!parsed.success) throw new AppError("bad_request", "a folder needs a name");
+  const [row] = await db
+    .update(chatFolder)
+    .set({ name: parsed.data.name })
+    .where(and(eq(chatFolder.id, folderId), eq(chatFolder.userId, userId)))
+    .returning({ id: chatFolder.id });
+  if (!row) throw new AppError("not_found", "no such folder");
+}
+
+/** Deletes a folder of the account's; its conversations stay, out of any folder. */
+export async function deleteFolder({ db, userId, folderId }: { db: Db; userId: string; folderId: string }) {
+  if (!isUuid(folderId)) throw new AppError("not_found", "no such folder");
+  const [row] = await db
+    .delete(chatFolder)
+    .where(and(eq(chatFolder.id, folderId), eq(chatFolder.userId, userId)))
+    .returning({ id: chatFolder.id });
+  if (!row) throw new AppError("not_found", "no such folder");
 }
 
 /** A title from the first question, once the first answer has ended: its first words, up to 60 characters. */

@@ -135,29 +135,36 @@ export function studioTools(
   return {
     generate_image: tool({
       description:
-        "Generate an image with the user's credits (it appears in the chat and in their gallery). Use it when the user asks for a picture. Write a detailed prompt in English or the user's language. To change an earlier image of this conversation, give its generation id as sourceGenerationId.",
+        "Generate an image with the user's credits (it appears in the chat and in their gallery). Use it when the user asks for a picture. Write a detailed prompt in English or the user's language. To change an image instead (image-to-image), give the id of an image the user attached as sourceImageId, or the generation id of an earlier image of this conversation as sourceGenerationId.",
       inputSchema: z.object({
         prompt: z.string().min(1).max(PROMPT_MAX).describe("What the image shows, in detail."),
         aspectRatio: z.enum(IMAGE_ASPECT_RATIOS).optional(),
+        sourceImageId: z.uuid().optional().describe("An image the user attached, to transform."),
         sourceGenerationId: z.uuid().optional().describe("An earlier image generation to transform."),
       }),
       execute: (input, { toolCallId }) =>
-        run(toolCallId, async () =>
-          input.sourceGenerationId
+        run(toolCallId, async () => {
+          const source = input.sourceImageId
+            ? input.sourceImageId
+            : input.sourceGenerationId
+              ? await sourceImage(deps.db, a.userId, input.sourceGenerationId)
+              : undefined;
+          // The image's checks (the account's own, a picture) are the studio's (submitGeneration).
+          return source
             ? {
                 tool: "image-to-image",
                 model: pick("image-to-image"),
                 prompt: input.prompt,
                 aspectRatio: input.aspectRatio,
-                inputAssetId: await sourceImage(deps.db, a.userId, input.sourceGenerationId),
+                inputAssetId: source,
               }
             : {
                 tool: "text-to-image",
                 model: pick("text-to-image"),
                 prompt: input.prompt,
                 aspectRatio: input.aspectRatio,
-              },
-        ),
+              };
+        }),
     }),
     generate_video: tool({
       description:

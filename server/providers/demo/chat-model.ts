@@ -41,6 +41,9 @@ function lastQuestion(prompt: LanguageModelV4Prompt, continuing: boolean): { ide
   return { idea: "", written };
 }
 
+/** How a question names an image it shows, for a model that does not see it (see modelMessages in answer.ts). */
+const ATTACHED = /\[Attached image: ([0-9a-f-]{36})\]/;
+
 /** The idea cleaned of its end punctuation and extra spaces. */
 const cleanIdea = (idea: string) => idea.replace(/\s+/g, " ").replace(/[\s.!?。！？]+$/u, "");
 
@@ -142,7 +145,11 @@ export function createPromptHelperModel(): LanguageModelV4 {
       return reply(t("chat:helper.notStarted", { reason: value.message ?? "" }));
     }
 
-    const { idea, written } = lastQuestion(options.prompt, continuing);
+    const question = lastQuestion(options.prompt, continuing);
+    // The images the question shows are named in its text (it does not see them): the first one is the one to change.
+    const attached = ATTACHED.exec(question.idea)?.[1];
+    const idea = question.idea.replace(new RegExp(ATTACHED.source, "g"), "").trim();
+    const { written } = question;
     // Asked to draw or film something, with the studio's tools at hand: the prompt, then the call that makes it.
     const make = continuing ? null : makeRequestOf(idea, locale);
     const toolName = make?.tool === "video" ? "generate_video" : "generate_image";
@@ -150,7 +157,8 @@ export function createPromptHelperModel(): LanguageModelV4 {
       const prompts = helperPrompts(make.subject, locale);
       const prompt = make.tool === "video" ? prompts.video : prompts.image;
       const heading = t(make.tool === "video" ? "chat:helper.videoHeading" : "chat:helper.imageHeading");
-      return reply(`**${heading}**\n\n${prompt}`, { toolName, input: JSON.stringify({ prompt }) });
+      const input = make.tool === "image" && attached ? { prompt, sourceImageId: attached } : { prompt };
+      return reply(`**${heading}**\n\n${prompt}`, { toolName, input: JSON.stringify(input) });
     }
     const whole = promptHelperAnswer(idea, locale);
     // A continuation writes what the cut answer had not written yet.
