@@ -391,8 +391,12 @@ describe(`the chat over HTTP on ${backend}`, () => {
     };
     expect(saved.messages.find((m) => m.id === questionId)!.parts).toEqual([
       { type: "text", text: "draw it as a watercolour" },
-      { type: "file", mediaType: "image/webp", assetId: image, url: `/media/${image}` },
+      { type: "file", mediaType: "image/webp", assetId: image, url: `/media/${image}.webp` },
     ]);
+    // The page shows it from there, to its owner only.
+    const shown = await call("GET", `/media/${image}.webp`, undefined, painter);
+    expect([shown.status, shown.headers.get("content-type")]).toEqual([200, "image/webp"]);
+    expect((await call("GET", `/media/${image}.webp`, undefined, other)).status).toBe(404);
   });
 
   it("refuses images it cannot attach with a clear message, saving nothing", async () => {

@@ -275,7 +275,7 @@ function Thread({
     if (!text) return;
     setEditing(null);
     // The edited question shows the same images.
-    const images = imagesOf(question).map((url) => ({ assetId: url.slice("/media/".length), preview: url, label: "" }));
+    const images = imagesOf(question).map(({ assetId, url }) => ({ assetId, preview: url, label: "" }));
     if (rerun) {
       await answer.ask(conversation.id, question.parentId, text, question.parentId, images);
       return;
@@ -566,9 +566,11 @@ function Thread({
   );
 }
 
-/** The addresses of the images a question shows. */
-function imagesOf(question: ChatMessageView): string[] {
-  return question.parts.flatMap((p) => (p.type === "file" && "url" in p ? [String(p.url)] : []));
+/** The images a question shows: their assets and addresses. */
+function imagesOf(question: ChatMessageView): { assetId: string; url: string }[] {
+  return question.parts.flatMap((p) =>
+    p.type === "file" && "url" in p && "assetId" in p ? [{ assetId: String(p.assetId), url: String(p.url) }] : [],
+  );
 }
 
 type Segment = { kind: "text"; text: string } | { kind: "tool"; part: ToolPartView; messageId?: string };
@@ -737,7 +739,7 @@ function QuestionView({
     );
   return (
     <article className="chat-msg chat-question">
-      <QuestionImages urls={imagesOf(question)} label={t("page.attached")} />
+      <QuestionImages urls={imagesOf(question).map((image) => image.url)} label={t("page.attached")} />
       <div className="chat-question-text">{text}</div>
       <footer className="chat-msg-foot">
         <SiblingNav siblings={siblings} current={question.id} disabled={busy} onPick={onPick} />

@@ -6,6 +6,7 @@ import { asset, chatConversation, chatFolder, chatMessage, type ChatPart } from 
 import { AppError } from "#server/errors.ts";
 import { knownChatModels, MAX_ATTACHMENTS, offeredChatModels } from "#config/chat-models.ts";
 import { isUuid } from "#common/ids.ts";
+import { mediaUrl } from "#server/modules/generation/get-generation.ts";
 
 /** The longest question, and the longest system prompt, in characters. */
 export const MAX_QUESTION_LENGTH = 8_000;
@@ -54,7 +55,10 @@ async function attachable(
     : [];
   if (rows.length !== ids.length) throw new AppError("chat_attachments_invalid", "no such image of the account's");
   const byId = new Map(rows.map((r) => [r.id, r]));
-  return ids.map((id) => ({ type: "file", mediaType: byId.get(id)!.mimeType, assetId: id, url: `/media/${id}` }));
+  return ids.map((id) => {
+    const { mimeType } = byId.get(id)!;
+    return { type: "file", mediaType: mimeType, assetId: id, url: mediaUrl(id, mimeType) };
+  });
 }
 
 /** A conversation's id from a URL: anything that is not an id names no conversation (and never reaches a query). */

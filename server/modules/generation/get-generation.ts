@@ -61,13 +61,16 @@ const EXT: Record<string, string> = {
   "video/webm": "webm",
 };
 
+/** Where the app serves an asset: a stable URL that names it, never its storage location. */
+export const mediaUrl = (id: string, mimeType: string) => `/media/${id}.${EXT[mimeType] ?? "bin"}`;
+
 /** Media is served by the app at stable URLs that name the asset, never the storage location. */
 export function mediaView(
   a: Pick<Asset, "id" | "mimeType" | "width" | "height" | "durationMs" | "sizeBytes" | "thumbKey">,
 ): MediaView {
   return {
     id: a.id,
-    url: `/media/${a.id}.${EXT[a.mimeType] ?? "bin"}`,
+    url: mediaUrl(a.id, a.mimeType),
     thumbUrl: a.thumbKey ? `/media/${a.id}/thumb.webp` : null,
     mimeType: a.mimeType,
     width: a.width,
