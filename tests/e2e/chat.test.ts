@@ -20,10 +20,12 @@ describe("the chat in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
   let code: string;
+  let secondCode: string;
 
   beforeAll(async () => {
     const dataDir = tempDir();
     code = await codeMadeBeforeStart(dataDir, 60);
+    secondCode = await codeMadeBeforeStart(dataDir, 20);
     const port = await freePort();
     [server, browser] = await Promise.all([
       startServer({
@@ -190,7 +192,7 @@ describe("the chat in Chromium", () => {
     await context.close();
   });
 
-  it("answers in Japanese on a phone, with the conversations in a drawer", async () => {
+  it("answers in Japanese on a phone, with the conversations in a drawer; draws an image after a redemption and shares it", async () => {
     const t = (key: string) => text("ja", "chat", key);
     const { context } = await signedInContext(browser, server, "chat-ja@example.com", {
       viewport: { width: 390, height: 844 },
@@ -211,6 +213,29 @@ describe("the chat in Chromium", () => {
     await drawer.getByRole("link", { name: t("page.newChat") }).click();
     await page.waitForURL(/\/ja\/dashboard\/chat$/, { timeout: TIMEOUT });
     await page.getByText(t("page.emptyTitle")).waitFor({ timeout: TIMEOUT });
+
+    // The credits are spent: the question is kept with the way to go on, and a redeemed code answers it. Asked to
+    // draw, the offline helper starts the image, which appears in the answer.
+    await ask(page, "猫を描いて");
+    await page.locator(".chat-topup").waitFor({ timeout: TIMEOUT });
+    await page.fill("#redeem-code", secondCode);
+    await page.getByRole("button", { name: text("ja", "billing", "orders.redeem.submit") }).click();
+    await answered(page, 1);
+    await expect(lastAnswer(page).textContent()).resolves.toContain(t("helper.started"));
+    await lastAnswer(page).locator(".chat-tool-result img").waitFor({ timeout: 30_000 });
+    await expect.poll(() => page.locator(".chat-topup").count(), { timeout: TIMEOUT }).toBe(0);
+
+    // Shared from the phone, read by someone signed out.
+    await page.getByRole("button", { name: t("share.title") }).click();
+    await page.getByRole("button", { name: t("share.create") }).click();
+    const link = await page.locator("#chat-share-link").inputValue();
+    expect(link).toMatch(/\/ja\/share\/chat\/[\w-]{32}$/);
+    const visitor = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const shared = await visitor.newPage();
+    await shared.goto(link);
+    await shared.getByText(t("shared.kicker")).waitFor({ timeout: TIMEOUT });
+    await expect(shared.locator(".chat-question").first().textContent()).resolves.toBe("猫を描いて");
+    await visitor.close();
     await context.close();
   });
 });

@@ -19,44 +19,56 @@ export interface Backend {
 const silent = pino({ level: "silent" });
 
 /**
- * PGlite always; PostgreSQL too when the run has one (CI's second pass). Each open() is a database of its own:
- * a copy of the run's migrated template (`tests/support/templates.ts`), or, outside the database suites, a new one
- * to migrate.
+ * Each backend's open() is a database of its own: a copy of the run's migrated template
+ * (`tests/support/templates.ts`), or, outside the database suites, a new one to migrate.
+ */
+const pglite: Backend = {
+  name: "PGlite",
+  async open() {
+    const dir = tempDir("atelier-db-");
+    const template = inject("pgliteTemplate");
+    if (template) cpSync(template, dir, { recursive: true });
+    const handle = await openPglite(dir, silent);
+    return {
+      handle,
+      async cleanup() {
+        await handle.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+/**
+ * The backends of this run: PGlite, and PostgreSQL when the run has one. CI's second pass, on PostgreSQL
+ * (`TEST_POSTGRES_ONLY`), leaves out PGlite, which its first pass ran.
  */
 export const backends: Backend[] = [
-  {
-    name: "PGlite",
-    async open() {
-      const dir = tempDir("atelier-db-");
-      const template = inject("pgliteTemplate");
-      if (template) cpSync(template, dir, { recursive: true });
-      const handle = await openPglite(dir, silent);
-      return {
-        handle,
-        async cleanup() {
-          await handle.close();
-          rmSync(dir, { recursive: true, force: true });
+  ...(TEST_DATABASE_URL && process.env.TEST_POSTGRES_ONLY ? [] : [pglite]),
+  ...(TEST_DATABASE_URL
+    ? [
+        {
+          name: "PostgreSQL",
+          async open() {
+            const database = await createTestDatabase(inject("postgresTemplate") ?? undefined);
+            const handle = await openPostgres({
+              url: database.url,
+              poolMax: 25,
+              connectTimeoutSeconds: 10,
+              logger: silent,
+            });
+            return {
+              handle,
+              async cleanup() {
+                await handle.close();
+                await database.drop();
+              },
+            };
+          },
         },
-      };
-    },
-  },
+      ]
+    : []),
 ];
-if (TEST_DATABASE_URL) {
-  backends.push({
-    name: "PostgreSQL",
-    async open() {
-      const database = await createTestDatabase(inject("postgresTemplate") ?? undefined);
-      const handle = await openPostgres({ url: database.url, poolMax: 25, connectTimeoutSeconds: 10, logger: silent });
-      return {
-        handle,
-        async cleanup() {
-          await handle.close();
-          await database.drop();
-        },
-      };
-    },
-  });
-}
 
 /** Inserts a confirmed user straight into the database and returns its id. */
 export async function insertUser(db: Db, name = "Maker"): Promise<string> {
