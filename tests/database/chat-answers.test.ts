@@ -289,6 +289,37 @@ describe.each(backends)("chat answers on $name", (backend) => {
     expect((await entriesOf(saved.holdId!)).map((e) => e.kind)).toEqual(["hold", "release"]);
   });
 
+  it("fails over to the model's next provider when the first fails before writing, and charges the one that answered", async () => {
+    // A model bound to two providers (as one reached directly and through a gateway would be).
+    const twice = {
+      ...chatCatalog.find((m) => m.id === "gpt-4o-mini")!,
+      id: "test-two-providers",
+      bindings: [
+        { provider: "openai" as const, model: "first" },
+        { provider: "openai" as const, model: "second" },
+      ],
+    };
+    chatCatalog.push(twice);
+    try {
+      const userId = await account(100);
+      const q = await question(userId, "Hello", twice.id);
+      const tried: string[] = [];
+      const started = await startAnswer(
+        deps(async (binding) => {
+          tried.push(binding.model);
+          return binding.model === "first" ? scripted([], "error") : scripted(["Hello ", "there."]);
+        }),
+        { userId, ...q, locale: "en" },
+      );
+      const outcome = await started.done;
+      expect(tried).toEqual(["first", "second"]);
+      expect(outcome).toMatchObject({ status: "done", text: "Hello there.", inputTokens: 40, outputTokens: 12 });
+      expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 100 - outcome.creditsCharged, held: 0 });
+    } finally {
+      chatCatalog.splice(chatCatalog.indexOf(twice), 1);
+    }
+  });
+
   it("charges a hosted model's own count of tokens, at its price", async () => {
     const userId = await account(100);
     const q = await question(userId, "Hello", "gpt-4o-mini");

@@ -466,6 +466,29 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect((await call("GET", `/api/chat/conversations/${id}/export`, undefined, other)).status).toBe(404);
   });
 
+  it("slows down an account asking too fast, in its language, and saves nothing past the limit", async () => {
+    const hasty = await signedIn(server, origin, "hasty@example.com");
+    const created = await call("POST", "/api/chat/conversations", { model: "prompt-helper" }, hasty);
+    const id = ((await created.json()) as { conversation: { id: string } }).conversation.id;
+    // Saved without answers (nothing to pay for), one after the other: 30 a minute are let through.
+    let last: Response | undefined;
+    for (let i = 0; i < 31; i++)
+      last = await call(
+        "POST",
+        `/api/chat/conversations/${id}/messages`,
+        { text: `idea ${i}`, parentId: null, answer: false },
+        hasty,
+        { "X-Locale": "es" },
+      );
+    expect(last!.status).toBe(429);
+    const body = (await last!.json()) as { error: { code: string; message: string } };
+    expect(body.error).toMatchObject({ code: "rate_limited", message: text("es", "common", "error.tooMany") });
+    const saved = (await (await call("GET", `/api/chat/conversations/${id}`, undefined, hasty)).json()) as {
+      messages: unknown[];
+    };
+    expect(saved.messages).toHaveLength(30);
+  });
+
   it("answers 404, never a 500, for an id that is not one", async () => {
     const bad = "not-an-id";
     const answers = await Promise.all([
