@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
-import { signedIn } from "#tests/support/session.ts";
+import { pageApi, signedIn, uploadImage } from "#tests/support/session.ts";
 import { outcomeOf, readStream, textOf } from "#tests/support/chat-stream.ts";
 import { fakeReply, fakeTokens, startFakeOpenAIChat, type FakeOpenAIChat } from "#tests/fakes/openai-chat.ts";
 import { chatCost } from "#config/chat-models.ts";
-import { fakePng } from "#tests/fakes/replicate.ts";
 import { text } from "#tests/support/locales.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
@@ -47,17 +46,7 @@ describe(`the chat with an OpenAI-compatible server, over HTTP on ${backend}`, (
     fake.chunkDelayMs = 5;
   });
 
-  const call = (method: string, path: string, body?: unknown) =>
-    fetch(`${server.url}${path}`, {
-      method,
-      headers: {
-        Cookie: cookie,
-        Origin: origin,
-        "Sec-Fetch-Site": "same-origin",
-        ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
-      },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
+  const call = (method: string, path: string, body?: unknown) => pageApi(server, origin)(method, path, cookie, body);
   const balance = async () =>
     ((await (await call("GET", "/api/me")).json()) as { credits: { balance: number; held: number } }).credits;
   const conversation = async (systemPrompt?: string) => {
@@ -107,18 +96,7 @@ describe(`the chat with an OpenAI-compatible server, over HTTP on ${backend}`, (
   });
 
   it("sends the images a question shows to a model that reads them, with the studio's tools; refuses them for one that does not", async () => {
-    const form = new FormData();
-    form.append(
-      "file",
-      new Blob([new Uint8Array(await fakePng("a sketch", 64, 64))], { type: "image/png" }),
-      "sketch.png",
-    );
-    const uploaded = await fetch(`${server.url}/api/uploads`, {
-      method: "POST",
-      headers: { Cookie: cookie, Origin: origin, "Sec-Fetch-Site": "same-origin" },
-      body: form,
-    });
-    const image = ((await uploaded.json()) as { upload: { id: string } }).upload.id;
+    const image = await uploadImage(server, origin, cookie);
 
     const created = await call("POST", "/api/chat/conversations", { model: "gpt-4o-mini" });
     const id = ((await created.json()) as { conversation: { id: string } }).conversation.id;

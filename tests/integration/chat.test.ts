@@ -2,11 +2,10 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
-import { signedIn } from "#tests/support/session.ts";
+import { signedIn, uploadImage } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
 import { outcomeOf, readStream, textOf } from "#tests/support/chat-stream.ts";
-import { fakePng } from "#tests/fakes/replicate.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 
@@ -346,21 +345,7 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect(await balance()).toEqual(before);
   });
 
-  const upload = async (as = cookie) => {
-    const form = new FormData();
-    form.append(
-      "file",
-      new Blob([new Uint8Array(await fakePng("a sketch", 64, 64))], { type: "image/png" }),
-      "sketch.png",
-    );
-    const res = await fetch(`${server.url}/api/uploads`, {
-      method: "POST",
-      headers: { Cookie: as, Origin: origin, "Sec-Fetch-Site": "same-origin" },
-      body: form,
-    });
-    expect(res.status).toBe(201);
-    return ((await res.json()) as { upload: { id: string } }).upload.id;
-  };
+  const upload = (as = cookie) => uploadImage(server, origin, as);
 
   it("keeps the images a question shows, and draws from one of them with the offline model (image to image)", async () => {
     // An account of its own: the others' credits went to the images and videos above.

@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, BrowserContextOptions } from "playwright-core";
 import type { TestServer } from "#tests/support/server.ts";
+import { fakePng } from "#tests/fakes/replicate.ts";
 import { nextMail } from "#tests/support/outbox.ts";
 
 export const PASSWORD = "harbor-Violet-42!";
@@ -61,4 +62,21 @@ export function pageApi(server: TestServer, origin: string) {
       },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
+}
+
+/** Uploads a small PNG as the pages do (`/api/uploads`) and returns its asset's id. */
+export async function uploadImage(server: TestServer, origin: string, cookie: string): Promise<string> {
+  const form = new FormData();
+  form.append(
+    "file",
+    new Blob([new Uint8Array(await fakePng("a sketch", 64, 64))], { type: "image/png" }),
+    "sketch.png",
+  );
+  const res = await fetch(`${server.url}/api/uploads`, {
+    method: "POST",
+    headers: { Cookie: cookie, Origin: origin, "Sec-Fetch-Site": "same-origin" },
+    body: form,
+  });
+  if (res.status !== 201) throw new Error(`upload answered ${res.status}`);
+  return ((await res.json()) as { upload: { id: string } }).upload.id;
 }
