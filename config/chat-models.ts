@@ -188,3 +188,31 @@ export function chatHold(
   const maxOutputTokens = Math.min(affordable, model.maxOutputTokens);
   return { credits: chatCost(model.price, inputTokens, maxOutputTokens), maxOutputTokens, limitedByCredits: true };
 }
+
+/**
+ * Tokens the studio's tools add to each call that offers them, in the estimate: their schemas and, after a call,
+ * its result (the answer is never charged above its hold, so an estimate a little short costs the site a fraction
+ * of a credit at most, where one too long would refuse answers a small balance could pay for).
+ */
+export const TOOLS_TOKENS = 150;
+
+/**
+ * What to hold for an answer, and the output limit of each of its model calls. A model offered the studio's tools
+ * may take two calls (the one that calls a tool, then its words on what the tool did), each reading the whole
+ * conversation again: the hold covers both calls' input, and the output the balance pays for is shared between
+ * them, so what an answer can cost never exceeds what was held.
+ */
+export function answerPlan(
+  model: Pick<ChatModel, "price" | "maxOutputTokens">,
+  inputTokens: number,
+  available: number,
+  withTools: boolean,
+): (NonNullable<ReturnType<typeof chatHold>> & { stepOutputTokens: number }) | null {
+  if (!withTools) {
+    const plan = chatHold(model, inputTokens, available);
+    return plan && { ...plan, stepOutputTokens: plan.maxOutputTokens };
+  }
+  const plan = chatHold(model, 2 * inputTokens + 2 * TOOLS_TOKENS, available);
+  if (!plan || plan.maxOutputTokens < 2 * MIN_OUTPUT_TOKENS) return null;
+  return { ...plan, stepOutputTokens: Math.floor(plan.maxOutputTokens / 2) };
+}

@@ -10,6 +10,7 @@ import { parseEnv } from "#server/env.ts";
 import { getBalance, grantCredits, holdCredits } from "#server/modules/credits/ledger.ts";
 import { startAnswer, stopAnswer, sweepAnswers, type AnswerDeps } from "#server/modules/chat/answer.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
+import { settleToolCall } from "#server/modules/chat/tools.ts";
 import { chatCatalog, chatCost, MIN_OUTPUT_TOKENS } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
 import { backends, insertUserWithCredits, migratedDatabase } from "#tests/support/backends.ts";
@@ -318,6 +319,38 @@ describe.each(backends)("chat answers on $name", (backend) => {
     } finally {
       chatCatalog.splice(chatCatalog.indexOf(twice), 1);
     }
+  });
+
+  it("refuses to confirm a tool call that never ran (the model's input was refused), with no error", async () => {
+    const userId = await account(100);
+    const q = await question(userId, "Draw a cat", "gpt-4o-mini");
+    const [answer] = await db()
+      .insert(chatMessage)
+      .values({
+        conversationId: q.conversationId,
+        parentId: q.parentId,
+        role: "assistant",
+        status: "done",
+        parts: [
+          { type: "tool-generate_image", toolCallId: "call-1", state: "output-error", errorText: "error.unknown" },
+        ],
+      })
+      .returning();
+    const studio = { db: db(), env } as unknown as Parameters<typeof settleToolCall>[0];
+    await expect(
+      settleToolCall(studio, { userId, messageId: answer!.id, toolCallId: "call-1", confirm: true, locale: "en" }),
+    ).rejects.toSatisfy((e) => codeOf(e) === "conflict");
+    // Someone else's answer does not exist for them.
+    const other = await account(0);
+    await expect(
+      settleToolCall(studio, {
+        userId: other,
+        messageId: answer!.id,
+        toolCallId: "call-1",
+        confirm: true,
+        locale: "en",
+      }),
+    ).rejects.toSatisfy((e) => codeOf(e) === "not_found");
   });
 
   it("charges a hosted model's own count of tokens, at its price", async () => {

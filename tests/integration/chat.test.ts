@@ -438,7 +438,9 @@ describe(`the chat over HTTP on ${backend}`, () => {
     // Exported: the branch shown as Markdown, in the asker's words; the whole tree as JSON.
     const markdown = await call("GET", `/api/chat/conversations/${id}/export?format=markdown&locale=de`);
     expect(markdown.headers.get("content-type")).toContain("text/markdown");
-    expect(markdown.headers.get("content-disposition")).toMatch(/^attachment; filename=".+\.md"$/);
+    expect(markdown.headers.get("content-disposition")).toBe(
+      `attachment; filename="a-quiet-harbour-at-dawn.md"; filename*=UTF-8''a-quiet-harbour-at-dawn.md`,
+    );
     const md = await markdown.text();
     expect(md).toContain(`## ${text("de", "chat", "export.you")}\n\na quiet harbour at dawn`);
     expect(md).toContain(`## ${text("de", "chat", "export.assistant")}`);

@@ -39,7 +39,7 @@ import {
   type ChatMessageView,
   type Turn,
 } from "#app/lib/chat-tree.ts";
-import { chatHold, estimateInput, type ChatPrice } from "#config/chat-models.ts";
+import { answerPlan, estimateInput, type ChatPrice } from "#config/chat-models.ts";
 import { formatNumber } from "#common/format.ts";
 import { hrefIn } from "#common/locales.ts";
 
@@ -206,10 +206,11 @@ function Thread({
 
   const texts = modelTexts(turns);
   const plan = model
-    ? chatHold(
+    ? answerPlan(
         model,
         estimateInput(system || undefined, [...texts, draft], model.vision ? attachments.length : 0),
         available ?? Infinity,
+        model.tools,
       )
     : null;
   const unanswered = lastTurn?.kind === "question" && !live;
@@ -372,15 +373,13 @@ function Thread({
               menu={{
                 items: (["markdown", "json"] as const).map((format) => ({
                   key: format,
-                  label: (
-                    <a
-                      href={`/api/chat/conversations/${conversation.id}/export?format=${format}&locale=${locale}`}
-                      download
-                    >
-                      {t(format === "json" ? "export.json" : "export.markdown")}
-                    </a>
-                  ),
+                  label: t(format === "json" ? "export.json" : "export.markdown"),
                 })),
+                // A download: the browser saves the file and stays on the page (with the keyboard as well).
+                onClick: ({ key }) =>
+                  window.location.assign(
+                    `/api/chat/conversations/${conversation.id}/export?format=${key}&locale=${locale}`,
+                  ),
               }}
             >
               <Button icon={<DownloadOutlined />} aria-label={t("export.title")} />

@@ -132,7 +132,12 @@ function StartedGeneration({ id }: { id: string }) {
     };
   }, [id, locale]);
 
-  if (!generation) return <div className="chat-tool-media chat-tool-waiting" aria-busy="true" />;
+  if (!generation)
+    return (
+      <div className="chat-tool-media chat-tool-waiting" aria-busy="true">
+        <span className="sr-only">{t("studio:progress.queued")}</span>
+      </div>
+    );
   const link = hrefIn(pathname, resultPath(generation));
   if (generation.status === "failed" || generation.status === "canceled")
     return <Alert type="error" showIcon className="chat-alert" title={t("tools.failed")} />;

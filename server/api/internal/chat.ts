@@ -133,7 +133,7 @@ export function chatRoutes(state: ServerState) {
       });
       return c.body(file.body, 200, {
         "Content-Type": file.contentType,
-        "Content-Disposition": `attachment; filename="${file.filename}"`,
+        "Content-Disposition": `attachment; filename="${asciiName(file.filename)}"; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
         "Cache-Control": "no-store",
       });
     })
@@ -238,6 +238,9 @@ export function chatRoutes(state: ServerState) {
       return c.body(null, 202);
     });
 }
+
+/** A file's name in ASCII (other characters as `_`), for clients that ignore `filename*`. */
+const asciiName = (name: string) => name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
 
 /** Starts the answer to a question (or the continuation of a cut answer) and streams it as the response. */
 async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: string, parentId: string) {

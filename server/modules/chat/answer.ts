@@ -21,7 +21,7 @@ import { branchTo, titleFrom } from "./conversations.ts";
 import { studioTools, type ChatToolDeps } from "./tools.ts";
 import {
   chatCost,
-  chatHold,
+  answerPlan,
   estimateInput,
   estimateTokens,
   offeredChatModels,
@@ -112,26 +112,31 @@ export async function startAnswer(
   const read = modelMessages(branch);
   if (continuing) read.push({ role: "user", content: CONTINUE_INSTRUCTION, images: [] });
   const system = conversation.systemPrompt ?? undefined;
-  // A model that reads images gets them (read from storage); any other one reads their ids in the text only.
+  // A model that reads images gets those of the question asked (read from storage; the earlier ones stay named in
+  // the text); any other one reads their ids in the text only.
   const seeing = model.vision && deps.studio !== undefined;
+  const lastQuestion = read.findLastIndex((m) => m.role === "user" && m.images.length > 0);
+  const shownImages = seeing && lastQuestion === read.length - 1 ? read[lastQuestion]!.images.length : 0;
   const inputTokens = estimateInput(
     system,
     read.map((m) => m.content),
-    seeing ? read.reduce((n, m) => n + m.images.length, 0) : 0,
+    shownImages,
   );
+  // The studio's tools are offered to a model that calls tools, never to a continuation (it would call them again).
+  const withTools = deps.studio !== undefined && model.tools && !continuing;
 
   const { available } = await getBalance({ db, userId: a.userId });
-  const plan = chatHold(model, inputTokens, available);
+  const plan = answerPlan(model, inputTokens, available, withTools);
   if (!plan) throw new AppError("insufficient_credits", "not enough credits to answer");
 
   const messages: ModelMessage[] = await Promise.all(
-    read.map(async (m) =>
-      m.role === "user" && seeing && m.images.length > 0
+    read.map(async (m, i) =>
+      m.role === "user" && shownImages > 0 && i === read.length - 1
         ? {
             role: "user" as const,
             content: [
               { type: "text" as const, text: m.content },
-              ...(await Promise.all(m.images.map((id) => imageFor(db, deps.studio!.storage, id)))).flat(),
+              ...(await Promise.all(m.images.map((id) => imageFor(db, deps.studio!.storage, a.userId, id)))).flat(),
             ],
           }
         : { role: m.role, content: m.content },
@@ -178,6 +183,7 @@ export async function startAnswer(
     messages,
     inputTokens,
     plan,
+    withTools,
     locale: a.locale,
     continuing,
     userId: a.userId,
@@ -246,16 +252,23 @@ function modelMessages(
   return messages;
 }
 
-/** An attached image's bytes for a model that reads images; nothing when it is gone (deleted since). */
-async function imageFor(db: Db, storage: Storage, assetId: string) {
-  const [row] = await db
-    .select({ key: asset.storageKey, mimeType: asset.mimeType })
-    .from(asset)
-    .where(eq(asset.id, assetId));
-  const file = row ? await storage.get(row.key) : null;
-  if (!row || !file) return [];
-  const image = new Uint8Array(await new Response(file.body).arrayBuffer());
-  return [{ type: "image" as const, image, mediaType: row.mimeType }];
+/**
+ * An attached image's bytes for a model that reads images: the account's own only; nothing when it is gone
+ * (deleted since) or cannot be read now (the model still reads its id in the text).
+ */
+async function imageFor(db: Db, storage: Storage, userId: string, assetId: string) {
+  try {
+    const [row] = await db
+      .select({ key: asset.storageKey, mimeType: asset.mimeType })
+      .from(asset)
+      .where(and(eq(asset.id, assetId), eq(asset.userId, userId)));
+    const file = row ? await storage.get(row.key) : null;
+    if (!row || !file) return [];
+    const image = new Uint8Array(await new Response(file.body).arrayBuffer());
+    return [{ type: "image" as const, image, mediaType: row.mimeType }];
+  } catch {
+    return [];
+  }
 }
 
 /**
@@ -285,7 +298,8 @@ async function write(
     system: string | undefined;
     messages: ModelMessage[];
     inputTokens: number;
-    plan: NonNullable<ReturnType<typeof chatHold>>;
+    plan: NonNullable<ReturnType<typeof answerPlan>>;
+    withTools: boolean;
     locale: Locale;
     continuing: boolean;
     userId: string;
@@ -344,10 +358,16 @@ async function write(
     try {
       const languageModel = await (deps.languageModel ?? chatLanguageModel)(binding, env);
       const tools =
-        deps.studio && w.model.tools
+        deps.studio && w.withTools
           ? studioTools(
               { ...deps.studio, db, env },
-              { userId: w.userId, messageId: w.messageId, locale: w.locale, preferOffline: Boolean(w.model.offline) },
+              {
+                userId: w.userId,
+                messageId: w.messageId,
+                locale: w.locale,
+                preferOffline: Boolean(w.model.offline),
+                signal: w.signal,
+              },
             )
           : undefined;
       const result = streamText({
@@ -355,9 +375,9 @@ async function write(
         system: w.system,
         messages: w.messages,
         tools,
-        // A call, then the model's words on what it did; a model that keeps calling is stopped there.
-        stopWhen: stepCountIs(3),
-        maxOutputTokens: w.plan.maxOutputTokens,
+        // A call, then the model's words on what it did (see answerPlan).
+        stopWhen: stepCountIs(2),
+        maxOutputTokens: w.plan.stepOutputTokens,
         maxRetries: 0,
         abortSignal: w.signal,
         providerOptions: { demo: { locale: w.locale, continuing: w.continuing } },

@@ -148,10 +148,11 @@ export async function exportConversation({
   const { conversation, messages } = await getConversation({ db, userId, conversationId });
   const t = serverT(locale, ["chat"]);
   const title = conversation.title ?? t("chat:page.untitled");
+  // The title's letters and digits in any script; the response also names the file in ASCII for old clients.
   const slug =
     title
-      .normalize("NFKD")
-      .replace(/[^\w\s-]/g, "")
+      .normalize("NFC")
+      .replace(/[^\p{L}\p{N}\s-]/gu, "")
       .trim()
       .replace(/\s+/g, "-")
       .toLowerCase()

@@ -6,7 +6,8 @@ import { asset, chatConversation, chatMessage, generation, type ChatPart } from 
 import { AppError } from "#server/errors.ts";
 import { serverT } from "#server/i18n/translations.ts";
 import { submitGeneration, type SubmitDeps } from "#server/modules/generation/submit-generation.ts";
-import { costOf, offeredModels, type CatalogModel } from "#config/models.ts";
+import { costOf, findOfferedModel, offeredModels, type CatalogModel } from "#config/models.ts";
+import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
 import {
   IMAGE_ASPECT_RATIOS,
   KIND_OF_TOOL,
@@ -91,6 +92,10 @@ export async function startToolGeneration(
   return id;
 }
 
+/** Whether a generation of this cost waits for its author (CHAT_CONFIRM_ABOVE_CREDITS; 0: every one does). */
+const needsConfirmation = (deps: ChatToolDeps, cost: number) =>
+  deps.env.CHAT_CONFIRM_ABOVE_CREDITS === 0 || cost > deps.env.CHAT_CONFIRM_ABOVE_CREDITS;
+
 /** A refusal as the tool's output: its code and the catalogue message in the author's language. */
 export function refusalOutput(error: unknown, locale: Locale): ChatToolOutput {
   if (!(error instanceof AppError)) throw error;
@@ -105,8 +110,11 @@ export function refusalOutput(error: unknown, locale: Locale): ChatToolOutput {
  */
 export function studioTools(
   deps: ChatToolDeps,
-  a: { userId: string; messageId: string; locale: Locale; preferOffline: boolean },
+  a: { userId: string; messageId: string; locale: Locale; preferOffline: boolean; signal?: AbortSignal },
 ) {
+  // One generation per answer starts without asking: a model told (by a pasted text, say) to make many cannot
+  // spend the author's credits call after call.
+  let startedHere = 0;
   const run = async (
     toolCallId: string,
     build: () => Promise<SubmitInput & { tool: GenerationTool }>,
@@ -118,7 +126,12 @@ export function studioTools(
       if (!parsed.success || !model) throw new AppError("unknown_model", "no model for this tool");
       const cost = costOf(model, parsed.data as Parameters<typeof costOf>[1]);
       const about = { tool: request.tool, model: model.name, cost, prompt: parsed.data.prompt };
-      if (cost > deps.env.CHAT_CONFIRM_ABOVE_CREDITS) return { status: "awaiting_confirmation", ...about, request };
+      if (needsConfirmation(deps, cost) || startedHere > 0)
+        return { status: "awaiting_confirmation", ...about, request };
+      // Stopped meanwhile: nothing starts that the answer could no longer show.
+      if (a.signal?.aborted) throw new AppError("conflict", "the answer was stopped");
+      await limitAccountAction(deps.db, a.userId, "submit");
+      startedHere++;
       const generationId = await startToolGeneration(deps, {
         userId: a.userId,
         messageId: a.messageId,
@@ -204,7 +217,10 @@ export async function settleToolCall(
     if (!row || row.role !== "assistant") throw new AppError("not_found", "no such answer");
     const index = row.parts.findIndex((p) => p.toolCallId === a.toolCallId && p.type.startsWith("tool-"));
     if (index < 0) throw new AppError("not_found", "no such tool call");
-    return { row, index, output: row.parts[index]!.output as ChatToolOutput };
+    const output = row.parts[index]!.output as ChatToolOutput | undefined;
+    // A call the model made wrongly (its input refused) has no output: there is nothing to confirm.
+    if (!output?.status) throw new AppError("conflict", "this tool call did not run");
+    return { row, index, output };
   };
   // Saved only over the parts read: a concurrent change is read again rather than overwritten.
   const save = async (parts: ChatPart[], next: ChatPart[]) =>
@@ -235,12 +251,25 @@ export async function settleToolCall(
       if (await save(row.parts, replaced(row.parts, index, declined))) return declined;
       continue;
     }
+    const waiting = output as Extract<ChatToolOutput, { status: "awaiting_confirmation" }>;
+    if (!started) {
+      // The price shown is the price charged: when it changed since, the card shows the new one, to confirm again.
+      const model = findOfferedModel(deps.env, String(waiting.request.model), deps.settings?.current().models);
+      const parsed = submitSchema.safeParse(waiting.request);
+      if (!model || !parsed.success) throw new AppError("unknown_model", "the model is no longer offered");
+      const cost = costOf(model, parsed.data as Parameters<typeof costOf>[1]);
+      if (cost !== waiting.cost) {
+        const repriced: ChatToolOutput = { ...waiting, cost };
+        if (await save(row.parts, replaced(row.parts, index, repriced))) return repriced;
+        continue;
+      }
+    }
     // Refusals (no credits, maintenance) leave the call waiting, to be confirmed again later.
     started ??= await startToolGeneration(deps, {
       userId: a.userId,
       messageId: a.messageId,
       toolCallId: a.toolCallId,
-      request: (output as Extract<ChatToolOutput, { status: "awaiting_confirmation" }>).request,
+      request: waiting.request,
     });
     const now: ChatToolOutput = { status: "started", generationId: started, ...about };
     if (await save(row.parts, replaced(row.parts, index, now))) return now;
