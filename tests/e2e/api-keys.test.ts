@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
-import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser, settled } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { signedInContext } from "#tests/support/session.ts";
 
@@ -120,6 +120,7 @@ describe("API keys in Chromium", () => {
     await expect
       .poll(() => page.getByLabel(t("create.name")).evaluate((el) => el === document.activeElement))
       .toBe(true);
+    await settled(page, ".ant-modal");
     await page.getByRole("button", { name: t("create.submit"), exact: true }).click();
     await toast(page, msg("createFailed"));
     await page.getByRole("button", { name: t("create.cancel"), exact: true }).click();
@@ -252,6 +253,7 @@ describe("API keys in Chromium", () => {
     await expect
       .poll(() => page.getByLabel(t("create.name")).evaluate((el) => el === document.activeElement))
       .toBe(true);
+    await settled(page, ".ant-modal");
     await page.getByRole("button", { name: t("create.submit"), exact: true }).click();
     await page.getByTestId("api-key-secret").waitFor();
     await page.getByRole("button", { name: t("created.done"), exact: true }).click();

@@ -40,6 +40,22 @@ export async function hydrated(page: Page, selector = ".site-header"): Promise<v
 }
 
 /**
+ * Waits until nothing inside `selector` is animating (a dialog zooming in from where it was opened, say): on a
+ * loaded machine a click aimed at a button that is still moving can land beside it.
+ */
+export async function settled(page: Page, selector: string): Promise<void> {
+  await page.waitForFunction(
+    (sel) =>
+      document.getAnimations().every((a) => {
+        const target = (a.effect as KeyframeEffect | null)?.target;
+        return a.playState !== "running" || !(target instanceof Element) || !target.closest(sel);
+      }),
+    selector,
+    { polling: "raf" },
+  );
+}
+
+/**
  * Opens `url` with the page's scripts held back, as on a slow phone, so that a test can type and click in the
  * server-rendered page; `release` lets the scripts load.
  */
