@@ -36,6 +36,7 @@ import { runtimeReady } from "#server/http/runtime-gate.ts";
 import type { ServerState } from "#server/http/state.ts";
 import { internalApi } from "#server/api/internal/index.ts";
 import { publicApi } from "#server/api/v1/index.ts";
+import { openaiApi } from "#server/api/openai/index.ts";
 import { webhookRoutes } from "#server/http/webhooks.ts";
 import { siteFiles } from "#server/http/site-files.ts";
 import { shareImages } from "#server/http/share-images.ts";
@@ -236,6 +237,17 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }),
   );
   app.route("/api", internal);
+  // The OpenAI-compatible API: the OpenAI SDKs' base URL is `<site>/v1`.
+  app.use("/v1/*", async (c, next) => {
+    c.set("route", "openai");
+    return next();
+  });
+  app.route(
+    "/v1",
+    openaiApi(state, {
+      limits: { perKey: env.API_RATE_LIMIT_PER_MINUTE, perAccount: env.API_ACCOUNT_RATE_LIMIT_PER_MINUTE },
+    }),
+  );
   app.route("/webhooks", webhookRoutes(state));
 
   // The status page's twin for monitors: the same reading (taken at most every few seconds), 503 when down.
