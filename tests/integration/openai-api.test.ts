@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { pageApi, signedIn } from "#tests/support/session.ts";
+import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 
@@ -11,13 +12,21 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
   let server: TestServer;
   let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let client: OpenAI;
+  let cookie: string;
+  let origin: string;
+  const balance = async () =>
+    (
+      (await (await pageApi(server, origin)("GET", "/api/me", cookie)).json()) as {
+        credits: { balance: number; held: number };
+      }
+    ).credits;
 
   beforeAll(async () => {
     const port = await freePort();
-    const origin = `http://127.0.0.1:${port}`;
+    origin = `http://127.0.0.1:${port}`;
     db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
     server = await startServer({ PORT: String(port), SITE_URL: origin, ...(db ? { DATABASE_URL: db.url } : {}) });
-    const cookie = await signedIn(server, origin, "sdk@example.com");
+    cookie = await signedIn(server, origin, "sdk@example.com");
     const created = await pageApi(server, origin)("POST", "/api/keys", cookie, { name: "SDK" });
     const { secret } = (await created.json()) as { secret: string };
     client = new OpenAI({ apiKey: secret, baseURL: `${server.url}/v1`, maxRetries: 0 });
@@ -54,5 +63,68 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
     const refused = await stranger.models.list().catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(OpenAI.AuthenticationError);
     expect((refused as InstanceType<typeof OpenAI.AuthenticationError>).code).toBe("invalid_api_key");
+  });
+
+  it("completes a chat whole and streamed, with its usage, charging the answer once", async () => {
+    const before = await balance();
+    const whole = await client.chat.completions.create({
+      model: "prompt-helper",
+      messages: [
+        { role: "system", content: "Be brief." },
+        { role: "user", content: "a lighthouse in a storm" },
+      ],
+    });
+    expect(whole.object).toBe("chat.completion");
+    expect(whole.choices[0]!.message).toMatchObject({
+      role: "assistant",
+      content: promptHelperAnswer("a lighthouse in a storm", "en"),
+    });
+    expect(whole.choices[0]!.finish_reason).toBe("stop");
+    expect(whole.usage!.total_tokens).toBe(whole.usage!.prompt_tokens + whole.usage!.completion_tokens);
+    const { data, response } = await client.chat.completions
+      .create({ model: "prompt-helper", messages: [{ role: "user", content: "a fox in the snow" }] })
+      .withResponse();
+    const charged = Number(response.headers.get("x-atelier-credits-charged"));
+    expect(charged).toBeGreaterThan(0);
+    expect(data.choices[0]!.message.content).toBe(promptHelperAnswer("a fox in the snow", "en"));
+
+    const stream = await client.chat.completions.create({
+      model: "prompt-helper",
+      messages: [{ role: "user", content: "a quiet harbour" }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    let text = "";
+    let chunks = 0;
+    let usage: OpenAI.CompletionUsage | undefined;
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      chunks++;
+      text += chunk.choices[0]?.delta.content ?? "";
+      finish = chunk.choices[0]?.finish_reason ?? finish;
+      if (chunk.usage) usage = chunk.usage;
+    }
+    expect(chunks).toBeGreaterThan(5);
+    expect(text).toBe(promptHelperAnswer("a quiet harbour", "en"));
+    expect(finish).toBe("stop");
+    expect(usage!.completion_tokens).toBeGreaterThan(0);
+    // Nothing stays held, and the API's conversations are not listed on the chat page.
+    await expect.poll(async () => (await balance()).held).toBe(0);
+    expect((await balance()).balance).toBeLessThan(before.balance);
+    const listed = (await (await pageApi(server, origin)("GET", "/api/chat/conversations", cookie)).json()) as {
+      conversations: unknown[];
+    };
+    expect(listed.conversations).toEqual([]);
+  });
+
+  it("says an unknown chat model and a bad request in the SDK's errors", async () => {
+    const unknown = await client.chat.completions
+      .create({ model: "no-such-model", messages: [{ role: "user", content: "hi" }] })
+      .catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    const bad = await client.chat.completions
+      .create({ model: "prompt-helper", messages: [{ role: "assistant", content: "hi" }] })
+      .catch((e: unknown) => e);
+    expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
   });
 });

@@ -8,6 +8,7 @@ import { apiKey } from "#server/api/v1/authenticate.ts";
 import type { ApiEnv, KeyEnv } from "#server/api/v1/env.ts";
 import { listModels } from "#server/modules/generation/list-models.ts";
 import { offeredChatModels } from "#config/chat-models.ts";
+import { chatCompletions } from "./chat-completions.ts";
 import type { ApiLimits } from "#server/modules/api-keys/verify-api-key.ts";
 
 /**
@@ -107,6 +108,7 @@ export function openaiApi(state: ServerState, options: { limits: ApiLimits }) {
       });
     return c.json(model);
   });
+  api.post("/chat/completions", key, (c) => chatCompletions(c as unknown as Context<KeyEnv>));
   // An unknown path asks for a key first, like any other: then it is not found.
   api.all("*", key, () => {
     throw new AppError("not_found", "Unknown request URL. Please check the URL and the method.");

@@ -66,6 +66,8 @@ export const chatConversation = pgTable(
     leafId: uuid("leaf_id"),
     /** A read-only link's secret (hashed) while the conversation is shared. */
     shareTokenHash: text("share_token_hash").unique(),
+    /** Where it was started: the chat page, or the OpenAI-compatible API (one per request, never listed on the page). */
+    source: text("source").$type<"web" | "api">().notNull().default("web"),
     /** The last message the link shows (the branch shown when it was made: later messages stay private), and when. */
     sharedLeafId: uuid("shared_leaf_id"),
     sharedAt: timestamp("shared_at", { withTimezone: true }),
@@ -74,6 +76,7 @@ export const chatConversation = pgTable(
     search: tsvector("search").generatedAlwaysAs(sql`to_tsvector('simple', coalesce(title, ''))`),
   },
   (t) => [
+    check("chat_conversation_source", sql`${t.source} in ('web', 'api')`),
     index("chat_conversation_user_idx").on(t.userId, t.pinned, t.updatedAt.desc()),
     index("chat_conversation_search_idx").using("gin", t.search),
   ],

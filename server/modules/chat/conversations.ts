@@ -297,7 +297,8 @@ export async function listConversations({
   q?: string;
   folderId?: string;
 }) {
-  const where = [eq(chatConversation.userId, userId)];
+  // The API's conversations (one per request) are not the page's.
+  const where = [eq(chatConversation.userId, userId), eq(chatConversation.source, "web")];
   if (folderId) where.push(eq(chatConversation.folderId, isUuid(folderId) ? folderId : sql`null`));
   const query = q?.trim().slice(0, 200);
   if (query) {

@@ -1,0 +1,2 @@
+ALTER TABLE "chat_conversation" ADD COLUMN "source" text DEFAULT 'web' NOT NULL;--> statement-breakpoint
+ALTER TABLE "chat_conversation" ADD CONSTRAINT "chat_conversation_source" CHECK ("chat_conversation"."source" in ('web', 'api'));
