@@ -127,4 +127,38 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
       .catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(OpenAI.BadRequestError);
   });
+
+  it("says out of credits as the SDK's RateLimitError, which the SDK does not retry", async () => {
+    const broke = await signedIn(server, origin, "broke@example.com");
+    const created = await pageApi(server, origin)("POST", "/api/keys", broke, { name: "SDK" });
+    const { secret } = (await created.json()) as { secret: string };
+    let requests = 0;
+    const retrying = new OpenAI({
+      apiKey: secret,
+      baseURL: client.baseURL,
+      maxRetries: 3,
+      fetch: (url, init) => {
+        requests++;
+        return fetch(url, init);
+      },
+    });
+    // The sign-up bonus is spent an answer at a time until the next one is refused.
+    let refused: unknown;
+    for (let i = 0; i < 60 && !refused; i++) {
+      requests = 0;
+      refused = await retrying.chat.completions
+        .create({ model: "prompt-helper", messages: [{ role: "user", content: `a small boat, take ${i}` }] })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+    }
+    expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
+    const error = refused as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(error.code).toBe("insufficient_quota");
+    expect(error.type).toBe("insufficient_quota");
+    expect(error.headers?.get("x-should-retry")).toBe("false");
+    // Asked once: not retried.
+    expect(requests).toBe(1);
+  });
 });
