@@ -3,7 +3,7 @@ import { Button, Dropdown, Tooltip } from "antd";
 import { CloseOutlined, PaperClipOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { useToast } from "#app/components/feedback.ts";
-import { GalleryPicker, INPUT_MAX_BYTES, INPUT_TYPES } from "#app/components/studio/input-image.tsx";
+import { GalleryPicker, INPUT_TYPES, inputFileProblem } from "#app/components/studio/input-image.tsx";
 import { usePageLocale } from "#app/components/studio/parts.tsx";
 import { describeFailure, uploadInputImage } from "#app/lib/generations.ts";
 import { MAX_ATTACHMENTS } from "#config/chat-models.ts";
@@ -46,12 +46,9 @@ export function AttachButton({
     setUploading(true);
     try {
       for (const file of files.slice(0, MAX_ATTACHMENTS - attachments.length)) {
-        if (!INPUT_TYPES.includes(file.type)) {
-          toast.error(t("messages:generation.errors.inputInvalid"));
-          continue;
-        }
-        if (file.size > INPUT_MAX_BYTES) {
-          toast.error(t("messages:generation.errors.inputTooLarge"));
+        const problem = inputFileProblem(file);
+        if (problem) {
+          toast.error(t(problem));
           continue;
         }
         const upload = await uploadInputImage(file, locale);

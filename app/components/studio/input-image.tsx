@@ -17,7 +17,14 @@ export interface InputImage {
 
 /** What an input image may be, checked before it is uploaded (the server checks again). */
 export const INPUT_TYPES = ["image/png", "image/jpeg", "image/webp"];
-export const INPUT_MAX_BYTES = 10 * 1024 * 1024;
+const INPUT_MAX_BYTES = 10 * 1024 * 1024;
+
+/** Why a file cannot be an input image, checked before it is uploaded (the message's key), or null when it can. */
+export function inputFileProblem(file: File): string | null {
+  if (!INPUT_TYPES.includes(file.type)) return "messages:generation.errors.inputInvalid";
+  if (file.size > INPUT_MAX_BYTES) return "messages:generation.errors.inputTooLarge";
+  return null;
+}
 
 /**
  * Where the input image comes from: drop a file on the zone, paste one, choose one, give an https address, or pick
@@ -44,12 +51,9 @@ export function InputImageField({
 
   const take = async (file: File | undefined | null) => {
     if (!file) return;
-    if (!INPUT_TYPES.includes(file.type)) {
-      toast.error(t("messages:generation.errors.inputInvalid"));
-      return;
-    }
-    if (file.size > INPUT_MAX_BYTES) {
-      toast.error(t("messages:generation.errors.inputTooLarge"));
+    const problem = inputFileProblem(file);
+    if (problem) {
+      toast.error(t(problem));
       return;
     }
     setUploading(true);

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import { chatConversation, type ChatPart } from "#server/db/schema/index.ts";
@@ -13,6 +13,8 @@ import type { ChatToolOutput } from "./tools.ts";
 /** A share link's secret: 192 random bits, base64url. Only its hash is stored. */
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+const ownConversation = (userId: string, conversationId: string) =>
+  and(eq(chatConversation.id, conversationId), eq(chatConversation.userId, userId));
 
 /**
  * Shares a conversation of the account's as a read-only link, up to the message shown now (what is written after
@@ -34,15 +36,16 @@ export async function shareConversation({
   const [row] = await db
     .update(chatConversation)
     .set({ shareTokenHash: hashToken(token), sharedLeafId: sql`${chatConversation.leafId}`, sharedAt })
-    .where(and(eq(chatConversation.id, conversationId), eq(chatConversation.userId, userId)))
-    .returning({ leafId: chatConversation.leafId });
-  if (!row) throw new AppError("not_found", "no such conversation");
-  if (!row.leafId) {
-    // Nothing to show yet: the link is not made.
-    await unshareConversation({ db, userId, conversationId });
-    throw new AppError("conflict", "an empty conversation is not shared");
-  }
-  return { token, sharedAt };
+    // A conversation with nothing in it yet has nothing to show: no link is made.
+    .where(and(ownConversation(userId, conversationId), isNotNull(chatConversation.leafId)))
+    .returning({ id: chatConversation.id });
+  if (row) return { token, sharedAt };
+  const [exists] = await db
+    .select({ id: chatConversation.id })
+    .from(chatConversation)
+    .where(ownConversation(userId, conversationId));
+  if (!exists) throw new AppError("not_found", "no such conversation");
+  throw new AppError("conflict", "an empty conversation is not shared");
 }
 
 /** Stops sharing: the link answers 404 from now on. */
@@ -59,7 +62,7 @@ export async function unshareConversation({
   const [row] = await db
     .update(chatConversation)
     .set({ shareTokenHash: null, sharedLeafId: null, sharedAt: null })
-    .where(and(eq(chatConversation.id, conversationId), eq(chatConversation.userId, userId)))
+    .where(ownConversation(userId, conversationId))
     .returning({ id: chatConversation.id });
   if (!row) throw new AppError("not_found", "no such conversation");
 }

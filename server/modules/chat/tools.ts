@@ -92,6 +92,14 @@ export async function startToolGeneration(
   return id;
 }
 
+/** The model a tool's request names and what the request costs there now; `unknown_model` when it is not offered. */
+function priced(deps: ChatToolDeps, request: SubmitInput) {
+  const model = findOfferedModel(deps.env, String(request.model), deps.settings?.current().models);
+  const parsed = submitSchema.safeParse(request);
+  if (!model || !parsed.success) throw new AppError("unknown_model", "no model for this request");
+  return { model, cost: costOf(model, parsed.data as Parameters<typeof costOf>[1]), prompt: parsed.data.prompt };
+}
+
 /** Whether a generation of this cost waits for its author (CHAT_CONFIRM_ABOVE_CREDITS; 0: every one does). */
 const needsConfirmation = (deps: ChatToolDeps, cost: number) =>
   deps.env.CHAT_CONFIRM_ABOVE_CREDITS === 0 || cost > deps.env.CHAT_CONFIRM_ABOVE_CREDITS;
@@ -121,11 +129,8 @@ export function studioTools(
   ): Promise<ChatToolOutput> => {
     try {
       const request = await build();
-      const parsed = submitSchema.safeParse(request);
-      const model = modelFor(deps, request.tool, a.preferOffline);
-      if (!parsed.success || !model) throw new AppError("unknown_model", "no model for this tool");
-      const cost = costOf(model, parsed.data as Parameters<typeof costOf>[1]);
-      const about = { tool: request.tool, model: model.name, cost, prompt: parsed.data.prompt };
+      const { model, cost, prompt } = priced(deps, request);
+      const about = { tool: request.tool, model: model.name, cost, prompt };
       if (needsConfirmation(deps, cost) || startedHere > 0)
         return { status: "awaiting_confirmation", ...about, request };
       // Stopped meanwhile: nothing starts that the answer could no longer show.
@@ -254,10 +259,7 @@ export async function settleToolCall(
     const waiting = output as Extract<ChatToolOutput, { status: "awaiting_confirmation" }>;
     if (!started) {
       // The price shown is the price charged: when it changed since, the card shows the new one, to confirm again.
-      const model = findOfferedModel(deps.env, String(waiting.request.model), deps.settings?.current().models);
-      const parsed = submitSchema.safeParse(waiting.request);
-      if (!model || !parsed.success) throw new AppError("unknown_model", "the model is no longer offered");
-      const cost = costOf(model, parsed.data as Parameters<typeof costOf>[1]);
+      const { cost } = priced(deps, waiting.request);
       if (cost !== waiting.cost) {
         const repriced: ChatToolOutput = { ...waiting, cost };
         if (await save(row.parts, replaced(row.parts, index, repriced))) return repriced;
