@@ -161,6 +161,11 @@ const schema = z.object({
   /** Requests per minute one account may make through all its API keys together. */
   API_ACCOUNT_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(1_000_000).default(120),
   /**
+   * How long a request to the OpenAI-compatible API waits for its images (and a retry for its first attempt) before
+   * answering how to follow the job; keep it under the reverse proxy's timeout.
+   */
+  API_WAIT_SECONDS: z.coerce.number().int().min(1).max(600).default(90),
+  /**
    * Webhook receivers on private networks and loopback, over http or https: for an instance whose users are the
    * operator's own services. Off, every receiver must be an https URL on the public internet.
    */

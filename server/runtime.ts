@@ -16,6 +16,7 @@ import { createStorage, type Storage } from "#server/storage/index.ts";
 import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
 import { defaultSettings, SettingsStore } from "#server/modules/settings/settings-store.ts";
 import { PublicPagesSignal } from "#server/http/public-pages.ts";
+import { mediaLinks, type MediaLinks } from "#server/modules/generation/media-links.ts";
 
 /** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
 export interface Runtime {
@@ -33,6 +34,8 @@ export interface Runtime {
   settings: SettingsStore;
   /** Says when the public pages kept in memory are out of date. */
   publicPages: PublicPagesSignal;
+  /** Signs links that open a private file without a session (API clients' downloads). */
+  mediaLinks: MediaLinks;
   working: boolean;
   close(): Promise<void>;
 }
@@ -69,6 +72,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
   const storage = createStorage(env);
   let boss: PgBoss | undefined;
   let auth: Auth;
+  let links: MediaLinks;
   const settings = new SettingsStore(database.db, defaultSettings(site), logger);
   const publicPages = new PublicPagesSignal();
   settings.onChange(() => publicPages.changed());
@@ -89,6 +93,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     await settings.refresh();
     const secret = await loadAuthSecret({ db: database.db, configured: env.AUTH_SECRET });
     auth = createAuth({ db: database.db, env, site, logger, boss, secret, settings });
+    links = mediaLinks(secret);
     if (work)
       await startWorking(
         boss,
@@ -118,6 +123,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     stripe,
     settings,
     publicPages,
+    mediaLinks: links,
     working: work,
     async close() {
       if (closed) return;

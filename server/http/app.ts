@@ -245,6 +245,8 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   app.route(
     "/v1",
     openaiApi(state, {
+      origin: new URL(site.url).origin,
+      waitMs: env.API_WAIT_SECONDS * 1000,
       limits: { perKey: env.API_RATE_LIMIT_PER_MINUTE, perAccount: env.API_ACCOUNT_RATE_LIMIT_PER_MINUTE },
     }),
   );

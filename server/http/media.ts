@@ -7,6 +7,8 @@ import type { Storage } from "#server/storage/storage.ts";
 import { isStorageKey } from "#server/storage/storage.ts";
 import { findMedia } from "#server/modules/generation/find-media.ts";
 import { isUuid } from "#common/ids.ts";
+import { LINK_FORMATS, type LinkFormat } from "#server/modules/generation/media-links.ts";
+import { convertImage } from "#server/modules/generation/convert-image.ts";
 
 /**
  * Sends a stored object with the headers a browser and a video player need: its type and size, byte ranges
@@ -90,27 +92,56 @@ export function parseRange(
  */
 export function mediaRoutes(state: ServerState) {
   const media = new Hono<AppEnv>().use(runtimeReady(state));
-  const serve = async (c: Context<RuntimeEnv>, id: string, variant: "file" | "thumb") => {
+  const serve = async (c: Context<RuntimeEnv>, id: string, variant: "file" | "thumb", ext?: string) => {
     if (!isUuid(id)) return c.text("Not found", 404);
     const runtime = c.var.runtime;
-    const session = await sessionOf(c);
-    for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });
-    const found = await findMedia({ db: runtime.database.db, assetId: id, viewerId: session.viewer?.id ?? null });
+    // A signed link opens the file it names, in the format it names, with no session, until it expires.
+    const signed = runtime.mediaLinks.verify(c.req.path, c.req.query("expires"), c.req.query("sig"));
+    let viewerId: string | null = null;
+    if (!signed) {
+      const session = await sessionOf(c);
+      for (const cookie of session.setCookies) c.header("Set-Cookie", cookie, { append: true });
+      viewerId = session.viewer?.id ?? null;
+    }
+    const found = await findMedia({ db: runtime.database.db, assetId: id, viewerId, anyone: signed });
     if (!found) return c.text("Not found", 404);
     const key = variant === "thumb" ? found.thumbKey : found.storageKey;
     if (!key || !isStorageKey(key)) return c.text("Not found", 404);
     const cacheControl = found.public ? "public, max-age=300, stale-while-revalidate=60" : "private, max-age=86400";
-    const ext = found.storageKey.split(".").pop();
+    const stored = found.storageKey.split(".").pop();
+    if (signed && variant === "file" && ext && ext !== stored && ext in LINK_FORMATS) {
+      return sendConverted(c, runtime.storage, key, ext as LinkFormat);
+    }
     return sendStored(c, runtime.storage, key, {
       cacheControl,
       etag: variant === "thumb" ? `${found.checksum.slice(0, 32)}-t` : found.checksum.slice(0, 32),
-      download: c.req.query("download") !== undefined && variant === "file" ? `atelier-${id}.${ext}` : undefined,
+      download: c.req.query("download") !== undefined && variant === "file" ? `atelier-${id}.${stored}` : undefined,
     });
   };
   media.on(["GET", "HEAD"], "/:id{[0-9a-fA-F-]{36}}/thumb.webp", (c) => serve(c, c.req.param("id"), "thumb"));
-  media.on(["GET", "HEAD"], "/:file{[0-9a-fA-F-]{36}\\.[a-z0-9]{2,5}}", (c) =>
-    serve(c, c.req.param("file").split(".")[0]!, "file"),
-  );
+  media.on(["GET", "HEAD"], "/:file{[0-9a-fA-F-]{36}\\.[a-z0-9]{2,5}}", (c) => {
+    const [id, ext] = c.req.param("file").split(".");
+    return serve(c, id!, "file", ext);
+  });
   media.all("*", (c) => c.text("Not found", 404));
   return media;
+}
+
+/** A stored image sent in another format (a signed link asked for it): converted on the way, never kept. */
+async function sendConverted(c: Context<RuntimeEnv>, storage: Storage, key: string, format: LinkFormat) {
+  const file = await storage.get(key);
+  if (!file) return c.text("Not found", 404);
+  const bytes = Buffer.from(await new Response(file.body).arrayBuffer());
+  const converted = await convertImage(bytes, format);
+  return new Response(c.req.method === "HEAD" ? null : new Uint8Array(converted), {
+    status: 200,
+    headers: {
+      "Content-Type": LINK_FORMATS[format],
+      "Content-Length": String(converted.byteLength),
+      "Cache-Control": "private, max-age=3600",
+      "X-Content-Type-Options": "nosniff",
+      "Content-Security-Policy": "default-src 'none'; sandbox",
+      "Cross-Origin-Resource-Policy": "cross-origin",
+    },
+  });
 }

@@ -1,9 +1,11 @@
-import OpenAI from "openai";
+import OpenAI, { toFile } from "openai";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { pageApi, signedIn } from "#tests/support/session.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 
@@ -35,6 +37,34 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
     await server?.close();
     await db?.drop();
   });
+
+  /** A new account with its own key (and the sign-up bonus), and an SDK client for it. */
+  const account = async (email: string, options: ConstructorParameters<typeof OpenAI>[0] = {}) => {
+    const session = await signedIn(server, origin, email);
+    const created = await pageApi(server, origin)("POST", "/api/keys", session, { name: "SDK" });
+    const { secret } = (await created.json()) as { secret: string };
+    const credits = async () =>
+      (
+        (await (await pageApi(server, origin)("GET", "/api/me", session)).json()) as {
+          credits: { balance: number; held: number };
+        }
+      ).credits;
+    /** The account's generations of a kind, as `/api/v1` lists them. */
+    const generations = async (kind: "image" | "video") =>
+      (
+        (await (
+          await fetch(`${server.url}/api/v1/generations?kind=${kind}`, {
+            headers: { Authorization: `Bearer ${secret}` },
+          })
+        ).json()) as { data: { id: string; status: string }[] }
+      ).data;
+    return {
+      secret,
+      credits,
+      generations,
+      client: new OpenAI({ apiKey: secret, baseURL: `${server.url}/v1`, maxRetries: 0, ...options }),
+    };
+  };
 
   it("lists and retrieves the models: the studio's and the chat's, with Atelier's details beside", async () => {
     const models = [];
@@ -142,16 +172,14 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
         return fetch(url, init);
       },
     });
-    // The sign-up bonus is spent an answer at a time until the next one is refused.
+    // The sign-up bonus is spent four images at a time until the next request is refused.
     let refused: unknown;
-    for (let i = 0; i < 60 && !refused; i++) {
+    for (let i = 0; i < 10 && !refused; i++) {
       requests = 0;
-      refused = await retrying.chat.completions
-        .create({ model: "prompt-helper", messages: [{ role: "user", content: `a small boat, take ${i}` }] })
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      refused = await retrying.images.generate({ model: "demo-image", prompt: `a small boat, take ${i}`, n: 4 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     }
     expect(refused).toBeInstanceOf(OpenAI.RateLimitError);
     const error = refused as InstanceType<typeof OpenAI.RateLimitError>;
@@ -160,5 +188,308 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
     expect(error.headers?.get("x-should-retry")).toBe("false");
     // Asked once: not retried.
     expect(requests).toBe(1);
+    // A chat with nothing left is refused the same way.
+    requests = 0;
+    const chat = await retrying.chat.completions
+      .create({ model: "prompt-helper", messages: [{ role: "user", content: "a small boat" }] })
+      .catch((e: unknown) => e);
+    expect(chat).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(requests).toBe(1);
+  });
+
+  it("generates images as signed links and as bytes, in the size and format asked, charging each image", async () => {
+    const { client, credits } = await account("images@example.com");
+    const { data: made, response } = await client.images
+      .generate({ model: "demo-image", prompt: "a red fox in the snow", n: 2, size: "1536x1024" })
+      .withResponse();
+    expect(response.headers.get("x-atelier-credits-charged")).toBe("2");
+    expect(made.data).toHaveLength(2);
+    const [width, height] = made.size!.split("x").map(Number);
+    // 1536x1024 is nearest to the model's 4:3.
+    expect(width! / height!).toBeCloseTo(4 / 3, 1);
+    for (const image of made.data!) {
+      expect(image.url!.startsWith(`${origin}/media/`)).toBe(true);
+      // The link opens without a key or a session, as OpenAI's do.
+      const file = await fetch(image.url!);
+      expect(file.status).toBe(200);
+      expect(file.headers.get("content-type")).toBe("image/png");
+      expect(
+        Buffer.from(await file.arrayBuffer())
+          .subarray(1, 4)
+          .toString(),
+      ).toBe("PNG");
+      // A link is for its own file and time only.
+      expect((await fetch(image.url!.replace(/sig=\w/, "sig=_"))).status).toBe(404);
+      expect(
+        (await fetch(image.url!.replace(/expires=(\d+)/, (_, e: string) => `expires=${Number(e) + 60}`))).status,
+      ).toBe(404);
+    }
+    expect((await fetch(made.data![0]!.url!.split("?")[0]!)).status).toBe(404);
+
+    const jpeg = await client.images.generate({ model: "demo-image", prompt: "a red fox", output_format: "jpeg" });
+    const jpegFile = await fetch(jpeg.data![0]!.url!);
+    expect(jpegFile.headers.get("content-type")).toBe("image/jpeg");
+    expect((await sharp(Buffer.from(await jpegFile.arrayBuffer())).metadata()).format).toBe("jpeg");
+
+    const bytes = await client.images.generate({
+      model: "demo-image",
+      prompt: "a red fox",
+      size: "1024x1024",
+      response_format: "b64_json",
+      output_format: "webp",
+    });
+    expect(bytes.output_format).toBe("webp");
+    const webp = await sharp(Buffer.from(bytes.data![0]!.b64_json!, "base64")).metadata();
+    expect(webp.format).toBe("webp");
+    expect(webp.width).toBe(webp.height);
+    expect(await credits()).toMatchObject({ balance: 16, held: 0 });
+  });
+
+  it("edits an image sent as a file, and refuses what the models here cannot do by its field", async () => {
+    const { client, credits } = await account("edits@example.com");
+    const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: "#3366cc" } })
+      .png()
+      .toBuffer();
+    const file = () => toFile(png, "input.png", { type: "image/png" });
+    const edited = await client.images.edit({
+      model: "demo-image",
+      image: await file(),
+      prompt: "make it a watercolour",
+      response_format: "b64_json",
+    });
+    expect((await sharp(Buffer.from(edited.data![0]!.b64_json!, "base64")).metadata()).format).toBe("png");
+    // A list of one image is sent as `image[]`.
+    const linked = await client.images.edit({
+      model: "demo-image",
+      image: [await file()],
+      prompt: "at night",
+      size: "1024x1536",
+    });
+    const linkedFile = await fetch(linked.data![0]!.url!);
+    expect(linkedFile.status).toBe(200);
+    const meta = await sharp(Buffer.from(await linkedFile.arrayBuffer())).metadata();
+    expect(meta.format).toBe("png");
+    expect(linked.size).toBe(`${meta.width}x${meta.height}`);
+    expect(await credits()).toMatchObject({ balance: 18, held: 0 });
+
+    const refusal = async (request: Promise<unknown>) => {
+      const error = await request.then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      return (error as InstanceType<typeof OpenAI.BadRequestError>).param;
+    };
+    expect(
+      await refusal(client.images.edit({ model: "demo-image", image: [await file(), await file()], prompt: "x" })),
+    ).toBe("image");
+    expect(
+      await refusal(client.images.edit({ model: "demo-image", image: await file(), mask: await file(), prompt: "x" })),
+    ).toBe("mask");
+    expect(await refusal(client.images.generate({ model: "demo-image", prompt: "x", n: 5 }))).toBe("n");
+    expect(await refusal(client.images.generate({ model: "demo-image", prompt: "x", background: "transparent" }))).toBe(
+      "background",
+    );
+    expect(await refusal(client.images.generate({ model: "demo-image", prompt: "x", size: "huge" }))).toBe("size");
+    const unknown = await client.images.generate({ model: "dall-e-2", prompt: "x" }).catch((e: unknown) => e);
+    expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(await credits()).toMatchObject({ balance: 18, held: 0 });
+  });
+
+  it("creates a video, polls it, downloads it and its thumbnail, lists, and deletes it", async () => {
+    const { client, credits } = await account("videos@example.com");
+    const { data: video, response } = await client.videos
+      .create({ model: "demo-video", prompt: "waves on a beach at dawn", seconds: "5" as never, size: "1280x720" })
+      .withResponse();
+    expect(video).toMatchObject({
+      object: "video",
+      model: "demo-video",
+      seconds: "5",
+      prompt: "waves on a beach at dawn",
+    });
+    expect(["queued", "in_progress"]).toContain(video.status);
+    expect(response.headers.get("x-atelier-credits-held")).toBe("5");
+    let polled = video;
+    const deadline = Date.now() + 90_000;
+    while (polled.status !== "completed" && polled.status !== "failed" && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 500));
+      polled = await client.videos.retrieve(video.id);
+    }
+    expect(polled).toMatchObject({ status: "completed", progress: 100, error: null });
+    const [w, h] = polled.size.split("x").map(Number);
+    expect(w!).toBeGreaterThan(h!);
+    expect(polled.completed_at).toBeGreaterThanOrEqual(polled.created_at);
+
+    const content = Buffer.from(await (await client.videos.downloadContent(video.id)).arrayBuffer());
+    expect(content.subarray(4, 8).toString()).toBe("ftyp");
+    const thumbnail = await client.videos.downloadContent(video.id, { variant: "thumbnail" });
+    expect((await sharp(Buffer.from(await thumbnail.arrayBuffer())).metadata()).format).toBe("webp");
+    expect(await credits()).toMatchObject({ balance: 15, held: 0 });
+
+    const second = await client.videos.create({ model: "demo-video", prompt: "rain on a window" });
+    const listed = [];
+    for await (const item of client.videos.list({ limit: 1 })) listed.push(item.id);
+    expect(listed).toEqual([second.id, video.id]);
+    const oldest = await client.videos.list({ order: "asc", limit: 1 });
+    expect(oldest.data.map((v) => v.id)).toEqual([video.id]);
+    expect(oldest.has_more).toBe(true);
+
+    const badLength = await client.videos
+      .create({ model: "demo-video", prompt: "x", seconds: "4" })
+      .catch((e: unknown) => e);
+    expect(badLength).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((badLength as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("seconds");
+
+    expect(await client.videos.delete(video.id)).toEqual({ id: video.id, object: "video.deleted", deleted: true });
+    expect(await client.videos.retrieve(video.id).catch((e: unknown) => e)).toBeInstanceOf(OpenAI.NotFoundError);
+  });
+
+  it("charges once when the SDK retries after a lost answer or a dropped connection, and twice when asked twice", async () => {
+    const { secret, client, credits, generations } = await account("retries@example.com");
+    let calls = 0;
+    let dropped: "after" | "during" = "after";
+    const flaky = new OpenAI({
+      apiKey: secret,
+      baseURL: `${server.url}/v1`,
+      maxRetries: 2,
+      fetch: async (url, init) => {
+        calls++;
+        if (calls > 1) return fetch(url, init);
+        if (dropped === "after") {
+          // The answer is made and lost on its way back.
+          await (await fetch(url, init)).arrayBuffer();
+        } else {
+          // The connection drops while the server is still working on the request.
+          const abort = new AbortController();
+          const sent = fetch(url, { ...init, signal: abort.signal });
+          setTimeout(() => abort.abort(), 150);
+          await sent.catch(() => undefined);
+        }
+        throw new TypeError("fetch failed: connection reset");
+      },
+    });
+
+    const { data: image, response } = await flaky.images
+      .generate({ model: "demo-image", prompt: "a lighthouse in fog" })
+      .withResponse();
+    expect(calls).toBe(2);
+    expect(response.headers.get("idempotent-replayed")).toBe("true");
+    expect((await fetch(image.data![0]!.url!)).status).toBe(200);
+    expect(await generations("image")).toHaveLength(1);
+    expect(await credits()).toMatchObject({ balance: 19, held: 0 });
+
+    calls = 0;
+    dropped = "during";
+    await flaky.images.generate({ model: "demo-image", prompt: "a lighthouse at noon" });
+    expect(calls).toBe(2);
+    expect(await generations("image")).toHaveLength(2);
+    expect(await credits()).toMatchObject({ balance: 18, held: 0 });
+
+    calls = 0;
+    dropped = "during";
+    const answer = await flaky.chat.completions.create({
+      model: "prompt-helper",
+      messages: [{ role: "user", content: "a kite" }],
+    });
+    expect(calls).toBe(2);
+    expect(answer.choices[0]!.message.content).toBe(promptHelperAnswer("a kite", "en"));
+    const afterChat = await credits();
+
+    // The same request sent twice on purpose (not a retry) is two requests.
+    await client.images.generate({ model: "demo-image", prompt: "a lighthouse in fog" });
+    expect(await generations("image")).toHaveLength(3);
+    expect((await credits()).balance).toBe(afterChat.balance - 1);
+
+    // With an Idempotency-Key, the same key is the same job and a different request under it is refused.
+    const first = await client.images.generate(
+      { model: "demo-image", prompt: "a red kite" },
+      { headers: { "Idempotency-Key": "kite-1" } },
+    );
+    const again = await client.images.generate(
+      { model: "demo-image", prompt: "a red kite" },
+      { headers: { "Idempotency-Key": "kite-1" } },
+    );
+    expect((again as unknown as { atelier: { generation_id: string } }).atelier.generation_id).toBe(
+      (first as unknown as { atelier: { generation_id: string } }).atelier.generation_id,
+    );
+    expect(await generations("image")).toHaveLength(4);
+    const mismatch = await client.images
+      .generate({ model: "demo-image", prompt: "a blue kite" }, { headers: { "Idempotency-Key": "kite-1" } })
+      .catch((e: unknown) => e);
+    expect(mismatch).toBeInstanceOf(OpenAI.UnprocessableEntityError);
+    expect((await credits()).balance).toBe(afterChat.balance - 2);
+  });
+});
+
+describe(`the OpenAI-compatible API when a job outlasts the wait or fails, on ${backend}`, () => {
+  let server: TestServer;
+  let fake: FakeOpenAI;
+  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    fake = await startFakeOpenAI();
+    db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
+    // gpt-image-1 through a local OpenAI that takes its time, and a request that waits one second for it.
+    server = await startServer({
+      PORT: String(port),
+      SITE_URL: `http://127.0.0.1:${port}`,
+      OPENAI_API_KEY: "sk-local",
+      OPENAI_BASE_URL: fake.apiUrl,
+      API_WAIT_SECONDS: "1",
+      ...(db ? { DATABASE_URL: db.url } : {}),
+    });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await fake?.close();
+    await db?.drop();
+  });
+
+  it("answers 504 generation_pending with where to follow the job; the same request again waits on the same job", async () => {
+    const origin = server.url;
+    const cookie = await signedIn(server, origin, "waiting@example.com");
+    const created = await pageApi(server, origin)("POST", "/api/keys", cookie, { name: "SDK" });
+    const { secret } = (await created.json()) as { secret: string };
+    const client = new OpenAI({ apiKey: secret, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const request = () =>
+      client.images.generate(
+        { model: "gpt-image-1", prompt: "a slow sunrise" },
+        { headers: { "Idempotency-Key": "sunrise" } },
+      );
+    fake.delayMs = 4000;
+    const error = await request().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    const failure = error as InstanceType<typeof OpenAI.InternalServerError>;
+    expect(failure.status).toBe(504);
+    expect(failure.code).toBe("generation_pending");
+    expect(failure.headers?.get("x-should-retry")).toBe("true");
+    const poll = failure.headers!.get("location")!;
+    expect(poll).toMatch(/^\/api\/v1\/generations\/[0-9a-f-]{36}$/);
+    const job = await fetch(`${server.url}${poll}`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect(["queued", "processing"]).toContain(((await job.json()) as { status: string }).status);
+
+    // Asked again (as the SDK does on its own after a 504) until the image is there: one job, charged once.
+    let result: OpenAI.ImagesResponse | undefined;
+    for (let i = 0; i < 30 && !result; i++) result = await request().catch(() => undefined);
+    expect((result as unknown as { atelier: { generation_id: string } }).atelier.generation_id).toBe(
+      poll.split("/").pop(),
+    );
+    expect(fake.requests.filter((r) => r.path.endsWith("/images/generations"))).toHaveLength(1);
+    const me = (await (await pageApi(server, origin)("GET", "/api/me", cookie)).json()) as {
+      credits: { balance: number; held: number };
+    };
+    expect(me.credits).toMatchObject({ balance: 20 - 8, held: 0 });
+
+    // The provider's safety system refusing the prompt is the SDK's BadRequestError, and costs nothing.
+    fake.delayMs = 0;
+    fake.reject = true;
+    const refused = await client.images.generate({ model: "gpt-image-1", prompt: "refused" }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.BadRequestError>).code).toBe("content_policy_violation");
+    const after = (await (await pageApi(server, origin)("GET", "/api/me", cookie)).json()) as {
+      credits: { balance: number; held: number };
+    };
+    expect(after.credits).toMatchObject({ balance: 20 - 8, held: 0 });
   });
 });

@@ -27,7 +27,7 @@ function canonical(value: unknown): unknown {
  * What a request asks for, as one hash: its method, path and body. A JSON body counts by its value, not its
  * spelling; a form by its fields, each file by its bytes (a retry's multipart boundary is a new one).
  */
-async function fingerprintOf(req: HonoRequest): Promise<string> {
+export async function fingerprintOf(req: HonoRequest): Promise<string> {
   const type = (req.header("content-type") ?? "").toLowerCase();
   let body: unknown;
   if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {

@@ -1,4 +1,4 @@
-import { and, eq, lt, sql } from "drizzle-orm";
+import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { apiIdempotency } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
@@ -21,7 +21,10 @@ export async function claimIdempotencyKey(options: {
   userId: string;
   key: string;
   fingerprint: string;
+  /** How long the answer is kept, when not a day. */
+  ttlSeconds?: number;
 }): Promise<IdempotencyClaim> {
+  const ttl = options.ttlSeconds ?? IDEMPOTENCY_TTL_SECONDS;
   if (!KEY.test(options.key)) {
     throw new AppError("invalid_options", "Idempotency-Key: 1 to 255 visible ASCII characters");
   }
@@ -33,7 +36,7 @@ export async function claimIdempotencyKey(options: {
         key: options.key,
         requestHash: options.fingerprint,
         lockedUntil: sql`now() + make_interval(secs => ${IDEMPOTENCY_LOCK_SECONDS})`,
-        expiresAt: sql`now() + make_interval(secs => ${IDEMPOTENCY_TTL_SECONDS})`,
+        expiresAt: sql`now() + make_interval(secs => ${ttl})`,
       })
       .onConflictDoNothing()
       .returning({ key: apiIdempotency.key });
@@ -112,6 +115,46 @@ export async function releaseIdempotencyKey(options: { db: Db; userId: string; k
         eq(apiIdempotency.state, "running"),
       ),
     );
+}
+
+/**
+ * Leaves a claimed key running but free to take over at once: the request was answered "not finished yet", and the
+ * next one with the key runs again on the same work (its jobs are keyed by it) instead of replaying that answer.
+ */
+export async function lapseIdempotencyKey(options: { db: Db; userId: string; key: string }) {
+  await options.db
+    .update(apiIdempotency)
+    .set({ lockedUntil: sql`now()` })
+    .where(
+      and(
+        eq(apiIdempotency.userId, options.userId),
+        eq(apiIdempotency.key, options.key),
+        eq(apiIdempotency.state, "running"),
+      ),
+    );
+}
+
+/** The newest unexpired key under `prefix` that a request with this fingerprint claimed: a retry's first attempt. */
+export async function keyOfFingerprint(options: {
+  db: Db;
+  userId: string;
+  fingerprint: string;
+  prefix: string;
+}): Promise<string | null> {
+  const [row] = await options.db
+    .select({ key: apiIdempotency.key })
+    .from(apiIdempotency)
+    .where(
+      and(
+        eq(apiIdempotency.userId, options.userId),
+        eq(apiIdempotency.requestHash, options.fingerprint),
+        sql`starts_with(${apiIdempotency.key}, ${options.prefix})`,
+        sql`${apiIdempotency.expiresAt} > now()`,
+      ),
+    )
+    .orderBy(desc(apiIdempotency.createdAt))
+    .limit(1);
+  return row?.key ?? null;
 }
 
 /** Forgets stored answers older than a day. */

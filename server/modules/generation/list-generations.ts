@@ -1,4 +1,4 @@
-import { and, desc, eq, sql, type SQL } from "drizzle-orm";
+import { and, asc, desc, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import { AppError, requestError } from "#server/errors.ts";
@@ -38,6 +38,8 @@ export async function listGenerations(options: {
   db: Db;
   userId: string;
   query: unknown;
+  /** Oldest first (the cursor then moves forward in time). */
+  oldestFirst?: boolean;
 }): Promise<{ items: GenerationView[]; nextCursor: string | null }> {
   const parsed = listSchema.safeParse(options.query);
   if (!parsed.success) throw requestError(parsed.error.issues[0]);
@@ -49,14 +51,19 @@ export async function listGenerations(options: {
   if (q.visibility) where.push(eq(generation.visibility, q.visibility));
   if (q.cursor) {
     const c = decodeCursor(q.cursor);
-    where.push(sql`(${generation.createdAt}, ${generation.id}) < (${c.createdAt}::timestamptz, ${c.id}::uuid)`);
+    const position = sql`(${generation.createdAt}, ${generation.id})`;
+    const after = sql`(${c.createdAt}::timestamptz, ${c.id}::uuid)`;
+    where.push(options.oldestFirst ? sql`${position} > ${after}` : sql`${position} < ${after}`);
   }
+  const order = options.oldestFirst
+    ? [asc(generation.createdAt), asc(generation.id)]
+    : [desc(generation.createdAt), desc(generation.id)];
   // Each row with its outputs and input, in the one statement.
   const rows = await options.db
     .select({ row: generation, at: exactTime, assets: assetsOfGeneration })
     .from(generation)
     .where(and(...where))
-    .orderBy(desc(generation.createdAt), desc(generation.id))
+    .orderBy(...order)
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
@@ -70,4 +77,22 @@ export async function listGenerations(options: {
     ),
     nextCursor: rows.length > q.limit && last ? encodeCursor(last.at, last.row.id) : null,
   };
+}
+
+/** The cursor that lists what comes after one of the user's generations (an API that pages by item id). */
+export async function cursorAfter(options: { db: Db; userId: string; id: string; kind?: GenerationView["kind"] }) {
+  const where = [eq(generation.userId, options.userId), eq(generation.id, options.id)];
+  if (options.kind) where.push(eq(generation.kind, options.kind));
+  const [row] = isUuid(options.id)
+    ? await options.db
+        .select({ at: exactTime })
+        .from(generation)
+        .where(and(...where))
+    : [];
+  if (!row)
+    throw new AppError("invalid_options", `after: no such item ${options.id}`, {
+      key: "generation.errors.invalidField",
+      values: { field: "after" },
+    });
+  return encodeCursor(row.at, options.id);
 }

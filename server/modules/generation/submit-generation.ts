@@ -191,3 +191,12 @@ async function inputFor(
   }
   throw new AppError("input_image_required", "image-to-image needs an input image");
 }
+
+/** The generation a user's idempotency key already started, if any (whatever it was asked). */
+export async function generationOfKey(options: { db: Db; userId: string; key: string }): Promise<string | null> {
+  const [row] = await options.db
+    .select({ id: generation.id })
+    .from(generation)
+    .where(and(eq(generation.userId, options.userId), eq(generation.idempotencyKey, options.key)));
+  return row?.id ?? null;
+}

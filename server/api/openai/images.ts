@@ -1,0 +1,178 @@
+import type { Context } from "hono";
+import { z } from "zod";
+import { AppError } from "#server/errors.ts";
+import { MAX_SEED, PROMPT_MAX } from "#common/generation.ts";
+import { getGeneration, type GenerationView } from "#server/modules/generation/get-generation.ts";
+import { filesOfGeneration } from "#server/modules/generation/find-media.ts";
+import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
+import { waitForGeneration } from "#server/modules/generation/wait-generation.ts";
+import { convertImage } from "#server/modules/generation/convert-image.ts";
+import type { LinkFormat } from "#server/modules/generation/media-links.ts";
+import type { RetryEnv } from "./retries.ts";
+import {
+  fieldError,
+  jobFailure,
+  jobPending,
+  modelFor,
+  parseFields,
+  ratioOfSize,
+  readSent,
+  startedJob,
+  submitJob,
+} from "./jobs.ts";
+
+const nullish = <T extends z.ZodType>(schema: T) => schema.nullish();
+const flag = z.union([z.boolean(), z.enum(["true", "false"]).transform((v) => v === "true")]);
+
+/**
+ * OpenAI's image fields (those of `images.generate` and `images.edit`), with Atelier's own beside: `negative_prompt`,
+ * `seed`, `strength` (edits). Fields OpenAI has that change nothing here (`user`, `moderation`, `style`,
+ * `input_fidelity`…) are accepted and left.
+ */
+const imageFields = z.looseObject({
+  prompt: z.string().min(1).max(PROMPT_MAX),
+  model: nullish(z.string().max(120)),
+  n: nullish(z.coerce.number().int().min(1).max(10)),
+  size: nullish(z.string().max(20)),
+  quality: nullish(z.enum(["auto", "standard", "hd", "low", "medium", "high", "xhigh", "max"])),
+  response_format: nullish(z.enum(["url", "b64_json"])),
+  output_format: nullish(z.enum(["png", "jpeg", "webp"])),
+  output_compression: nullish(z.coerce.number().int().min(0).max(100)),
+  background: nullish(z.enum(["transparent", "opaque", "auto"])),
+  stream: nullish(flag),
+  partial_images: nullish(z.coerce.number().int().min(0).max(3)),
+  negative_prompt: nullish(z.string().max(PROMPT_MAX)),
+  seed: nullish(z.coerce.number().int().min(0).max(MAX_SEED)),
+  strength: nullish(z.coerce.number().min(0).max(1)),
+});
+type ImageFields = z.output<typeof imageFields>;
+
+/** What no model here does, refused by name rather than quietly ignored. */
+function refuseUnsupported(fields: ImageFields) {
+  if (fields.stream) throw fieldError("stream", "stream: images are answered whole here; send stream false");
+  if (fields.partial_images) throw fieldError("partial_images", "partial_images: not offered; send 0");
+  if (fields.background === "transparent")
+    throw fieldError("background", "background: the models here make opaque images; send opaque or auto");
+}
+
+export interface ImagesOptions {
+  origin: string;
+  /** How long a request waits for its images before answering how to follow them. */
+  waitMs: number;
+}
+
+/**
+ * `POST /v1/images/generations` (JSON) and `POST /v1/images/edits` (multipart, `image` or `image[]`): OpenAI's
+ * requests onto Atelier's image models. The request waits for the job (up to `waitMs`) and answers OpenAI's
+ * `ImagesResponse`: signed links that work for an hour without a key, or the bytes in base64, in the format asked.
+ */
+export function imagesRoutes(options: ImagesOptions) {
+  const generations = async (c: Context<RetryEnv>) => {
+    const { fields } = await readSent(c);
+    const request = parseFields(imageFields, fields);
+    refuseUnsupported(request);
+    if (request.strength != null) throw fieldError("strength", "strength: only for edits (POST /v1/images/edits)");
+    const model = modelFor(c, request.model, "text-to-image");
+    const id = await submitJob(c, {
+      tool: "text-to-image",
+      model: model.id,
+      prompt: request.prompt,
+      aspectRatio: ratioOfSize(model, request.size),
+      count: countFor(model.options.maxCount, request.n),
+      ...(request.negative_prompt ? { negativePrompt: request.negative_prompt } : {}),
+      ...(request.seed != null ? { seed: request.seed } : {}),
+    });
+    return answer(c, id, request);
+  };
+
+  const edits = async (c: Context<RetryEnv>) => {
+    const { fields, files } = await readSent(c);
+    const request = parseFields(imageFields, fields);
+    refuseUnsupported(request);
+    const images = files.get("image") ?? [];
+    if (images.length === 0) throw fieldError("image", "image: send the image to edit as a file");
+    if (images.length > 1)
+      throw fieldError("image", `image: the models here edit one image at a time; ${images.length} were sent`);
+    if (files.has("mask"))
+      throw fieldError("mask", "mask: the models here change the whole image; send the image without a mask");
+    const model = modelFor(c, request.model, "image-to-image");
+    // A retry after "not finished yet" waits on the job already started, without keeping the image again.
+    const started = await startedJob(c);
+    if (started) return answer(c, started, request);
+    const { database, storage } = c.var.runtime;
+    // The request is checked before the upload is kept, so that a refusal leaves no file behind.
+    const count = countFor(model.options.maxCount, request.n);
+    const aspectRatio = ratioOfSize(model, request.size);
+    const bytes = new Uint8Array(await images[0]!.arrayBuffer());
+    const input = await saveInputImage({ db: database.db, storage, userId: c.var.apiUserId, bytes });
+    const id = await submitJob(c, {
+      tool: "image-to-image",
+      model: model.id,
+      prompt: request.prompt,
+      aspectRatio,
+      count,
+      inputAssetId: input.id,
+      ...(request.strength != null && model.options.strength ? { strength: request.strength } : {}),
+      ...(request.negative_prompt ? { negativePrompt: request.negative_prompt } : {}),
+      ...(request.seed != null ? { seed: request.seed } : {}),
+    });
+    return answer(c, id, request);
+  };
+
+  /** Waits for the job, then answers its images in OpenAI's shape, or why there are none. */
+  const answer = async (c: Context<RetryEnv>, id: string, request: ImageFields) => {
+    const { database, env, storage, mediaLinks } = c.var.runtime;
+    const userId = c.var.apiUserId;
+    const ended = await waitForGeneration({ db: database.db, id, until: Date.now() + options.waitMs });
+    if (!ended) return jobPending(c, id, Math.round(options.waitMs / 1000));
+    const view: GenerationView | null = await getGeneration({ db: database.db, env, id, viewerId: userId }).catch(
+      (error: unknown) => {
+        if (error instanceof AppError && error.code === "not_found") return null;
+        throw error;
+      },
+    );
+    if (!view || view.status !== "succeeded") return jobFailure(c, view);
+
+    const files = await filesOfGeneration({ db: database.db, userId, generationId: id });
+    const wanted = request.output_format === "jpeg" ? "jpg" : request.output_format;
+    const data = await Promise.all(
+      view.outputs.map(async (output) => {
+        const stored = output.url.split(".").pop()!;
+        const format = (wanted ?? stored) as LinkFormat;
+        if (request.response_format !== "b64_json")
+          return { url: options.origin + mediaLinks.sign(`/media/${output.id}.${format}`), revised_prompt: null };
+        const file = files.find((f) => f.id === output.id);
+        const body = file ? await storage.get(file.storageKey) : null;
+        if (!body) throw new AppError("internal_error", `the file of ${output.id} is missing`);
+        const bytes = new Uint8Array(await new Response(body.body).arrayBuffer());
+        const sent = format === stored ? bytes : await convertImage(bytes, format, request.output_compression ?? 90);
+        return { b64_json: Buffer.from(sent).toString("base64"), revised_prompt: null };
+      }),
+    );
+    const first = view.outputs[0];
+    const charged = view.creditsCharged ?? 0;
+    c.header("x-atelier-credits-charged", String(charged));
+    c.header("x-atelier-generation-id", id);
+    return c.json({
+      created: Math.floor(Date.parse(view.createdAt) / 1000),
+      data,
+      background: "opaque",
+      output_format: request.output_format ?? formatName(first?.mimeType),
+      size: first?.width && first.height ? `${first.width}x${first.height}` : undefined,
+      usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0, credits: charged },
+      atelier: { generation_id: id, model: view.model.id, credits_charged: charged },
+    });
+  };
+
+  return { generations, edits };
+}
+
+/** OpenAI's `n` within the model's own limit (a request for more is refused, not cut). */
+function countFor(max: number, n: number | null | undefined): number {
+  const count = n ?? 1;
+  if (count > max) throw fieldError("n", `n: this model makes at most ${max} image${max === 1 ? "" : "s"} a request`);
+  return count;
+}
+
+const formatName = (mimeType: string | undefined) =>
+  mimeType === "image/jpeg" ? "jpeg" : mimeType === "image/webp" ? "webp" : "png";

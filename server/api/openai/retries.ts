@@ -1,0 +1,88 @@
+import { createHash, randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
+import { createMiddleware } from "hono/factory";
+import { AppError } from "#server/errors.ts";
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  keyOfFingerprint,
+  lapseIdempotencyKey,
+  releaseIdempotencyKey,
+  type IdempotencyClaim,
+} from "#server/modules/api-keys/idempotency.ts";
+import { fingerprintOf } from "#server/api/v1/idempotency.ts";
+import type { KeyEnv } from "#server/api/v1/env.ts";
+
+/** The keys this API makes for requests that came without one: kept an hour, long enough for any client's retries. */
+const IMPLICIT = "v1-retry:";
+const IMPLICIT_TTL_SECONDS = 60 * 60;
+
+export type RetryEnv = KeyEnv & {
+  Variables: {
+    /** The request's idempotency key, its own or the one made for it: the jobs it starts are keyed by it. */
+    retryKey: string;
+    /** The answer says the work is still running: a retry runs again on the same work, not replaying this. */
+    pending?: boolean;
+  };
+};
+
+/** A job key from a request's idempotency key: the same request retried finds the job its first attempt made. */
+export const jobKeyOf = (key: string) => `v1:${createHash("sha256").update(key).digest("hex").slice(0, 48)}`;
+
+/**
+ * Makes `/v1`'s writes safe to retry, so that a client's retry never charges twice.
+ *
+ * - With an `Idempotency-Key`, as on `/api/v1`: the first request runs and its answer is kept for a day.
+ * - Without one, the official SDKs still retry a request whose answer was lost (a dropped connection, a timeout),
+ *   and they number their attempts in `X-Stainless-Retry-Count`. Every first attempt runs. A retry (a count above
+ *   0) of the same request, by the same account, is matched to its first attempt within the hour and answered with
+ *   its answer, or runs again on its jobs if that answer was "not finished yet".
+ *
+ * A retry that arrives while the first attempt still runs waits for it (up to `waitMs`) rather than failing.
+ */
+export function retrySafe(options: { waitMs: number }) {
+  return createMiddleware<RetryEnv>(async (c, next) => {
+    const db = c.var.runtime.database.db;
+    const userId = c.var.apiUserId;
+    const given = c.req.header("idempotency-key");
+    const attempt = Number.parseInt(c.req.header("x-stainless-retry-count") ?? "0", 10) || 0;
+    const fingerprint = await fingerprintOf(c.req);
+    const key =
+      given ??
+      (attempt > 0 ? await keyOfFingerprint({ db, userId, fingerprint, prefix: IMPLICIT }) : null) ??
+      `${IMPLICIT}${randomUUID()}`;
+    const ttlSeconds = given === undefined ? IMPLICIT_TTL_SECONDS : undefined;
+
+    const deadline = Date.now() + options.waitMs;
+    let claim: IdempotencyClaim;
+    for (;;) {
+      try {
+        claim = await claimIdempotencyKey({ db, userId, key, fingerprint, ttlSeconds });
+        break;
+      } catch (error) {
+        if (!(error instanceof AppError && error.code === "idempotency_in_flight") || Date.now() > deadline)
+          throw error;
+        await sleep(250);
+      }
+    }
+    if (claim.kind === "replay") {
+      return c.body(claim.body, claim.status as 200, {
+        "Content-Type": "application/json",
+        "Idempotent-Replayed": "true",
+      });
+    }
+    c.set("retryKey", key);
+    try {
+      await next();
+    } catch (error) {
+      await releaseIdempotencyKey({ db, userId, key });
+      throw error;
+    }
+    const status = c.res.status;
+    const streamed = (c.res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+    if (c.get("pending")) await lapseIdempotencyKey({ db, userId, key });
+    else if (streamed || status >= 500 || status === 409 || status === 429 || c.get("invalidRequest"))
+      await releaseIdempotencyKey({ db, userId, key });
+    else await completeIdempotencyKey({ db, userId, key, status, body: await c.res.clone().text() });
+  });
+}

@@ -1,0 +1,22 @@
+import sharp from "sharp";
+import type { LinkFormat } from "./media-links.ts";
+
+/**
+ * An image in another format: PNG, JPEG or WebP, at `quality` (0–100) for the lossy ones. JPEG has no transparency,
+ * so what was transparent becomes white.
+ */
+export async function convertImage(bytes: Uint8Array, format: LinkFormat, quality = 90): Promise<Buffer> {
+  const image = sharp(bytes, { limitInputPixels: 64_000_000 });
+  switch (format) {
+    case "png":
+      return image.png().toBuffer();
+    case "jpg":
+    case "jpeg":
+      return image
+        .flatten({ background: "#ffffff" })
+        .jpeg({ quality: Math.max(1, quality) })
+        .toBuffer();
+    case "webp":
+      return image.webp({ quality: Math.max(1, quality) }).toBuffer();
+  }
+}
