@@ -1,3 +1,5 @@
+import OpenAI from "openai";
+import sharp from "sharp";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
@@ -128,6 +130,61 @@ describe(`the chat with an OpenAI-compatible server, over HTTP on ${backend}`, (
       message: text("en", "messages", "chat.errors.imagesUnsupported").replace("{{model}}", "Fake-Chat"),
     });
     expect((await saved(plain)).messages).toEqual([]);
+  });
+
+  it("reads an image sent to /v1/chat/completions by a model that reads images, offering it no studio tools", async () => {
+    const created = await call("POST", "/api/keys", { name: "SDK" });
+    const { secret } = (await created.json()) as { secret: string };
+    const client = new OpenAI({ apiKey: secret, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    const png = await sharp({ create: { width: 48, height: 32, channels: 3, background: "#cc3366" } })
+      .png()
+      .toBuffer();
+    const answer = await client.chat.completions.create({
+      model: "gpt-4o-mini",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what colour is it?" },
+            { type: "image_url", image_url: { url: `data:image/png;base64,${png.toString("base64")}` } },
+          ],
+        },
+      ],
+      tools: [{ type: "function", function: { name: "lookup", parameters: { type: "object", properties: {} } } }],
+    });
+    expect(answer.choices[0]!.message.content).toMatch(/^You asked about what colour is it\?/);
+    const [request] = fake.requests;
+    expect(request!.body.tools).toBeUndefined();
+    const content = request!.body.messages.at(-1)!.content as { type: string; image_url?: { url: string } }[];
+    expect(content.find((p) => p.type === "image_url")!.image_url!.url).toMatch(/^data:image\/webp;base64,UklGR/);
+
+    // A model that does not read images, a part no model here reads, and a forced tool are refused by field.
+    const refusal = async (body: Parameters<typeof client.chat.completions.create>[0]) => {
+      const error = await client.chat.completions.create({ ...body, stream: false }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      return (error as InstanceType<typeof OpenAI.BadRequestError>).param;
+    };
+    const image = { type: "image_url" as const, image_url: { url: `data:image/png;base64,${png.toString("base64")}` } };
+    expect(
+      await refusal({
+        model: "compat-fake-chat",
+        messages: [{ role: "user", content: [{ type: "text", text: "look" }, image] }],
+      }),
+    ).toBe("messages.0.content");
+    expect(
+      await refusal({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: [{ type: "input_audio", input_audio: { data: "", format: "wav" } }] }],
+      }),
+    ).toBe("messages.0.content");
+    expect(
+      await refusal({
+        model: "gpt-4o-mini",
+        messages: [{ role: "user", content: "hi" }],
+        tools: [{ type: "function", function: { name: "lookup" } }],
+        tool_choice: "required",
+      }),
+    ).toBe("tool_choice");
   });
 
   it("charges nothing when the server breaks off mid-answer, and keeps what it had written", async () => {

@@ -93,6 +93,8 @@ export async function startAnswer(
     onDelta?: (text: string) => void;
     /** A tool call and what it did (see tools.ts), as it happens. */
     onTool?: (part: ChatPart) => void;
+    /** Offer the studio's tools to a model that calls tools (the page's answers); false answers in words only. */
+    tools?: boolean;
   },
 ): Promise<StartedAnswer> {
   const { db, env } = deps;
@@ -123,7 +125,7 @@ export async function startAnswer(
     shownImages,
   );
   // The studio's tools are offered to a model that calls tools, never to a continuation (it would call them again).
-  const withTools = deps.studio !== undefined && model.tools && !continuing;
+  const withTools = deps.studio !== undefined && model.tools && !continuing && a.tools !== false;
 
   const { available } = await getBalance({ db, userId: a.userId });
   const plan = answerPlan(model, inputTokens, available, withTools);
