@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -51,6 +51,9 @@ describe("the documentation's examples, run as written", () => {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on",
       // Every example runs with the one key: more than a minute's default allowance when they fall in one window
       API_RATE_LIMIT_PER_MINUTE: "1000",
+      API_ACCOUNT_RATE_LIMIT_PER_MINUTE: "1000",
+      // …and enough credits for every example's images and videos.
+      SIGNUP_BONUS_CREDITS: "500",
     });
     cookie = await signedIn(server, origin, "reader@example.com");
     const created = await pageApi(server, origin)("POST", "/api/keys", cookie, {});
@@ -124,6 +127,41 @@ describe("the documentation's examples, run as written", () => {
     expect(py.stdout).toMatch(new RegExp(`^succeeded \\['${origin}/media/[0-9a-f-]+\\.png'\\]`));
   }, 120_000);
 
+  it("the OpenAI-compatible API page: its JavaScript with the official package, and its Python parses", async () => {
+    const blocks = examples("openai", origin);
+    const js = blocks.filter((b) => b.language === "js");
+    expect(js.length).toBe(3);
+    // The programs import `openai`: they run from a folder inside the project, where the package is installed.
+    const dir = mkdtempSync(join(ROOT, "node_modules", ".docs-openai-"));
+    try {
+      copyFileSync(join(work, "photo.png"), join(dir, "photo.png"));
+      const node = async (name: string, code: string) => {
+        writeFileSync(join(dir, name), code);
+        return (await run(process.execPath, [name], { cwd: dir, env: { ...process.env, ATELIER_API_KEY: key } }))
+          .stdout;
+      };
+      const first = await node("first.mjs", js[0]!.code);
+      expect(first).toContain("tokens:");
+      expect(first).toMatch(new RegExp(`${origin}/media/[0-9a-f-]+\\.png\\?expires=\\d+&sig=`));
+      expect(first).toMatch(/video: \d+ bytes/);
+      await node("edit.mjs", js[1]!.code);
+      expect((await sharp(join(dir, "watercolour.png")).metadata()).format).toBe("png");
+      // The header option, in a program of its own.
+      await node(
+        "kite.mjs",
+        `import OpenAI from "openai";\nconst client = new OpenAI({ baseURL: "${origin}/v1", apiKey: process.env.ATELIER_API_KEY });\n${js[2]!.code}`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Python's openai package is not installed here: the program is checked to parse.
+    const python = blocks.find((b) => b.language === "python")!;
+    writeFileSync(join(work, "openai_example.py"), python.code);
+    await run("python3", ["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())", "openai_example.py"], {
+      cwd: work,
+    });
+  }, 120_000);
+
   it("the API reference: every operation's curl command gets the answer its operation documents", async () => {
     const doc = (await (await fetch(`${server.url}/api/v1/openapi.json`)).json()) as {
       paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
@@ -146,7 +184,7 @@ describe("the documentation's examples, run as written", () => {
         curl: /<pre class="code-block" data-example="curl"[^>]*><code>([\s\S]*?)<\/code><\/pre>/.exec(section)?.[1],
       }))
       .filter((o) => o.curl !== undefined);
-    const documented = Object.values(doc.paths).flatMap((item) => Object.keys(item));
+    const documented = Object.values(doc.paths).flatMap((item) => Object.keys(item).filter((k) => k !== "servers"));
     expect(operations).toHaveLength(documented.length);
 
     // The examples name the document's example generation; each is tried on a fresh one of the reader's own
@@ -154,7 +192,19 @@ describe("the documentation's examples, run as written", () => {
     expect(html).toContain(exampleId);
     for (const { method, path, curl } of operations) {
       let command = unescape(curl!);
-      if (command.includes(exampleId)) {
+      if (command.includes(exampleId) && path!.startsWith("/v1/videos/")) {
+        // The OpenAI-compatible API's video operations, on a finished video of the reader's own.
+        const made = await fetch(`${server.url}/v1/videos`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+          body: JSON.stringify({ model: "demo-video", prompt: "A reference example" }),
+        });
+        const answer = (await made.json()) as { id: string };
+        if (!answer.id) throw new Error(`${made.status} ${JSON.stringify(answer)}`);
+        const { id } = answer;
+        expect(await settled(id)).toBe("succeeded");
+        command = command.replaceAll(exampleId, id);
+      } else if (command.includes(exampleId)) {
         const made = await fetch(`${server.url}/api/v1/images`, {
           method: "POST",
           headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },

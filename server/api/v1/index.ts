@@ -9,6 +9,7 @@ import { creditsApi } from "./credits.ts";
 import { generationsApi } from "./generations.ts";
 import { modelsApi } from "./models.ts";
 import type { ApiLimits } from "#server/modules/api-keys/verify-api-key.ts";
+import { openaiDocument } from "#server/api/openai/document.ts";
 
 /**
  * The public REST API, `/api/v1`, for API keys (`Authorization: Bearer atl_…`): one sub-app per resource, each
@@ -22,7 +23,7 @@ export function publicApi(state: ServerState, options: { origin: string; limits:
     .route("/", generationsApi(state, options))
     .route("/", creditsApi(state, options));
   describeApi(api);
-  api.doc31("/openapi.json", documentFields(options.origin));
+  api.get("/openapi.json", (c) => c.json(openApiDocument(options.origin)));
   // An unknown path asks for a key first, like any other, and counts against it: then it is `not_found`.
   api.all("*", apiKey(state, options), (c) => noRoute(c));
 
@@ -40,18 +41,32 @@ export function publicApi(state: ServerState, options: { origin: string; limits:
   return api;
 }
 
-const documents = new Map<string, ReturnType<ReturnType<typeof publicApi>["getOpenAPI31Document"]>>();
+type OpenApiDocument = ReturnType<ReturnType<typeof publicApi>["getOpenAPI31Document"]>;
+const documents = new Map<string, OpenApiDocument>();
 
 /**
  * The OpenAPI document `/api/v1/openapi.json` serves, made without a request (the API reference page renders it on
  * the server). The application is built with no runtime: only its route definitions are read, never its handlers.
+ * The OpenAI-compatible API's paths are added under their own tag, each with its own server (`/v1`).
  */
-export function openApiDocument(origin: string) {
+export function openApiDocument(origin: string): OpenApiDocument {
   let document = documents.get(origin);
   if (!document) {
-    document = publicApi({ draining: false }, { origin, limits: { perKey: 1, perAccount: 1 } }).getOpenAPI31Document(
+    const own = publicApi({ draining: false }, { origin, limits: { perKey: 1, perAccount: 1 } }).getOpenAPI31Document(
       documentFields(origin),
     );
+    const openai = openaiDocument(origin);
+    // The groups keep the order the operations come in, the OpenAI-compatible API's after Atelier's own.
+    const named = new Set((own.tags ?? []).map((t) => t.name));
+    const used = Object.values(own.paths ?? {}).flatMap((item) =>
+      Object.values(item ?? {}).flatMap((op) => (op as { tags?: string[] }).tags ?? []),
+    );
+    const tags = [...(own.tags ?? []), ...[...new Set(used)].filter((t) => !named.has(t)).map((name) => ({ name }))];
+    document = {
+      ...own,
+      tags: [...tags, openai.tag],
+      paths: { ...own.paths, ...(openai.paths as OpenApiDocument["paths"]) },
+    };
     documents.set(origin, document);
   }
   return document;

@@ -45,7 +45,13 @@ describe("the API reference made from the served OpenAPI document", () => {
       ...Object.keys(served.webhooks).map((name) => `POST ${name}`),
     ];
     expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(expected);
-    expect(reference.groups.map((g) => g.name)).toEqual(["Models", "Generations", "Credits", "Webhooks"]);
+    expect(reference.groups.map((g) => g.name)).toEqual([
+      "Models",
+      "Generations",
+      "Credits",
+      "OpenAI-compatible API",
+      "Webhooks",
+    ]);
     expect(new Set(operations.map((o) => o.id)).size).toBe(operations.length);
     expect(reference.baseUrl).toBe(`${ORIGIN}/api/v1`);
   });
@@ -108,6 +114,10 @@ describe("the API reference made from the served OpenAPI document", () => {
     const curl = (o: ReferenceOperation) => o.example;
     expect(curl(operation("GET", "/models"))).toBe(
       `curl ${ORIGIN}/api/v1/models \\\n  -H "Authorization: Bearer $ATELIER_API_KEY"`,
+    );
+    // The OpenAI-compatible API's paths are on their own server, the site's origin.
+    expect(curl(operation("GET", "/v1/models"))).toBe(
+      `curl ${ORIGIN}/v1/models \\\n  -H "Authorization: Bearer $ATELIER_API_KEY"`,
     );
     expect(curl(operation("POST", "/images"))).toBe(
       [

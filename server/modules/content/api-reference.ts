@@ -175,7 +175,7 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
     return (name ? schemas[name] : schema) ?? {};
   };
 
-  const operations: (Operation & { method: string; path: string; webhook: boolean })[] = [];
+  const operations: (Operation & { method: string; path: string; webhook: boolean; server?: string })[] = [];
   for (const [webhook, items] of [
     [false, doc.paths],
     [true, doc.webhooks],
@@ -188,7 +188,9 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
         // Parameters of the path item apply to each of its operations unless one redefines them.
         const own = op.parameters ?? [];
         const inherited = shared.filter((p) => !own.some((o) => o.name === p.name && o.in === p.in));
-        operations.push({ ...op, parameters: [...inherited, ...own], method, path, webhook });
+        // A path may name its own server (an API beside the document's base URL).
+        const server = (item.servers as { url: string }[] | undefined)?.[0]?.url;
+        operations.push({ ...op, parameters: [...inherited, ...own], method, path, webhook, server });
       }
     }
   }
@@ -368,7 +370,7 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
         responses,
         example: op.webhook
           ? webhookExample(op, resolve)
-          : curlExample(op, baseUrl, auth.length > 0 ? authHeader(op, doc) : undefined, resolve),
+          : curlExample(op, op.server ?? baseUrl, auth.length > 0 ? authHeader(op, doc) : undefined, resolve),
       }),
     );
   }

@@ -5,7 +5,13 @@ import { LOCALES } from "#common/locales.ts";
 import { ROOT } from "#server/paths.ts";
 import { DOC_SLUGS, getDoc, listDocs } from "./get-doc.ts";
 
-const values = { origin: "https://atelier.example", site: "Atelier Test", limit: "77", accountLimit: "240" };
+const values = {
+  origin: "https://atelier.example",
+  site: "Atelier Test",
+  limit: "77",
+  accountLimit: "240",
+  waitSeconds: "45",
+};
 const source = (locale: string, slug: string) => readFileSync(join(ROOT, "content/docs", locale, `${slug}.md`), "utf8");
 const fences = (md: string) => md.match(/```[\s\S]*?```/g) ?? [];
 const headings = (md: string) => (md.match(/^#{1,6} /gm) ?? []).map((h) => h.trim());
@@ -18,7 +24,7 @@ describe("documentation pages", () => {
       const translated = source(locale, slug);
       expect(fences(translated)).toEqual(fences(english));
       expect(headings(translated)).toEqual(headings(english));
-      for (const name of ["origin", "site", "limit", "accountLimit"]) {
+      for (const name of ["origin", "site", "limit", "accountLimit", "waitSeconds"]) {
         expect(translated.split(`{{${name}}}`).length, name).toBe(english.split(`{{${name}}}`).length);
       }
       const doc = getDoc({ slug, locale, values })!;

@@ -5,7 +5,7 @@ import { markdownCollection, type MarkdownPage } from "./markdown.ts";
 /** The documentation's pages, by who reads them: people making things, developers, and operators. */
 export const DOC_GROUPS = {
   creators: ["getting-started", "credits", "images", "videos"],
-  developers: ["api-keys", "api", "webhooks"],
+  developers: ["api-keys", "api", "openai", "webhooks"],
   operators: ["self-hosting", "configuration"],
 } as const;
 export type DocGroup = keyof typeof DOC_GROUPS;
@@ -15,18 +15,19 @@ export type DocSlug = (typeof DOC_SLUGS)[number];
 export type Doc = MarkdownPage<DocSlug>;
 
 /** Values the pages refer to as `{{name}}`: this server's address, name and limits. */
-export type DocValues = Record<"origin" | "site" | "limit" | "accountLimit", string>;
+export type DocValues = Record<"origin" | "site" | "limit" | "accountLimit" | "waitSeconds", string>;
 
-/** What the content fills in: this server's address and name, and the public API's rate limits. */
+/** What the content fills in: this server's address and name, and the public API's rate limits and wait. */
 export function docValuesOf(
   site: { url: string; name: string },
-  env: { API_RATE_LIMIT_PER_MINUTE: number; API_ACCOUNT_RATE_LIMIT_PER_MINUTE: number },
+  env: { API_RATE_LIMIT_PER_MINUTE: number; API_ACCOUNT_RATE_LIMIT_PER_MINUTE: number; API_WAIT_SECONDS?: number },
 ): DocValues {
   return {
     origin: new URL(site.url).origin,
     site: site.name,
     limit: String(env.API_RATE_LIMIT_PER_MINUTE),
     accountLimit: String(env.API_ACCOUNT_RATE_LIMIT_PER_MINUTE),
+    waitSeconds: String(env.API_WAIT_SECONDS ?? 90),
   };
 }
 

@@ -10,7 +10,13 @@ const site = {
   supportEmail: "help@atelier.example",
   signupBonusCredits: 20,
 } as SiteConfig;
-const values = { origin: "https://atelier.example", site: "Atelier", limit: "60", accountLimit: "240" };
+const values = {
+  origin: "https://atelier.example",
+  site: "Atelier",
+  limit: "60",
+  accountLimit: "240",
+  waitSeconds: "90",
+};
 
 describe("share pictures", () => {
   it("wraps a title at spaces, or between Chinese and Japanese characters, within the lines allowed", () => {

@@ -8,6 +8,7 @@ import RocketOutlined from "@ant-design/icons-svg/es/asn/RocketOutlined";
 import SettingOutlined from "@ant-design/icons-svg/es/asn/SettingOutlined";
 import VideoCameraOutlined from "@ant-design/icons-svg/es/asn/VideoCameraOutlined";
 import WalletOutlined from "@ant-design/icons-svg/es/asn/WalletOutlined";
+import ThunderboltOutlined from "@ant-design/icons-svg/es/asn/ThunderboltOutlined";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/index";
@@ -59,6 +60,7 @@ const ICONS: Record<string, React.ReactNode> = {
   "self-hosting": <Icon icon={CloudServerOutlined} />,
   configuration: <Icon icon={SettingOutlined} />,
   api: <Icon icon={BookOutlined} />,
+  openai: <Icon icon={ThunderboltOutlined} />,
   webhooks: <Icon icon={NotificationOutlined} />,
   reference: <Icon icon={ApiOutlined} />,
 };
