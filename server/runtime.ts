@@ -97,7 +97,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     if (work)
       await startWorking(
         boss,
-        { db: database.db, boss, logger, site, mailer, env, storage },
+        { db: database.db, boss, logger, site, mailer, env, storage, mediaLinks: links },
         env.WORKER_CONCURRENCY,
         logger,
       );

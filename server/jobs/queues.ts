@@ -5,6 +5,8 @@ import type { SiteConfig } from "#config/site.ts";
 import { purgeExpiredSessions } from "#server/modules/users/purge-expired-sessions.ts";
 import { purgeRateLimits } from "#server/modules/rate-limits/purge-rate-limits.ts";
 import { purgeIdempotencyKeys } from "#server/modules/api-keys/idempotency.ts";
+import { purgeApiConversations } from "#server/modules/chat/conversations.ts";
+import type { MediaLinks } from "#server/modules/generation/media-links.ts";
 import { MAIL_QUEUE, type MailJob } from "#server/modules/mail/queue-mail.ts";
 import { renderMail } from "#server/modules/mail/templates.ts";
 import type { Mailer } from "#server/modules/mail/transport.ts";
@@ -36,6 +38,8 @@ export interface JobContext {
   mailer: Mailer;
   env: Env;
   storage: Storage;
+  /** Signs the links to private files that webhooks send. */
+  mediaLinks: MediaLinks;
 }
 
 export interface QueueDefinition<T extends object = object> {
@@ -66,6 +70,7 @@ export const queues: QueueDefinition[] = [
         ...(await purgeExpiredSessions({ db })),
         rateLimits: await purgeRateLimits({ db }),
         idempotencyKeys: await purgeIdempotencyKeys({ db }),
+        apiConversations: await purgeApiConversations({ db }),
         webhooksGivenUp: await expireWebhookDeliveries({ db }),
       };
       logger.info(purged, "expired sessions purged");
@@ -122,7 +127,7 @@ queues.push(
     expireInSeconds: 60,
     // Polled every 2 s rather than woken by NOTIFY: a notified worker falls back to a 30 s poll, which would
     // stretch the first retries (a NOTIFY comes only when a job is sent, not when a retry falls due)
-    async handle(jobs, { db, env, site, logger }) {
+    async handle(jobs, { db, env, site, logger, mediaLinks }) {
       const origin = new URL(site.url).origin;
       for (const job of jobs) {
         await deliverWebhook(
@@ -136,7 +141,7 @@ queues.push(
                 if (error instanceof AppError && error.code === "not_found") return null;
                 throw error;
               });
-              return view ? presentGeneration(view, origin) : null;
+              return view ? presentGeneration(view, origin, mediaLinks) : null;
             },
           },
           { deliveryId: job.data.deliveryId, signal: job.signal },

@@ -11,6 +11,7 @@ import { getBalance, grantCredits, holdCredits } from "#server/modules/credits/l
 import { startAnswer, stopAnswer, sweepAnswers, type AnswerDeps } from "#server/modules/chat/answer.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
 import { settleToolCall } from "#server/modules/chat/tools.ts";
+import { purgeApiConversations } from "#server/modules/chat/conversations.ts";
 import { chatCatalog, chatCost, MIN_OUTPUT_TOKENS } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
 import { backends, insertUserWithCredits, migratedDatabase } from "#tests/support/backends.ts";
@@ -395,6 +396,34 @@ describe.each(backends)("chat answers on $name", (backend) => {
       .filter((a) => questions.some((q) => q.parentId === a.parentId))
       .reduce((sum, a) => sum + (a.creditsCharged ?? 0), 0);
     expect(balance.balance).toBe(3 - charged);
+  });
+
+  it("forgets the API's conversations untouched for 30 days, but not the page's, a recent one or one still answering", async () => {
+    const userId = await account(0);
+    const old = new Date(Date.now() - 31 * 24 * 60 * 60 * 1000);
+    const make = async (source: "web" | "api", updatedAt: Date, streaming = false) => {
+      const [conversation] = await db()
+        .insert(chatConversation)
+        .values({ userId, modelId: "prompt-helper", source, updatedAt })
+        .returning();
+      await db()
+        .insert(chatMessage)
+        .values({
+          conversationId: conversation!.id,
+          role: streaming ? "assistant" : "user",
+          parts: [{ type: "text", text: "hi" }],
+          text: "hi",
+          ...(streaming ? { status: "streaming" as const } : {}),
+        });
+      return conversation!.id;
+    };
+    const forgotten = await make("api", old);
+    const kept = [await make("api", new Date()), await make("web", old), await make("api", old, true)];
+    expect(await purgeApiConversations({ db: db() })).toBe(1);
+    const left = (await db().select({ id: chatConversation.id }).from(chatConversation)).map((r) => r.id);
+    expect(left).not.toContain(forgotten);
+    expect(left).toEqual(expect.arrayContaining(kept));
+    expect(await db().select().from(chatMessage).where(eq(chatMessage.conversationId, forgotten))).toEqual([]);
   });
 
   it("ends an answer whose process died while writing it, and releases its credits", async () => {

@@ -8,6 +8,7 @@ interface ChatRequest {
   max_tokens?: number;
   stream_options?: { include_usage?: boolean };
   tools?: { type: string; function: { name: string } }[];
+  tool_choice?: unknown;
 }
 
 export interface FakeChatRequest {
@@ -31,8 +32,13 @@ export interface FakeOpenAIChat {
   /** The next N answers break off after this many chunks: the connection is cut without a final chunk. */
   breakNext: number;
   breakAfterChunks: number;
+  /** When it gives a call (and tools were offered), the answer is that call of a tool instead of words. */
+  toolCall: ((body: ChatRequest) => { name: string; arguments: string } | null) | null;
   close(): Promise<void>;
 }
+
+/** The fake's answer once a tool's result was sent back. */
+export const fakeToolReply = (result: string) => `The tool said ${result}. That settles it.`;
 
 /** The tokens a text counts as here: one per word and punctuation mark, so that tests can predict the usage. */
 export const fakeTokens = (text: string) => (text.match(/\w+|[^\s\w]/gu) ?? []).length;
@@ -60,7 +66,11 @@ export const fakeReply = (question: string) =>
 export async function startFakeOpenAIChat(): Promise<FakeOpenAIChat> {
   const fake: Omit<FakeOpenAIChat, "apiUrl" | "close"> = {
     requests: [],
-    reply: (body) => fakeReply(lastQuestion(body)),
+    reply: (body) => {
+      const last = body.messages.at(-1);
+      return last?.role === "tool" ? fakeToolReply(String(last.content)) : fakeReply(lastQuestion(body));
+    },
+    toolCall: null,
     chunkDelayMs: 5,
     failNext: 0,
     failStatus: 500,
@@ -81,6 +91,57 @@ export async function startFakeOpenAIChat(): Promise<FakeOpenAIChat> {
       sendJson(res, fake.failStatus, {
         error: { message: "The server had an error while processing your request.", type: "server_error" },
       });
+      return;
+    }
+    const call = body.tools?.length && fake.toolCall ? fake.toolCall(body) : null;
+    if (call) {
+      const toolCall = { id: "call_fake_1", type: "function", function: call };
+      const usage = { prompt_tokens: promptTokens(body), completion_tokens: 7, total_tokens: promptTokens(body) + 7 };
+      if (!body.stream) {
+        sendJson(res, 200, {
+          id: "chatcmpl-fake",
+          object: "chat.completion",
+          created: Math.floor(Date.now() / 1000),
+          model: body.model,
+          choices: [
+            {
+              index: 0,
+              message: { role: "assistant", content: null, tool_calls: [toolCall] },
+              finish_reason: "tool_calls",
+            },
+          ],
+          usage,
+        });
+        return;
+      }
+      res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
+      const created = Math.floor(Date.now() / 1000);
+      const send = (chunk: Record<string, unknown>) =>
+        res.write(
+          `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created, model: body.model, ...chunk })}\n\n`,
+        );
+      send({ choices: [{ index: 0, delta: { role: "assistant", content: null }, finish_reason: null }] });
+      send({
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, ...toolCall, function: { name: call.name, arguments: "" } }] },
+            finish_reason: null,
+          },
+        ],
+      });
+      send({
+        choices: [
+          {
+            index: 0,
+            delta: { tool_calls: [{ index: 0, function: { arguments: call.arguments } }] },
+            finish_reason: null,
+          },
+        ],
+      });
+      send({ choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] });
+      if (body.stream_options?.include_usage) send({ choices: [], usage });
+      res.end("data: [DONE]\n\n");
       return;
     }
     const whole = fake.reply(body);

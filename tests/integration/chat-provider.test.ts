@@ -5,7 +5,13 @@ import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#test
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { pageApi, signedIn, uploadImage } from "#tests/support/session.ts";
 import { outcomeOf, readStream, textOf } from "#tests/support/chat-stream.ts";
-import { fakeReply, fakeTokens, startFakeOpenAIChat, type FakeOpenAIChat } from "#tests/fakes/openai-chat.ts";
+import {
+  fakeReply,
+  fakeTokens,
+  fakeToolReply,
+  startFakeOpenAIChat,
+  type FakeOpenAIChat,
+} from "#tests/fakes/openai-chat.ts";
 import { chatCost } from "#config/chat-models.ts";
 import { text } from "#tests/support/locales.ts";
 
@@ -154,7 +160,8 @@ describe(`the chat with an OpenAI-compatible server, over HTTP on ${backend}`, (
     });
     expect(answer.choices[0]!.message.content).toMatch(/^You asked about what colour is it\?/);
     const [request] = fake.requests;
-    expect(request!.body.tools).toBeUndefined();
+    // The caller's own tool is offered, never the studio's.
+    expect(request!.body.tools?.map((t) => t.function.name)).toEqual(["lookup"]);
     const content = request!.body.messages.at(-1)!.content as { type: string; image_url?: { url: string } }[];
     expect(content.find((p) => p.type === "image_url")!.image_url!.url).toMatch(/^data:image\/webp;base64,UklGR/);
 
@@ -179,12 +186,96 @@ describe(`the chat with an OpenAI-compatible server, over HTTP on ${backend}`, (
     ).toBe("messages.0.content");
     expect(
       await refusal({
-        model: "gpt-4o-mini",
+        model: "compat-fake-chat",
         messages: [{ role: "user", content: "hi" }],
         tools: [{ type: "function", function: { name: "lookup" } }],
         tool_choice: "required",
       }),
     ).toBe("tool_choice");
+  });
+
+  it("lets a model call the caller's tools through /v1/chat/completions, whole and streamed, and reads their results", async () => {
+    const created = await call("POST", "/api/keys", { name: "Tools" });
+    const { secret } = (await created.json()) as { secret: string };
+    const client = new OpenAI({ apiKey: secret, baseURL: `${server.url}/v1`, maxRetries: 0 });
+    fake.toolCall = (body) =>
+      body.messages.at(-1)?.role === "tool" ? null : { name: "get_weather", arguments: '{"city":"Paris"}' };
+    try {
+      const tools: OpenAI.ChatCompletionTool[] = [
+        {
+          type: "function",
+          function: {
+            name: "get_weather",
+            description: "The weather in a city",
+            parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+          },
+        },
+      ];
+      const question = { role: "user" as const, content: "What is the weather in Paris?" };
+      const first = await client.chat.completions.create({ model: "gpt-4o-mini", messages: [question], tools });
+      expect(first.choices[0]!.finish_reason).toBe("tool_calls");
+      const toolCall = first.choices[0]!.message.tool_calls![0]! as OpenAI.ChatCompletionMessageFunctionToolCall;
+      expect(toolCall).toMatchObject({ type: "function", function: { name: "get_weather" } });
+      expect(JSON.parse(toolCall.function.arguments)).toEqual({ city: "Paris" });
+      expect(fake.requests.at(-1)!.body.tools).toEqual([
+        expect.objectContaining({ function: expect.objectContaining({ name: "get_weather" }) }),
+      ]);
+
+      const second = await client.chat.completions.create({
+        model: "gpt-4o-mini",
+        messages: [
+          question,
+          first.choices[0]!.message,
+          { role: "tool", tool_call_id: toolCall.id, content: "sunny, 21 °C" },
+        ],
+        tools,
+      });
+      expect(second.choices[0]!.finish_reason).toBe("stop");
+      expect(second.choices[0]!.message.content).toBe(fakeToolReply("sunny, 21 °C"));
+      // The model was sent its call and the tool's result.
+      const sent = fake.requests.at(-1)!.body.messages as {
+        role: string;
+        content: unknown;
+        tool_calls?: { id: string }[];
+        tool_call_id?: string;
+      }[];
+      expect(sent.find((m) => m.role === "assistant")!.tool_calls![0]!.id).toBe(toolCall.id);
+      expect(sent.find((m) => m.role === "tool")).toMatchObject({ tool_call_id: toolCall.id, content: "sunny, 21 °C" });
+
+      const stream = await client.chat.completions.create({
+        model: "gpt-4o-mini",
+        messages: [question],
+        tools,
+        stream: true,
+        stream_options: { include_usage: true },
+      });
+      const streamed: { name?: string; arguments: string } = { arguments: "" };
+      let finish: string | null = null;
+      let usage: OpenAI.CompletionUsage | undefined;
+      for await (const chunk of stream) {
+        for (const delta of chunk.choices[0]?.delta.tool_calls ?? []) {
+          streamed.name ??= delta.function?.name;
+          streamed.arguments += delta.function?.arguments ?? "";
+        }
+        finish = chunk.choices[0]?.finish_reason ?? finish;
+        if (chunk.usage) usage = chunk.usage;
+      }
+      expect(streamed).toEqual({ name: "get_weather", arguments: '{"city":"Paris"}' });
+      expect(finish).toBe("tool_calls");
+      expect(usage!.total_tokens).toBeGreaterThan(0);
+
+      // A tool result that answers no call is refused by field.
+      const stray = await client.chat.completions
+        .create({
+          model: "gpt-4o-mini",
+          messages: [question, { role: "tool", tool_call_id: "call_nowhere", content: "?" }],
+        })
+        .catch((e: unknown) => e);
+      expect(stray).toBeInstanceOf(OpenAI.BadRequestError);
+      expect((stray as InstanceType<typeof OpenAI.BadRequestError>).param).toBe("messages.1.tool_call_id");
+    } finally {
+      fake.toolCall = null;
+    }
   });
 
   it("charges nothing when the server breaks off mid-answer, and keeps what it had written", async () => {

@@ -119,12 +119,16 @@ describe("the documentation's examples, run as written", () => {
       cwd: work,
       env: { ...process.env, ATELIER_API_KEY: key },
     });
-    expect(node.stdout).toMatch(new RegExp(`^succeeded \\[\\s*'${origin}/media/[0-9a-f-]+\\.png'\\s*\\]`));
+    expect(node.stdout).toMatch(
+      new RegExp(`^succeeded \\[\\s*'${origin}/media/[0-9a-f-]+\\.png\\?expires=\\d+&sig=[\\w-]+'\\s*\\]`),
+    );
 
     const python = blocks.find((b) => b.language === "python")!;
     writeFileSync(join(work, "example.py"), python.code);
     const py = await run("python3", ["example.py"], { cwd: work, env: { ...process.env, ATELIER_API_KEY: key } });
-    expect(py.stdout).toMatch(new RegExp(`^succeeded \\['${origin}/media/[0-9a-f-]+\\.png'\\]`));
+    expect(py.stdout).toMatch(
+      new RegExp(`^succeeded \\['${origin}/media/[0-9a-f-]+\\.png\\?expires=\\d+&sig=[\\w-]+'\\]`),
+    );
   }, 120_000);
 
   it("the OpenAI-compatible API page: its JavaScript with the official package, and its Python parses", async () => {

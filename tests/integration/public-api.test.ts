@@ -145,8 +145,19 @@ describe(`the public API on ${backend}`, () => {
       "/generations/{id}/cancel",
       "/images",
       "/models",
+      "/v1/chat/completions",
+      "/v1/images/edits",
+      "/v1/images/generations",
+      "/v1/models",
+      "/v1/models/{id}",
+      "/v1/videos",
+      "/v1/videos/{id}",
+      "/v1/videos/{id}/content",
       "/videos",
     ]);
+    // The OpenAI-compatible API's paths are on the site's origin, not under /api/v1.
+    for (const [path, item] of Object.entries(doc.paths))
+      if (path.startsWith("/v1/")) expect((item as { servers?: unknown }).servers).toEqual([{ url: origin }]);
     expect(full.components.securitySchemes).toHaveProperty("bearer");
     expect(JSON.stringify(doc)).toContain('"example"');
   });
@@ -169,6 +180,13 @@ describe(`the public API on ${backend}`, () => {
     expect(done).toMatchObject({ status: "succeeded", tool: "text-to-image", credits_charged: 2 });
     expect(done.outputs).toHaveLength(2);
     expect(done.outputs[0]!.url.startsWith(`${origin}/media/`)).toBe(true);
+    // The key's holder downloads its private files with no session: the addresses are signed for a day.
+    const file = await fetch(done.outputs[0]!.url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get("content-type")).toBe("image/png");
+    const expires = Number(new URL(done.outputs[0]!.url).searchParams.get("expires"));
+    expect(expires * 1000 - Date.now()).toBeGreaterThan(23 * 60 * 60 * 1000);
+    expect((await fetch(done.outputs[0]!.url.split("?")[0]!)).status).toBe(404);
 
     const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#3366cc" } })
       .png()

@@ -5,7 +5,8 @@ import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
 import { chatConversation, chatMessage } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
-import { startAnswer, type AnswerOutcome } from "#server/modules/chat/answer.ts";
+import type { ToolChoice, ToolSet } from "ai";
+import { CLIENT_TOOL_PART, startAnswer, type AnswerOutcome, type ClientTool } from "#server/modules/chat/answer.ts";
 import { MAX_QUESTION_LENGTH } from "#server/modules/chat/conversations.ts";
 import { MAX_ATTACHMENTS, offeredChatModels } from "#config/chat-models.ts";
 import type { ChatPart } from "#server/db/schema/index.ts";
@@ -52,22 +53,50 @@ const request = z.looseObject({
       z.looseObject({
         role: z.enum(["system", "developer", "user", "assistant", "tool"]),
         content: content.nullable().optional(),
+        /** An assistant's calls of the caller's tools. */
+        tool_calls: z
+          .array(
+            z.looseObject({
+              id: z.string().min(1).max(200),
+              type: z.literal("function").optional(),
+              function: z.looseObject({ name: z.string().min(1).max(64), arguments: z.string().max(100_000) }),
+            }),
+          )
+          .max(64)
+          .nullish(),
+        /** The call a `tool` message answers. */
+        tool_call_id: z.string().max(200).nullish(),
       }),
     )
     .min(1)
     .max(200),
   stream: z.boolean().nullable().optional(),
   stream_options: z.looseObject({ include_usage: z.boolean().optional() }).nullable().optional(),
-  tools: z.array(z.looseObject({ type: z.string() })).nullish(),
-  tool_choice: z.union([z.string(), z.looseObject({ type: z.string() })]).nullish(),
+  tools: z
+    .array(
+      z.looseObject({
+        type: z.literal("function"),
+        function: z.looseObject({
+          name: z.string().regex(/^[\w-]{1,64}$/, "letters, digits, _ and -, at most 64"),
+          description: z.string().max(8000).optional(),
+          parameters: z.record(z.string(), z.unknown()).optional(),
+        }),
+      }),
+    )
+    .max(64)
+    .nullish(),
+  tool_choice: z
+    .union([
+      z.enum(["none", "auto", "required"]),
+      z.looseObject({ type: z.literal("function"), function: z.looseObject({ name: z.string() }) }),
+    ])
+    .nullish(),
 });
 type Request = z.output<typeof request>;
 
-/** What the request's parts and tools may not ask of the chat models here, refused by field. */
-function refuseUnsupported(body: Request) {
+/** What the request's parts and tools may not ask of the model, refused by field. */
+function refuseUnsupported(body: Request, model: { tools: boolean }) {
   body.messages.forEach((m, i) => {
-    if (m.role === "tool")
-      throw fieldError(`messages.${i}.role`, "messages: no tool was called, so there is no tool result to send");
     if (Array.isArray(m.content)) {
       const other = m.content.find((p) => p.type !== "text" && p.type !== "image_url");
       if (other)
@@ -77,8 +106,36 @@ function refuseUnsupported(body: Request) {
         );
     }
   });
-  if (body.tool_choice && body.tool_choice !== "auto" && body.tool_choice !== "none")
-    throw fieldError("tool_choice", "tool_choice: the chat models here answer in words; send auto or none");
+  const choice = body.tool_choice;
+  const forced = choice === "required" || typeof choice === "object";
+  if (forced && !body.tools?.length) throw fieldError("tool_choice", "tool_choice: send the tools to choose from");
+  if (forced && !model.tools) throw fieldError("tool_choice", `The model '${body.model}' does not call tools`);
+  if (typeof choice === "object" && choice && !body.tools?.some((t) => t.function.name === choice.function.name))
+    throw fieldError("tool_choice", `tool_choice: no tool named '${choice.function.name}' was sent`);
+}
+
+/** The caller's tools and its choice, as the chat's engine takes them. */
+function toolsOf(body: Request): { clientTools?: ClientTool[]; toolChoice?: ToolChoice<ToolSet> } {
+  if (!body.tools?.length) return {};
+  const choice = body.tool_choice;
+  return {
+    clientTools: body.tools.map((t) => ({
+      name: t.function.name,
+      description: t.function.description,
+      parameters: t.function.parameters,
+    })),
+    toolChoice:
+      typeof choice === "object" && choice ? { type: "tool", toolName: choice.function.name } : (choice ?? "auto"),
+  };
+}
+
+/** A call's arguments, which OpenAI's clients send as JSON text. */
+function argumentsOf(text: string, field: string): unknown {
+  try {
+    return JSON.parse(text || "{}");
+  } catch {
+    throw fieldError(field, "function.arguments: JSON text");
+  }
 }
 
 /** A `data:` URL's image, or the image at an https address (fetched with the studio's checks). */
@@ -114,9 +171,60 @@ async function attachmentsOf(c: Context<KeyEnv>, body: Request, model: { name: s
   return parts;
 }
 
+interface Turn {
+  role: "user" | "assistant";
+  text: string;
+  parts: ChatPart[];
+}
+
+/**
+ * The request's messages as turns of a conversation: each assistant's calls of the caller's tools saved in its parts,
+ * with what the `tool` messages after it returned.
+ */
+function turnsOf(body: Request, images: ChatPart[]): Turn[] {
+  const turns: Turn[] = [];
+  body.messages.forEach((m, i) => {
+    if (m.role === "system" || m.role === "developer") return;
+    if (m.role === "tool") {
+      const call = turns
+        .at(-1)
+        ?.parts.find((p) => p.type === CLIENT_TOOL_PART && p.toolCallId === m.tool_call_id && p.output === undefined);
+      if (!call)
+        throw fieldError(`messages.${i}.tool_call_id`, "a tool message must answer a call of the assistant before it");
+      call.output = textOf(m.content);
+      return;
+    }
+    const text = textOf(m.content);
+    const calls: ChatPart[] = (m.role === "assistant" ? (m.tool_calls ?? []) : []).map((call, j) => ({
+      type: CLIENT_TOOL_PART,
+      toolCallId: call.id,
+      toolName: call.function.name,
+      input: argumentsOf(call.function.arguments, `messages.${i}.tool_calls.${j}.function.arguments`),
+    }));
+    turns.push({ role: m.role, text, parts: [...(text ? [{ type: "text", text }] : []), ...calls] });
+  });
+  const last = turns.at(-1);
+  const answered =
+    last?.role === "assistant" &&
+    last.parts.some((p) => p.type === CLIENT_TOOL_PART) &&
+    last.parts.every((p) => p.type !== CLIENT_TOOL_PART || p.output !== undefined);
+  if (!last || (last.role === "user" ? !last.text.trim() : !answered))
+    throw new AppError(
+      "bad_request",
+      "the last message must be the user's, with text, or the results of the assistant's tool calls",
+      {
+        values: { field: "messages" },
+      },
+    );
+  if (turns.some((t) => JSON.stringify(t.parts).length > MAX_QUESTION_LENGTH * 8))
+    throw new AppError("chat_message_invalid", "a message is too long", { values: { max: MAX_QUESTION_LENGTH * 4 } });
+  if (last.role === "user") last.parts.push(...images);
+  return turns;
+}
+
 /**
  * Saves an API request's messages as a conversation of the account's (never listed on the page), the system and
- * developer messages as its instructions, the others as one branch ending with the question to answer.
+ * developer messages as its instructions, the others as one branch ending with what is to be answered.
  */
 async function conversationOf(db: Db, userId: string, body: Request, images: ChatPart[]) {
   const system = body.messages
@@ -124,32 +232,22 @@ async function conversationOf(db: Db, userId: string, body: Request, images: Cha
     .map((m) => textOf(m.content))
     .join("\n\n")
     .trim();
-  const turns = body.messages
-    .filter((m) => m.role === "user" || m.role === "assistant")
-    .map((m) => ({ role: m.role as "user" | "assistant", content: textOf(m.content) }));
-  const last = turns.at(-1);
-  if (!last || last.role !== "user" || !last.content.trim())
-    throw new AppError("bad_request", "the last message must be the user's, with text", {
-      values: { field: "messages" },
-    });
-  if (turns.some((m) => m.content.length > MAX_QUESTION_LENGTH * 4))
-    throw new AppError("chat_message_invalid", "a message is too long", { values: { max: MAX_QUESTION_LENGTH * 4 } });
+  const turns = turnsOf(body, images);
   return db.transaction(async (tx) => {
     const [conversation] = await tx
       .insert(chatConversation)
       .values({ userId, modelId: body.model, systemPrompt: system || null, source: "api" })
       .returning({ id: chatConversation.id });
     let parentId: string | null = null;
-    for (const [i, m] of turns.entries()) {
-      const text = m.content;
+    for (const turn of turns) {
       const [row]: { id: string }[] = await tx
         .insert(chatMessage)
         .values({
           conversationId: conversation!.id,
           parentId,
-          role: m.role,
-          parts: [{ type: "text", text }, ...(i === turns.length - 1 ? images : [])],
-          text,
+          role: turn.role,
+          parts: turn.parts,
+          text: turn.text,
           status: "done",
         })
         .returning({ id: chatMessage.id });
@@ -160,7 +258,16 @@ async function conversationOf(db: Db, userId: string, body: Request, images: Cha
   });
 }
 
-const finishReason = (outcome: AnswerOutcome) => (outcome.status === "out_of_credits" ? "length" : "stop");
+const finishReason = (outcome: AnswerOutcome) =>
+  outcome.toolCalls ? "tool_calls" : outcome.status === "out_of_credits" ? "length" : "stop";
+
+/** A call of the caller's tool in OpenAI's shape (`index` in a stream's delta). */
+const toolCallOf = (part: ChatPart, index?: number) => ({
+  ...(index === undefined ? {} : { index }),
+  id: part.toolCallId as string,
+  type: "function" as const,
+  function: { name: part.toolName as string, arguments: JSON.stringify(part.input ?? {}) },
+});
 const usageOf = (outcome: AnswerOutcome) => ({
   prompt_tokens: outcome.inputTokens,
   completion_tokens: outcome.outputTokens,
@@ -185,10 +292,11 @@ export async function chatCompletions(c: Context<KeyEnv>) {
   const userId = c.var.apiUserId;
   const model = offeredChatModels(runtime.env).find((m) => m.id === body.model);
   if (!model) throw new AppError("unknown_model", `The model '${body.model}' does not exist`);
-  refuseUnsupported(body);
+  refuseUnsupported(body, model);
 
   const asked = await conversationOf(runtime.database.db, userId, body, await attachmentsOf(c, body, model));
-  const deltas: string[] = [];
+  // What the answer writes, in order: its words, and its calls of the caller's tools.
+  const deltas: ({ text: string } | { call: ChatPart })[] = [];
   let wake: (() => void) | undefined;
   const started = await startAnswer(
     {
@@ -201,10 +309,15 @@ export async function chatCompletions(c: Context<KeyEnv>) {
       userId,
       ...asked,
       locale: "en",
-      // The API answers in words: the studio's tools would start generations its caller never asked for.
+      // The studio's tools would start generations the caller never asked for; its own tools are offered instead.
       tools: false,
+      ...toolsOf(body),
       onDelta: (text) => {
-        deltas.push(text);
+        deltas.push({ text });
+        wake?.();
+      },
+      onToolCall: (call) => {
+        deltas.push({ call });
         wake?.();
       },
     },
@@ -222,6 +335,7 @@ export async function chatCompletions(c: Context<KeyEnv>) {
   if (!body.stream) {
     const outcome = await started.done;
     if (outcome.status === "failed") throw new AppError("service_unavailable", "the model's provider did not answer");
+    const calls = outcome.parts.filter((p) => p.type === CLIENT_TOOL_PART);
     c.header("x-atelier-credits-charged", String(outcome.creditsCharged));
     return c.json({
       id,
@@ -231,7 +345,12 @@ export async function chatCompletions(c: Context<KeyEnv>) {
       choices: [
         {
           index: 0,
-          message: { role: "assistant", content: outcome.text, refusal: null },
+          message: {
+            role: "assistant",
+            content: outcome.text || (calls.length > 0 ? null : ""),
+            refusal: null,
+            ...(calls.length > 0 ? { tool_calls: calls.map((call) => toolCallOf(call)) } : {}),
+          },
           finish_reason: finishReason(outcome),
         },
       ],
@@ -250,8 +369,13 @@ export async function chatCompletions(c: Context<KeyEnv>) {
   );
   return streamSSE(c, async (sse) => {
     await sse.writeSSE({ data: JSON.stringify(chunk({ role: "assistant", content: "" })) });
+    let calls = 0;
     for (;;) {
-      while (deltas.length > 0) await sse.writeSSE({ data: JSON.stringify(chunk({ content: deltas.shift()! })) });
+      while (deltas.length > 0) {
+        const next = deltas.shift()!;
+        const delta = "text" in next ? { content: next.text } : { tool_calls: [toolCallOf(next.call, calls++)] };
+        await sse.writeSSE({ data: JSON.stringify(chunk(delta)) });
+      }
       if (ended) break;
       await new Promise<void>((resolve) => {
         wake = resolve;

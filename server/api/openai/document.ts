@@ -152,7 +152,7 @@ export function openaiDocument(origin: string) {
           operationId: "openaiChatCompletions",
           summary: "Answer with a chat model",
           description:
-            "OpenAI's chat completions, whole or streamed (`stream: true`: `chat.completion.chunk` events, then `data: [DONE]`; with `stream_options.include_usage`, a last chunk with the usage). The last message must be the user's; a model that reads images reads its `image_url` parts. `tools` are accepted with `tool_choice` `auto` or `none`. The answer holds credits for its longest length and is charged for what it used.",
+            "OpenAI's chat completions, whole or streamed (`stream: true`: `chat.completion.chunk` events, then `data: [DONE]`; with `stream_options.include_usage`, a last chunk with the usage). The last message must be the user's, or the results of the assistant's tool calls; a model that reads images reads its `image_url` parts, and one that calls tools may call the `tools` sent (the answer then ends with `finish_reason` `tool_calls`). The answer holds credits for its longest length and is charged for what it used.",
           requestBody: {
             required: true,
             content: json({

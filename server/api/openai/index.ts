@@ -44,6 +44,7 @@ function catalogue(c: Context<KeyEnv>): ListedModel[] {
       name: m.name,
       price: { unit: "million_tokens", input: m.price.inputPerMillion, output: m.price.outputPerMillion },
       vision: m.vision,
+      tools: m.tools,
       offline: Boolean(m.offline),
     },
   }));

@@ -25,7 +25,7 @@ export function generationsApi(state: ServerState, options: { origin: string; li
   const generationJson = async (c: Context<KeyEnv>, id: string) => {
     const { database, env } = c.var.runtime;
     const view = await getGeneration({ db: database.db, env, id, viewerId: c.var.apiUserId });
-    return presentGeneration(view, options.origin);
+    return presentGeneration(view, options.origin, c.var.runtime.mediaLinks);
   };
 
   /** Queues a generation for the key's owner and answers it, 201 with its address. */
@@ -115,7 +115,7 @@ export function generationsApi(state: ServerState, options: { origin: string; li
         return c.json(
           {
             object: "list" as const,
-            data: page.items.map((g) => presentGeneration(g, options.origin)),
+            data: page.items.map((g) => presentGeneration(g, options.origin, c.var.runtime.mediaLinks)),
             next_cursor: page.nextCursor,
           },
           200,
@@ -133,7 +133,7 @@ export function generationsApi(state: ServerState, options: { origin: string; li
         });
         admit(c, poll.key);
         if (!poll.generation) throw new AppError("not_found", "no such generation");
-        return c.json(presentGeneration(poll.generation, options.origin), 200);
+        return c.json(presentGeneration(poll.generation, options.origin, c.var.runtime.mediaLinks), 200);
       })
       .openapi({ ...routes.cancel, middleware: write }, async (c) => {
         const { id } = c.req.valid("param");

@@ -1,13 +1,21 @@
 import type { GenerationView, MediaView } from "#server/modules/generation/get-generation.ts";
 import type { EntryView } from "#server/modules/credits/list-entries.ts";
 import type { listModels } from "#server/modules/generation/list-models.ts";
+import type { MediaLinks } from "#server/modules/generation/media-links.ts";
 
-/** The public API's JSON: snake_case, absolute URLs, nothing the pages need only. */
-export function presentMedia(m: MediaView, origin: string) {
+/** How long the links in the public API's answers (and webhooks) open a private file without a session. */
+export const API_LINK_SECONDS = 24 * 60 * 60;
+
+/**
+ * The public API's JSON: snake_case, absolute URLs, nothing the pages need only. With `links`, file addresses are
+ * signed, so that a program holding only its API key can download its private results (for a day).
+ */
+export function presentMedia(m: MediaView, origin: string, links?: MediaLinks) {
+  const address = (path: string) => origin + (links ? links.sign(path, { seconds: API_LINK_SECONDS }) : path);
   return {
     id: m.id,
-    url: origin + m.url,
-    thumbnail_url: m.thumbUrl ? origin + m.thumbUrl : null,
+    url: address(m.url),
+    thumbnail_url: m.thumbUrl ? address(m.thumbUrl) : null,
     mime_type: m.mimeType,
     width: m.width,
     height: m.height,
@@ -16,7 +24,7 @@ export function presentMedia(m: MediaView, origin: string) {
   };
 }
 
-export function presentGeneration(g: GenerationView, origin: string) {
+export function presentGeneration(g: GenerationView, origin: string, links?: MediaLinks) {
   return {
     id: g.id,
     object: "generation" as const,
@@ -39,8 +47,8 @@ export function presentGeneration(g: GenerationView, origin: string) {
     error: g.error ? { code: g.error.code, message: g.error.message } : null,
     visibility: g.visibility,
     webhook_url: g.webhookUrl,
-    outputs: g.outputs.map((m) => presentMedia(m, origin)),
-    input_image: g.input ? presentMedia(g.input, origin) : null,
+    outputs: g.outputs.map((m) => presentMedia(m, origin, links)),
+    input_image: g.input ? presentMedia(g.input, origin, links) : null,
     created_at: g.createdAt,
     started_at: g.startedAt,
     finished_at: g.finishedAt,

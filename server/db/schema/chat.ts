@@ -79,6 +79,10 @@ export const chatConversation = pgTable(
     check("chat_conversation_source", sql`${t.source} in ('web', 'api')`),
     index("chat_conversation_user_idx").on(t.userId, t.pinned, t.updatedAt.desc()),
     index("chat_conversation_search_idx").using("gin", t.search),
+    // The API's conversations, oldest first, for their purge.
+    index("chat_conversation_api_idx")
+      .on(t.updatedAt)
+      .where(sql`${t.source} = 'api'`),
   ],
 );
 

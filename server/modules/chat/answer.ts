@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { and, eq, exists, isNull, lt, sql } from "drizzle-orm";
 import type { LanguageModelV4 } from "@ai-sdk/provider";
-import { stepCountIs, streamText, type ModelMessage } from "ai";
+import { jsonSchema, stepCountIs, streamText, tool, type ModelMessage, type ToolChoice, type ToolSet } from "ai";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
@@ -45,11 +45,27 @@ export interface AnswerOutcome {
   status: Exclude<ChatMessageStatus, "streaming">;
   text: string;
   parts: ChatPart[];
+  /** The answer ended by calling the caller's tools (its parts hold the calls). */
+  toolCalls: boolean;
   inputTokens: number;
   outputTokens: number;
   creditsCharged: number;
   errorCode: string | null;
 }
+
+/**
+ * A tool its caller defines and runs itself (the OpenAI-compatible API's `tools`): the model may call it, the answer
+ * then ends with the call, and the caller sends what it returned in its next request.
+ */
+export interface ClientTool {
+  name: string;
+  description?: string;
+  /** Its arguments' JSON Schema. */
+  parameters?: Record<string, unknown>;
+}
+
+/** A call of a caller's tool, as an answer saves it (`output` once the caller sent it back). */
+export const CLIENT_TOOL_PART = "client-tool";
 
 export interface StartedAnswer {
   messageId: string;
@@ -95,6 +111,11 @@ export async function startAnswer(
     onTool?: (part: ChatPart) => void;
     /** Offer the studio's tools to a model that calls tools (the page's answers); false answers in words only. */
     tools?: boolean;
+    /** The caller's own tools (instead of the studio's), and whether the model may, must or must not call them. */
+    clientTools?: ClientTool[];
+    toolChoice?: ToolChoice<ToolSet>;
+    /** A call of a caller's tool, as the model makes it. */
+    onToolCall?: (part: ChatPart) => void;
   },
 ): Promise<StartedAnswer> {
   const { db, env } = deps;
@@ -108,7 +129,8 @@ export async function startAnswer(
 
   const branch = await branchTo(db, a.conversationId, a.parentId);
   const last = branch.at(-1)!;
-  const continuing = last.role === "assistant";
+  // An answer whose caller's tools were called and answered is followed by a new answer, not continued.
+  const continuing = last.role === "assistant" && !last.parts.some((p) => p.type === CLIENT_TOOL_PART);
   if (continuing && last.status !== "stopped" && last.status !== "out_of_credits")
     throw new AppError("conflict", "only an answer that was cut is continued");
   const read = modelMessages(branch);
@@ -119,31 +141,41 @@ export async function startAnswer(
   const seeing = model.vision && deps.studio !== undefined;
   const lastQuestion = read.findLastIndex((m) => m.role === "user" && m.images.length > 0);
   const shownImages = seeing && lastQuestion === read.length - 1 ? read[lastQuestion]!.images.length : 0;
+  const clientTools = a.clientTools && a.clientTools.length > 0 && model.tools ? a.clientTools : undefined;
   const inputTokens = estimateInput(
     system,
-    read.map((m) => m.content),
+    [
+      ...read.map((m) => m.content + (m.calls ? JSON.stringify(m.calls) : "")),
+      ...(clientTools ? [JSON.stringify(clientTools)] : []),
+    ],
     shownImages,
   );
   // The studio's tools are offered to a model that calls tools, never to a continuation (it would call them again).
-  const withTools = deps.studio !== undefined && model.tools && !continuing && a.tools !== false;
+  const withTools =
+    deps.studio !== undefined && model.tools && !continuing && a.tools !== false && clientTools === undefined;
 
   const { available } = await getBalance({ db, userId: a.userId });
   const plan = answerPlan(model, inputTokens, available, withTools);
   if (!plan) throw new AppError("insufficient_credits", "not enough credits to answer");
 
-  const messages: ModelMessage[] = await Promise.all(
-    read.map(async (m, i) =>
-      m.role === "user" && shownImages > 0 && i === read.length - 1
-        ? {
-            role: "user" as const,
-            content: [
-              { type: "text" as const, text: m.content },
-              ...(await Promise.all(m.images.map((id) => imageFor(db, deps.studio!.storage, a.userId, id)))).flat(),
-            ],
-          }
-        : { role: m.role, content: m.content },
-    ),
-  );
+  const messages: ModelMessage[] = (
+    await Promise.all(
+      read.map(async (m, i): Promise<ModelMessage[]> => {
+        if (m.role === "assistant" && m.calls) return callMessages(m.content, m.calls);
+        if (m.role === "user" && shownImages > 0 && i === read.length - 1)
+          return [
+            {
+              role: "user" as const,
+              content: [
+                { type: "text" as const, text: m.content },
+                ...(await Promise.all(m.images.map((id) => imageFor(db, deps.studio!.storage, a.userId, id)))).flat(),
+              ],
+            },
+          ];
+        return [{ role: m.role, content: m.content }];
+      }),
+    )
+  ).flat();
 
   const messageId = randomUUID();
   const holdId = await db.transaction(async (tx) => {
@@ -186,6 +218,8 @@ export async function startAnswer(
     inputTokens,
     plan,
     withTools,
+    clientTools,
+    toolChoice: clientTools ? a.toolChoice : undefined,
     locale: a.locale,
     continuing,
     userId: a.userId,
@@ -193,6 +227,7 @@ export async function startAnswer(
     stop: () => controller.abort(),
     onDelta: a.onDelta,
     onTool: a.onTool,
+    onToolCall: a.onToolCall,
   }).finally(() => running.delete(messageId));
   return { messageId, creditsHeld: plan.credits, done };
 }
@@ -234,10 +269,8 @@ export async function stopAnswer({ db, userId, messageId }: { db: Db; userId: st
  * and answers with what they wrote (a failed answer that wrote nothing is left out); an answer and its
  * continuations are one answer.
  */
-function modelMessages(
-  branch: Awaited<ReturnType<typeof branchTo>>,
-): { role: "user" | "assistant"; content: string; images: string[] }[] {
-  const messages: { role: "user" | "assistant"; content: string; images: string[] }[] = [];
+function modelMessages(branch: Awaited<ReturnType<typeof branchTo>>): ReadMessage[] {
+  const messages: ReadMessage[] = [];
   for (const m of branch) {
     if (m.role === "user") {
       const images = m.parts.filter((p) => p.type === "file").map((p) => String(p.assetId));
@@ -245,13 +278,70 @@ function modelMessages(
       messages.push({ role: "user", content: m.text + notes, images });
       continue;
     }
+    const calls = m.parts.filter((p) => p.type === CLIENT_TOOL_PART) as unknown as ClientCall[];
+    if (calls.length > 0) {
+      // The calls of the caller's tools, with what they returned: read as the calls and their results.
+      messages.push({ role: "assistant", content: m.text, images: [], calls });
+      continue;
+    }
     const text = withToolNotes(m.parts);
     if (m.status === "failed" || text === "") continue;
     const previous = messages.at(-1);
-    if (previous?.role === "assistant") previous.content += text;
+    if (previous?.role === "assistant" && !previous.calls) previous.content += text;
     else messages.push({ role: "assistant", content: text, images: [] });
   }
   return messages;
+}
+
+/** A message as the model reads it, before it is one of the AI SDK's. */
+interface ReadMessage {
+  role: "user" | "assistant";
+  content: string;
+  images: string[];
+  calls?: ClientCall[];
+}
+
+/** A caller's tool call as saved in an answer's parts. */
+interface ClientCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  output?: unknown;
+}
+
+/** An answer that called the caller's tools: its words and calls, then what each call returned. */
+function callMessages(text: string, calls: ClientCall[]): ModelMessage[] {
+  const answered = calls.filter((c) => c.output !== undefined);
+  return [
+    {
+      role: "assistant",
+      content: [
+        ...(text ? [{ type: "text" as const, text }] : []),
+        ...calls.map((c) => ({
+          type: "tool-call" as const,
+          toolCallId: c.toolCallId,
+          toolName: c.toolName,
+          input: c.input,
+        })),
+      ],
+    },
+    ...(answered.length > 0
+      ? [
+          {
+            role: "tool" as const,
+            content: answered.map((c) => ({
+              type: "tool-result" as const,
+              toolCallId: c.toolCallId,
+              toolName: c.toolName,
+              output:
+                typeof c.output === "string"
+                  ? { type: "text" as const, value: c.output }
+                  : { type: "json" as const, value: c.output as never },
+            })),
+          },
+        ]
+      : []),
+  ];
 }
 
 /**
@@ -302,6 +392,8 @@ async function write(
     inputTokens: number;
     plan: NonNullable<ReturnType<typeof answerPlan>>;
     withTools: boolean;
+    clientTools?: ClientTool[];
+    toolChoice?: ToolChoice<ToolSet>;
     locale: Locale;
     continuing: boolean;
     userId: string;
@@ -309,6 +401,7 @@ async function write(
     stop: () => void;
     onDelta?: (text: string) => void;
     onTool?: (part: ChatPart) => void;
+    onToolCall?: (part: ChatPart) => void;
   },
 ): Promise<AnswerOutcome> {
   const { db, env, logger } = deps;
@@ -351,7 +444,13 @@ async function write(
   }, HEARTBEAT_MS);
   heartbeat.unref();
 
-  let outcome: { status: AnswerOutcome["status"]; input?: number; output?: number; errorCode?: string } = {
+  let outcome: {
+    status: AnswerOutcome["status"];
+    input?: number;
+    output?: number;
+    errorCode?: string;
+    toolCalls?: boolean;
+  } = {
     status: "failed",
     errorCode: "provider_unavailable",
   };
@@ -359,8 +458,9 @@ async function write(
   for (const binding of w.model.bindings) {
     try {
       const languageModel = await (deps.languageModel ?? chatLanguageModel)(binding, env);
-      const tools =
-        deps.studio && w.withTools
+      const tools: ToolSet | undefined = w.clientTools
+        ? callerTools(w.clientTools)
+        : deps.studio && w.withTools
           ? studioTools(
               { ...deps.studio, db, env },
               {
@@ -377,8 +477,9 @@ async function write(
         system: w.system,
         messages: w.messages,
         tools,
-        // A call, then the model's words on what it did (see answerPlan).
-        stopWhen: stepCountIs(2),
+        ...(w.toolChoice ? { toolChoice: w.toolChoice } : {}),
+        // A call, then the model's words on what it did (see answerPlan); a caller's tools are run by the caller.
+        stopWhen: stepCountIs(w.clientTools ? 1 : 2),
         maxOutputTokens: w.plan.stepOutputTokens,
         maxRetries: 0,
         abortSignal: w.signal,
@@ -392,6 +493,15 @@ async function write(
           addText(part.text);
           w.onDelta?.(part.text);
           if (Date.now() - savedAt >= SAVE_EVERY_MS) saveProgress();
+        } else if (part.type === "tool-call" && w.clientTools) {
+          const call: ChatPart = {
+            type: CLIENT_TOOL_PART,
+            toolCallId: part.toolCallId,
+            toolName: part.toolName,
+            input: part.input,
+          };
+          parts.push(call);
+          w.onToolCall?.(call);
         } else if (part.type === "tool-result" || part.type === "tool-error") {
           const toolPart: ChatPart = {
             type: `tool-${part.toolName}`,
@@ -422,6 +532,7 @@ async function write(
       } else {
         outcome = {
           status: finished.reason === "length" && w.plan.limitedByCredits ? "out_of_credits" : "done",
+          toolCalls: finished.reason === "tool-calls",
           input: finished.input,
           output: finished.output,
         };
@@ -475,11 +586,27 @@ async function write(
     status: outcome.status,
     text,
     parts,
+    toolCalls: Boolean(outcome.toolCalls),
     inputTokens,
     outputTokens,
     creditsCharged: charge,
     errorCode: outcome.errorCode ?? null,
   };
+}
+
+/** A caller's tools for the model: described, never run here (the model's call ends the answer). */
+function callerTools(tools: ClientTool[]): ToolSet {
+  return Object.fromEntries(
+    tools.map((t) => [
+      t.name,
+      tool({
+        description: t.description,
+        inputSchema: jsonSchema(
+          (t.parameters ?? { type: "object", properties: {} }) as Parameters<typeof jsonSchema>[0],
+        ),
+      }),
+    ]),
+  );
 }
 
 /**

@@ -403,3 +403,25 @@ export function titleFrom(question: string): string {
   const space = cut.lastIndexOf(" ");
   return `${space > 30 ? cut.slice(0, space) : cut}…`;
 }
+
+/** How long the OpenAI-compatible API's requests are kept as conversations of their account. */
+export const API_CONVERSATION_DAYS = 30;
+
+/**
+ * Forgets the OpenAI-compatible API's conversations (one per request, never listed on the page) untouched for
+ * `API_CONVERSATION_DAYS`, unless an answer is still being written. Their credits were settled when they ended.
+ */
+export async function purgeApiConversations({ db, now = new Date() }: { db: Db; now?: Date }): Promise<number> {
+  const before = new Date(now.getTime() - API_CONVERSATION_DAYS * 24 * 60 * 60 * 1000);
+  const deleted = await db
+    .delete(chatConversation)
+    .where(
+      and(
+        eq(chatConversation.source, "api"),
+        sql`${chatConversation.updatedAt} < ${before.toISOString()}::timestamptz`,
+        sql`not exists (select 1 from ${chatMessage} m where m.conversation_id = ${chatConversation.id} and m.status = 'streaming')`,
+      ),
+    )
+    .returning({ id: chatConversation.id });
+  return deleted.length;
+}

@@ -8,7 +8,7 @@ export const LINK_FORMATS = { png: "image/png", jpg: "image/jpeg", jpeg: "image/
 export type LinkFormat = keyof typeof LINK_FORMATS;
 
 export interface MediaLinks {
-  /** `/media/<id>.<ext>?expires=…&sig=…`: opens the file without a session until it expires. */
+  /** `/media/<id>.<ext>?expires=…&sig=…`: opens the file without a session for `seconds` or up to an hour more. */
   sign(path: string, options?: { seconds?: number; now?: number }): string;
   /** Whether a path (without its query) was signed with this expiry and signature, and has not expired. */
   verify(path: string, expires: string | undefined, signature: string | undefined, now?: number): boolean;
@@ -23,10 +23,20 @@ export function mediaLinks(secret: string): MediaLinks {
   const key = createHmac("sha256", secret).update("atelier media link v1").digest();
   const mac = (path: string, expires: number) =>
     createHmac("sha256", key).update(`${path}\n${expires}`).digest("base64url").slice(0, 32);
+  // A link's expiry is rounded up to the hour, so that the same file read again within the hour has the same link
+  // (a cache keeps it; an API client polling a job does not sign anew each time).
+  const made = new Map<string, string>();
   return {
     sign(path, { seconds = MEDIA_LINK_SECONDS, now = Date.now() } = {}) {
-      const expires = Math.floor(now / 1000) + seconds;
-      return `${path}?expires=${expires}&sig=${mac(path, expires)}`;
+      const expires = Math.ceil((now / 1000 + seconds) / 3600) * 3600;
+      const id = `${path}\n${expires}`;
+      let link = made.get(id);
+      if (!link) {
+        if (made.size >= 10_000) made.clear();
+        link = `${path}?expires=${expires}&sig=${mac(path, expires)}`;
+        made.set(id, link);
+      }
+      return link;
     },
     verify(path, expires, signature, now = Date.now()) {
       if (!expires || !signature || !/^\d{1,12}$/.test(expires)) return false;

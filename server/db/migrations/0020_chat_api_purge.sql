@@ -1,0 +1,1 @@
+CREATE INDEX "chat_conversation_api_idx" ON "chat_conversation" USING btree ("updated_at") WHERE "chat_conversation"."source" = 'api';
