@@ -98,11 +98,7 @@ export async function startFakeOpenAIChat(): Promise<FakeOpenAIChat> {
       const toolCall = { id: "call_fake_1", type: "function", function: call };
       const usage = { prompt_tokens: promptTokens(body), completion_tokens: 7, total_tokens: promptTokens(body) + 7 };
       if (!body.stream) {
-        sendJson(res, 200, {
-          id: "chatcmpl-fake",
-          object: "chat.completion",
-          created: Math.floor(Date.now() / 1000),
-          model: body.model,
+        sendCompletion(res, body.model, {
           choices: [
             {
               index: 0,
@@ -115,11 +111,7 @@ export async function startFakeOpenAIChat(): Promise<FakeOpenAIChat> {
         return;
       }
       res.writeHead(200, { "Content-Type": "text/event-stream", "Cache-Control": "no-cache" });
-      const created = Math.floor(Date.now() / 1000);
-      const send = (chunk: Record<string, unknown>) =>
-        res.write(
-          `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created, model: body.model, ...chunk })}\n\n`,
-        );
+      const send = chunkWriter(res, body.model);
       send({ choices: [{ index: 0, delta: { role: "assistant", content: null }, finish_reason: null }] });
       send({
         choices: [
@@ -161,11 +153,7 @@ export async function startFakeOpenAIChat(): Promise<FakeOpenAIChat> {
       chunks.push(word);
     }
     if (!body.stream) {
-      sendJson(res, 200, {
-        id: "chatcmpl-fake",
-        object: "chat.completion",
-        created: Math.floor(Date.now() / 1000),
-        model: body.model,
+      sendCompletion(res, body.model, {
         choices: [{ index: 0, message: { role: "assistant", content: chunks.join("") }, finish_reason: finishReason }],
         usage: { prompt_tokens: promptTokens(body), completion_tokens: used, total_tokens: promptTokens(body) + used },
       });
@@ -177,11 +165,7 @@ export async function startFakeOpenAIChat(): Promise<FakeOpenAIChat> {
     res.on("close", () => {
       if (!res.writableFinished) recorded.closedEarly = true;
     });
-    const created = Math.floor(Date.now() / 1000);
-    const send = (chunk: Record<string, unknown>) =>
-      res.write(
-        `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created, model: body.model, ...chunk })}\n\n`,
-      );
+    const send = chunkWriter(res, body.model);
     send({ choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
     for (const [i, word] of chunks.entries()) {
       if (res.destroyed) return;
@@ -205,6 +189,26 @@ export async function startFakeOpenAIChat(): Promise<FakeOpenAIChat> {
 
   const server = await listen(handler);
   return Object.assign(fake, { apiUrl: `${server.url}/v1`, close: server.close });
+}
+
+/** A whole answer, `chat.completion`. */
+function sendCompletion(res: ServerResponse, model: string, answer: Record<string, unknown>) {
+  sendJson(res, 200, {
+    id: "chatcmpl-fake",
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model,
+    ...answer,
+  });
+}
+
+/** Writes a stream's `chat.completion.chunk`s, as server-sent events. */
+function chunkWriter(res: ServerResponse, model: string) {
+  const created = Math.floor(Date.now() / 1000);
+  return (chunk: Record<string, unknown>) =>
+    res.write(
+      `data: ${JSON.stringify({ id: "chatcmpl-fake", object: "chat.completion.chunk", created, model, ...chunk })}\n\n`,
+    );
 }
 
 /** The prompt's tokens, counted like the answer's. */

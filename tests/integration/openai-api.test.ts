@@ -373,9 +373,10 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
       .generate({ model: "demo-image", prompt: "a lighthouse in fog" })
       .withResponse();
     expect(calls).toBe(2);
-    expect(response.headers.get("idempotent-replayed")).toBe("true");
     expect((await fetch(image.data![0]!.url!)).status).toBe(200);
-    expect(await generations("image")).toHaveLength(1);
+    // The retry was answered from the first attempt's job: there is one.
+    const made = await generations("image");
+    expect(made.map((g) => g.id)).toEqual([response.headers.get("x-atelier-generation-id")]);
     expect(await credits()).toMatchObject({ balance: 19, held: 0 });
 
     calls = 0;
@@ -387,13 +388,20 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
 
     calls = 0;
     dropped = "during";
-    const answer = await flaky.chat.completions.create({
-      model: "prompt-helper",
-      messages: [{ role: "user", content: "a kite" }],
-    });
+    const before = await credits();
+    const { data: answer, response: answered } = await flaky.chat.completions
+      .create({ model: "prompt-helper", messages: [{ role: "user", content: "a kite" }] })
+      .withResponse();
     expect(calls).toBe(2);
     expect(answer.choices[0]!.message.content).toBe(promptHelperAnswer("a kite", "en"));
+    // The retry waited for the first attempt and got its answer: one answer, charged once.
+    expect(answered.headers.get("idempotent-replayed")).toBe("true");
     const afterChat = await credits();
+    // The replay itself costs nothing more; the answer says what the first attempt was charged.
+    expect(answered.headers.get("x-atelier-credits-charged")).toBe("0");
+    const charged = (answer as unknown as { atelier: { credits_charged: number } }).atelier.credits_charged;
+    expect(charged).toBeGreaterThan(0);
+    expect(afterChat.balance).toBe(before.balance - charged);
 
     // The same request sent twice on purpose (not a retry) is two requests.
     await client.images.generate({ model: "demo-image", prompt: "a lighthouse in fog" });

@@ -83,6 +83,14 @@ const imagesResponse = {
   },
 };
 
+const imageResponses = withErrors({
+  200: { description: "The images.", headers: costHeader, content: { "application/json": { schema: imagesResponse } } },
+  504: {
+    description: "Not finished yet (`generation_pending`).",
+    content: { "application/json": { schema: errorBody } },
+  },
+});
+
 const video = {
   type: "object",
   required: ["id", "object", "status", "model", "progress", "created_at", "seconds", "size"],
@@ -105,6 +113,11 @@ const video = {
 };
 
 const json = (schema: object) => ({ "application/json": { schema } });
+/** A multipart request body. */
+const form = (required: string[], properties: Record<string, object>) => ({
+  required: true,
+  content: { "multipart/form-data": { schema: { type: "object", required, properties } } },
+});
 /** A video's id in the examples (the reference's example generation's). */
 const EXAMPLE_ID = "6e1d2b7a-3c1f-4d8e-9a55-0c3b2f1e4d6a";
 const idParameter = { name: "id", in: "path", required: true, schema: { type: "string", example: EXAMPLE_ID } };
@@ -195,10 +208,7 @@ export function openaiDocument(origin: string) {
             required: true,
             content: json({ type: "object", required: ["prompt", "model"], properties: imageFields }),
           },
-          responses: withErrors({
-            200: { description: "The images.", headers: costHeader, content: json(imagesResponse) },
-            504: { description: "Not finished yet (`generation_pending`).", content: json(errorBody) },
-          }),
+          responses: imageResponses,
         },
       },
       origin,
@@ -210,31 +220,17 @@ export function openaiDocument(origin: string) {
           operationId: "openaiEditImages",
           summary: "Make images from an image",
           description: "One image (`image` or `image[]`) and a prompt; no `mask`. Waits as image generations do.",
-          requestBody: {
-            required: true,
-            content: {
-              "multipart/form-data": {
-                schema: {
-                  type: "object",
-                  required: ["image", "prompt", "model"],
-                  properties: {
-                    image: {
-                      type: "string",
-                      format: "binary",
-                      description: "PNG, JPEG or WebP.",
-                      example: "@photo.png",
-                    },
-                    ...imageFields,
-                    strength: { type: "number", minimum: 0, maximum: 1, description: "How far to move from it." },
-                  },
-                },
-              },
+          requestBody: form(["image", "prompt", "model"], {
+            image: {
+              type: "string",
+              format: "binary",
+              description: "PNG, JPEG or WebP.",
+              example: "@photo.png",
             },
-          },
-          responses: withErrors({
-            200: { description: "The images.", headers: costHeader, content: json(imagesResponse) },
-            504: { description: "Not finished yet (`generation_pending`).", content: json(errorBody) },
+            ...imageFields,
+            strength: { type: "number", minimum: 0, maximum: 1, description: "How far to move from it." },
           }),
+          responses: imageResponses,
         },
       },
       origin,
@@ -246,24 +242,13 @@ export function openaiDocument(origin: string) {
           operationId: "openaiCreateVideo",
           summary: "Make a video",
           description: "Answers at once with the job `queued`; its cost is held until it is ready.",
-          requestBody: {
-            required: true,
-            content: {
-              "multipart/form-data": {
-                schema: {
-                  type: "object",
-                  required: ["prompt", "model"],
-                  properties: {
-                    prompt: str("What to film.", { maxLength: 2000, example: "Waves on a beach at dawn" }),
-                    model: str("A video model's id; the first one offered when left out.", { example: "demo-video" }),
-                    seconds: str("One of the model's lengths, such as `5` or `10`."),
-                    size: str("`WIDTHxHEIGHT`: the model's nearest aspect ratio is used."),
-                    style: str("The video's style, from the model's options."),
-                  },
-                },
-              },
-            },
-          },
+          requestBody: form(["prompt", "model"], {
+            prompt: str("What to film.", { maxLength: 2000, example: "Waves on a beach at dawn" }),
+            model: str("A video model's id; the first one offered when left out.", { example: "demo-video" }),
+            seconds: str("One of the model's lengths, such as `5` or `10`."),
+            size: str("`WIDTHxHEIGHT`: the model's nearest aspect ratio is used."),
+            style: str("The video's style, from the model's options."),
+          }),
           responses: withErrors({ 200: { description: "The video job.", content: json(video) } }),
         },
         get: {

@@ -149,6 +149,8 @@ export function imagesRoutes(options: ImagesOptions) {
         return { b64_json: Buffer.from(sent).toString("base64"), revised_prompt: null };
       }),
     );
+    // Not kept for a repeated request: made again from the job (the same images, links signed anew, no charge).
+    c.set("rerun", true);
     const first = view.outputs[0];
     const charged = view.creditsCharged ?? 0;
     c.header("x-atelier-credits-charged", String(charged));

@@ -140,7 +140,7 @@ export function jobFailure(c: Context<RetryEnv>, view: GenerationView | null): R
  * `Idempotency-Key`, or follows `/api/v1/generations/{id}`.
  */
 export function jobPending(c: Context<RetryEnv>, id: string, waitedSeconds: number): Response {
-  c.set("pending", true);
+  c.set("rerun", true);
   const poll = `/api/v1/generations/${id}`;
   return openaiFailure(
     c,

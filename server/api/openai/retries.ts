@@ -2,15 +2,8 @@ import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createMiddleware } from "hono/factory";
 import { AppError } from "#server/errors.ts";
-import {
-  claimIdempotencyKey,
-  completeIdempotencyKey,
-  keyOfFingerprint,
-  lapseIdempotencyKey,
-  releaseIdempotencyKey,
-  type IdempotencyClaim,
-} from "#server/modules/api-keys/idempotency.ts";
-import { fingerprintOf } from "#server/api/v1/idempotency.ts";
+import { claimIdempotencyKey, keyOfFingerprint, type IdempotencyClaim } from "#server/modules/api-keys/idempotency.ts";
+import { fingerprintOf, replay, runClaimed } from "#server/api/v1/idempotency.ts";
 import type { KeyEnv } from "#server/api/v1/env.ts";
 
 /** The keys this API makes for requests that came without one: kept an hour, long enough for any client's retries. */
@@ -21,8 +14,11 @@ export type RetryEnv = KeyEnv & {
   Variables: {
     /** The request's idempotency key, its own or the one made for it: the jobs it starts are keyed by it. */
     retryKey: string;
-    /** The answer says the work is still running: a retry runs again on the same work, not replaying this. */
-    pending?: boolean;
+    /**
+     * The answer is made again from the request's jobs when the request is repeated, rather than kept: the work is
+     * still running, or the answer is images (large in base64, and its links are signed anew).
+     */
+    rerun?: boolean;
   };
 };
 
@@ -38,7 +34,8 @@ export const jobKeyOf = (key: string) => `v1:${createHash("sha256").update(key).
  *   0) of the same request, by the same account, is matched to its first attempt within the hour and answered with
  *   its answer, or runs again on its jobs if that answer was "not finished yet".
  *
- * A retry that arrives while the first attempt still runs waits for it (up to `waitMs`) rather than failing.
+ * A retry that arrives while the first attempt still runs waits for it (up to `waitMs`) rather than failing. An
+ * answer marked `rerun` is not kept: the key is left open, and the request repeated runs again on the same jobs.
  */
 export function retrySafe(options: { waitMs: number }) {
   return createMiddleware<RetryEnv>(async (c, next) => {
@@ -65,24 +62,8 @@ export function retrySafe(options: { waitMs: number }) {
         await sleep(250);
       }
     }
-    if (claim.kind === "replay") {
-      return c.body(claim.body, claim.status as 200, {
-        "Content-Type": "application/json",
-        "Idempotent-Replayed": "true",
-      });
-    }
+    if (claim.kind === "replay") return replay(c, claim);
     c.set("retryKey", key);
-    try {
-      await next();
-    } catch (error) {
-      await releaseIdempotencyKey({ db, userId, key });
-      throw error;
-    }
-    const status = c.res.status;
-    const streamed = (c.res.headers.get("content-type") ?? "").startsWith("text/event-stream");
-    if (c.get("pending")) await lapseIdempotencyKey({ db, userId, key });
-    else if (streamed || status >= 500 || status === 409 || status === 429 || c.get("invalidRequest"))
-      await releaseIdempotencyKey({ db, userId, key });
-    else await completeIdempotencyKey({ db, userId, key, status, body: await c.res.clone().text() });
+    await runClaimed(c, next, { db, userId, key }, () => Boolean(c.get("rerun")));
   });
 }

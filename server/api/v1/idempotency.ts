@@ -1,9 +1,11 @@
 import { createHash } from "node:crypto";
-import type { HonoRequest } from "hono";
+import type { Context, HonoRequest, Next } from "hono";
+import type { Db } from "#server/db/client.ts";
 import { createMiddleware } from "hono/factory";
 import {
   claimIdempotencyKey,
   completeIdempotencyKey,
+  lapseIdempotencyKey,
   releaseIdempotencyKey,
 } from "#server/modules/api-keys/idempotency.ts";
 import type { KeyEnv } from "./env.ts";
@@ -62,22 +64,36 @@ export const idempotent = createMiddleware<KeyEnv>(async (c, next) => {
   const db = c.var.runtime.database.db;
   const userId = c.var.apiUserId;
   const claim = await claimIdempotencyKey({ db, userId, key, fingerprint: await fingerprintOf(c.req) });
-  if (claim.kind === "replay") {
-    return c.body(claim.body, claim.status as 201, {
-      "Content-Type": "application/json",
-      "Idempotent-Replayed": "true",
-    });
-  }
+  if (claim.kind === "replay") return replay(c, claim);
+  await runClaimed(c, next, { db, userId, key });
+});
+
+/** A kept answer, sent again. */
+export function replay(c: Context, claim: { status: number; body: string }): Response {
+  return c.body(claim.body, claim.status as 201, { "Content-Type": "application/json", "Idempotent-Replayed": "true" });
+}
+
+/**
+ * Runs a request under the key it claimed, then keeps its answer for the key's replays, or gives the key up when the
+ * answer is worth retrying (a server failure, a limit or conflict that passes, a stream, a request refused before its
+ * handler ran). With `lapse`, an answer that says its work goes on leaves the key to be taken over at once.
+ */
+export async function runClaimed<E extends KeyEnv>(
+  c: Context<E>,
+  next: Next,
+  owner: { db: Db; userId: string; key: string },
+  lapse?: () => boolean,
+) {
   try {
     await next();
   } catch (error) {
-    await releaseIdempotencyKey({ db, userId, key });
+    await releaseIdempotencyKey(owner);
     throw error;
   }
   const status = c.res.status;
-  if (c.get("invalidRequest") || status >= 500 || status === 409 || status === 429) {
-    await releaseIdempotencyKey({ db, userId, key });
-  } else {
-    await completeIdempotencyKey({ db, userId, key, status, body: await c.res.clone().text() });
-  }
-});
+  const streamed = (c.res.headers.get("content-type") ?? "").startsWith("text/event-stream");
+  if (lapse?.()) await lapseIdempotencyKey(owner);
+  else if (c.get("invalidRequest") || streamed || status >= 500 || status === 409 || status === 429)
+    await releaseIdempotencyKey(owner);
+  else await completeIdempotencyKey({ ...owner, status, body: await c.res.clone().text() });
+}
