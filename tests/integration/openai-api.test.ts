@@ -246,7 +246,7 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
   });
 
   it("edits an image sent as a file, and refuses what the models here cannot do by its field", async () => {
-    const { client, credits } = await account("edits@example.com");
+    const { secret, client, credits } = await account("edits@example.com");
     const png = await sharp({ create: { width: 96, height: 64, channels: 3, background: "#3366cc" } })
       .png()
       .toBuffer();
@@ -293,6 +293,17 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
     expect(await refusal(client.images.generate({ model: "demo-image", prompt: "x", size: "huge" }))).toBe("size");
     const unknown = await client.images.generate({ model: "dall-e-2", prompt: "x" }).catch((e: unknown) => e);
     expect(unknown).toBeInstanceOf(OpenAI.NotFoundError);
+    // A form that cannot be read is the request's fault, with or without an idempotency key.
+    const variants: Record<string, string>[] = [{}, { "Idempotency-Key": "broken-form" }];
+    for (const headers of variants) {
+      const broken = await fetch(`${server.url}/v1/images/edits`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${secret}`, "Content-Type": "multipart/form-data; boundary=x", ...headers },
+        body: "not a form",
+      });
+      expect(broken.status).toBe(400);
+      expect(((await broken.json()) as { error: { param: string } }).error.param).toBe("body");
+    }
     expect(await credits()).toMatchObject({ balance: 18, held: 0 });
   });
 

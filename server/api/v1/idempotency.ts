@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Context, HonoRequest, Next } from "hono";
 import type { Db } from "#server/db/client.ts";
+import { AppError } from "#server/errors.ts";
 import { createMiddleware } from "hono/factory";
 import {
   claimIdempotencyKey,
@@ -34,7 +35,11 @@ export async function fingerprintOf(req: HonoRequest): Promise<string> {
   let body: unknown;
   if (type.startsWith("multipart/form-data") || type.startsWith("application/x-www-form-urlencoded")) {
     const fields: [string, string][] = [];
-    for (const [name, value] of await req.formData()) {
+    // A form that cannot be read is the request's fault, said before anything else reads it.
+    const form = await req.formData().catch(() => {
+      throw new AppError("bad_request", "the form could not be read", { values: { field: "body" } });
+    });
+    for (const [name, value] of form) {
       fields.push([
         name,
         typeof value === "string" ? value : `file:${sha256(new Uint8Array(await value.arrayBuffer()))}`,
