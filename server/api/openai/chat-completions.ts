@@ -1,19 +1,17 @@
-import { eq } from "drizzle-orm";
 import type { Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
-import { chatConversation, chatMessage } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import type { ToolChoice, ToolSet } from "ai";
 import { CLIENT_TOOL_PART, startAnswer, type AnswerOutcome, type ClientTool } from "#server/modules/chat/answer.ts";
-import { MAX_QUESTION_LENGTH } from "#server/modules/chat/conversations.ts";
+import { createApiConversation, MAX_QUESTION_LENGTH, type ApiTurn } from "#server/modules/chat/conversations.ts";
 import { MAX_ATTACHMENTS, offeredChatModels } from "#config/chat-models.ts";
 import type { ChatPart } from "#server/db/schema/index.ts";
 import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
 import { fetchImageUrl } from "#server/modules/generation/fetch-image-url.ts";
 import { mediaUrl } from "#server/modules/generation/get-generation.ts";
-import { fieldError } from "./jobs.ts";
+import { fieldError, parseFields } from "./jobs.ts";
 import type { KeyEnv } from "#server/api/v1/env.ts";
 
 /** A message's content as OpenAI's clients send it: a string, or parts (text and images are read). */
@@ -171,18 +169,12 @@ async function attachmentsOf(c: Context<KeyEnv>, body: Request, model: { name: s
   return parts;
 }
 
-interface Turn {
-  role: "user" | "assistant";
-  text: string;
-  parts: ChatPart[];
-}
-
 /**
  * The request's messages as turns of a conversation: each assistant's calls of the caller's tools saved in its parts,
  * with what the `tool` messages after it returned.
  */
-function turnsOf(body: Request, images: ChatPart[]): Turn[] {
-  const turns: Turn[] = [];
+function turnsOf(body: Request): ApiTurn[] {
+  const turns: ApiTurn[] = [];
   body.messages.forEach((m, i) => {
     if (m.role === "system" || m.role === "developer") return;
     if (m.role === "tool") {
@@ -218,7 +210,6 @@ function turnsOf(body: Request, images: ChatPart[]): Turn[] {
     );
   if (turns.some((t) => JSON.stringify(t.parts).length > MAX_QUESTION_LENGTH * 8))
     throw new AppError("chat_message_invalid", "a message is too long", { values: { max: MAX_QUESTION_LENGTH * 4 } });
-  if (last.role === "user") last.parts.push(...images);
   return turns;
 }
 
@@ -226,35 +217,18 @@ function turnsOf(body: Request, images: ChatPart[]): Turn[] {
  * Saves an API request's messages as a conversation of the account's (never listed on the page), the system and
  * developer messages as its instructions, the others as one branch ending with what is to be answered.
  */
-async function conversationOf(db: Db, userId: string, body: Request, images: ChatPart[]) {
+async function conversationOf(db: Db, userId: string, body: Request, turns: ApiTurn[]) {
   const system = body.messages
     .filter((m) => m.role === "system" || m.role === "developer")
     .map((m) => textOf(m.content))
     .join("\n\n")
     .trim();
-  const turns = turnsOf(body, images);
-  return db.transaction(async (tx) => {
-    const [conversation] = await tx
-      .insert(chatConversation)
-      .values({ userId, modelId: body.model, systemPrompt: system || null, source: "api" })
-      .returning({ id: chatConversation.id });
-    let parentId: string | null = null;
-    for (const turn of turns) {
-      const [row]: { id: string }[] = await tx
-        .insert(chatMessage)
-        .values({
-          conversationId: conversation!.id,
-          parentId,
-          role: turn.role,
-          parts: turn.parts,
-          text: turn.text,
-          status: "done",
-        })
-        .returning({ id: chatMessage.id });
-      parentId = row!.id;
-    }
-    await tx.update(chatConversation).set({ leafId: parentId }).where(eq(chatConversation.id, conversation!.id));
-    return { conversationId: conversation!.id, parentId: parentId! };
+  return createApiConversation({
+    db,
+    userId,
+    modelId: body.model,
+    systemPrompt: system || null,
+    turns,
   });
 }
 
@@ -280,21 +254,18 @@ const usageOf = (outcome: AnswerOutcome) => ({
  * whole. What it cost is in `x-atelier-credits-charged` (a whole answer) and in the usage chunk's `atelier` field.
  */
 export async function chatCompletions(c: Context<KeyEnv>) {
-  const parsed = request.safeParse(await c.req.json().catch(() => null));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new AppError("bad_request", issue?.message ?? "invalid request", {
-      values: { field: issue?.path.join(".") || "body" },
-    });
-  }
-  const body = parsed.data;
+  const body = parseFields(request, await c.req.json().catch(() => null));
   const { runtime } = c.var;
   const userId = c.var.apiUserId;
   const model = offeredChatModels(runtime.env).find((m) => m.id === body.model);
   if (!model) throw new AppError("unknown_model", `The model '${body.model}' does not exist`);
   refuseUnsupported(body, model);
 
-  const asked = await conversationOf(runtime.database.db, userId, body, await attachmentsOf(c, body, model));
+  // The messages are checked before any image is kept: a refused request leaves no file behind.
+  const turns = turnsOf(body);
+  const question = turns.at(-1)!;
+  if (question.role === "user") question.parts.push(...(await attachmentsOf(c, body, model)));
+  const asked = await conversationOf(runtime.database.db, userId, body, turns);
   // What the answer writes, in order: its words, and its calls of the caller's tools.
   const deltas: ({ text: string } | { call: ChatPart })[] = [];
   let wake: (() => void) | undefined;

@@ -31,19 +31,11 @@ export function openaiError<E extends ApiEnv>(c: Context<E>, error: AppError, pa
   const code = CODES[error.code] ?? error.code;
   // OpenAI answers an unknown model with 404 and an exhausted quota with 429, where Atelier's own API says 400 and 402.
   const status = error.code === "insufficient_credits" ? 429 : error.code === "unknown_model" ? 404 : error.status;
-  const headers: Record<string, string> = {
-    "x-request-id": c.get("requestId"),
-    "Cache-Control": "no-store",
-    ...(c.get("apiLimits") ?? {}),
-  };
+  const headers: Record<string, string> = {};
   if (error.code === "insufficient_credits") headers["x-should-retry"] = "false";
   if (status === 401) headers["WWW-Authenticate"] = 'Bearer realm="atelier"';
   const message = error.message !== error.code ? error.message : t(error.messageKey, error.values);
-  return c.json(
-    { error: { message, type: typeOf(error), code, param: param ?? paramOf(error) } },
-    status as 400,
-    headers,
-  );
+  return openaiFailure(c, status, { message, type: typeOf(error), code, param: param ?? paramOf(error) }, { headers });
 }
 
 export interface OpenaiFailure {

@@ -133,7 +133,11 @@ export function imagesRoutes(options: ImagesOptions) {
     );
     if (!view || view.status !== "succeeded") return jobFailure(c, view);
 
-    const files = await filesOfGeneration({ db: database.db, userId, generationId: id });
+    // The stored files are read only for an answer in base64.
+    const files =
+      request.response_format === "b64_json"
+        ? await filesOfGeneration({ db: database.db, userId, generationId: id })
+        : [];
     const wanted = request.output_format === "jpeg" ? "jpg" : request.output_format;
     const data = await Promise.all(
       view.outputs.map(async (output) => {

@@ -11,10 +11,10 @@ import { openaiError } from "./errors.ts";
 import { imagesRoutes } from "./images.ts";
 import { videosRoutes } from "./videos.ts";
 import { retrySafe, type RetryEnv } from "./retries.ts";
+import type { ApiLimits } from "#server/modules/api-keys/verify-api-key.ts";
 
 /** The header that says what a request cost, in credits. */
 const CHARGED = "x-atelier-credits-charged";
-import type { ApiLimits } from "#server/modules/api-keys/verify-api-key.ts";
 
 /**
  * When the catalogue's models are said to have been created (OpenAI's `created`, Unix seconds): the same for every
@@ -25,7 +25,7 @@ const CATALOG_CREATED = 1_767_225_600;
 /** A model in OpenAI's shape, with Atelier's own details beside (the SDKs ignore fields they do not know). */
 type ListedModel = { id: string; object: "model"; created: number; owned_by: string; atelier: Record<string, unknown> };
 
-function catalogue(c: Context<KeyEnv>): ListedModel[] {
+function catalogue<E extends KeyEnv>(c: Context<E>): ListedModel[] {
   const { env, settings } = c.var.runtime;
   const media = listModels(env, settings.current().models).map((m) => ({
     id: m.id,
@@ -68,16 +68,15 @@ export function openaiApi(state: ServerState, options: { origin: string; waitMs:
     const streamed = (c.res.headers.get("content-type") ?? "").startsWith("text/event-stream");
     if (!streamed && !c.res.headers.has(CHARGED)) c.res.headers.set(CHARGED, "0");
   });
-  api.get("/models", key, (c) => c.json({ object: "list", data: catalogue(c as unknown as Context<KeyEnv>) }));
-  api.get("/models/:id{.+}", key, (c) => {
-    const model = catalogue(c as unknown as Context<KeyEnv>).find((m) => m.id === c.req.param("id"));
-    if (!model)
-      throw new AppError("unknown_model", `The model '${c.req.param("id")}' does not exist`, {
-        values: { model: c.req.param("id") },
-      });
-    return c.json(model);
-  });
+  // Every path asks for a key first, an unknown one too (then it is not found).
+  api.use("*", key);
   const routes = new Hono<RetryEnv>()
+    .get("/models", (c) => c.json({ object: "list", data: catalogue(c) }))
+    .get("/models/:id{.+}", (c) => {
+      const model = catalogue(c).find((m) => m.id === c.req.param("id"));
+      if (!model) throw new AppError("unknown_model", `The model '${c.req.param("id")}' does not exist`);
+      return c.json(model);
+    })
     .post("/chat/completions", safe, chatCompletions)
     .post("/images/generations", safe, images.generations)
     .post("/images/edits", safe, images.edits)
@@ -85,13 +84,11 @@ export function openaiApi(state: ServerState, options: { origin: string; waitMs:
     .get("/videos", videos.list)
     .get("/videos/:id", videos.retrieve)
     .delete("/videos/:id", safe, videos.remove)
-    .get("/videos/:id/content", videos.content);
-  api.use("/chat/*", key).use("/images/*", key).use("/videos", key).use("/videos/*", key);
+    .get("/videos/:id/content", videos.content)
+    .all("*", () => {
+      throw new AppError("not_found", "Unknown request URL. Please check the URL and the method.");
+    });
   api.route("/", routes as unknown as Hono<ApiEnv>);
-  // An unknown path asks for a key first, like any other: then it is not found.
-  api.all("*", key, () => {
-    throw new AppError("not_found", "Unknown request URL. Please check the URL and the method.");
-  });
   api.onError((error, c) => {
     if (error instanceof AppError) return openaiError(c, error);
     if (error instanceof HTTPException && error.status < 500)

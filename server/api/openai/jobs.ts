@@ -41,7 +41,7 @@ export async function readSent(c: Context<RetryEnv>): Promise<Sent> {
 }
 
 /** Parses fields with a schema; the first problem is a 400 naming its field, as OpenAI names `param`. */
-export function parseFields<T extends z.ZodType>(schema: T, fields: Record<string, unknown>): z.output<T> {
+export function parseFields<T extends z.ZodType>(schema: T, fields: unknown): z.output<T> {
   const parsed = schema.safeParse(fields);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];

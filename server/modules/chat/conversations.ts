@@ -404,6 +404,42 @@ export function titleFrom(question: string): string {
   return `${space > 30 ? cut.slice(0, space) : cut}…`;
 }
 
+/** A message of a request to the OpenAI-compatible API, as saved. */
+export interface ApiTurn {
+  role: "user" | "assistant";
+  text: string;
+  parts: ChatPart[];
+}
+
+/**
+ * Saves a request of the OpenAI-compatible API as a conversation of the account's (never listed on the page): its
+ * instructions, and its messages as one branch ending with what is to be answered.
+ */
+export async function createApiConversation(options: {
+  db: Db;
+  userId: string;
+  modelId: string;
+  systemPrompt: string | null;
+  turns: ApiTurn[];
+}): Promise<{ conversationId: string; parentId: string }> {
+  return options.db.transaction(async (tx) => {
+    const [conversation] = await tx
+      .insert(chatConversation)
+      .values({ userId: options.userId, modelId: options.modelId, systemPrompt: options.systemPrompt, source: "api" })
+      .returning({ id: chatConversation.id });
+    let parentId: string | null = null;
+    for (const turn of options.turns) {
+      const [row]: { id: string }[] = await tx
+        .insert(chatMessage)
+        .values({ conversationId: conversation!.id, parentId, ...turn, status: "done" })
+        .returning({ id: chatMessage.id });
+      parentId = row!.id;
+    }
+    await tx.update(chatConversation).set({ leafId: parentId }).where(eq(chatConversation.id, conversation!.id));
+    return { conversationId: conversation!.id, parentId: parentId! };
+  });
+}
+
 /** How long the OpenAI-compatible API's requests are kept as conversations of their account. */
 export const API_CONVERSATION_DAYS = 30;
 
