@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { extrasNeeded, loadExtras, renderChatMarkdown } from "./chat-markdown.ts";
+import { mathPlugin } from "./chat-math.ts";
 
 const render = (text: string) => renderChatMarkdown(text, "Copy");
 
@@ -46,5 +47,13 @@ describe("the chat's Markdown", () => {
     expect(rich).toContain('<span class="hljs-keyword">const</span>');
     expect(rich).toContain('class="katex"');
     expect(extrasNeeded(text)).toEqual({ code: false, math: false });
+  });
+
+  it("finds the math plugin's function whether the build hands over the function or the module holding it", () => {
+    const plugin = () => undefined;
+    expect(mathPlugin(plugin)).toBe(plugin);
+    expect(mathPlugin({ default: plugin })).toBe(plugin);
+    expect(mathPlugin({ __esModule: true, default: { default: plugin } })).toBe(plugin);
+    expect(() => mathPlugin({ default: {} })).toThrow(TypeError);
   });
 });
