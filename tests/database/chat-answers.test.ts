@@ -5,13 +5,15 @@ import { APICallError } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { describe, expect, it } from "vitest";
-import { chatConversation, chatMessage, creditEntry, creditHold } from "#server/db/schema/index.ts";
+import { apiKey, chatConversation, chatMessage, creditEntry, creditHold } from "#server/db/schema/index.ts";
 import { parseEnv } from "#server/env.ts";
 import { getBalance, grantCredits, holdCredits } from "#server/modules/credits/ledger.ts";
 import { startAnswer, stopAnswer, sweepAnswers, type AnswerDeps } from "#server/modules/chat/answer.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
 import { settleToolCall } from "#server/modules/chat/tools.ts";
-import { purgeApiConversations } from "#server/modules/chat/conversations.ts";
+import { createApiConversation, purgeApiConversations } from "#server/modules/chat/conversations.ts";
+import { readAnswer } from "#server/modules/chat/read-answer.ts";
+import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { chatCatalog, chatCost, MIN_OUTPUT_TOKENS } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
 import { backends, insertUserWithCredits, migratedDatabase } from "#tests/support/backends.ts";
@@ -454,5 +456,52 @@ describe.each(backends)("chat answers on $name", (backend) => {
     expect(await getBalance({ db: db(), userId })).toEqual({ balance: 50, held: 0, available: 50 });
     // Once.
     expect(await sweepAnswers({ db: db() })).toEqual({ ended: 0 });
+  });
+  it("names an answer's movements in the credit history: its conversation, or the API key that asked", async () => {
+    const userId = await account(50);
+    const q = await question(userId, "a lighthouse in the rain");
+    const page = await startAnswer(deps(), { userId, ...q, locale: "en" });
+    expect((await page.done).status).toBe("done");
+    const [key] = await db()
+      .insert(apiKey)
+      .values({ userId, name: "Build server", prefix: "atl_test", keyHash: randomUUID() })
+      .returning({ id: apiKey.id });
+    const asked = await createApiConversation({
+      db: db(),
+      userId,
+      modelId: "prompt-helper",
+      systemPrompt: null,
+      turns: [{ role: "user", text: "a harbour", parts: [{ type: "text", text: "a harbour" }] }],
+      apiKeyId: key!.id,
+    });
+    const api = await startAnswer(deps(), { userId, ...asked, locale: "en", tools: false });
+    expect((await api.done).status).toBe("done");
+
+    const history = async () => (await listEntries({ db: db(), userId, page: 1, pageSize: 20 })).rows;
+    const about = (rows: Awaited<ReturnType<typeof history>>, messageId: string) =>
+      rows.filter((r) => r.reference?.type === "chat" && r.reference.id === messageId).map((r) => r.kind);
+    const rows = await history();
+    // Held, then charged: each movement names the answer it paid for.
+    expect(about(rows, page.messageId)).toEqual(["capture", "hold"]);
+    expect(about(rows, api.messageId)).toEqual(["capture", "hold"]);
+    const onPage = rows.find((r) => r.reference?.id === page.messageId)!.reference;
+    expect(onPage).toMatchObject({ conversationId: q.conversationId, label: "a lighthouse in the rain" });
+    expect(onPage!.api).toBeUndefined();
+    const throughApi = rows.find((r) => r.reference?.id === api.messageId)!.reference;
+    expect(throughApi).toMatchObject({ api: { keyName: "Build server" } });
+    expect(throughApi!.conversationId).toBeUndefined();
+
+    // The key deleted: the movement still says it came through the API.
+    await db().delete(apiKey).where(eq(apiKey.id, key!.id));
+    expect((await history()).find((r) => r.reference?.id === api.messageId)!.reference).toMatchObject({
+      api: { keyName: null },
+    });
+    // Someone else's answer is not read back.
+    const other = await account(5);
+    expect(await readAnswer({ db: db(), userId: other, messageId: api.messageId })).toBeNull();
+    expect(await readAnswer({ db: db(), userId, messageId: api.messageId })).toMatchObject({
+      status: "done",
+      text: promptHelperAnswer("a harbour", "en"),
+    });
   });
 });

@@ -1,3 +1,4 @@
+import { connect, createServer, type Server, type Socket } from "node:net";
 import OpenAI, { toFile } from "openai";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -8,6 +9,71 @@ import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
+
+/**
+ * A TCP proxy in front of the server that loses answers as a network does: while `drops` is above 0, a connection's
+ * answer is swallowed as soon as it begins and the connection is cut, so the client never sees it (the request
+ * itself reached the server). Counts the connections that carried a request.
+ */
+async function lossyProxy(
+  target: URL,
+): Promise<{ url: string; drops: number; requests: number; close(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  const proxy = {
+    url: "",
+    drops: 0,
+    requests: 0,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  const server: Server = createServer((client) => {
+    const upstream = connect(Number(target.port), target.hostname);
+    sockets.add(client).add(upstream);
+    let lose = false;
+    client.on("data", (chunk) => {
+      // A new request on this connection: decided when it starts whether its answer is lost.
+      if (/^(GET|POST|DELETE|PUT|PATCH) /.test(chunk.toString("latin1", 0, 8))) {
+        proxy.requests++;
+        lose = proxy.drops > 0;
+        if (lose) proxy.drops--;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on("data", (chunk) => {
+      if (!lose) return void client.write(chunk);
+      client.destroy();
+      upstream.destroy();
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on("close", end).on("error", end);
+    upstream.on("close", end).on("error", end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  proxy.url = `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
+  return proxy;
+}
+
+/** A stream's text, and what its usage chunk says it cost. */
+async function readChatStream(stream: AsyncIterable<OpenAI.Chat.Completions.ChatCompletionChunk>) {
+  let text = "";
+  let charged: number | undefined;
+  let finish: string | null = null;
+  for await (const chunk of stream) {
+    text += chunk.choices[0]?.delta.content ?? "";
+    finish = chunk.choices[0]?.finish_reason ?? finish;
+    const atelier = (chunk as unknown as { atelier?: { credits_charged: number } }).atelier;
+    if (atelier) charged = atelier.credits_charged;
+  }
+  return { text, charged, finish };
+}
 
 /** The OpenAI-compatible API, driven by the official `openai` package with only a base URL and an Atelier key. */
 describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () => {
@@ -437,6 +503,93 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
       .catch((e: unknown) => e);
     expect(mismatch).toBeInstanceOf(OpenAI.UnprocessableEntityError);
     expect((await credits()).balance).toBe(afterChat.balance - 2);
+  });
+  it("answers a streamed chat again, charged once, when its answer is lost or it is sent again with its key", async () => {
+    const { secret, credits } = await account("streams@example.com");
+    const proxy = await lossyProxy(new URL(server.url));
+    const sdk = new OpenAI({ apiKey: secret, baseURL: `${proxy.url}/v1`, maxRetries: 2 });
+    try {
+      // The SDK's own retry after the first answer was lost before its stream began: the same answer, once.
+      const before = await credits();
+      proxy.drops = 1;
+      const { data: stream, response } = await sdk.chat.completions
+        .create({
+          model: "prompt-helper",
+          messages: [{ role: "user", content: "a lantern festival" }],
+          stream: true,
+          stream_options: { include_usage: true },
+        })
+        .withResponse();
+      const first = await readChatStream(stream);
+      expect(proxy.requests).toBe(2);
+      expect(response.headers.get("idempotent-replayed")).toBe("true");
+      expect(response.headers.get("x-atelier-credits-charged")).toBe("0");
+      expect(first.text).toBe(promptHelperAnswer("a lantern festival", "en"));
+      expect(first.finish).toBe("stop");
+      expect(first.charged).toBeGreaterThan(0);
+      await expect.poll(credits).toMatchObject({ balance: before.balance - first.charged!, held: 0 });
+
+      // Sent five times with one Idempotency-Key, while the first is still being written and after: one answer.
+      const keyed = (n: number) =>
+        sdk.chat.completions
+          .create(
+            { model: "prompt-helper", messages: [{ role: "user", content: `a paper boat ${n}` }], stream: true },
+            { headers: { "Idempotency-Key": "stream-boat" } },
+          )
+          .withResponse();
+      const opened = await keyed(0);
+      const meanwhile = await keyed(0);
+      expect(meanwhile.response.headers.get("idempotent-replayed")).toBe("true");
+      const [whole, replayed] = await Promise.all([readChatStream(opened.data), readChatStream(meanwhile.data)]);
+      expect(whole.text).toBe(promptHelperAnswer("a paper boat 0", "en"));
+      expect(replayed.text).toBe(whole.text);
+      for (let i = 0; i < 3; i++) {
+        const again = await keyed(0);
+        expect(again.response.headers.get("x-atelier-credits-charged")).toBe("0");
+        expect((await readChatStream(again.data)).text).toBe(whole.text);
+      }
+      const afterKeyed = await credits();
+      const ledger = async () =>
+        (
+          (await (
+            await fetch(`${server.url}/api/v1/credits/ledger?page_size=100`, {
+              headers: { Authorization: `Bearer ${secret}` },
+            })
+          ).json()) as { data: { kind: string; reference: string | null }[] }
+        ).data;
+      // Two answers charged in all (the lost one and the keyed one), each named by its chat answer.
+      const captures = (await ledger()).filter((e) => e.kind === "capture");
+      expect(captures).toHaveLength(2);
+      for (const capture of captures) expect(capture.reference).toMatch(/^chat:[0-9a-f-]{36}$/);
+      expect(afterKeyed.held).toBe(0);
+
+      // The same with the answer whole, its first answer lost: answered again, charged once.
+      proxy.drops = 1;
+      proxy.requests = 0;
+      const { data: answer, response: answered } = await sdk.chat.completions
+        .create({ model: "prompt-helper", messages: [{ role: "user", content: "a quiet pond" }] })
+        .withResponse();
+      expect(proxy.requests).toBe(2);
+      expect(answered.headers.get("idempotent-replayed")).toBe("true");
+      expect(answer.choices[0]!.message.content).toBe(promptHelperAnswer("a quiet pond", "en"));
+      expect((await ledger()).filter((e) => e.kind === "capture")).toHaveLength(3);
+
+      // An image request sent again with its key is made again from its job: it says it cost nothing more.
+      const image = () =>
+        sdk.images
+          .generate({ model: "demo-image", prompt: "a kite at dusk" }, { headers: { "Idempotency-Key": "kite-dusk" } })
+          .withResponse();
+      const made = await image();
+      expect(made.response.headers.get("x-atelier-credits-charged")).toBe("1");
+      const remade = await image();
+      expect(remade.response.headers.get("x-atelier-credits-charged")).toBe("0");
+      expect(remade.response.headers.get("idempotent-replayed")).toBe("true");
+      expect(remade.response.headers.get("x-atelier-generation-id")).toBe(
+        made.response.headers.get("x-atelier-generation-id"),
+      );
+    } finally {
+      await proxy.close();
+    }
   });
 });
 

@@ -22,6 +22,28 @@ export function CreditHistoryTable({
 }) {
   const { t } = useTranslation("billing");
   const { pathname } = useLocation();
+  /** What the movement was for, in words: the API key that asked, the conversation, the job, the order. */
+  const referenceLabel = (ref: NonNullable<EntryView["reference"]>) => {
+    const id = ref.id.slice(0, 8);
+    if (ref.api) {
+      const what = ref.type === "chat" ? "apiChat" : "apiJob";
+      return ref.api.keyName
+        ? t(`orders.reference.${what}`, { id, key: ref.api.keyName })
+        : t(`orders.reference.${what}DeletedKey`, { id });
+    }
+    if (ref.type === "chat")
+      return ref.label ? t("orders.reference.chat", { title: ref.label }) : t("orders.reference.chatUntitled");
+    return t(`orders.reference.${ref.type}`, { id: ref.label ?? id });
+  };
+  /** Where the movement's cause is shown, while it exists. */
+  const referencePath = (ref: NonNullable<EntryView["reference"]>) => {
+    if (ref.type === "order") return `/user/orders/${ref.id}`;
+    // A generation that still exists opens on its result page.
+    if (ref.type === "job" && ref.tool) return resultPath({ id: ref.id, tool: ref.tool });
+    if (ref.type === "chat" && ref.api) return "/dashboard/api";
+    if (ref.type === "chat" && ref.conversationId) return `/dashboard/chat/${ref.conversationId}`;
+    return null;
+  };
   const signed = (n: number) => (n > 0 ? `+${formatNumber(locale, n)}` : n < 0 ? `−${formatNumber(locale, -n)}` : "0");
   const columns: TableColumnsType<EntryView> = [
     {
@@ -60,15 +82,10 @@ export function CreditHistoryTable({
       dataIndex: "reference",
       render: (ref: EntryView["reference"]) => {
         if (!ref) return null;
-        const short = ref.label ?? ref.id.slice(0, 8);
-        const label = t(`orders.reference.${ref.type}`, { id: short });
+        const label = referenceLabel(ref);
         if (!linked) return label;
-        if (ref.type === "order") return <Link to={hrefIn(pathname, `/user/orders/${ref.id}`)}>{label}</Link>;
-        // A generation that still exists opens on its result page.
-        if (ref.type === "job" && ref.tool) {
-          return <Link to={hrefIn(pathname, resultPath({ id: ref.id, tool: ref.tool }))}>{label}</Link>;
-        }
-        return label;
+        const to = referencePath(ref);
+        return to ? <Link to={hrefIn(pathname, to)}>{label}</Link> : label;
       },
     },
   ];

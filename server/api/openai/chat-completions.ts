@@ -1,5 +1,6 @@
 import type { Context } from "hono";
-import { streamSSE } from "hono/streaming";
+import { setTimeout as sleep } from "node:timers/promises";
+import { streamSSE, type SSEStreamingApi } from "hono/streaming";
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
@@ -12,7 +13,8 @@ import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
 import { fetchImageUrl } from "#server/modules/generation/fetch-image-url.ts";
 import { mediaUrl } from "#server/modules/generation/get-generation.ts";
 import { fieldError, parseFields } from "./jobs.ts";
-import type { KeyEnv } from "#server/api/v1/env.ts";
+import { readAnswer } from "#server/modules/chat/read-answer.ts";
+import type { RetryEnv } from "./retries.ts";
 
 /** A message's content as OpenAI's clients send it: a string, or parts (text and images are read). */
 const content = z.union([
@@ -148,7 +150,7 @@ async function imageBytes(url: string, field: string): Promise<Uint8Array> {
  * The images of the question asked, kept as the account's input images (checked and re-encoded as uploads are) and
  * attached to it as the page attaches them. Earlier messages' images are not read again.
  */
-async function attachmentsOf(c: Context<KeyEnv>, body: Request, model: { name: string; vision: boolean }) {
+async function attachmentsOf(c: Context<RetryEnv>, body: Request, model: { name: string; vision: boolean }) {
   const index = body.messages.findLastIndex((m) => m.role === "user");
   const urls = imagesOf(body.messages[index]?.content);
   if (urls.length === 0) return [];
@@ -217,7 +219,7 @@ function turnsOf(body: Request): ApiTurn[] {
  * Saves an API request's messages as a conversation of the account's (never listed on the page), the system and
  * developer messages as its instructions, the others as one branch ending with what is to be answered.
  */
-async function conversationOf(db: Db, userId: string, body: Request, turns: ApiTurn[]) {
+async function conversationOf(db: Db, userId: string, apiKeyId: string, body: Request, turns: ApiTurn[]) {
   const system = body.messages
     .filter((m) => m.role === "system" || m.role === "developer")
     .map((m) => textOf(m.content))
@@ -229,10 +231,17 @@ async function conversationOf(db: Db, userId: string, body: Request, turns: ApiT
     modelId: body.model,
     systemPrompt: system || null,
     turns,
+    apiKeyId,
   });
 }
 
-const finishReason = (outcome: AnswerOutcome) =>
+/** How an answer ended, as the stream's last chunks say it (an answer being written, or one saved). */
+type Ending = Pick<
+  AnswerOutcome,
+  "status" | "toolCalls" | "inputTokens" | "outputTokens" | "creditsCharged" | "errorCode"
+>;
+
+const finishReason = (outcome: Ending) =>
   outcome.toolCalls ? "tool_calls" : outcome.status === "out_of_credits" ? "length" : "stop";
 
 /** A call of the caller's tool in OpenAI's shape (`index` in a stream's delta). */
@@ -242,18 +251,103 @@ const toolCallOf = (part: ChatPart, index?: number) => ({
   type: "function" as const,
   function: { name: part.toolName as string, arguments: JSON.stringify(part.input ?? {}) },
 });
-const usageOf = (outcome: AnswerOutcome) => ({
+const usageOf = (outcome: Ending) => ({
   prompt_tokens: outcome.inputTokens,
   completion_tokens: outcome.outputTokens,
   total_tokens: outcome.inputTokens + outcome.outputTokens,
 });
 
+/** What a streamed answer's key keeps: the answer's message, and what its chunks say besides (see replayChatStream). */
+interface KeptStream {
+  messageId: string;
+  id: string;
+  created: number;
+  model: string;
+  includeUsage: boolean;
+}
+
+/** A stream's chunk of an answer. */
+const chunkOf =
+  (kept: Omit<KeptStream, "messageId" | "includeUsage">) =>
+  (delta: object, finish: string | null = null) => ({
+    id: kept.id,
+    object: "chat.completion.chunk",
+    created: kept.created,
+    model: kept.model,
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  });
+
+/** The last chunks of a stream: the finish reason (or the failure), the usage when asked, `[DONE]`. */
+async function endStream(sse: SSEStreamingApi, kept: Omit<KeptStream, "messageId">, outcome: Ending) {
+  const chunk = chunkOf(kept);
+  if (outcome.status === "failed") {
+    await sse.writeSSE({
+      data: JSON.stringify({
+        error: { message: "The model's provider did not answer.", type: "server_error", code: outcome.errorCode },
+      }),
+    });
+  } else {
+    await sse.writeSSE({ data: JSON.stringify(chunk({}, finishReason(outcome))) });
+    if (kept.includeUsage)
+      await sse.writeSSE({
+        data: JSON.stringify({
+          ...chunk({}),
+          choices: [],
+          usage: usageOf(outcome),
+          atelier: { credits_charged: outcome.creditsCharged },
+        }),
+      });
+  }
+  await sse.writeSSE({ data: "[DONE]" });
+}
+
+/** How often a repeated stream reads the answer it repeats while that answer is still being written. */
+const REPLAY_POLL_MS = 200;
+
+/**
+ * A streamed answer sent again to its request repeated (the same `Idempotency-Key`, or an SDK's retry after its
+ * first attempt's answer was lost): the same chunks from the saved answer, while it is still being written as it
+ * grows, charging nothing more. Null when the answer failed (it charged nothing, and the request runs again) or is
+ * gone.
+ */
+export async function replayChatStream(c: Context<RetryEnv>, kept: KeptStream): Promise<Response | null> {
+  const db = c.var.runtime.database.db;
+  const owner = { db, userId: c.var.apiUserId, messageId: kept.messageId };
+  const first = await readAnswer(owner);
+  if (!first || first.status === "failed") return null;
+  const chunk = chunkOf(kept);
+  c.header("Idempotent-Replayed", "true");
+  c.header("x-atelier-credits-charged", "0");
+  return streamSSE(c, async (sse) => {
+    await sse.writeSSE({ data: JSON.stringify(chunk({ role: "assistant", content: "" })) });
+    let answer = first;
+    let sent = 0;
+    for (;;) {
+      // The saved text only grows while the answer is written: what is new since the last read is sent.
+      if (answer.text.length > sent) {
+        await sse.writeSSE({ data: JSON.stringify(chunk({ content: answer.text.slice(sent) })) });
+        sent = answer.text.length;
+      }
+      if (answer.status !== "streaming" || sse.aborted) break;
+      await sleep(REPLAY_POLL_MS);
+      // An answer whose writer died is ended by the sweep, failed: the read is never null for long.
+      answer = (await readAnswer(owner)) ?? { ...answer, status: "failed", errorCode: "interrupted" };
+    }
+    if (sse.aborted) return;
+    const calls = answer.parts.filter((p) => p.type === CLIENT_TOOL_PART);
+    for (const [index, call] of calls.entries())
+      await sse.writeSSE({ data: JSON.stringify(chunk({ tool_calls: [toolCallOf(call, index)] })) });
+    await endStream(sse, kept, { ...answer, status: answer.status as Ending["status"], toolCalls: calls.length > 0 });
+  });
+}
+
 /**
  * `POST /v1/chat/completions`: the chat's own engine (the same hold, pricing, failover and exact charge as the page's
  * answers), streamed as OpenAI streams (`chat.completion.chunk`s, `[DONE]`, the usage chunk when asked) or answered
  * whole. What it cost is in `x-atelier-credits-charged` (a whole answer) and in the usage chunk's `atelier` field.
+ * A streamed answer's key keeps its message: the request repeated gets the same stream, charged once.
  */
-export async function chatCompletions(c: Context<KeyEnv>) {
+export async function chatCompletions(c: Context<RetryEnv>) {
   const body = parseFields(request, await c.req.json().catch(() => null));
   const { runtime } = c.var;
   const userId = c.var.apiUserId;
@@ -265,7 +359,7 @@ export async function chatCompletions(c: Context<KeyEnv>) {
   const turns = turnsOf(body);
   const question = turns.at(-1)!;
   if (question.role === "user") question.parts.push(...(await attachmentsOf(c, body, model)));
-  const asked = await conversationOf(runtime.database.db, userId, body, turns);
+  const asked = await conversationOf(runtime.database.db, userId, c.var.apiKeyId, body, turns);
   // What the answer writes, in order: its words, and its calls of the caller's tools.
   const deltas: ({ text: string } | { call: ChatPart })[] = [];
   let wake: (() => void) | undefined;
@@ -293,15 +387,14 @@ export async function chatCompletions(c: Context<KeyEnv>) {
       },
     },
   );
-  const id = `chatcmpl-${started.messageId.replace(/-/g, "")}`;
-  const created = Math.floor(Date.now() / 1000);
-  const chunk = (delta: object, finish: string | null = null) => ({
-    id,
-    object: "chat.completion.chunk",
-    created,
+  const kept: KeptStream = {
+    messageId: started.messageId,
+    id: `chatcmpl-${started.messageId.replace(/-/g, "")}`,
+    created: Math.floor(Date.now() / 1000),
     model: body.model,
-    choices: [{ index: 0, delta, finish_reason: finish }],
-  });
+    includeUsage: Boolean(body.stream_options?.include_usage),
+  };
+  const chunk = chunkOf(kept);
 
   if (!body.stream) {
     const outcome = await started.done;
@@ -309,9 +402,9 @@ export async function chatCompletions(c: Context<KeyEnv>) {
     const calls = outcome.parts.filter((p) => p.type === CLIENT_TOOL_PART);
     c.header("x-atelier-credits-charged", String(outcome.creditsCharged));
     return c.json({
-      id,
+      id: kept.id,
       object: "chat.completion",
-      created,
+      created: kept.created,
       model: body.model,
       choices: [
         {
@@ -330,6 +423,9 @@ export async function chatCompletions(c: Context<KeyEnv>) {
     });
   }
 
+  // The key keeps the answer's message before the first chunk is sent: a client that never saw the stream begin
+  // (its connection dropped) and asks again gets this answer, not a second one.
+  c.set("claimedAnswer", { kind: "kept", answerKind: "chat_stream", status: 200, body: JSON.stringify(kept) });
   let ended: AnswerOutcome | null = null;
   void started.done.then(
     (outcome) => {
@@ -354,25 +450,6 @@ export async function chatCompletions(c: Context<KeyEnv>) {
       });
       wake = undefined;
     }
-    const outcome: AnswerOutcome = ended!;
-    if (outcome.status === "failed") {
-      await sse.writeSSE({
-        data: JSON.stringify({
-          error: { message: "The model's provider did not answer.", type: "server_error", code: outcome.errorCode },
-        }),
-      });
-    } else {
-      await sse.writeSSE({ data: JSON.stringify(chunk({}, finishReason(outcome))) });
-      if (body.stream_options?.include_usage)
-        await sse.writeSSE({
-          data: JSON.stringify({
-            ...chunk({}),
-            choices: [],
-            usage: usageOf(outcome),
-            atelier: { credits_charged: outcome.creditsCharged },
-          }),
-        });
-    }
-    await sse.writeSSE({ data: "[DONE]" });
+    await endStream(sse, kept, ended!);
   });
 }

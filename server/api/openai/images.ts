@@ -154,10 +154,11 @@ export function imagesRoutes(options: ImagesOptions) {
       }),
     );
     // Not kept for a repeated request: made again from the job (the same images, links signed anew, no charge).
-    c.set("rerun", true);
+    c.set("claimedAnswer", { kind: "kept", answerKind: "remade", status: 200, body: id });
     const first = view.outputs[0];
     const charged = view.creditsCharged ?? 0;
-    c.header("x-atelier-credits-charged", String(charged));
+    // The answer says what its job cost; the header what this request cost: nothing more, when it is repeated.
+    c.header("x-atelier-credits-charged", c.get("replayed") ? "0" : String(charged));
     c.header("x-atelier-generation-id", id);
     return c.json({
       created: Math.floor(Date.parse(view.createdAt) / 1000),

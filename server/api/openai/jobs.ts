@@ -91,7 +91,13 @@ export async function submitJob(c: Context<RetryEnv>, input: Record<string, unkn
   const { database, env, storage, boss, settings } = c.var.runtime;
   const { id } = await submitGeneration(
     { db: database.db, boss, env, storage, settings },
-    { user: { id: c.var.apiUserId }, input, source: "api", idempotencyKey: jobKeyOf(c.var.retryKey) },
+    {
+      user: { id: c.var.apiUserId },
+      input,
+      source: "api",
+      apiKeyId: c.var.apiKeyId,
+      idempotencyKey: jobKeyOf(c.var.retryKey),
+    },
   );
   return id;
 }
@@ -140,7 +146,7 @@ export function jobFailure(c: Context<RetryEnv>, view: GenerationView | null): R
  * `Idempotency-Key`, or follows `/api/v1/generations/{id}`.
  */
 export function jobPending(c: Context<RetryEnv>, id: string, waitedSeconds: number): Response {
-  c.set("rerun", true);
+  c.set("claimedAnswer", { kind: "pending" });
   const poll = `/api/v1/generations/${id}`;
   return openaiFailure(
     c,

@@ -2,9 +2,15 @@ import { createHash, randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createMiddleware } from "hono/factory";
 import { AppError } from "#server/errors.ts";
-import { claimIdempotencyKey, keyOfFingerprint, type IdempotencyClaim } from "#server/modules/api-keys/idempotency.ts";
-import { fingerprintOf, replay, runClaimed } from "#server/api/v1/idempotency.ts";
+import {
+  claimIdempotencyKey,
+  forgetIdempotencyKey,
+  keyOfFingerprint,
+  type IdempotencyClaim,
+} from "#server/modules/api-keys/idempotency.ts";
+import { fingerprintOf, replay, runClaimed, type ClaimedAnswer } from "#server/api/v1/idempotency.ts";
 import type { KeyEnv } from "#server/api/v1/env.ts";
+import { replayChatStream } from "./chat-completions.ts";
 
 /** The keys this API makes for requests that came without one: kept an hour, long enough for any client's retries. */
 const IMPLICIT = "v1-retry:";
@@ -15,10 +21,13 @@ export type RetryEnv = KeyEnv & {
     /** The request's idempotency key, its own or the one made for it: the jobs it starts are keyed by it. */
     retryKey: string;
     /**
-     * The answer is made again from the request's jobs when the request is repeated, rather than kept: the work is
-     * still running, or the answer is images (large in base64, and its links are signed anew).
+     * What the handler made of its answer, when the answer itself is not what is kept: its work is still running
+     * (`pending`), or what is kept is a stream's message or a note that the answer is made again from the request's
+     * jobs (images: large in base64, and their links are signed anew).
      */
-    rerun?: boolean;
+    claimedAnswer?: ClaimedAnswer;
+    /** The request repeats one already answered: its answer is made again, charging nothing more. */
+    replayed?: boolean;
   };
 };
 
@@ -34,8 +43,10 @@ export const jobKeyOf = (key: string) => `v1:${createHash("sha256").update(key).
  *   0) of the same request, by the same account, is matched to its first attempt within the hour and answered with
  *   its answer, or runs again on its jobs if that answer was "not finished yet".
  *
- * A retry that arrives while the first attempt still runs waits for it (up to `waitMs`) rather than failing. An
- * answer marked `rerun` is not kept: the key is left open, and the request repeated runs again on the same jobs.
+ * A retry that arrives while the first attempt still runs waits for it (up to `waitMs`) rather than failing. What a
+ * handler marks `pending` is not kept: the key is left open, and the request repeated runs again on the same jobs.
+ * A kept stream is streamed again from its message; an answer kept as `remade` is made again by the handler from
+ * the request's jobs, with nothing more charged.
  */
 export function retrySafe(options: { waitMs: number }) {
   return createMiddleware<RetryEnv>(async (c, next) => {
@@ -49,21 +60,32 @@ export function retrySafe(options: { waitMs: number }) {
       (attempt > 0 ? await keyOfFingerprint({ db, userId, fingerprint, prefix: IMPLICIT }) : null) ??
       `${IMPLICIT}${randomUUID()}`;
     const ttlSeconds = given === undefined ? IMPLICIT_TTL_SECONDS : undefined;
+    c.set("retryKey", key);
 
     const deadline = Date.now() + options.waitMs;
-    let claim: IdempotencyClaim;
     for (;;) {
+      let claim: IdempotencyClaim;
       try {
         claim = await claimIdempotencyKey({ db, userId, key, fingerprint, ttlSeconds });
-        break;
       } catch (error) {
         if (!(error instanceof AppError && error.code === "idempotency_in_flight") || Date.now() > deadline)
           throw error;
         await sleep(250);
+        continue;
       }
+      if (claim.kind === "run") return runClaimed(c, next, { db, userId, key }, () => c.get("claimedAnswer"));
+      if (claim.answerKind === "json") return replay(c, claim);
+      c.set("replayed", true);
+      if (claim.answerKind === "remade") {
+        await next();
+        c.res.headers.set("Idempotent-Replayed", "true");
+        return;
+      }
+      const replayed = await replayChatStream(c, JSON.parse(claim.body));
+      if (replayed) return replayed;
+      // The kept stream's answer failed and charged nothing: the request runs again.
+      await forgetIdempotencyKey({ db, userId, key, body: claim.body });
+      c.set("replayed", false);
     }
-    if (claim.kind === "replay") return replay(c, claim);
-    c.set("retryKey", key);
-    await runClaimed(c, next, { db, userId, key }, () => Boolean(c.get("rerun")));
   });
 }

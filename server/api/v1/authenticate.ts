@@ -66,6 +66,7 @@ export function apiKey(state: ServerState, options: { limits: ApiLimits }) {
       limits: options.limits,
     });
     c.set("apiUserId", admit(c, key));
+    c.set("apiKeyId", key.keyId);
   });
 }
 

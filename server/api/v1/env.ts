@@ -12,8 +12,8 @@ export type ApiEnv = RuntimeEnv & {
     invalidRequest?: boolean;
   };
 };
-/** A request whose key was verified and counted: its owner. */
-export type KeyEnv = ApiEnv & { Variables: { apiUserId: string } };
+/** A request whose key was verified and counted: its owner, and the key (what it starts is told by its key). */
+export type KeyEnv = ApiEnv & { Variables: { apiUserId: string; apiKeyId: string } };
 /** A request whose handler checks the key itself, in the statement that reads what it asks for. */
 export type BearerEnv = ApiEnv & { Variables: { apiBearer: string } };
 

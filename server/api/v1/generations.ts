@@ -38,6 +38,7 @@ export function generationsApi(state: ServerState, options: { origin: string; li
         user: { id: c.var.apiUserId },
         input,
         source: "api",
+        apiKeyId: c.var.apiKeyId,
         // The job itself is idempotent on the key too, so a retry after a crash finds it.
         idempotencyKey: idempotencyKey
           ? `api:${createHash("sha256").update(idempotencyKey).digest("hex").slice(0, 48)}`

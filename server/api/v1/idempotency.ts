@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { Context, HonoRequest, Next } from "hono";
 import type { Db } from "#server/db/client.ts";
+import type { IdempotentAnswerKind } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { createMiddleware } from "hono/factory";
 import {
@@ -79,15 +80,23 @@ export function replay(c: Context, claim: { status: number; body: string }): Res
 }
 
 /**
+ * What a request's handler says of its answer, for its key: `pending`, its work goes on and the key is left to be
+ * taken over at once (the request repeated runs again on the same work); `kept`, what to keep instead of the answer
+ * itself (a stream's description, or a note that the answer is made again from the request's jobs).
+ */
+export type ClaimedAnswer =
+  { kind: "pending" } | { kind: "kept"; answerKind: IdempotentAnswerKind; status: number; body: string };
+
+/**
  * Runs a request under the key it claimed, then keeps its answer for the key's replays, or gives the key up when the
- * answer is worth retrying (a server failure, a limit or conflict that passes, a stream, a request refused before its
- * handler ran). With `lapse`, an answer that says its work goes on leaves the key to be taken over at once.
+ * answer is worth retrying (a server failure, a limit or conflict that passes, a stream with nothing kept of it, a
+ * request refused before its handler ran). `answer` says what the handler made of its answer, if anything.
  */
 export async function runClaimed<E extends KeyEnv>(
   c: Context<E>,
   next: Next,
   owner: { db: Db; userId: string; key: string },
-  lapse?: () => boolean,
+  answer?: () => ClaimedAnswer | undefined,
 ) {
   try {
     await next();
@@ -97,7 +106,9 @@ export async function runClaimed<E extends KeyEnv>(
   }
   const status = c.res.status;
   const streamed = (c.res.headers.get("content-type") ?? "").startsWith("text/event-stream");
-  if (lapse?.()) await lapseIdempotencyKey(owner);
+  const said = answer?.();
+  if (said?.kind === "pending") await lapseIdempotencyKey(owner);
+  else if (said?.kind === "kept" && status < 400) await completeIdempotencyKey({ ...owner, ...said });
   else if (c.get("invalidRequest") || streamed || status >= 500 || status === 409 || status === 429)
     await releaseIdempotencyKey(owner);
   else await completeIdempotencyKey({ ...owner, status, body: await c.res.clone().text() });

@@ -37,6 +37,9 @@ export const apiKey = pgTable(
   ],
 );
 
+/** What an idempotency key keeps of its first answer (see `responseKind`). */
+export type IdempotentAnswerKind = "json" | "chat_stream" | "remade";
+
 /**
  * The stored answer of a POST sent with an `Idempotency-Key`, per user, for 24 hours. `running` while the first
  * request is in flight (its lock lapses after `lockedUntil`, so a crash does not block the key for a day).
@@ -52,6 +55,11 @@ export const apiIdempotency = pgTable(
     state: text("state").$type<"running" | "done">().notNull().default("running"),
     responseStatus: integer("response_status"),
     responseBody: text("response_body"),
+    /**
+     * What the kept answer is: `json`, sent again as it was; `chat_stream`, a streamed chat answer named by its
+     * message and streamed again from it; `remade`, made again from the request's jobs (images, sent anew).
+     */
+    responseKind: text("response_kind").$type<IdempotentAnswerKind>().notNull().default("json"),
     lockedUntil: timestamp("locked_until", { withTimezone: true }).notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
@@ -59,6 +67,7 @@ export const apiIdempotency = pgTable(
   (t) => [
     primaryKey({ columns: [t.userId, t.key] }),
     check("api_idempotency_state", sql`${t.state} in ('running', 'done')`),
+    check("api_idempotency_response_kind", sql`${t.responseKind} in ('json', 'chat_stream', 'remade')`),
     index("api_idempotency_expires_idx").on(t.expiresAt),
   ],
 );

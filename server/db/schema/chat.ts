@@ -14,6 +14,7 @@ import {
   type AnyPgColumn,
 } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
+import { apiKey } from "./api.ts";
 import { creditHold } from "./credits.ts";
 import { list } from "./sql-list.ts";
 
@@ -68,6 +69,8 @@ export const chatConversation = pgTable(
     shareTokenHash: text("share_token_hash").unique(),
     /** Where it was started: the chat page, or the OpenAI-compatible API (one per request, never listed on the page). */
     source: text("source").$type<"web" | "api">().notNull().default("web"),
+    /** The API key that asked (the API's conversations), while the key exists. */
+    apiKeyId: uuid("api_key_id").references(() => apiKey.id, { onDelete: "set null" }),
     /** The last message the link shows (the branch shown when it was made: later messages stay private), and when. */
     sharedLeafId: uuid("shared_leaf_id"),
     sharedAt: timestamp("shared_at", { withTimezone: true }),
@@ -80,6 +83,9 @@ export const chatConversation = pgTable(
     index("chat_conversation_user_idx").on(t.userId, t.pinned, t.updatedAt.desc()),
     index("chat_conversation_search_idx").using("gin", t.search),
     // The API's conversations, oldest first, for their purge.
+    index("chat_conversation_api_key_idx")
+      .on(t.apiKeyId)
+      .where(sql`${t.apiKeyId} is not null`),
     index("chat_conversation_api_idx")
       .on(t.updatedAt)
       .where(sql`${t.source} = 'api'`),

@@ -14,6 +14,7 @@ import {
   type AnyPgColumn,
 } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
+import { apiKey } from "./api.ts";
 import { creditHold } from "./credits.ts";
 import {
   GENERATION_KINDS,
@@ -64,6 +65,8 @@ export const generation = pgTable(
     /** When an administrator gave its credits back (at most once). */
     refundedAt: timestamp("refunded_at", { withTimezone: true }),
     source: text("source").$type<"web" | "api">().notNull().default("web"),
+    /** The API key that asked for it, while the key exists (its owner's credit history names it). */
+    apiKeyId: uuid("api_key_id").references(() => apiKey.id, { onDelete: "set null" }),
     /** Where to POST the generation once it ends (public API requests only). */
     webhookUrl: text("webhook_url"),
     /** The client's key: the same key (for the same user) returns the same job. */
@@ -93,6 +96,10 @@ export const generation = pgTable(
     index("generation_user_created_idx").on(t.userId, t.createdAt.desc(), t.id.desc()),
     // The console's figures over a period.
     index("generation_created_idx").on(t.createdAt),
+    // A key's deletion lets go of what it asked for.
+    index("generation_api_key_idx")
+      .on(t.apiKeyId)
+      .where(sql`${t.apiKeyId} is not null`),
     uniqueIndex("generation_user_idempotency_idx")
       .on(t.userId, t.idempotencyKey)
       .where(sql`${t.idempotencyKey} is not null`),

@@ -1,6 +1,6 @@
 import { and, desc, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { apiIdempotency } from "#server/db/schema/index.ts";
+import { apiIdempotency, type IdempotentAnswerKind } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 
 /** How long a stored answer is kept, and how long a first request may run before a retry may take over. */
@@ -8,7 +8,8 @@ export const IDEMPOTENCY_TTL_SECONDS = 24 * 60 * 60;
 export const IDEMPOTENCY_LOCK_SECONDS = 60;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 
-export type IdempotencyClaim = { kind: "run" } | { kind: "replay"; status: number; body: string };
+export type IdempotencyClaim =
+  { kind: "run" } | { kind: "replay"; status: number; body: string; answerKind: IdempotentAnswerKind };
 
 /**
  * Claims a user's idempotency key for a request (its `fingerprint` says what was asked). The first claim runs;
@@ -48,6 +49,7 @@ export async function claimIdempotencyKey(options: {
         state: apiIdempotency.state,
         responseStatus: apiIdempotency.responseStatus,
         responseBody: apiIdempotency.responseBody,
+        responseKind: apiIdempotency.responseKind,
         expired: sql<boolean>`${apiIdempotency.expiresAt} <= now()`,
         lapsed: sql<boolean>`${apiIdempotency.lockedUntil} <= now()`,
       })
@@ -69,7 +71,8 @@ export async function claimIdempotencyKey(options: {
     if (row.requestHash !== options.fingerprint) {
       throw new AppError("idempotency_mismatch", "this Idempotency-Key was used with a different request");
     }
-    if (row.state === "done") return { kind: "replay", status: row.responseStatus!, body: row.responseBody! };
+    if (row.state === "done")
+      return { kind: "replay", status: row.responseStatus!, body: row.responseBody!, answerKind: row.responseKind };
     if (row.lapsed) {
       const [taken] = await options.db
         .update(apiIdempotency)
@@ -90,17 +93,23 @@ export async function claimIdempotencyKey(options: {
   throw new AppError("idempotency_in_flight", "a request with this Idempotency-Key is still being processed");
 }
 
-/** Stores the answer of a claimed key, for replays. */
+/** Stores the answer of a claimed key (or what it is made again from: see `IdempotentAnswerKind`), for replays. */
 export async function completeIdempotencyKey(options: {
   db: Db;
   userId: string;
   key: string;
   status: number;
   body: string;
+  answerKind?: IdempotentAnswerKind;
 }) {
   await options.db
     .update(apiIdempotency)
-    .set({ state: "done", responseStatus: options.status, responseBody: options.body })
+    .set({
+      state: "done",
+      responseStatus: options.status,
+      responseBody: options.body,
+      responseKind: options.answerKind ?? "json",
+    })
     .where(and(eq(apiIdempotency.userId, options.userId), eq(apiIdempotency.key, options.key)));
 }
 
@@ -113,6 +122,23 @@ export async function releaseIdempotencyKey(options: { db: Db; userId: string; k
         eq(apiIdempotency.userId, options.userId),
         eq(apiIdempotency.key, options.key),
         eq(apiIdempotency.state, "running"),
+      ),
+    );
+}
+
+/**
+ * Forgets a key's kept answer (a kept stream whose answer failed, charging nothing): the next request with the key
+ * runs afresh. Only the answer read (`body`) is forgotten, not one kept by a request that ran again meanwhile.
+ */
+export async function forgetIdempotencyKey(options: { db: Db; userId: string; key: string; body: string }) {
+  await options.db
+    .delete(apiIdempotency)
+    .where(
+      and(
+        eq(apiIdempotency.userId, options.userId),
+        eq(apiIdempotency.key, options.key),
+        eq(apiIdempotency.state, "done"),
+        eq(apiIdempotency.responseBody, options.body),
       ),
     );
 }

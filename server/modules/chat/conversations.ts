@@ -421,11 +421,19 @@ export async function createApiConversation(options: {
   modelId: string;
   systemPrompt: string | null;
   turns: ApiTurn[];
+  /** The API key that asked. */
+  apiKeyId?: string;
 }): Promise<{ conversationId: string; parentId: string }> {
   return options.db.transaction(async (tx) => {
     const [conversation] = await tx
       .insert(chatConversation)
-      .values({ userId: options.userId, modelId: options.modelId, systemPrompt: options.systemPrompt, source: "api" })
+      .values({
+        userId: options.userId,
+        modelId: options.modelId,
+        systemPrompt: options.systemPrompt,
+        source: "api",
+        apiKeyId: options.apiKeyId ?? null,
+      })
       .returning({ id: chatConversation.id });
     let parentId: string | null = null;
     for (const turn of options.turns) {

@@ -1,6 +1,14 @@
-import { count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { creditEntry, creditHold, generation, redemptionCode } from "#server/db/schema/index.ts";
+import {
+  apiKey,
+  chatConversation,
+  chatMessage,
+  creditEntry,
+  creditHold,
+  generation,
+  redemptionCode,
+} from "#server/db/schema/index.ts";
 import type { GenerationTool } from "#common/generation.ts";
 import { isUuid } from "#common/ids.ts";
 
@@ -11,19 +19,29 @@ export interface EntryView {
   /** What the entry did to the part held for jobs (a hold reserves, its settlement frees). */
   heldChange: number;
   balanceAfter: number;
-  /** What the entry is about; a job's names its generation's tool while the generation exists. */
+  /**
+   * What the entry is about: an order, a job (named by its generation's tool while the generation exists), a chat
+   * answer (`id` is the answer's; named by its conversation while it exists), a code, the team, the sign-up.
+   */
   reference: {
-    type: "order" | "job" | "code" | "admin" | "user";
+    type: ReferenceType;
     id: string;
+    /** A code's visible start; a conversation's title. */
     label?: string;
     tool?: GenerationTool;
+    /** The chat answer's conversation, while it exists. */
+    conversationId?: string;
+    /** Asked through the API: with the key's name, or null once the key was deleted (or had no name). */
+    api?: { keyName: string | null };
   } | null;
   createdAt: Date;
 }
 
+export type ReferenceType = "order" | "job" | "chat" | "code" | "admin" | "user";
+
 function parseReference(reference: string | null): EntryView["reference"] {
-  const match = reference ? /^(order|job|code|admin|user):(.+)$/.exec(reference) : null;
-  return match ? { type: match[1] as "order", id: match[2]! } : null;
+  const match = reference ? /^(order|job|chat|code|admin|user):(.+)$/.exec(reference) : null;
+  return match ? { type: match[1] as ReferenceType, id: match[2]! } : null;
 }
 
 /**
@@ -71,14 +89,48 @@ export async function listEntries({
     const byId = new Map(hints.map((h) => [h.id, h.hint]));
     for (const v of views) if (v.reference?.type === "code") v.reference.label = byId.get(v.reference.id);
   }
-  const jobIds = views.flatMap((v) => (v.reference?.type === "job" && isUuid(v.reference.id) ? [v.reference.id] : []));
+  const idsOf = (type: ReferenceType) => [
+    ...new Set(views.flatMap((v) => (v.reference?.type === type && isUuid(v.reference.id) ? [v.reference.id] : []))),
+  ];
+  const jobIds = idsOf("job");
   if (jobIds.length > 0) {
-    const tools = await db
-      .select({ id: generation.id, tool: generation.tool })
+    const jobs = await db
+      .select({ id: generation.id, tool: generation.tool, source: generation.source, keyName: apiKey.name })
       .from(generation)
-      .where(inArray(generation.id, [...new Set(jobIds)]));
-    const byId = new Map(tools.map((g) => [g.id, g.tool]));
-    for (const v of views) if (v.reference?.type === "job") v.reference.tool = byId.get(v.reference.id);
+      .leftJoin(apiKey, eq(apiKey.id, generation.apiKeyId))
+      .where(and(inArray(generation.id, jobIds), eq(generation.userId, userId)));
+    const byId = new Map(jobs.map((g) => [g.id, g]));
+    for (const v of views) {
+      const job = v.reference?.type === "job" ? byId.get(v.reference.id) : undefined;
+      if (!job) continue;
+      v.reference!.tool = job.tool;
+      if (job.source === "api") v.reference!.api = { keyName: job.keyName };
+    }
+  }
+  const answerIds = idsOf("chat");
+  if (answerIds.length > 0) {
+    const answers = await db
+      .select({
+        id: chatMessage.id,
+        conversationId: chatConversation.id,
+        title: chatConversation.title,
+        source: chatConversation.source,
+        keyName: apiKey.name,
+      })
+      .from(chatMessage)
+      .innerJoin(chatConversation, eq(chatConversation.id, chatMessage.conversationId))
+      .leftJoin(apiKey, eq(apiKey.id, chatConversation.apiKeyId))
+      .where(and(inArray(chatMessage.id, answerIds), eq(chatConversation.userId, userId)));
+    const byId = new Map(answers.map((a) => [a.id, a]));
+    for (const v of views) {
+      const answer = v.reference?.type === "chat" ? byId.get(v.reference.id) : undefined;
+      if (!answer) continue;
+      if (answer.source === "api") v.reference!.api = { keyName: answer.keyName };
+      else {
+        v.reference!.conversationId = answer.conversationId;
+        if (answer.title) v.reference!.label = answer.title;
+      }
+    }
   }
   return { rows: views, total: total?.n ?? 0 };
 }

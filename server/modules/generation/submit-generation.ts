@@ -30,6 +30,8 @@ export interface SubmitOptions {
   /** The request as received; parsed and checked here. */
   input: unknown;
   source?: "web" | "api";
+  /** The API key that asked for it (its owner's credit history names it). */
+  apiKeyId?: string;
   /** The client's key: the same key with the same request returns the first job. */
   idempotencyKey?: string;
   /** Where to POST the generation when it ends (public API). */
@@ -98,6 +100,7 @@ export async function submitGeneration(
         creditsHeld: cost,
         holdId,
         source: options.source ?? "web",
+        apiKeyId: options.apiKeyId ?? null,
         idempotencyKey: key ?? null,
         requestHash,
         webhookUrl,
