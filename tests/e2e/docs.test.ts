@@ -12,9 +12,7 @@ const METHODS = ["get", "put", "post", "delete", "patch", "options", "head", "tr
 
 /** The API reference's texts in a language, by their English. */
 const apiText = (locale: string, english: string) =>
-  (JSON.parse(readFileSync(join(ROOT, "content/api-reference", `${locale}.json`), "utf8")) as Record<string, string>)[
-    english
-  ]!;
+  (JSON.parse(readFileSync(join(ROOT, "locales", locale, "openapi.json"), "utf8")) as Record<string, string>)[english]!;
 
 /** A documentation page's title, from its front matter. */
 const titleOf = (locale: string, slug: string) =>

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCALES } from "#common/locales.ts";
-import { CONTENT_DIR } from "#server/paths.ts";
+import { ROOT } from "#server/paths.ts";
 import { openApiDocument } from "./index.ts";
 import { documentTexts } from "./document-locale.ts";
 
@@ -19,7 +19,7 @@ type Doc = {
 const english = openApiDocument(ORIGIN) as unknown as Doc;
 const texts = documentTexts(english, ORIGIN);
 const translations = (locale: string) =>
-  JSON.parse(readFileSync(join(CONTENT_DIR, "api-reference", `${locale}.json`), "utf8")) as Record<string, string>;
+  JSON.parse(readFileSync(join(ROOT, "locales", locale, "openapi.json"), "utf8")) as Record<string, string>;
 
 /** Every operation of a document with its summary, by method and path. */
 const operations = (doc: Doc) =>
@@ -34,8 +34,10 @@ const NAMES = new Set(["Webhooks", "Credits"]);
 const wordless = (text: string) => !/\p{L}{2}/u.test(text.replace(/`[^`]*`/g, ""));
 
 describe("the OpenAPI document in the reader's language", () => {
-  it("finds texts to translate: every summary, description and tag name", () => {
+  it("finds texts to translate: every summary, description and tag name, listed in English", () => {
     expect(texts.length).toBeGreaterThan(100);
+    // English maps each text to itself: the list every other language follows
+    expect(translations("en")).toEqual(Object.fromEntries(texts.map((t) => [t, t])));
     for (const op of operations(english)) expect(texts, op.key).toContain(op.summary);
     expect(texts).toContain("Generations");
     expect(texts.some((t) => t.includes("{{origin}}/v1"))).toBe(true);

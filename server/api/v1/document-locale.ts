@@ -1,14 +1,12 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import { DEFAULT_LOCALE, type Locale } from "#common/locales.ts";
-import { CONTENT_DIR } from "#server/paths.ts";
 
 /**
  * The OpenAPI document in a reader's language. Its English texts are written beside the routes; each language has
- * one file, `content/api-reference/{locale}.json`, mapping every English text (summary, description, tag name) to
- * its translation, so a text changed in English no longer finds its old translation and the locale test names it.
- * Tags keep their English names (operations and anchors refer to them) and show the translated one as
- * `x-displayName`. The English document, what `/api/v1/openapi.json` serves to machines, is never changed.
+ * one namespace file, `locales/{locale}/openapi.json`, mapping every English text (summary, description, tag name)
+ * to its translation (English maps each to itself: the list of texts the other languages must have). A text changed
+ * in English no longer finds its old translation, and the tests name it. Tags keep their English names (operations
+ * and anchors refer to them) and show the translated one as `x-displayName`. The English document, what
+ * `/api/v1/openapi.json` serves to machines, is never changed.
  */
 
 /** Where the server's own address appears in a text, the translations say `{{origin}}`. */
@@ -19,19 +17,8 @@ const SKIPPED = new Set(["example", "examples", "enum", "const", "default"]);
 type Json = unknown;
 type Texts = Record<string, string>;
 
-const dictionaries = new Map<Locale, Texts>();
-function dictionary(locale: Locale): Texts {
-  let texts = dictionaries.get(locale);
-  if (!texts) {
-    try {
-      texts = JSON.parse(readFileSync(join(CONTENT_DIR, "api-reference", `${locale}.json`), "utf8")) as Texts;
-    } catch {
-      texts = {};
-    }
-    dictionaries.set(locale, texts);
-  }
-  return texts;
-}
+const files = import.meta.glob<Texts>("/locales/*/openapi.json", { eager: true, import: "default" });
+const dictionary = (locale: Locale): Texts => files[`/locales/${locale}/openapi.json`] ?? {};
 
 /**
  * Calls `visit` with every text of the document a reader sees, as written in the translations (the server's
