@@ -167,6 +167,14 @@ describe("API keys in Chromium", () => {
     await hydrated(page, ".api-keys-page");
     expect(await page.locator("#webhooks-heading").textContent()).toBe(ko("title"));
     expect(await page.locator(".webhook-deliveries").textContent()).toContain(ko("deliveries.empty"));
+    // The verification sample's comments in Korean, its code as it is
+    const sample = (await page.getByTestId("webhook-verify").textContent())!;
+    expect(sample).toContain(`// ${ko("verify.comments.input")}`);
+    expect(sample).toContain(
+      `// ${ko("verify.comments.type", { types: '"generation.succeeded" | "generation.failed" | "generation.canceled"' })}`,
+    );
+    expect(sample).toContain("new Webhook(process.env.ATELIER_WEBHOOK_SECRET).verify(rawBody, headers);");
+    expect(sample).not.toContain("the request body exactly as received");
 
     // Hidden until asked for; shown, hidden again, copied
     const box = page.getByTestId("webhook-secret");

@@ -10,6 +10,10 @@ import { DOC_SLUGS } from "#server/modules/content/get-doc.ts";
 type OpenApi = { paths: Record<string, Record<string, unknown>>; webhooks: Record<string, unknown> };
 const METHODS = ["get", "put", "post", "delete", "patch", "options", "head", "trace"];
 
+/** The API reference's texts in a language, by their English. */
+const apiText = (locale: string, english: string) =>
+  (JSON.parse(readFileSync(join(ROOT, "locales", locale, "openapi.json"), "utf8")) as Record<string, string>)[english]!;
+
 /** A documentation page's title, from its front matter. */
 const titleOf = (locale: string, slug: string) =>
   /^title: (.*)$/m.exec(readFileSync(join(ROOT, "content/docs", locale, `${slug}.md`), "utf8"))![1]!;
@@ -74,11 +78,13 @@ describe("documentation in Chromium", () => {
     await page.locator(".docs-prose a[href='/es/docs/api-reference']").first().click();
     await page.waitForURL(`${server.url}/es/docs/api-reference`);
     await expect.poll(() => page.locator("h1").first().textContent()).toBe(text("es", "docs", "reference.title"));
-    expect(await page.locator("#post-images h3").textContent()).toBe("Create an image generation");
+    // The operations in Spanish too
+    expect(await page.locator("#post-images h3").textContent()).toBe(apiText("es", "Create an image generation"));
     await page.getByRole("link", { name: text("es", "docs", "reference.interactive.open") }).click();
     await page.waitForURL(`${server.url}/es/docs/api-reference?interactive`);
     const scalar = page.locator(".scalar-reference");
-    await scalar.getByText("Create a video generation").first().waitFor({ timeout: 30_000 });
+    await scalar.getByText(apiText("es", "Create a video generation")).first().waitFor({ timeout: 30_000 });
+    expect(await scalar.getByText("Create a video generation").count()).toBe(0);
     expect(await scalar.getByText("generation.succeeded").count()).toBeGreaterThan(0);
     expect(elsewhere).toEqual([]);
     expect(problems).toEqual([]);
@@ -114,8 +120,10 @@ describe("documentation in Chromium", () => {
     // Each one under its anchor, in the table of contents
     const contents = await page.locator(".api-toc a").evaluateAll((links) => links.map((a) => a.getAttribute("href")));
     for (const { id } of listed) expect(contents).toContain(`#${id}`);
-    // Its chrome in Japanese, the API's own words in English
+    // Its chrome and the API's own words in Japanese, the anchors as in every language
     const image = page.locator("#post-images");
+    expect(await image.locator("h3").textContent()).toBe(apiText("ja", "Create an image generation"));
+    expect(await page.locator("#tag-generations h2").textContent()).toBe(apiText("ja", "Generations"));
     for (const key of ["reference.requestBody", "reference.responses", "reference.example", "reference.auth"]) {
       expect(await image.getByText(text("ja", "docs", key), { exact: true }).count()).toBeGreaterThan(0);
     }

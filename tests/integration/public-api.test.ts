@@ -162,6 +162,23 @@ describe(`the public API on ${backend}`, () => {
     expect(JSON.stringify(doc)).toContain('"example"');
   });
 
+  it("serves the document in a reader's language on request, English otherwise", async () => {
+    type Summaries = { paths: Record<string, Record<string, { summary?: string }>> };
+    const summaryOf = (d: Summaries) => d.paths["/images"]!.post!.summary;
+    const get = async (query: string) =>
+      (await (await fetch(`${server.url}/api/v1/openapi.json${query}`)).json()) as Summaries & {
+        tags: { name: string; "x-displayName"?: string }[];
+      };
+    const german = await get("?lang=de");
+    expect(summaryOf(german)).toBe("Bildgenerierung erstellen");
+    expect(german.tags.find((t) => t.name === "Generations")!["x-displayName"]).toBe("Generierungen");
+    expect(Object.keys(german.paths)).toEqual(Object.keys(doc.paths));
+    expect(summaryOf(await get("?lang=ja"))).toBe("画像生成を作成");
+    for (const query of ["", "?lang=en", "?lang=xx", "?lang="]) {
+      expect(summaryOf(await get(query)), query).toBe("Create an image generation");
+    }
+  });
+
   it("runs a whole session: models, an image from text and from a file, a video, lists, cancel, delete, credits", async () => {
     const { secret } = await newKey(alice, "Session");
     const models = await api(secret, "GET", "/models");

@@ -20,14 +20,21 @@ export interface WebhooksState {
 
 const MASK = `whsec_${"•".repeat(24)}`;
 
-/** Receivers check messages with the reference library; the same three lines work in any Node.js framework. */
-const VERIFY_EXAMPLE = [
-  `import { Webhook } from "standardwebhooks";`,
-  ``,
-  `// rawBody: the request body exactly as received (a string), headers: its headers`,
-  `const message = new Webhook(process.env.ATELIER_WEBHOOK_SECRET).verify(rawBody, headers);`,
-  `// message.type: "generation.succeeded" | "generation.failed" | "generation.canceled"`,
-].join("\n");
+/** The events a message may be (the server's list of webhook events). */
+const EVENT_TYPES = `"generation.succeeded" | "generation.failed" | "generation.canceled"`;
+
+/**
+ * Receivers check messages with the reference library; the same three lines work in any Node.js framework. The code
+ * stays as it is; its comments are in the reader's language.
+ */
+const verifyExample = (comments: { input: string; type: string }) =>
+  [
+    `import { Webhook } from "standardwebhooks";`,
+    ``,
+    `// ${comments.input}`,
+    `const message = new Webhook(process.env.ATELIER_WEBHOOK_SECRET).verify(rawBody, headers);`,
+    `// ${comments.type}`,
+  ].join("\n");
 
 function deliveryStatus(d: DeliveryView): { key: string; color: string } {
   if (d.status === "delivered") return { key: "delivered", color: "green" };
@@ -160,8 +167,13 @@ export function WebhooksPanel({ initial, locale }: { initial: WebhooksState; loc
         {t("webhooks.verify.title")}
       </Typography.Title>
       <Typography.Paragraph>{t("webhooks.verify.body")}</Typography.Paragraph>
-      <pre className="code-block">
-        <code>{VERIFY_EXAMPLE}</code>
+      <pre className="code-block" data-testid="webhook-verify">
+        <code>
+          {verifyExample({
+            input: t("webhooks.verify.comments.input"),
+            type: t("webhooks.verify.comments.type", { types: EVENT_TYPES }),
+          })}
+        </code>
       </pre>
 
       <div className="webhook-deliveries-heading">

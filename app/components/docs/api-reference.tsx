@@ -13,8 +13,9 @@ import type {
   ReferenceShape,
 } from "#server/modules/content/api-reference.ts";
 
-// The reference drawn on the server from the OpenAPI document. Its texts are the document's own, in English (marked
-// `lang="en"`); descriptions are its Markdown rendered on the server with raw HTML disabled.
+// The reference drawn on the server from the OpenAPI document in the reader's language. Its texts are the document's
+// own; descriptions are its Markdown rendered on the server with raw HTML disabled. Paths, examples and the names of
+// objects are code, marked `lang="en"`.
 
 type TagColor = "blue" | "green" | "gold" | "red" | "purple" | "success" | "warning" | "error";
 
@@ -35,10 +36,10 @@ const statusColor = (status: string): TagColor | undefined =>
         ? "error"
         : undefined;
 
-/** English HTML made on the server from the document's Markdown (raw HTML disabled there). */
+/** HTML made on the server from the document's Markdown (raw HTML disabled there). */
 function Prose({ html, inline = false, className }: { html: string; inline?: boolean; className?: string }) {
   const Tag = inline ? "span" : "div";
-  return <Tag className={className} lang="en" dangerouslySetInnerHTML={{ __html: html }} />;
+  return <Tag className={className} dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
 function Method({ method }: { method: string }) {
@@ -162,7 +163,7 @@ function Operation({ op }: { op: ReferenceOperation }) {
   const [first, ...others] = op.body?.contents ?? [];
   return (
     <section className="api-op" id={op.id} aria-labelledby={`${op.id}-title`}>
-      <h3 className="api-op-title" id={`${op.id}-title`} lang="en">
+      <h3 className="api-op-title" id={`${op.id}-title`}>
         <a href={`#${op.id}`}>{op.summary}</a>
       </h3>
       <p className="api-endpoint">
@@ -234,13 +235,13 @@ function Contents({ reference }: { reference: ApiReference }) {
       </li>
       {reference.groups.map((g) => (
         <li key={g.id}>
-          <a href={`#${g.id}`} className="api-toc-group" lang="en">
+          <a href={`#${g.id}`} className="api-toc-group">
             {g.name}
           </a>
           <ul>
             {g.operations.map((op) => (
               <li key={op.id}>
-                <a href={`#${op.id}`} lang="en">
+                <a href={`#${op.id}`}>
                   <span className={clsx("api-toc-method", `api-toc-${op.method.toLowerCase()}`)}>{op.method}</span>
                   {op.summary}
                 </a>
@@ -322,9 +323,7 @@ export function ApiReferenceBody({ reference }: { reference: ApiReference }) {
       </section>
       {reference.groups.map((g) => (
         <section key={g.id} id={g.id} className="api-group" aria-labelledby={`${g.id}-title`}>
-          <h2 id={`${g.id}-title`} lang="en">
-            {g.name}
-          </h2>
+          <h2 id={`${g.id}-title`}>{g.name}</h2>
           {g.description && <Prose html={g.description} className="docs-prose" />}
           {g.operations.map((op) => (
             <Operation key={op.id} op={op} />

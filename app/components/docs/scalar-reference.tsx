@@ -1,6 +1,6 @@
 import { ApiReferenceReact } from "@scalar/api-reference-react";
 import "@scalar/api-reference-react/style.css";
-import type { Locale } from "#common/locales.ts";
+import { DEFAULT_LOCALE, type Locale } from "#common/locales.ts";
 
 /** Scalar's own interface speaks these of the site's languages; the others get its English. */
 const SCALAR_LOCALES: Partial<Record<Locale, string>> = {
@@ -13,8 +13,9 @@ const SCALAR_LOCALES: Partial<Record<Locale, string>> = {
 };
 
 /**
- * The interactive reference of the public API, drawn by Scalar from the served OpenAPI document. Nothing leaves
- * this site: no telemetry, no AI agent, no web fonts from elsewhere; requests tried from the page go to this server.
+ * The interactive reference of the public API, drawn by Scalar from the served OpenAPI document in the reader's
+ * language. Nothing leaves this site: no telemetry, no AI agent, no web fonts from elsewhere; requests tried from the
+ * page go to this server.
  */
 export default function ScalarReference({ locale }: { locale: Locale }) {
   // The site's colour scheme at the time it loads (the page sets it on <html> before anything renders)
@@ -23,7 +24,8 @@ export default function ScalarReference({ locale }: { locale: Locale }) {
     <div className="scalar-reference">
       <ApiReferenceReact
         configuration={{
-          url: "/api/v1/openapi.json",
+          // The document in the reader's language (the plain address serves machines its English)
+          url: locale === DEFAULT_LOCALE ? "/api/v1/openapi.json" : `/api/v1/openapi.json?lang=${locale}`,
           telemetry: false,
           withDefaultFonts: false,
           agent: { disabled: true },

@@ -168,4 +168,22 @@ describe("the API reference made from the served OpenAPI document", () => {
     expect(ja.objects.map((o) => o.name)).toEqual(["Node"]);
     expect(ja.objects[0]!.shape.description).toContain('href="/ja/docs/api"');
   });
+
+  it("draws the document in the reader's language, with the same anchors as in English", () => {
+    const german = buildApiReference(openApiDocument(ORIGIN, "de"), "de");
+    expect(german.groups.map((g) => g.id)).toEqual(reference.groups.map((g) => g.id));
+    expect(german.groups.map((g) => g.name)).toEqual([
+      "Modelle",
+      "Generierungen",
+      "Credits",
+      "OpenAI-kompatible API",
+      "Webhooks",
+    ]);
+    const ops = german.groups.flatMap((g) => g.operations);
+    expect(ops.map((o) => o.id)).toEqual(operations.map((o) => o.id));
+    const image = ops.find((o) => o.id === "post-images")!;
+    expect(image.summary).toBe("Bildgenerierung erstellen");
+    expect(image.description).toContain("Text zu Bild");
+    expect(image.responses.find((r) => r.status === "402")!.description).toContain("Nicht genug verfügbare Credits");
+  });
 });

@@ -4,7 +4,8 @@ import type { Locale } from "#common/locales.ts";
 /**
  * The API reference as the page draws it, made from the OpenAPI document the API serves: every operation grouped by
  * tag in the document's order, with its parameters, request body, responses and an example request. Texts are the
- * document's own (English); descriptions are its Markdown rendered with raw HTML disabled.
+ * document's own (in the reader's language when it was translated); descriptions are its Markdown rendered with raw
+ * HTML disabled.
  */
 export interface ApiReference {
   title: string;
@@ -137,7 +138,8 @@ interface SecurityScheme {
 interface Document {
   info: { title: string; version: string; description?: string };
   servers?: { url: string }[];
-  tags?: { name: string; description?: string }[];
+  /** `x-displayName`: the name shown, in the reader's language; `name` stays the English one operations refer to. */
+  tags?: { name: string; description?: string; "x-displayName"?: string }[];
   security?: Record<string, string[]>[];
   paths?: Record<string, Record<string, unknown>>;
   webhooks?: Record<string, Record<string, unknown>>;
@@ -311,12 +313,18 @@ export function buildApiReference(source: object, locale: Locale): ApiReference 
     );
 
   const baseUrl = doc.servers?.[0]?.url ?? "";
+  // A group's anchor is made from the tag's English name: the same in every language.
   const groups: ReferenceGroup[] = (doc.tags ?? []).map((t) =>
-    clean({ id: anchor("tag", t.name), name: t.name, description: block(t.description), operations: [] }),
+    clean({
+      id: anchor("tag", t.name),
+      name: t["x-displayName"] ?? t.name,
+      description: block(t.description),
+      operations: [],
+    }),
   );
   for (const op of operations) {
     const tag = op.tags?.[0] ?? doc.info.title;
-    let group = groups.find((g) => g.name === tag);
+    let group = groups.find((g) => g.id === anchor("tag", tag));
     if (!group) groups.push((group = { id: anchor("tag", tag), name: tag, operations: [] }));
     const parameters = LOCATIONS.map((location) => ({
       location,

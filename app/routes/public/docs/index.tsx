@@ -3,6 +3,7 @@ import BookOutlined from "@ant-design/icons-svg/es/asn/BookOutlined";
 import NotificationOutlined from "@ant-design/icons-svg/es/asn/NotificationOutlined";
 import CloudServerOutlined from "@ant-design/icons-svg/es/asn/CloudServerOutlined";
 import KeyOutlined from "@ant-design/icons-svg/es/asn/KeyOutlined";
+import MessageOutlined from "@ant-design/icons-svg/es/asn/MessageOutlined";
 import PictureOutlined from "@ant-design/icons-svg/es/asn/PictureOutlined";
 import RocketOutlined from "@ant-design/icons-svg/es/asn/RocketOutlined";
 import SettingOutlined from "@ant-design/icons-svg/es/asn/SettingOutlined";
@@ -56,6 +57,7 @@ const ICONS: Record<string, React.ReactNode> = {
   credits: <Icon icon={WalletOutlined} />,
   images: <Icon icon={PictureOutlined} />,
   videos: <Icon icon={VideoCameraOutlined} />,
+  chat: <Icon icon={MessageOutlined} />,
   "api-keys": <Icon icon={KeyOutlined} />,
   "self-hosting": <Icon icon={CloudServerOutlined} />,
   configuration: <Icon icon={SettingOutlined} />,
