@@ -44,7 +44,7 @@ describe(`guessing one account's password (${backend})`, () => {
       method: "POST",
       redirect: "manual",
       headers: {
-        Origin: origin,
+        Origin: server.url,
         "Sec-Fetch-Site": "same-origin",
         "X-Forwarded-For": ip,
         ...(cookies ? { Cookie: cookies } : {}),
