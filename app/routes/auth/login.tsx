@@ -143,9 +143,13 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
           className="auth-alert"
           type="error"
           title={t(failure.formError, { minutes: failure.minutes, support: site.supportEmail })}
-          description={failure.locked ? t("locked.body", { minutes: failure.minutes }) : undefined}
-          action={
-            failure.locked ? <Link to={hrefIn(pathname, "/auth/update-password")}>{t("locked.reset")}</Link> : undefined
+          description={
+            failure.locked ? (
+              <>
+                {t("locked.body", { minutes: failure.minutes })}{" "}
+                <Link to={hrefIn(pathname, "/auth/update-password")}>{t("locked.reset")}</Link>
+              </>
+            ) : undefined
           }
         />
       )}
