@@ -60,6 +60,12 @@ export function authAttemptOf(context: Ctx): AuthAttempt {
 /** The form's message for a refusal after too many attempts. */
 export const tooMany = (limited: RateLimited) => ({ formError: "error.tooMany" as const, minutes: limited.minutes });
 
+/** The status and `Retry-After` of an answer refused for too many attempts. */
+export const retryLater = (limited: Pick<RateLimited, "retryAfter">) => ({
+  status: 429,
+  headers: { "Retry-After": String(limited.retryAfter) },
+});
+
 /** The bot check, when Turnstile is configured. */
 export async function botCheckPassed(context: Ctx, form: FormData) {
   const { runtime, clientIp } = serverContextOf(context);

@@ -12,7 +12,7 @@ import { Button } from "#app/components/ui/button.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Paragraph } from "#app/components/ui/typography.tsx";
 import { useRoot } from "#app/lib/use-site.ts";
-import { afterSignIn, authAttemptOf, botCheckPassed, cookiesOf, tooMany } from "#app/lib/auth.server.ts";
+import { afterSignIn, authAttemptOf, botCheckPassed, cookiesOf, retryLater, tooMany } from "#app/lib/auth.server.ts";
 import { serverContextOf, formOf } from "#app/lib/request.server.ts";
 import { answerFloor } from "#server/modules/auth/attempts.ts";
 import { resendVerification } from "#server/modules/auth/resend-verification.ts";
@@ -24,6 +24,14 @@ import { safeReturnPath } from "#common/return-path.ts";
 import { hrefIn } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+// A refusal for too many attempts says when to come back.
+export const headers: Route.HeadersFunction = ({ parentHeaders, actionHeaders }) => {
+  const out = new Headers(parentHeaders);
+  const retryAfter = actionHeaders.get("Retry-After");
+  if (retryAfter) out.set("Retry-After", retryAfter);
+  return out;
+};
 
 export function loader({ context, request }: Route.LoaderArgs) {
   const { runtime, session } = serverContextOf(context);
@@ -48,7 +56,15 @@ export function loader({ context, request }: Route.LoaderArgs) {
 }
 
 type ActionResult =
-  | { formError: string; minutes?: number; fields?: FieldErrors; email?: string; unverified?: boolean }
+  | {
+      formError: string;
+      minutes?: number;
+      fields?: FieldErrors;
+      email?: string;
+      unverified?: boolean;
+      /** Sign-ins to this account from this browser are paused: say how to get in now. */
+      locked?: boolean;
+    }
   | { resent: true };
 
 export async function action({ context, request }: Route.ActionArgs) {
@@ -61,7 +77,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     const parsed = emailOnlySchema.safeParse({ email: form.get("email") });
     if (parsed.success) {
       const resent = await resendVerification({ ...attempt, email: parsed.data.email });
-      if (!resent.ok) return data<ActionResult>(tooMany(resent), { status: 429 });
+      if (!resent.ok) return data<ActionResult>(tooMany(resent), retryLater(resent));
     } else await answerFloor(started);
     return { resent: true } satisfies ActionResult;
   }
@@ -86,7 +102,12 @@ export async function action({ context, request }: Route.ActionArgs) {
   }
   switch (result.reason) {
     case "rate_limited":
-      return data<ActionResult>({ ...tooMany(result), email }, { status: 429 });
+      return data<ActionResult>({ ...tooMany(result), email }, retryLater(result));
+    case "locked":
+      return data<ActionResult>(
+        { formError: "locked.title", minutes: result.minutes, email, locked: true },
+        retryLater(result),
+      );
     case "email_not_verified":
       return data<ActionResult>({ formError: "error.emailNotVerified", email, unverified: true }, { status: 403 });
     case "banned":
@@ -122,6 +143,14 @@ export default function Login({ loaderData, actionData }: Route.ComponentProps) 
           className="auth-alert"
           type="error"
           title={t(failure.formError, { minutes: failure.minutes, support: site.supportEmail })}
+          description={
+            failure.locked ? (
+              <>
+                {t("locked.body", { minutes: failure.minutes })}{" "}
+                <Link to={hrefIn(pathname, "/auth/update-password")}>{t("locked.reset")}</Link>
+              </>
+            ) : undefined
+          }
         />
       )}
       {result && "resent" in result && <Alert className="auth-alert" type="success" title={t("verify.resent")} />}

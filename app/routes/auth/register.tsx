@@ -14,7 +14,7 @@ import { Alert } from "#app/components/ui/display.tsx";
 import { Checkbox, FormItem } from "#app/components/ui/form.tsx";
 import { Result } from "#app/components/ui/result.tsx";
 import { Paragraph } from "#app/components/ui/typography.tsx";
-import { afterSignIn, authAttemptOf, botCheckPassed, tooMany } from "#app/lib/auth.server.ts";
+import { afterSignIn, authAttemptOf, botCheckPassed, retryLater, tooMany } from "#app/lib/auth.server.ts";
 import { signUp } from "#server/modules/auth/sign-up.ts";
 import { pathLocale, serverContextOf, formOf } from "#app/lib/request.server.ts";
 import { oauthProviders } from "#server/modules/auth/auth.ts";
@@ -61,7 +61,7 @@ export async function action({ context, request }: Route.ActionArgs) {
     returnTo: safeReturnPath(form.get("redirect")),
   });
   if (result.ok) return { sent: email } satisfies ActionResult;
-  if (result.reason === "rate_limited") return data<ActionResult>({ ...tooMany(result), values }, { status: 429 });
+  if (result.reason === "rate_limited") return data<ActionResult>({ ...tooMany(result), values }, retryLater(result));
   return data<ActionResult>({ formError: "error.generic", values }, { status: 500 });
 }
 

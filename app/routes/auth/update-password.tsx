@@ -10,7 +10,7 @@ import { useFormErrors } from "#app/components/auth/use-form-errors.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { Result } from "#app/components/ui/result.tsx";
-import { authAttemptOf, botCheckPassed, cookiesOf, tooMany } from "#app/lib/auth.server.ts";
+import { authAttemptOf, botCheckPassed, cookiesOf, retryLater, tooMany } from "#app/lib/auth.server.ts";
 import { changePassword } from "#server/modules/auth/change-password.ts";
 import { requestPasswordReset } from "#server/modules/auth/request-password-reset.ts";
 import { resetPassword } from "#server/modules/auth/reset-password.ts";
@@ -65,7 +65,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       return data<ActionResult>({ formError: "error.botCheck" }, { status: 400 });
     const { email } = parsed.data;
     const requested = await requestPasswordReset({ ...authAttemptOf(context), email });
-    if (!requested.ok) return data<ActionResult>(tooMany(requested), { status: 429 });
+    if (!requested.ok) return data<ActionResult>(tooMany(requested), retryLater(requested));
     return { sent: email } satisfies ActionResult;
   }
 
@@ -78,8 +78,9 @@ export async function action({ context, request }: Route.ActionArgs) {
       password: parsed.data.password,
     });
     if (!reset.ok) return data<ActionResult>({ formError: "error.linkInvalid" }, { status: 400 });
-    // Every session was revoked, this browser's included: sign in again with the new password.
-    const out = new Headers();
+    // Every session was revoked, this browser's included: sign in again with the new password (this browser is now
+    // known to the account, so it can even while sign-ins from unknown browsers are paused).
+    const out = cookiesOf(reset.cookies);
     out.append("Set-Cookie", flashCookie("passwordReset"));
     return redirect(localizedPath(request, "/auth/login"), { headers: out });
   }
@@ -102,7 +103,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   if (changed.ok) return data<ActionResult>({ changed: true }, { headers: cookiesOf(changed.cookies) });
   switch (changed.reason) {
     case "rate_limited":
-      return data<ActionResult>(tooMany(changed), { status: 429 });
+      return data<ActionResult>(tooMany(changed), retryLater(changed));
     case "wrong_password":
       return data<ActionResult>({ fields: { current: "error.wrongPassword" } }, { status: 400 });
     case "no_password":

@@ -1,5 +1,5 @@
 import { data, redirect, type RouterContextProvider } from "react-router";
-import { authAttemptOf, cookiesOf, type requireViewer } from "#app/lib/auth.server.ts";
+import { authAttemptOf, cookiesOf, retryLater, type requireViewer } from "#app/lib/auth.server.ts";
 import { localizedPath, serverContextOf } from "#app/lib/request.server.ts";
 import type { ProfileResult } from "#app/components/profile/result.ts";
 import { flashCookie, localeCookie } from "#server/http/cookies.ts";
@@ -82,6 +82,9 @@ export const profileIntents: Record<string, (args: IntentArgs) => Promise<Answer
       password: String(form.get("password") ?? ""),
       email: String(form.get("email") ?? ""),
     });
+    if (!deleted.ok && deleted.reason === "rate_limited") {
+      return data<ProfileResult>({ error: "common:error.tooMany", field: "delete" }, retryLater(deleted));
+    }
     if (!deleted.ok) {
       return refused(
         deleted.reason === "wrong_password" ? "auth:error.wrongPassword" : "profile.deleteEmailMismatch",

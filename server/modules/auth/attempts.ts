@@ -1,7 +1,13 @@
 import { isAPIError } from "better-auth/api";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
-import { consumeRateLimits, type RateLimitRule } from "#server/modules/rate-limits/consume-rate-limit.ts";
+import {
+  consumeRateLimit,
+  consumeRateLimits,
+  refundRateLimit,
+  type RateLimitResult,
+  type RateLimitRule,
+} from "#server/modules/rate-limits/consume-rate-limit.ts";
 import type { Auth } from "./auth.ts";
 import { AUTH_ANSWER_FLOOR_MS } from "./policy.ts";
 
@@ -17,12 +23,20 @@ export interface AuthAttempt {
   floorMs?: number;
 }
 
-/** Refused for too many attempts: try again in this many minutes (at least one). */
+/** Refused for too many attempts: try again in this many minutes (at least one), or seconds (`Retry-After`). */
 export interface RateLimited {
   ok: false;
   reason: "rate_limited";
   minutes: number;
+  retryAfter: number;
 }
+
+const refusal = (result: RateLimitResult): RateLimited => ({
+  ok: false,
+  reason: "rate_limited",
+  minutes: Math.max(1, Math.ceil(result.retryAfter / 60)),
+  retryAfter: Math.max(1, result.retryAfter),
+});
 
 /** Counts this attempt against each rule; the refusal when one of them is exceeded. */
 export async function countAttempt(
@@ -30,8 +44,26 @@ export async function countAttempt(
   checks: Array<{ key: string; rule: RateLimitRule }>,
 ): Promise<RateLimited | null> {
   const result = await consumeRateLimits(db, checks);
-  if (result.allowed) return null;
-  return { ok: false, reason: "rate_limited", minutes: Math.max(1, Math.ceil(result.retryAfter / 60)) };
+  return result.allowed ? null : refusal(result);
+}
+
+/** A password check counted before it runs; `refund` gives the count back when the password was right. */
+export interface Reservation {
+  ok: true;
+  /** Attempts counted in the window, this one included. */
+  count: number;
+  refund(): Promise<void>;
+}
+
+/**
+ * Counts a password check against `rule` before it is made, so that the budget holds however many attempts arrive
+ * at once, on however many instances (one atomic upsert per attempt): past the budget the attempt is refused
+ * unchecked. Only failures should stay counted: a right password gives its count back with `refund`.
+ */
+export async function reserveAttempt(db: Db, key: string, rule: RateLimitRule): Promise<Reservation | RateLimited> {
+  const result = await consumeRateLimit({ db, key, rule });
+  if (!result.allowed) return refusal(result);
+  return { ok: true, count: result.count, refund: () => refundRateLimit({ db, key, window: result.window }) };
 }
 
 /** Waits until `floor` ms have passed since `started`, so that fast and slow paths answer alike. */

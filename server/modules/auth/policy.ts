@@ -13,15 +13,16 @@ export const AUTH_ANSWER_FLOOR_MS = 400;
 export const CLIENT_IP_HEADER = "x-atelier-client-ip";
 
 export const RATE_LIMITS = {
-  /** Sign-in attempts from one address, whatever the accounts. */
+  /** Sign-in attempts from one address, whatever the accounts (browsers known to the account aside). */
   signInPerIp: { window: 15 * 60, max: 30 },
-  /** Sign-in attempts on one account from one address: past this, that address waits; others do not. */
-  signInPerAccountAddress: { window: 15 * 60, max: 5 },
   /**
-   * Failed sign-ins on one account from anywhere. They never refuse anybody: past `max`, every attempt on the
-   * account waits a little longer (`signInDelayMs`), and the owner is told once a day (`signInAlertPerAccount`).
+   * Failed sign-ins on one account from browsers it does not know, whatever their addresses, all together: past
+   * `max`, attempts from them are refused unchecked until the window ends (the owner is told, once a day:
+   * `signInAlertPerAccount`). Browsers that have signed in to the account before are not counted here.
    */
-  signInFailuresPerAccount: { window: 15 * 60, max: 5 },
+  signInUnknownDevicesPerAccount: { window: 15 * 60, max: 3 },
+  /** Failed sign-ins from one browser known to the account: past `max`, that browser is refused until the window ends. */
+  signInPerKnownDevice: { window: 15 * 60, max: 5 },
   signInAlertPerAccount: { window: 24 * 60 * 60, max: 1 },
   signUpPerIp: { window: 60 * 60, max: 10 },
   resetPerIp: { window: 60 * 60, max: 10 },
@@ -29,16 +30,11 @@ export const RATE_LIMITS = {
   verifyPerIp: { window: 60 * 60, max: 10 },
   redeemPerUser: { window: 60 * 60, max: 10 },
   verifyPerEmail: { window: 60 * 60, max: 3 },
-  changePasswordPerUser: { window: 15 * 60, max: 10 },
+  /** Wrong passwords typed by a signed-in user (changing the password, deleting the account). */
+  passwordCheckPerUser: { window: 15 * 60, max: 5 },
   /** better-auth's own HTTP endpoints (OAuth callbacks, session reads). */
   authHttpPerIp: { window: 60, max: 120 },
 } satisfies Record<string, RateLimitRule>;
 
-/**
- * The wait before checking a password on an account with `failures` recent failed sign-ins: none up to the limit,
- * then half a second, doubling with each failure, to at most eight seconds (slow for a guesser, a pause for the owner).
- */
-export function signInDelayMs(failures: number): number {
-  const over = failures - RATE_LIMITS.signInFailuresPerAccount.max;
-  return over < 0 ? 0 : Math.min(500 * 2 ** over, 8_000);
-}
+/** The counter of wrong passwords a signed-in user typed (`passwordCheckPerUser`). */
+export const passwordCheckKey = (userId: string) => `password-check:user:${userId}`;

@@ -2,15 +2,27 @@ import { eq } from "drizzle-orm";
 import { user } from "#server/db/schema/index.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { queueMail } from "#server/modules/mail/queue-mail.ts";
-import { consumeRateLimit, rateLimitCount, resetRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
+import { consumeRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
 import { isLocale, localizedUrl, DEFAULT_LOCALE } from "#common/locales.ts";
-import { answerFloor, authErrorCode, countAttempt, type AuthAttempt, type RateLimited } from "./attempts.ts";
-import { RATE_LIMITS, signInDelayMs } from "./policy.ts";
+import {
+  answerFloor,
+  authErrorCode,
+  countAttempt,
+  reserveAttempt,
+  type AuthAttempt,
+  type RateLimited,
+} from "./attempts.ts";
+import { deviceCookie, knownDevice } from "./device-cookie.ts";
+import { RATE_LIMITS } from "./policy.ts";
 
 export type SignInResult =
   | { ok: true; cookies: Headers; preferredLocale: string | null }
   | RateLimited
+  | Locked
   | { ok: false; reason: "invalid_credentials" | "email_not_verified" | "banned" | "failed" };
+
+/** Refused unchecked: this account's sign-ins from browsers it does not know (or from this one) are paused. */
+export type Locked = Omit<RateLimited, "reason"> & { reason: "locked" };
 
 export interface SignInOptions extends AuthAttempt {
   email: string;
@@ -19,53 +31,63 @@ export interface SignInOptions extends AuthAttempt {
   boss: PgBoss;
   /** This site's address, for the warning's link to the password reset page. */
   siteUrl: string;
-  /** How the account's slow-down waits (a timer unless given: tests record the waits instead). */
-  wait?: (ms: number) => Promise<void>;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /**
- * Signs in with an e-mail address and a password, slowing guessers down without ever locking the owner out:
- * - one address is limited across all accounts, and on one account (past that it is refused for a while);
- * - failures on an account from anywhere refuse nobody: past a few, every attempt on it waits longer (up to
- *   seconds), and the owner is told by e-mail, at most once a day;
- * - the right password from an address that has not been guessing always gets in.
- * A success clears that address's count on the account and the account's failures. Refusals never answer faster
- * than the floor, so their timing tells nothing; the slow-down is the same for known and unknown addresses.
+ * Signs in with an e-mail address and a password. Guesses at one account are bounded wherever they come from, and
+ * nobody can lock its owner out of the browsers they use (device cookies, `device-cookie.ts`):
+ * - a browser that has signed in to the account before (a known device) has an allowance of failures of its own;
+ *   past it, that browser is refused for a while, and nobody else is;
+ * - every other attempt on the account, from any number of addresses, shares one small budget of failures; past it
+ *   they are all refused, unchecked, until the window ends, and the owner is told by e-mail (at most once a day).
+ *   The owner gets in from a known browser meanwhile, or from any browser by choosing a new password (the reset
+ *   makes that browser known);
+ * - one address is also limited across all accounts.
+ * Each attempt is counted before its password is checked (one atomic update), so however many arrive at once, on
+ * however many instances, no more are checked than the budget allows; a right password gives its count back, and
+ * clears nothing else: the owner's sign-in from a new browser leaves the guessers' budget spent. Every success
+ * gives the browser a fresh device token. Refusals never answer faster than the floor.
  */
 export async function signIn(options: SignInOptions): Promise<SignInResult> {
   const started = Date.now();
-  const { db, email, clientIp } = options;
-  const accountAddressKey = `sign-in:account-address:${email}:${clientIp}`;
-  const failuresKey = `sign-in:failures:${email}`;
-  const limited = await countAttempt(db, [
-    { key: `sign-in:ip:${clientIp}`, rule: RATE_LIMITS.signInPerIp },
-    { key: accountAddressKey, rule: RATE_LIMITS.signInPerAccountAddress },
-  ]);
-  if (limited) {
-    await answerFloor(started, options.floorMs);
-    return limited;
+  const { db, auth, clientIp } = options;
+  const email = options.email.trim().toLowerCase();
+  const device = knownDevice(auth, options.headers, email);
+  if (!device) {
+    const limited = await countAttempt(db, [{ key: `sign-in:ip:${clientIp}`, rule: RATE_LIMITS.signInPerIp }]);
+    if (limited) {
+      await answerFloor(started, options.floorMs);
+      return limited;
+    }
   }
-  const delay = signInDelayMs(await rateLimitCount({ db, key: failuresKey }));
-  if (delay > 0) await (options.wait ?? sleep)(delay);
+  const reserved = device
+    ? await reserveAttempt(db, `sign-in:device:${device}`, RATE_LIMITS.signInPerKnownDevice)
+    : await reserveAttempt(db, `sign-in:unknown-devices:${email}`, RATE_LIMITS.signInUnknownDevicesPerAccount);
+  if (!reserved.ok) {
+    await answerFloor(started, options.floorMs);
+    return { ...reserved, reason: "locked" };
+  }
   try {
-    const { headers, response } = await options.auth.api.signInEmail({
+    const { headers, response } = await auth.api.signInEmail({
       body: { email, password: options.password, rememberMe: true },
       headers: options.headers,
       returnHeaders: true,
     });
-    await resetRateLimit({ db, key: accountAddressKey });
-    await resetRateLimit({ db, key: failuresKey });
+    await reserved.refund();
+    headers.append("Set-Cookie", deviceCookie(auth, options.headers, email));
     const preferredLocale = (response.user as { locale?: string | null }).locale ?? null;
     return { ok: true, cookies: headers, preferredLocale };
   } catch (error) {
     const code = authErrorCode(error);
     if (code === "INVALID_EMAIL_OR_PASSWORD" || code === "INVALID_EMAIL") {
-      await recordFailure(options, failuresKey);
+      if (!device && reserved.count === RATE_LIMITS.signInUnknownDevicesPerAccount.max) {
+        await warnOwner(options, email);
+      }
       await answerFloor(started, options.floorMs);
       return { ok: false, reason: "invalid_credentials" };
     }
+    // The password was right (or never checked): only failures stay counted.
+    await reserved.refund();
     await answerFloor(started, options.floorMs);
     if (code === "EMAIL_NOT_VERIFIED") return { ok: false, reason: "email_not_verified" };
     if (code === "BANNED_USER") return { ok: false, reason: "banned" };
@@ -74,11 +96,9 @@ export async function signIn(options: SignInOptions): Promise<SignInResult> {
   }
 }
 
-/** Counts a wrong password against the account; the failure that reaches the limit warns its owner (once a day). */
-async function recordFailure(options: SignInOptions, failuresKey: string) {
-  const { db, email } = options;
-  const failures = await consumeRateLimit({ db, key: failuresKey, rule: RATE_LIMITS.signInFailuresPerAccount });
-  if (failures.count !== RATE_LIMITS.signInFailuresPerAccount.max) return;
+/** Tells the owner their account is being guessed at and sign-ins from unknown browsers are paused (once a day). */
+async function warnOwner(options: SignInOptions, email: string) {
+  const { db } = options;
   const [owner] = await db
     .select({ name: user.name, locale: user.locale })
     .from(user)
@@ -102,5 +122,7 @@ async function recordFailure(options: SignInOptions, failuresKey: string) {
       url: localizedUrl(options.siteUrl, "/auth/update-password", locale),
     },
   });
-  options.logger.warn({ failures: failures.count }, "repeated failed sign-ins on one account; its owner was told");
+  options.logger.warn(
+    "sign-ins on one account from unknown browsers paused after repeated failures; its owner was told",
+  );
 }

@@ -1,4 +1,4 @@
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { rateLimit } from "#server/db/schema/index.ts";
 
@@ -22,6 +22,8 @@ export interface RateLimitResult {
   count: number;
   /** Seconds until the window resets; 0 when allowed. */
   retryAfter: number;
+  /** Which window counted this attempt (its end, as the database wrote it), for `refundRateLimit`. */
+  window: string;
 }
 
 /**
@@ -43,11 +45,13 @@ export async function consumeRateLimit({ db, key, rule }: ConsumeRateLimitOption
     .returning({
       count: rateLimit.count,
       retryAfter: sql<number>`greatest(0, ceil(extract(epoch from ${rateLimit.resetAt} - now())))::int`,
+      window: sql<string>`${rateLimit.resetAt}::text`,
     });
   const count = row?.count ?? 1;
+  const counted = row?.window ?? "";
   return count <= rule.max
-    ? { allowed: true, count, retryAfter: 0 }
-    : { allowed: false, count, retryAfter: row?.retryAfter ?? 1 };
+    ? { allowed: true, count, retryAfter: 0, window: counted }
+    : { allowed: false, count, retryAfter: row?.retryAfter ?? 1, window: counted };
 }
 
 /** Consumes every rule (all count the attempt); the first one exceeded decides. */
@@ -55,7 +59,7 @@ export async function consumeRateLimits(
   db: Db,
   checks: Array<{ key: string; rule: RateLimitRule }>,
 ): Promise<RateLimitResult> {
-  let result: RateLimitResult = { allowed: true, count: 0, retryAfter: 0 };
+  let result: RateLimitResult = { allowed: true, count: 0, retryAfter: 0, window: "" };
   for (const check of checks) {
     const one = await consumeRateLimit({ db, ...check });
     if (!one.allowed && (result.allowed || one.retryAfter > result.retryAfter)) result = one;
@@ -63,16 +67,14 @@ export async function consumeRateLimits(
   return result;
 }
 
-/** How many attempts a counter holds in its current window (0 once the window is over), counting none. */
-export async function rateLimitCount({ db, key }: { db: Db; key: string }): Promise<number> {
-  const [row] = await db
-    .select({ count: rateLimit.count })
-    .from(rateLimit)
-    .where(and(eq(rateLimit.key, key), gt(rateLimit.resetAt, sql`now()`)));
-  return row?.count ?? 0;
-}
-
-/** Forgets a counter: a successful sign-in clears the failures counted against that account. */
-export async function resetRateLimit({ db, key }: { db: Db; key: string }) {
-  await db.delete(rateLimit).where(eq(rateLimit.key, key));
+/**
+ * Gives back one attempt that `consumeRateLimit` counted, when what it guarded turned out not to count (a right
+ * password). Only in the window that counted it: once that window is over, a new one owes it nothing.
+ */
+export async function refundRateLimit({ db, key, window }: { db: Db; key: string; window: string }) {
+  if (!window) return;
+  await db
+    .update(rateLimit)
+    .set({ count: sql`greatest(${rateLimit.count} - 1, 0)` })
+    .where(and(eq(rateLimit.key, key), eq(rateLimit.resetAt, sql`${window}::timestamptz`)));
 }
