@@ -1,25 +1,21 @@
-import { Button, Input } from "antd";
+import { Button, Select } from "antd";
+import { useLayoutEffect, useRef, useState } from "react";
+import { flushSync } from "react-dom";
 import { useTranslation } from "react-i18next";
 import { Form, useLocation, useSubmit } from "react-router";
+import { useHydrated } from "#app/components/relative-time.tsx";
+import { DayField } from "#app/components/ui/day-field.tsx";
 import { PERIODS, type Period } from "#common/admin.ts";
+import { isLocale } from "#common/locales.ts";
 
 /**
  * A list's filters as a GET form: its values are the page's address, so a filtered list can be shared and reloaded.
- * Choosing in a list applies at once once the scripts are there; before, the button does.
+ * Choosing in a list or a calendar applies at once once the scripts are there; before, the button does.
  */
 export function FilterForm({ children, label }: { children: React.ReactNode; label: string }) {
   const { t } = useTranslation("admin");
-  const submit = useSubmit();
   return (
-    <Form
-      method="get"
-      className="admin-filters"
-      role="search"
-      aria-label={label}
-      onChange={(event) => {
-        if (event.target instanceof HTMLSelectElement) void submit(event.currentTarget);
-      }}
-    >
+    <Form method="get" className="admin-filters" role="search" aria-label={label}>
       {children}
       <Button htmlType="submit" type="primary">
         {t("filters.apply")}
@@ -28,7 +24,17 @@ export function FilterForm({ children, label }: { children: React.ReactNode; lab
   );
 }
 
-/** A native list (it works before the scripts and on every phone), with "any" first unless it is a choice of order. */
+/** Sends a filter form as the page's new address (the way its button would). */
+function useApply() {
+  const submit = useSubmit();
+  return (form: HTMLFormElement) => void submit(form);
+}
+
+/**
+ * A choice among a few values, with "any" first unless it is a choice of order. The server's page has the browser's
+ * own list, so that the filters work before the scripts arrive; once they run, Ant Design's select takes its place
+ * (a hidden field carries its value) and a choice applies at once. A choice made in the first list is kept.
+ */
 export function FilterSelect({
   name,
   label,
@@ -43,34 +49,62 @@ export function FilterSelect({
   any?: boolean;
 }) {
   const { t } = useTranslation("admin");
+  const id = `filter-${name}`;
+  const hydrated = useHydrated();
+  const apply = useApply();
+  const [current, setCurrent] = useState(value ?? "");
+  const native = useRef<HTMLSelectElement>(null);
+  const hidden = useRef<HTMLInputElement>(null);
+  useLayoutEffect(() => {
+    if (native.current && native.current.value !== (value ?? "")) setCurrent(native.current.value);
+  }, [value]);
+  const choices = any ? [{ value: "", label: t("filters.any") }, ...options] : options;
   return (
-    <label className="admin-filter">
-      <span>{label}</span>
-      <select name={name} defaultValue={value ?? ""} className="admin-select">
-        {any && <option value="">{t("filters.any")}</option>}
-        {options.map((o) => (
-          <option key={o.value} value={o.value}>
-            {o.label}
-          </option>
-        ))}
-      </select>
-    </label>
+    <div className="admin-filter">
+      <label htmlFor={id}>{label}</label>
+      {hydrated ? (
+        <>
+          <Select
+            id={id}
+            className="admin-filter-select"
+            value={current}
+            options={choices}
+            popupMatchSelectWidth={false}
+            onChange={(next: string) => {
+              flushSync(() => setCurrent(next));
+              if (hidden.current?.form) apply(hidden.current.form);
+            }}
+          />
+          <input ref={hidden} type="hidden" name={name} value={current} />
+        </>
+      ) : (
+        <select ref={native} id={id} name={name} defaultValue={value ?? ""} className="admin-select">
+          {choices.map((o) => (
+            <option key={o.value} value={o.value}>
+              {o.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </div>
   );
 }
 
-/** The first and last day of a list's filters (`from`, `to`), as native date fields. */
+/** The first and last day of a list's filters (`from`, `to`), each a calendar in the page's language. */
 export function DayRange({ from, to }: { from: string | undefined; to: string | undefined }) {
-  const { t } = useTranslation("admin");
+  const { t, i18n } = useTranslation("admin");
+  const locale = isLocale(i18n.language) ? i18n.language : "en";
+  const apply = useApply();
   return (
     <>
-      <label className="admin-filter">
-        <span>{t("audit.from")}</span>
-        <Input name="from" type="date" defaultValue={from} />
-      </label>
-      <label className="admin-filter">
-        <span>{t("audit.to")}</span>
-        <Input name="to" type="date" defaultValue={to} />
-      </label>
+      <div className="admin-filter admin-filter-day">
+        <label htmlFor="filter-from">{t("audit.from")}</label>
+        <DayField id="filter-from" name="from" locale={locale} defaultValue={from} onPicked={apply} />
+      </div>
+      <div className="admin-filter admin-filter-day">
+        <label htmlFor="filter-to">{t("audit.to")}</label>
+        <DayField id="filter-to" name="to" locale={locale} defaultValue={to} onPicked={apply} />
+      </div>
     </>
   );
 }

@@ -7,6 +7,7 @@ import { requestInfoContext } from "#app/context.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { serverContextOf } from "#app/lib/request.server.ts";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
+import { REFLOW_TABLE } from "#app/components/ui/reflow-table.ts";
 import { STATUS_TTL_MS, getSystemStatus, type Outcomes, type State } from "#server/modules/status/system-status.ts";
 import { formatDate, formatNumber, formatSeconds } from "#common/format.ts";
 import type { Locale } from "#common/locales.ts";
@@ -170,7 +171,7 @@ export default function StatusPage({ loaderData }: Route.ComponentProps) {
           {t("models.title")}
         </h2>
         <div className="status-table-wrap">
-          <table className="status-table">
+          <table className={`status-table ${REFLOW_TABLE}`}>
             <thead>
               <tr>
                 <th scope="col">{t("models.model")}</th>
@@ -187,12 +188,18 @@ export default function StatusPage({ loaderData }: Route.ComponentProps) {
                     {model.name}
                     <span className="status-muted status-kind">{t(`models.${model.kind}`)}</span>
                   </th>
-                  <td>
+                  <td data-label={t("models.state")}>
                     <StateBadge state={model.state} />
                   </td>
-                  <td>{model.state === "not_configured" ? "—" : outcome(model.lastHour)}</td>
-                  <td>{model.state === "not_configured" ? "—" : outcome(model.lastDay)}</td>
-                  <td>{model.lastDay.p50 ? `${model.lastDay.p50} / ${model.lastDay.p95}` : "—"}</td>
+                  <td data-label={t("models.lastHour")}>
+                    {model.state === "not_configured" ? "—" : outcome(model.lastHour)}
+                  </td>
+                  <td data-label={t("models.lastDay")}>
+                    {model.state === "not_configured" ? "—" : outcome(model.lastDay)}
+                  </td>
+                  <td data-label={t("models.duration")}>
+                    {model.lastDay.p50 ? `${model.lastDay.p50} / ${model.lastDay.p95}` : "—"}
+                  </td>
                 </tr>
               ))}
             </tbody>

@@ -1,4 +1,5 @@
 import { Alert, Button, Card, Input, Tag, Typography, type TableColumnsType } from "antd";
+import { DownloadOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { data, Form, useNavigation } from "react-router";
 import { z } from "zod";
@@ -9,6 +10,7 @@ import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf } from "#app/lib/request.server.ts";
 import { pageOf } from "#app/lib/paging.ts";
 import { PagedTable } from "#app/components/billing/paged-table.tsx";
+import { DayField } from "#app/components/ui/day-field.tsx";
 import { RowAction } from "#app/components/admin/row-action.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { createCodes } from "#server/modules/credits/create-codes.ts";
@@ -191,15 +193,15 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
       {result?.codes && result.csv && (
         <Card title={t("codes.newCodes", { name: result.values?.name ?? "" })} className="admin-new-codes">
           <Alert type="warning" showIcon title={t("codes.onlyOnce")} />
-          <p>
-            <a
-              className="ant-btn ant-btn-primary ant-btn-color-primary ant-btn-variant-solid"
+          <div className="admin-new-codes-actions">
+            <Button
+              icon={<DownloadOutlined />}
               href={`data:text/csv;charset=utf-8,${encodeURIComponent(result.csv)}`}
               download={result.file}
             >
               {t("codes.download")}
-            </a>
-          </p>
+            </Button>
+          </div>
           <Input.TextArea
             readOnly
             value={result.codes.join("\n")}
@@ -259,10 +261,10 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
               status={invalid("uses")}
             />
           </label>
-          <label className="admin-filter">
-            <span>{t("codes.expires")}</span>
-            <Input name="expires" type="date" status={invalid("expires")} />
-          </label>
+          <div className="admin-filter admin-filter-day">
+            <label htmlFor="codes-expires">{t("codes.expires")}</label>
+            <DayField id="codes-expires" name="expires" locale={locale} future status={invalid("expires")} />
+          </div>
           <Button htmlType="submit" name="intent" value="create" type="primary" loading={busy("create")}>
             {t("codes.submit")}
           </Button>

@@ -121,7 +121,11 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
         </h2>
         <div className="overview-figures">
           {currencies.length === 0 ? (
-            <Figure testId="overview-revenue" label={t("overview.revenue")} value={t("overview.noRevenue")} />
+            <Figure
+              testId="overview-revenue"
+              label={t("overview.revenue")}
+              value={<span className="overview-figure-empty">{t("overview.noRevenue")}</span>}
+            />
           ) : (
             currencies.map((currency) => (
               <Figure
