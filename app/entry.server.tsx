@@ -12,17 +12,27 @@ export const streamTimeout = 5_000;
 
 /**
  * What a loader or action threw, once, as one line of the server's log. A response it threw on purpose (400, 404…)
- * is an answer, already in the request's own line; a request the client gave up on is nobody's error.
+ * or a request the router refused (405: no action there) is the client's mistake: one `info` line, never an error.
+ * A request the client gave up on is nobody's error.
  */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   if (request.signal.aborted) return;
-  if (isRouteErrorResponse(error) && error.status < 500) return;
   logPageError(context, error, new URL(request.url).pathname);
 };
 
+/** The requests whose refusal was logged already: the router and the render may both report the same one. */
+const refusalLogged = new WeakSet<object>();
+
 function logPageError(context: Readonly<RouterContextProvider>, error: unknown, path: string) {
   const { runtime } = context.get(serverContext);
-  runtime.logger.error({ err: error, path, requestId: context.get(requestInfoContext).requestId }, "page error");
+  const { requestId } = context.get(requestInfoContext);
+  if (isRouteErrorResponse(error) && error.status < 500) {
+    if (refusalLogged.has(context)) return;
+    refusalLogged.add(context);
+    runtime.logger.info({ status: error.status, path, requestId }, "page request refused");
+    return;
+  }
+  runtime.logger.error({ err: error, path, requestId }, "page error");
 }
 
 /**

@@ -40,6 +40,11 @@ const schema = z.object({
   /** Connections one address may hold open at once (0: no bound); not applied behind a proxy (CLIENT_IP_HEADER). */
   MAX_CONNECTIONS_PER_ADDRESS: z.coerce.number().int().min(0).max(100_000).default(256),
   TRUST_PROXY: bool.default(false),
+  /**
+   * Pages one address may have rendered per minute, counted in each process's memory (0: no bound). Pages served
+   * from the page cache, assets, health checks and metrics are not counted. Behind a proxy, set CLIENT_IP_HEADER.
+   */
+  PAGE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
   /** Memory the cache of public pages for signed-out visitors may hold (0 turns it off). */
   PAGE_CACHE_MAX_BYTES: z.coerce
     .number()

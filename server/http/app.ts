@@ -7,6 +7,7 @@ import { Hono, type MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { bodyLimit } from "hono/body-limit";
 import { serveStatic } from "@hono/node-server/serve-static";
+import type { HttpBindings } from "@hono/node-server";
 import { RouterContextProvider, createRequestHandler, type ServerBuild } from "react-router";
 import type { Logger } from "pino";
 import { requestInfoContext } from "#app/context.ts";
@@ -43,6 +44,7 @@ import { shareImages } from "#server/http/share-images.ts";
 import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
 import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
 import { mediaRoutes, sendStored } from "#server/http/media.ts";
+import { PageFloodGuard, tooManyPages } from "#server/http/page-flood.ts";
 import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, localeOfPath, localizePath } from "#common/locales.ts";
 import { docValuesOf } from "#server/modules/content/get-doc.ts";
 
@@ -65,6 +67,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use(requestContext({ env, logger }));
+  app.use(finishUnreadBody(env.BODY_LIMIT_BYTES));
   app.use(compressResponses());
   const security = securityHeaders({
     trustProxy: env.TRUST_PROXY,
@@ -293,6 +296,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   };
   const watched = new WeakSet<PublicPagesSignal>();
   const pages = new PageCache(env.PAGE_CACHE_MAX_BYTES, build.id, security);
+  const flood = new PageFloodGuard(env.PAGE_RATE_LIMIT_PER_MINUTE);
   registerPageCacheSize(() => pages.size);
   watchContent({
     logger,
@@ -340,6 +344,9 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       const cached = pages.serve(c, cacheKey, extra);
       if (cached) return cached;
     }
+    // Only what is rendered for this request counts: a page from memory costs next to nothing.
+    const retryAfter = flood.take(c.get("clientIp"));
+    if (retryAfter) return tooManyPages(c, retryAfter, publicSiteFor(runtime.settings.current()));
     const session = await sessionOf(c);
     const context = new RouterContextProvider();
     context.set(serverContext, {
@@ -408,6 +415,49 @@ function listPublicFiles(dir: string): Set<string> {
   };
   walk(dir, "");
   return files;
+}
+
+/**
+ * A request answered before its body arrived (refused at once, or its body never read) leaves the rest of the body
+ * on the connection, where it cannot be told apart from the next request. The rest is read and dropped before the
+ * answer goes, up to the body limit, so that the connection serves the requests sent after it; a body beyond the
+ * limit, cut off, or held by a reader that stopped gets its answer with `Connection: close`.
+ */
+function finishUnreadBody(limit: number): MiddlewareHandler {
+  return async (c, next) => {
+    await next();
+    const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
+    if (!incoming || incoming.complete || c.res.headers.has("Connection")) return;
+    if (await drainBody(c.req.raw.body, limit)) return;
+    try {
+      c.res.headers.set("Connection", "close");
+    } catch {
+      // Headers of a response made elsewhere may be immutable: the same answer, with headers of its own.
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set("Connection", "close");
+    }
+  };
+}
+
+/** Reads what is left of a request's body, keeping none of it; false when it passes `limit` bytes or cannot be read. */
+async function drainBody(body: ReadableStream<Uint8Array> | null, limit: number): Promise<boolean> {
+  if (!body) return true;
+  if (body.locked) return false;
+  const reader = body.getReader();
+  let read = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return true;
+      read += value.byteLength;
+      if (read > limit) {
+        void reader.cancel().catch(() => undefined);
+        return false;
+      }
+    }
+  } catch {
+    return false;
+  }
 }
 
 /** Whether the path of a URL can be percent-decoded (only a path with a `%` can fail). */

@@ -41,10 +41,10 @@ describe.each(backends)("API keys on $name", (backend) => {
   it("refuses names over 64 characters and bad secrets without a query reaching a key", async () => {
     const userId = await newUser();
     await expect(createApiKey({ db: db(), userId, input: { name: "n".repeat(65) } })).rejects.toMatchObject({
-      code: "invalid_options",
+      code: "api_key_name_invalid",
     });
     await expect(createApiKey({ db: db(), userId, input: { name: 5 } })).rejects.toMatchObject({
-      code: "invalid_options",
+      code: "api_key_name_invalid",
     });
     for (const secret of ["", "sk_test_123", "atl_short", `atl_${"x".repeat(42)}'`]) {
       await expect(verifyApiKey({ db: db(), secret, limits: { perKey: 60, perAccount: 120 } })).rejects.toMatchObject({

@@ -6,7 +6,12 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DATABASE_URL, waitFor } from "#tests/support/server.ts";
 import { openApp } from "#tests/support/in-process.ts";
+import { Writable } from "node:stream";
+import { eq } from "drizzle-orm";
+import { pino } from "pino";
 import { ACCOUNT_ACTION_LIMITS } from "#server/modules/rate-limits/account-actions.ts";
+import { deliverWebhook } from "#server/modules/webhooks/deliver-webhook.ts";
+import { user, webhookDelivery } from "#server/db/schema/index.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 
@@ -254,6 +259,40 @@ describe(`webhooks on ${backend}`, () => {
     expect(forged.status).toBe(403);
     expect(await secretOf(alice)).toBe(after.secret);
     expect((await settings(alice)).secret.previousExpiresAt).toBe(after.previousExpiresAt);
+  });
+
+  it("ends at once, without an error in the log, a message whose address the policy refuses when it is sent", async () => {
+    const db = app.runtime.database.db;
+    const [owner] = await db.select({ id: user.id }).from(user).where(eq(user.email, "alice@example.com"));
+    // A URL accepted when the request came (as a public host name would be) whose address is private when sent.
+    const [delivery] = await db
+      .insert(webhookDelivery)
+      .values({
+        userId: owner!.id,
+        event: "generation.succeeded",
+        url: "https://10.20.30.40/hooks/atelier",
+        payload: JSON.stringify({ type: "generation.succeeded", timestamp: new Date().toISOString(), data: {} }),
+      })
+      .returning({ id: webhookDelivery.id });
+    const lines: Array<{ level: number; msg: string }> = [];
+    const logger = pino(
+      { level: "debug" },
+      new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          lines.push(JSON.parse(chunk.toString()) as { level: number; msg: string });
+          done();
+        },
+      }),
+    );
+    // The policy of a server that keeps webhooks on the public internet; no retry is asked for (nothing is thrown).
+    await deliverWebhook(
+      { db, env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: false }, logger, describe: async () => null },
+      { deliveryId: delivery!.id },
+    );
+    const shown = (await settings(alice)).deliveries.find((d) => d.id === delivery!.id);
+    expect(shown).toMatchObject({ status: "failed", attempts: 1, lastError: "refused", lastStatusCode: null });
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.level >= 50)).toEqual([]);
   });
 
   it("refuses a webhook URL that is not http(s), and keeps each user's secret and messages apart", async () => {

@@ -476,6 +476,57 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect(saved.messages).toHaveLength(30);
   });
 
+  it("slows down an account writing conversations, folders, links and changes too fast, and keeps nothing past the limit", async () => {
+    const busy = await signedIn(server, origin, "busy@example.com");
+    const fr = { "X-Locale": "fr" };
+    const slowDown = { code: "rate_limited", message: text("fr", "common", "error.tooMany") };
+    /** Sends `make` until it is refused; returns the answers that were not. */
+    const untilRefused = async (what: string, make: () => Promise<Response>, limit: number) => {
+      const accepted: Response[] = [];
+      for (let i = 0; i <= limit; i++) {
+        const res = await make();
+        if (res.status === 429) {
+          expect(((await res.json()) as { error: object }).error, what).toMatchObject(slowDown);
+          break;
+        }
+        expect(res.status, what).toBeLessThan(300);
+        accepted.push(res);
+      }
+      expect(accepted, what).toHaveLength(limit);
+      return accepted;
+    };
+
+    // The per-account limits (server/modules/rate-limits/account-actions.ts).
+    const made = await untilRefused(
+      "conversations",
+      () => call("POST", "/api/chat/conversations", { model: "prompt-helper" }, busy, fr),
+      30,
+    );
+    const ids = await Promise.all(
+      made.map(async (r) => ((await r.json()) as { conversation: { id: string } }).conversation.id),
+    );
+    const listed = (await (await call("GET", "/api/chat/conversations", undefined, busy)).json()) as {
+      conversations: unknown[];
+    };
+    expect(listed.conversations).toHaveLength(30);
+
+    await untilRefused("folders", () => call("POST", "/api/chat/folders", { name: "Ideas" }, busy, fr), 30);
+    // A conversation with a question in it, to be shared.
+    await readStream(await call("POST", `/api/chat/conversations/${ids[0]}/messages`, { text: "a red kite" }, busy));
+    await untilRefused(
+      "share links",
+      () => call("POST", `/api/chat/conversations/${ids[0]}/share`, undefined, busy, fr),
+      30,
+    );
+    await untilRefused(
+      "renames",
+      () => call("PATCH", `/api/chat/conversations/${ids[1]}`, { title: "Renamed again" }, busy, fr),
+      120,
+    );
+    // The others' writes are their own.
+    expect((await call("POST", "/api/chat/folders", { name: "Mine" }, other)).status).toBe(201);
+  });
+
   it("answers 404, never a 500, for an id that is not one", async () => {
     const bad = "not-an-id";
     const answers = await Promise.all([

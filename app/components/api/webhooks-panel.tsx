@@ -38,6 +38,8 @@ const verifyExample = (comments: { input: string; type: string }) =>
 
 function deliveryStatus(d: DeliveryView): { key: string; color: string } {
   if (d.status === "delivered") return { key: "delivered", color: "green" };
+  // Refused by the address policy: ended at its first attempt, for the user to change the URL.
+  if (d.status === "failed" && d.lastError === "refused") return { key: "refused", color: "magenta" };
   if (d.status === "failed") return { key: "failed", color: "red" };
   return d.attempts > 0 ? { key: "retrying", color: "orange" } : { key: "sending", color: "blue" };
 }

@@ -55,6 +55,7 @@ export function chatRoutes(state: ServerState) {
       });
     })
     .post("/chat/conversations", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "createConversation");
       const conversation = await createConversation({
         db: c.var.runtime.database.db,
         env: c.var.runtime.env,
@@ -85,6 +86,7 @@ export function chatRoutes(state: ServerState) {
       });
     })
     .patch("/chat/conversations/:id", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "changeChat");
       await updateConversation({
         db: c.var.runtime.database.db,
         env: c.var.runtime.env,
@@ -95,6 +97,7 @@ export function chatRoutes(state: ServerState) {
       return c.body(null, 204);
     })
     .delete("/chat/conversations/:id", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "changeChat");
       await deleteConversation({
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
@@ -104,6 +107,7 @@ export function chatRoutes(state: ServerState) {
     })
     .post("/chat/conversations/:id/share", guard, async (c) => {
       // A new read-only link up to the message shown now; the previous link, if any, stops working.
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "shareConversation");
       const { token, sharedAt } = await shareConversation({
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
@@ -112,6 +116,7 @@ export function chatRoutes(state: ServerState) {
       return c.json({ share: { path: `/share/chat/${token}`, sharedAt } }, 201);
     })
     .delete("/chat/conversations/:id/share", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "changeChat");
       await unshareConversation({
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
@@ -138,6 +143,7 @@ export function chatRoutes(state: ServerState) {
       });
     })
     .post("/chat/folders", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "createFolder");
       const folder = await createFolder({
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
@@ -146,6 +152,7 @@ export function chatRoutes(state: ServerState) {
       return c.json({ folder }, 201);
     })
     .patch("/chat/folders/:id", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "changeChat");
       await renameFolder({
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
@@ -155,6 +162,7 @@ export function chatRoutes(state: ServerState) {
       return c.body(null, 204);
     })
     .delete("/chat/folders/:id", guard, async (c) => {
+      await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "changeChat");
       await deleteFolder({ db: c.var.runtime.database.db, userId: c.var.viewer.id, folderId: c.req.param("id") });
       return c.body(null, 204);
     })
@@ -206,7 +214,12 @@ export function chatRoutes(state: ServerState) {
       // Its author confirms (or declines) a tool call that costs more than the chat starts without asking.
       const { runtime, viewer } = c.var;
       const body = ((await jsonBody(c)) ?? {}) as { confirm?: unknown };
-      if (typeof body.confirm !== "boolean") throw new AppError("invalid_options", "confirm must be true or false");
+      if (typeof body.confirm !== "boolean") {
+        throw new AppError("invalid_options", "confirm must be true or false", {
+          key: "generation.errors.invalidField",
+          values: { field: "confirm" },
+        });
+      }
       const messageId = c.req.param("id");
       await ownAnswer(runtime.database.db, viewer.id, messageId);
       // A confirmation starts a generation: counted as the studio counts its own.

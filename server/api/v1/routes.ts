@@ -40,7 +40,7 @@ const WRITE_ERRORS = {
   413: errorDocument("Body or input image too large."),
   415: errorDocument("Not JSON or multipart (`unsupported_media_type`), or the file is not an image."),
   422: errorDocument(
-    "Invalid options (`invalid_options`, `prompt_invalid`), missing input image, or an `Idempotency-Key` reused with another request (`idempotency_mismatch`).",
+    "Invalid options (`invalid_options`, `prompt_invalid`), missing input image, an `Idempotency-Key` that is not 1 to 255 visible ASCII characters (`idempotency_key_invalid`), or one reused with another request (`idempotency_mismatch`).",
   ),
 } as const;
 const idempotencyHeader = z.object({

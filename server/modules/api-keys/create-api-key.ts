@@ -3,7 +3,7 @@ import type { Db } from "#server/db/client.ts";
 import { apiKey, user } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { createApiKeySchema } from "./schema.ts";
-import { MAX_API_KEYS, VISIBLE_LENGTH, generateApiKey, hashApiKey } from "./keys.ts";
+import { MAX_API_KEYS, MAX_API_KEY_NAME, VISIBLE_LENGTH, generateApiKey, hashApiKey } from "./keys.ts";
 import { apiKeyColumns, presentApiKey, type ApiKeyView } from "./list-api-keys.ts";
 
 /**
@@ -16,7 +16,11 @@ export async function createApiKey(options: {
   input: unknown;
 }): Promise<{ key: ApiKeyView; secret: string }> {
   const parsed = createApiKeySchema.safeParse(options.input ?? {});
-  if (!parsed.success) throw new AppError("invalid_options", `name: ${parsed.error.issues[0]!.message}`);
+  if (!parsed.success) {
+    throw new AppError("api_key_name_invalid", `name: ${parsed.error.issues[0]!.message}`, {
+      values: { max: MAX_API_KEY_NAME },
+    });
+  }
   const secret = generateApiKey();
   const row = await options.db.transaction(async (tx) => {
     await tx.select({ id: user.id }).from(user).where(eq(user.id, options.userId)).for("update");

@@ -27,7 +27,7 @@ export async function claimIdempotencyKey(options: {
 }): Promise<IdempotencyClaim> {
   const ttl = options.ttlSeconds ?? IDEMPOTENCY_TTL_SECONDS;
   if (!KEY.test(options.key)) {
-    throw new AppError("invalid_options", "Idempotency-Key: 1 to 255 visible ASCII characters");
+    throw new AppError("idempotency_key_invalid", "Idempotency-Key: 1 to 255 visible ASCII characters");
   }
   for (let round = 0; round < 3; round++) {
     const [inserted] = await options.db

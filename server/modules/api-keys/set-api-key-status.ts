@@ -14,7 +14,12 @@ export async function setApiKeyStatus(options: {
   input: unknown;
 }): Promise<ApiKeyView> {
   const parsed = apiKeyStatusSchema.safeParse(options.input);
-  if (!parsed.success) throw new AppError("invalid_options", "status: active or inactive");
+  if (!parsed.success) {
+    throw new AppError("invalid_options", "status: active or inactive", {
+      key: "generation.errors.invalidField",
+      values: { field: "status" },
+    });
+  }
   if (!isUuid(options.id)) throw new AppError("not_found", "no such key");
   const [row] = await options.db
     .update(apiKey)

@@ -16,7 +16,10 @@ export async function setVisibility(options: {
   visibility: Visibility;
 }): Promise<void> {
   if (options.visibility !== "public" && options.visibility !== "private")
-    throw new AppError("invalid_options", "visibility");
+    throw new AppError("invalid_options", "visibility: public or private", {
+      key: "generation.errors.invalidField",
+      values: { field: "visibility" },
+    });
   if (!isUuid(options.id)) throw new AppError("not_found", `no generation ${options.id}`);
   const rows = await options.db
     .update(generation)

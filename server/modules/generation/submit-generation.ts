@@ -58,9 +58,7 @@ export async function submitGeneration(
 
   const key = options.idempotencyKey;
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
-    throw new AppError("invalid_options", "the idempotency key must be 1 to 255 visible ASCII characters", {
-      key: "api.errors.idempotencyKey",
-    });
+    throw new AppError("idempotency_key_invalid", "the idempotency key must be 1 to 255 visible ASCII characters");
   }
   const webhookUrl = options.webhookUrl === undefined ? null : checkWebhookUrl(options.webhookUrl, deps.env);
   const requestHash = createHash("sha256")

@@ -16,6 +16,17 @@ export const ACCOUNT_ACTION_LIMITS = {
   rotateWebhookSecret: { window: 60 * 60, max: 10 },
   /** Chat answers started (questions, regenerated answers). */
   chat: { window: 60, max: 30 },
+  /** Chat conversations started. */
+  createConversation: { window: 60, max: 30 },
+  /** Chat folders made. */
+  createFolder: { window: 60 * 60, max: 30 },
+  /** Read-only links to conversations made (each one replaces the conversation's previous link). */
+  shareConversation: { window: 60 * 60, max: 30 },
+  /**
+   * Conversations renamed, pinned, filed, switched to another branch or model, or deleted; folders renamed or
+   * deleted; links withdrawn.
+   */
+  changeChat: { window: 60, max: 120 },
 } satisfies Record<string, RateLimitRule>;
 
 export type AccountAction = keyof typeof ACCOUNT_ACTION_LIMITS;

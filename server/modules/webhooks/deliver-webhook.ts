@@ -30,9 +30,10 @@ export interface DeliverDeps {
 export class WebhookRetry extends Error {}
 
 /**
- * One attempt at a webhook message: signed POST of the stored body; a 2xx answer delivers it. Anything else is
- * recorded and, until the attempts run out, thrown as WebhookRetry for the queue's next try. Safe to run twice:
- * a delivered or failed message is not sent again (a receiver that got one twice tells by `webhook-id`).
+ * One attempt at a webhook message: signed POST of the stored body; a 2xx answer delivers it. An address the policy
+ * refuses (a private one, resolved now) ends the message at once: asking again would be refused again. Anything
+ * else is recorded and, until the attempts run out, thrown as WebhookRetry for the queue's next try. Safe to run
+ * twice: a delivered or failed message is not sent again (a receiver that got one twice tells by `webhook-id`).
  */
 export async function deliverWebhook(deps: DeliverDeps, options: { deliveryId: string; signal?: AbortSignal }) {
   const { db } = deps;
@@ -82,6 +83,12 @@ export async function deliverWebhook(deps: DeliverDeps, options: { deliveryId: s
   if (answer.ok) {
     await record(db, d.id, { outcome: "delivered", statusCode: answer.statusCode });
     log.info({ status: answer.statusCode }, "webhook delivered");
+    return;
+  }
+  if (answer.error === "refused") {
+    // The user's own URL, refused by design: theirs to change, not a failure of this server.
+    if ((await record(db, d.id, { outcome: "refused" })) !== null)
+      log.info({ detail: answer.detail }, "webhook not sent: the address is not allowed");
     return;
   }
   const attempts = await record(db, d.id, {
@@ -134,9 +141,12 @@ async function record(
   r:
     | { outcome: "delivered"; statusCode: number }
     | { outcome: "attempt-failed"; statusCode: number | null; error: WebhookFailure }
+    | { outcome: "refused" }
     | { outcome: "failed"; error: WebhookFailure },
 ): Promise<number | null> {
   const attempts = sql`${webhookDelivery.attempts} + ${r.outcome === "failed" ? 0 : 1}`;
+  const lastError: WebhookFailure | null =
+    r.outcome === "delivered" ? null : r.outcome === "refused" ? "refused" : r.error;
   const [row] = await db
     .update(webhookDelivery)
     .set({
@@ -144,11 +154,11 @@ async function record(
       status:
         r.outcome === "delivered"
           ? "delivered"
-          : r.outcome === "failed"
+          : r.outcome === "failed" || r.outcome === "refused"
             ? "failed"
             : sql`case when ${attempts} >= ${WEBHOOK_MAX_ATTEMPTS} then 'failed' else 'pending' end`,
       lastStatusCode: "statusCode" in r ? r.statusCode : null,
-      lastError: r.outcome === "delivered" ? null : r.error,
+      lastError,
       ...(r.outcome === "failed" ? {} : { lastAttemptAt: sql`now()` }),
       ...(r.outcome === "delivered" ? { deliveredAt: sql`now()` } : {}),
     })
