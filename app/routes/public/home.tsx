@@ -137,7 +137,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         </form>
         {viewer ? (
           <p className="home-prompt-note" data-testid="home-balance">
-            {t("member.balance", { count: credits, formatted: formatNumber(localeOfPath(pathname), credits) })} ·{" "}
+            {t("member.balance", { count: credits, formatted: formatNumber(localeOfPath(pathname), credits) })}{" "}
             <Link to={hrefIn(pathname, "/pricing")}>{t("member.buy")}</Link>
           </p>
         ) : (
