@@ -232,7 +232,8 @@ describe("the shell and its pages as a new user meets them", () => {
       .poll(() => page.locator(".studio-form .ant-segmented-item-selected").allTextContents())
       .toEqual(["16:9", "2"]);
     await card.and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 60_000 });
-    await expect(card.locator(".gen-media img").count()).resolves.toBe(2);
+    // Two images: the first shown, "+1" for the other.
+    await expect(card.getByTestId("gen-media-more").locator("[aria-hidden]").textContent()).resolves.toBe("+1");
     await page.close();
 
     const video = await beforeScripts(member.desktop, "/de/dashboard/video");
