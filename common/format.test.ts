@@ -8,6 +8,13 @@ describe("formatting per locale", () => {
     expect(formatNumber("fr", 1234.5)).toBe("1\u202f234,5");
   });
 
+  it("writes -0 as 0, as the page's data (JSON) brings it to the browser", () => {
+    expect(formatNumber("en", -0)).toBe(formatNumber("en", JSON.parse(JSON.stringify(-0)) as number));
+    expect(formatNumber("de", -0, { style: "percent" })).toBe("0\u00a0%");
+    expect(formatMoney("en", -0, "usd")).toBe("$0.00");
+    expect(formatNumber("en", -3)).toBe("-3");
+  });
+
   it("formats money from minor units", () => {
     expect(formatMoney("en", 2000, "usd")).toBe("$20.00");
     expect(formatMoney("de", 7000, "EUR")).toBe("70,00\u00a0€");

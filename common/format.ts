@@ -14,9 +14,18 @@ function cached<T extends Intl.NumberFormat | Intl.DateTimeFormat | Intl.Relativ
   return formatter;
 }
 
+/** -0 as 0 (`-0 === 0`, so this returns the literal). */
+const unsigned = (value: number) => (value === 0 ? 0 : value);
+
+/**
+ * A number in the reader's language. -0 is written as 0, here and in money: JSON has no -0, so a page's data would
+ * bring the browser a 0 where the server had written "-0", and the page would not hydrate.
+ */
 export function formatNumber(locale: Locale, value: number, options: Intl.NumberFormatOptions = {}): string {
   const tag = LOCALE_TAGS[locale];
-  return cached(`n|${tag}|${JSON.stringify(options)}`, () => new Intl.NumberFormat(tag, options)).format(value);
+  return cached(`n|${tag}|${JSON.stringify(options)}`, () => new Intl.NumberFormat(tag, options)).format(
+    unsigned(value),
+  );
 }
 
 /** Money from an amount in minor units (cents), as payment providers report it. */
@@ -25,7 +34,7 @@ export function formatMoney(locale: Locale, amountMinor: number, currency: strin
   const code = currency.toUpperCase();
   const formatter = cached(`m|${tag}|${code}`, () => new Intl.NumberFormat(tag, { style: "currency", currency: code }));
   const digits = formatter.resolvedOptions().maximumFractionDigits ?? 2;
-  return formatter.format(amountMinor / 10 ** digits);
+  return formatter.format(unsigned(amountMinor / 10 ** digits));
 }
 
 /** A date (and time, unless `dateOnly`) in UTC, so that the server's and the browser's renders agree. */

@@ -5,6 +5,7 @@
 export const ANTD_CSS_VAR_KEY = "css-var-atelier";
 
 export const messageConfig = { duration: 3, top: 8, maxCount: 5 };
-export const notificationConfig = { duration: 4.5, top: 24, placement: "topRight" as const };
+// Bottom right, where the persistent notices are: at the top right it covered the header's balance and menu.
+export const notificationConfig = { duration: 4.5, bottom: 24, placement: "bottomRight" as const };
 export const LOADING_BAR = { throttleMs: 200, estimatedMs: 2000, height: 3, hideDelayMs: 500, resetDelayMs: 400 };
 export const BACK_TO_TOP = { visibilityHeight: 400, durationMs: 450 };

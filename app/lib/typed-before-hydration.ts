@@ -5,8 +5,9 @@ import { atPath, domPath, type EarlyAction } from "#common/early-input.ts";
  * head script that notes clicks and held-back submissions). Ant Design's inputs are controlled, so hydration would
  * reset them to their server-rendered values and silently lose the typing (a real risk on a slow phone); the
  * browser's own inputs keep it, but the components that follow them have not seen it. The values of every form's
- * fields are noted just before hydration and put back through the fields' own events afterwards, then the noted
- * clicks and submissions are replayed, in order. Fields and controls are found again by id, or by position.
+ * fields are noted just before hydration, and again once the page has hydrated (what was typed meanwhile), and put
+ * back through the fields' own events; then the noted clicks and submissions are replayed, in order. Fields and
+ * controls are found again by id, or by position.
  */
 interface Typed {
   key: string;
@@ -21,15 +22,33 @@ const keyOf = (el: Element) => (el.id ? `#${el.id}` : domPath(el));
 const fieldAt = (doc: Document, key: string) =>
   key.startsWith("#") ? doc.getElementById(key.slice(1)) : atPath(doc, key);
 
-export function rememberTypedFields(doc: Document = document) {
-  typed = [];
+/** The fields whose value differs from the one the page rendered (`defaultValue`, which hydration also sets). */
+function typedFields(doc: Document): Typed[] {
+  const found: Typed[] = [];
   for (const el of doc.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>(FIELDS)) {
     if (el instanceof HTMLInputElement && (el.type === "checkbox" || el.type === "radio")) {
-      if (el.checked !== el.defaultChecked) typed.push({ key: keyOf(el), checked: el.checked });
+      if (el.checked !== el.defaultChecked) found.push({ key: keyOf(el), checked: el.checked });
     } else if (el.type !== "hidden" && el.type !== "file" && el.value !== el.defaultValue) {
-      typed.push({ key: keyOf(el), value: el.value });
+      found.push({ key: keyOf(el), value: el.value });
     }
   }
+  return found;
+}
+
+export function rememberTypedFields(doc: Document = document) {
+  typed = typedFields(doc);
+}
+
+/**
+ * Notes again, once the page has hydrated, what was typed while it hydrated (after `rememberTypedFields`, which runs
+ * just before): hydration leaves the browser's values in the fields, but the components have not seen them, and
+ * their next render would put back their own (a slow phone can take a second or more to hydrate a page). What is in
+ * a field now is the newest.
+ */
+function rememberTypedWhileHydrating(doc: Document) {
+  const now = typedFields(doc);
+  const keys = new Set(now.map((entry) => entry.key));
+  typed = [...typed.filter((entry) => !keys.has(entry.key)), ...now];
 }
 
 function putBack(el: HTMLInputElement | HTMLTextAreaElement, entry: Typed) {
@@ -114,5 +133,6 @@ export function takeOverEarlyInput(win: EarlyWindow = window) {
   doc.documentElement.setAttribute("data-hydrated", "");
   const actions = win.__atelierEarly ?? [];
   win.__atelierEarly = [];
+  rememberTypedWhileHydrating(doc);
   restoreTypedFields(doc, () => replayEarlyActions(doc, actions));
 }

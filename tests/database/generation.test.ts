@@ -33,7 +33,7 @@ import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts"
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
 import { startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
 import { listEntries } from "#server/modules/credits/list-entries.ts";
-import { typicalSeconds } from "#server/modules/generation/estimate.ts";
+import { recordDuration, typicalSeconds } from "#server/modules/generation/estimate.ts";
 import { findOfferedModel } from "#config/models.ts";
 
 const logger = pino({ level: "silent" });
@@ -301,11 +301,64 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     await Promise.all(ids.map((id) => cancelGeneration({ db: db(), boss, env, userId, id })));
     expect((await getGeneration({ db: db(), env, id: ids[0]!, viewerId: userId })).queuePosition).toBeNull();
 
-    // A 10-second video is expected to take twice what a 5-second one takes, whatever the recent ones were.
+    // With no 10-second video run yet, a 10-second video is expected to take twice what a 5-second one takes.
     const model = findOfferedModel(env, "demo-video")!;
+    recordDuration(model.id, 0);
     const short = await typicalSeconds({ db: db(), model, videoSeconds: 5 });
     const long = await typicalSeconds({ db: db(), model, videoSeconds: 10 });
     expect(long).toBeCloseTo(short * 2, 6);
+  });
+
+  it("learns a video's time from the model's recent runs, of the same length when there are some", async () => {
+    const userId = await newUser(2000);
+    const model = findOfferedModel(env, "kling-video")!;
+    const video = (prompt: string, duration: number) => ({ tool: "text-to-video", model: model.id, prompt, duration });
+    /** A run of `duration` seconds of video that took `ms`, finished `ago` ms before now. */
+    const ran = async (duration: number, ms: number, ago: number) => {
+      const { id } = await submit(userId, video(`run of ${ms} ms`, duration));
+      await db()
+        .update(generation)
+        .set({
+          status: "succeeded",
+          durationMs: ms,
+          startedAt: new Date(Date.now() - ago - ms),
+          finishedAt: new Date(Date.now() - ago),
+        })
+        .where(eq(generation.id, id));
+      return id;
+    };
+    // Until it has run, the configured figure (per 5 seconds of video).
+    recordDuration(model.id, 0);
+    expect(await typicalSeconds({ db: db(), model, videoSeconds: 10 })).toBeCloseTo(model.expectedSeconds * 2, 6);
+    // Three 5-second clips of 7 s each (most of it the model's start-up), three 10-second ones of about 9.7 s.
+    for (const [duration, ms] of [
+      [5, 7000],
+      [5, 7000],
+      [5, 7000],
+      [10, 9500],
+      [10, 9700],
+      [10, 10_100],
+    ] as const) {
+      await ran(duration, ms, 60_000);
+    }
+    recordDuration(model.id, 0);
+    expect(await typicalSeconds({ db: db(), model, videoSeconds: 10 })).toBeCloseTo(9.7, 6);
+    expect(await typicalSeconds({ db: db(), model, videoSeconds: 5 })).toBeCloseTo(7, 6);
+
+    // A 10-second video just started: the studio's list and the job read alone promise about 10 s, not the
+    // configured three minutes.
+    const { id } = await submit(userId, video("just started", 10));
+    await db()
+      .update(generation)
+      .set({ status: "processing", progress: 0, startedAt: new Date() })
+      .where(eq(generation.id, id));
+    const listed = (await listGenerations({ db: db(), userId, query: { kind: "video" } })).items.find(
+      (g) => g.id === id,
+    )!;
+    const alone = await getGeneration({ db: db(), env, id, viewerId: userId });
+    expect(listed.etaSeconds).toBeLessThanOrEqual(10);
+    expect(alone.etaSeconds).toBeLessThanOrEqual(10);
+    await cancelGeneration({ db: db(), boss, env, userId, id });
   });
 
   it("fails over to the next provider of a model after a provider-side error, and records both attempts", async () => {

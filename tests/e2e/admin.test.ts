@@ -162,6 +162,26 @@ describe("the admin console", () => {
     expect((await get("/api/me", target)).status).toBe(200);
   });
 
+  it("hydrates the overview without a mismatch in every language, nothing spent or taken back yet", async () => {
+    const context = await asChief();
+    // Before anything is charged or refunded, the figures of credits spent and taken back are both zero.
+    for (const prefix of ["", "/ja", "/de"]) {
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      page.on("console", (message) => {
+        if (message.type() === "error") errors.push(message.text());
+      });
+      await page.goto(`${server.url}${prefix}/user/admin`);
+      await page.waitForFunction(() => document.documentElement.hasAttribute("data-hydrated"));
+      await hydrated(page, ".overview-figures");
+      expect(await page.locator("[data-testid=overview-spent] .overview-figure-value").textContent()).toBe("0");
+      expect(errors, prefix || "/").toEqual([]);
+      await page.close();
+    }
+    await context.close();
+  });
+
   it("adjusts credits and suspends an account in the browser, each action in the audit log", async () => {
     const context = await asChief();
     const page = await context.newPage();

@@ -3,7 +3,7 @@ import type { Browser } from "playwright-core";
 import { startServer, type TestServer } from "#tests/support/server.ts";
 import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { nextMail } from "#tests/support/outbox.ts";
-import { PASSWORD } from "#tests/support/session.ts";
+import { PASSWORD, signedInContext } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 
 describe("the home page in Chromium", () => {
@@ -70,6 +70,41 @@ describe("the home page in Chromium", () => {
       if (!seen.includes("hit")) await new Promise((r) => setTimeout(r, 200));
     }
     expect(seen).toContain("hit");
+  });
+
+  it("offers sign-up to visitors only: a signed-in visitor gets their balance and the way to the studio", async () => {
+    const signUpOffers = (locale: string) => [
+      text(locale, "home", "cta.button"),
+      text(locale, "home", "prompt.note").split("{{credits}}")[1]!.trim(),
+    ];
+    const { context: signed } = await signedInContext(browser, server, "returning@example.com");
+    const anonymous = await browser.newContext();
+    for (const locale of ["en", "de"]) {
+      const path = locale === "en" ? "/" : `/${locale}/`;
+      // Signed out (rendered, then again from the page cache): the offer is there.
+      for (let visit = 0; visit < 2; visit++) {
+        const page = await anonymous.newPage();
+        await page.goto(`${server.url}${path}`);
+        const body = await page.locator("main").innerText();
+        for (const offer of signUpOffers(locale)) expect(body).toContain(offer);
+        await page.close();
+      }
+      // Signed in: none of it, their balance and their studio instead, and it hydrates as rendered.
+      const page = await signed.newPage();
+      const errors: string[] = [];
+      page.on("pageerror", (error) => errors.push(error.message));
+      await page.goto(`${server.url}${path}`);
+      await hydrated(page, "h1");
+      const body = await page.locator("main").innerText();
+      for (const offer of signUpOffers(locale)) expect(body).not.toContain(offer);
+      await expect(page.getByTestId("home-balance").innerText()).resolves.toContain(text(locale, "home", "member.buy"));
+      const studio = page.getByRole("link", { name: text(locale, "home", "member.studio") });
+      await expect(studio.getAttribute("href")).resolves.toMatch(/\/dashboard\/image\/create\/text-to-image$/);
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+    await signed.close();
+    await anonymous.close();
   });
 
   it("carries a prompt typed before the scripts arrive through sign-up to a finished image", async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
-import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser, openBeforeScripts, typeWhileHydrating } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { signedInContext } from "#tests/support/session.ts";
 
@@ -232,7 +232,8 @@ describe("the shell and its pages as a new user meets them", () => {
       .poll(() => page.locator(".studio-form .ant-segmented-item-selected").allTextContents())
       .toEqual(["16:9", "2"]);
     await card.and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 60_000 });
-    await expect(card.locator(".gen-media img").count()).resolves.toBe(2);
+    // Two images: the first shown, "+1" for the other.
+    await expect(card.getByTestId("gen-media-more").locator("[aria-hidden]").textContent()).resolves.toBe("+1");
     await page.close();
 
     const video = await beforeScripts(member.desktop, "/de/dashboard/video");
@@ -278,6 +279,20 @@ describe("the shell and its pages as a new user meets them", () => {
     await hydrated(orders.page, ".orders-redeem");
     await expect.poll(() => orders.page.inputValue("#redeem-code"), { timeout: 5000 }).toBe("ATL-1234-5678-9ABC");
     await orders.page.close();
+  });
+
+  it("keeps a redemption code typed while the page hydrates, through the form's answer", async () => {
+    const code = "ATL-2468-1357-ACEF";
+    const page = await typeWhileHydrating(member.desktop, `${server.url}/ja/user/orders`, "#redeem-code", code);
+    await page.waitForFunction(() => document.documentElement.hasAttribute("data-hydrated"));
+    await hydrated(page, ".orders-redeem");
+    // Sent as typed; the answer (no such code) renders the form again, and the code is still there.
+    const sent = page.waitForRequest((r) => r.method() === "POST" && (r.postData() ?? "").includes(code));
+    await page.locator(".orders-redeem button[type=submit]").click();
+    await sent;
+    await page.locator(".ant-message-notice-error").waitFor();
+    await expect(page.inputValue("#redeem-code")).resolves.toBe(code);
+    await page.close();
   });
 
   it("fits a narrow phone in every language, signed out and signed in", async () => {

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
-import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser, settled } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
-import { signedInContext } from "#tests/support/session.ts";
+import { pageApi, signedInContext } from "#tests/support/session.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 
 /** The page, with every script error and every answer of 500 or more collected. */
@@ -21,6 +21,40 @@ async function open(context: BrowserContext, url: string) {
 }
 
 const balance = (page: Page) => page.locator(".credit-balance-value").first();
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+const boxOf = (page: Page, selector: string): Promise<Box[]> =>
+  page.locator(selector).evaluateAll((els) =>
+    els.map((el) => {
+      const r = el.getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height };
+    }),
+  );
+const overlaps = (a: Box, b: Box) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/**
+ * A finished generation's thumbnail in a list: one picture covering the whole area (not strips of several), and
+ * "+N" when it has more than one.
+ */
+async function expectWholeThumbnail(page: Page, id: string, more: number) {
+  const card = `.gen-card[data-id="${id}"]`;
+  const [media] = await boxOf(page, `${card} .gen-media`);
+  const pictures = await boxOf(page, `${card} .gen-media img`);
+  expect(pictures).toHaveLength(1);
+  for (const side of ["x", "y", "width", "height"] as const) {
+    expect(Math.abs(pictures[0]![side] - media![side]), side).toBeLessThanOrEqual(1);
+  }
+  if (more > 0) {
+    const badge = page.locator(`${card} [data-testid=gen-media-more] [aria-hidden]`);
+    await expect(badge.innerText()).resolves.toBe(`+${more}`);
+  } else await expect(page.locator(`${card} [data-testid=gen-media-more]`).count()).resolves.toBe(0);
+}
 
 describe("the image studio in Chromium, on the offline models", () => {
   let server: TestServer;
@@ -55,7 +89,7 @@ describe("the image studio in Chromium, on the offline models", () => {
     await page.keyboard.press("Control+Enter");
     const card = page.locator(".gen-card").first();
     await card.and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 60_000 });
-    await expect(card.locator(".gen-media img").count()).resolves.toBe(2);
+    await expectWholeThumbnail(page, (await card.getAttribute("data-id"))!, 1);
     await expect.poll(() => balance(page).textContent()).toBe("18");
     // The job is in the address: a reload shows it.
     expect(new URL(page.url()).searchParams.get("id")).toMatch(/^[0-9a-f-]{36}$/);
@@ -215,6 +249,58 @@ describe("the image studio in Chromium, on the offline models", () => {
       .poll(() => alert.locator(".ant-alert-title").textContent())
       .toBe(text("es", "messages", "msg.generation.parseResponseError"));
     await expect(page.inputValue("#studio-prompt")).resolves.toBe("Un prompt que no se pierde");
+    await context.close();
+  });
+
+  it("shows results of several images whole with +N, and cards of one shape on the dashboard home", async () => {
+    const { context, cookie } = await signedInContext(browser, server, "curator@example.com", {
+      viewport: { width: 1366, height: 900 },
+    });
+    const call = pageApi(server, server.url);
+    const make = async (input: object) => {
+      const res = await call("POST", "/api/generations", cookie, input);
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { generation: { id: string } }).generation.id;
+    };
+    const four = await make({ tool: "text-to-image", model: "demo-image", prompt: "Four foxes", count: 4 });
+    const one = await make({ tool: "text-to-image", model: "demo-image", prompt: "One fox" });
+    const status = async (id: string) =>
+      ((await (await call("GET", `/api/generations/${id}`, cookie)).json()) as { generation: { status: string } })
+        .generation.status;
+    // A video from its studio: the notice that it is done covers none of the header's controls (the balance, the
+    // menu).
+    const studio = await open(context, `${server.url}/dashboard/video/create`);
+    await studio.page.fill("#video-prompt", "Paper boats drifting down a rainy street at night");
+    await studio.page.click(".studio-submit");
+    const done = studio.page.locator(".ant-notification-notice", {
+      hasText: text("en", "messages", "msg.generation.videoCompleted"),
+    });
+    await done.waitFor({ timeout: 120_000 });
+    await settled(studio.page, ".ant-notification");
+    const [notice] = await boxOf(studio.page, ".ant-notification-notice");
+    for (const control of await boxOf(studio.page, ".dash-header-tools > *")) {
+      expect(overlaps(notice!, control)).toBe(false);
+    }
+    const video = (await studio.page.locator(".gen-card[data-status=succeeded]").first().getAttribute("data-id"))!;
+    for (const id of [four, one]) await expect.poll(() => status(id), { timeout: 120_000 }).toBe("succeeded");
+
+    // The gallery: each result as one picture, the one of four with "+3".
+    const gallery = await open(context, `${server.url}/dashboard/image`);
+    await gallery.page.locator(`.gen-card[data-id="${four}"] .gen-media img`).first().waitFor();
+    await expectWholeThumbnail(gallery.page, four, 3);
+    await expectWholeThumbnail(gallery.page, one, 0);
+
+    // The dashboard home: the same, every card's picture in one shape (the video's too, which covers its own), and
+    // room between the chart and the recent results.
+    const home = await open(context, `${server.url}/dashboard/home`);
+    await expectWholeThumbnail(home.page, four, 3);
+    await expectWholeThumbnail(home.page, video, 0);
+    const shapes = (await boxOf(home.page, ".dash-recent .gen-media")).map((b) => (b.width / b.height).toFixed(2));
+    expect(new Set(shapes).size, shapes.join(" ")).toBe(1);
+    const [chart] = await boxOf(home.page, ".dash-usage");
+    const [recent] = await boxOf(home.page, ".dash-recent");
+    expect(recent!.y - (chart!.y + chart!.height)).toBeGreaterThanOrEqual(16);
+    expect([...studio.problems, ...gallery.problems, ...home.problems]).toEqual([]);
     await context.close();
   });
 

@@ -73,3 +73,30 @@ export async function openBeforeScripts(
   await page.goto(url, { waitUntil: "domcontentloaded" });
   return { page, release };
 }
+
+/**
+ * Opens `url` and types `value` into the field at `selector` while the page hydrates, as a person does while a slow
+ * phone is still taking the page over: after the page's entry has noted the fields and started hydrating, before
+ * React has hydrated them (it does so in tasks of its own). The typing is the browser's: the value, then an input
+ * event.
+ */
+export async function typeWhileHydrating(
+  context: BrowserContext,
+  url: string,
+  selector: string,
+  value: string,
+): Promise<Page> {
+  const page = await context.newPage();
+  const typing = `;(() => {
+    const field = document.querySelector(${JSON.stringify(selector)});
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value").set.call(field, ${JSON.stringify(value)});
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+  })();`;
+  // Appended to the client entry, whose last statement starts hydration.
+  await page.route("**/assets/entry.client-*.js", async (route) => {
+    const response = await route.fetch();
+    await route.fulfill({ response, body: `${await response.text()}\n${typing}` });
+  });
+  await page.goto(url, { waitUntil: "domcontentloaded" });
+  return page;
+}

@@ -16,30 +16,48 @@ import { hrefIn } from "#common/locales.ts";
 /** `16:9` → `16 / 9`, for CSS aspect-ratio: the card keeps its shape before, during and after the job. */
 export const ratioCss = (ratio: string) => ratio.replace(":", " / ");
 
-/** The picture area of a generation: its outputs when done, its progress while running, why it failed otherwise. */
-export function GenerationMedia({ generation, eager = false }: { generation: GenerationView; eager?: boolean }) {
+/**
+ * The picture area of a generation: its outputs when done, its progress while running, why it failed otherwise.
+ * A result of several images shows its first whole, with "+N" for the others (each image cut into a strip of a card
+ * showed none of them well). `aspect` gives every card of a grid the same shape (images and videos side by side);
+ * the picture then covers it.
+ */
+export function GenerationMedia({
+  generation,
+  eager = false,
+  aspect,
+}: {
+  generation: GenerationView;
+  eager?: boolean;
+  aspect?: string;
+}) {
   const { t } = useTranslation("studio");
   const g = generation;
-  const style = { aspectRatio: ratioCss(g.params.aspectRatio) };
-  if (g.status === "succeeded" && g.outputs.length > 0) {
+  const style = { aspectRatio: ratioCss(aspect ?? g.params.aspectRatio) };
+  const first = g.status === "succeeded" ? g.outputs[0] : undefined;
+  if (first) {
+    const more = g.outputs.length - 1;
     return (
-      <div className={`gen-media gen-media-${Math.min(g.outputs.length, 4)}`} style={style}>
-        {g.outputs.slice(0, 4).map((o, i) =>
-          o.mimeType.startsWith("video/") ? (
-            <span key={o.id} className="gen-media-video">
-              {o.thumbUrl ? <img src={o.thumbUrl} alt="" loading={eager ? "eager" : "lazy"} /> : null}
-              <PlayCircleOutlined className="gen-media-play" aria-hidden />
-            </span>
-          ) : (
-            <img
-              key={o.id}
-              src={o.thumbUrl ?? o.url}
-              alt={t("result.imageAlt", { n: i + 1, prompt: g.prompt })}
-              loading={eager ? "eager" : "lazy"}
-              width={o.width ?? undefined}
-              height={o.height ?? undefined}
-            />
-          ),
+      <div className="gen-media gen-media-done" style={style}>
+        {first.mimeType.startsWith("video/") ? (
+          <span className="gen-media-video">
+            {first.thumbUrl ? <img src={first.thumbUrl} alt="" loading={eager ? "eager" : "lazy"} /> : null}
+            <PlayCircleOutlined className="gen-media-play" aria-hidden />
+          </span>
+        ) : (
+          <img
+            src={first.thumbUrl ?? first.url}
+            alt={t("result.imageAlt", { n: 1, prompt: g.prompt })}
+            loading={eager ? "eager" : "lazy"}
+            width={first.width ?? undefined}
+            height={first.height ?? undefined}
+          />
+        )}
+        {more > 0 && (
+          <span className="gen-media-more" data-testid="gen-media-more">
+            <span aria-hidden>+{more}</span>
+            <span className="sr-only">{t("result.moreImages", { count: more })}</span>
+          </span>
         )}
       </div>
     );
@@ -66,10 +84,13 @@ export function GenerationCard({
   generation,
   onCancel,
   canceling,
+  aspect,
 }: {
   generation: GenerationView;
   onCancel?: (g: GenerationView) => void;
   canceling?: boolean;
+  /** One shape for every card of a grid (`4:3`), rather than the generation's own. */
+  aspect?: string;
 }) {
   const { t } = useTranslation("studio");
   const { pathname } = useLocation();
@@ -79,7 +100,7 @@ export function GenerationCard({
   return (
     <article className="gen-card" data-status={g.status} data-id={g.id}>
       <Link to={to} className="gen-card-media" aria-label={t("result.open", { prompt: g.prompt })}>
-        <GenerationMedia generation={g} />
+        <GenerationMedia generation={g} aspect={aspect} />
       </Link>
       <div className="gen-card-body">
         <Link to={to} className="gen-card-prompt" title={g.prompt}>

@@ -30,6 +30,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   return { seo, i18n, account: { name: viewer.name, image: viewer.image }, locale, usage, recent: recent.items };
 }
 
+const RECENT_ASPECT = "4:3";
+
 const ACTIONS = [
   { key: "text-to-image", to: "/dashboard/image/create/text-to-image", icon: <FontSizeOutlined /> },
   { key: "image-to-image", to: "/dashboard/image/create/image-to-image", icon: <FileImageOutlined /> },
@@ -99,9 +101,10 @@ export default function DashboardHome({ loaderData }: Route.ComponentProps) {
         {recent.length === 0 ? (
           <p className="dash-recent-empty">{t("home.recentEmpty")}</p>
         ) : (
+          // Images and videos side by side: every card in one shape, so that the rows line up.
           <div className="gen-grid gen-grid-wide">
             {recent.map((g) => (
-              <GenerationCard key={g.id} generation={g} />
+              <GenerationCard key={g.id} generation={g} aspect={RECENT_ASPECT} />
             ))}
           </div>
         )}

@@ -12,7 +12,10 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { pathLocale, serverContextOf } from "#app/lib/request.server.ts";
 import { listShowcase } from "#server/modules/generation/list-showcase.ts";
 import { offeredModels } from "#config/models.ts";
-import { LOCALE_TAGS, hrefIn, localizedUrl } from "#common/locales.ts";
+import { LOCALE_TAGS, hrefIn, localeOfPath, localizedUrl } from "#common/locales.ts";
+import { formatNumber } from "#common/format.ts";
+import { useRoot } from "#app/lib/use-site.ts";
+import { useAvailableCredits } from "#app/lib/credits.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Card } from "#app/components/ui/display.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
@@ -92,7 +95,12 @@ export default function Home({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("home");
   const { pathname } = useLocation();
   const { site, signupBonus, showcase, models, origin } = loaderData;
+  // Signed out, the page comes from the page cache; signed in, it is rendered for the visitor, who has an account
+  // already: no sign-up offer, their balance and their way into the studio instead.
+  const { viewer } = useRoot();
+  const credits = useAvailableCredits() ?? 0;
   const register = hrefIn(pathname, "/auth/register");
+  const studio = hrefIn(pathname, "/dashboard/image/create/text-to-image");
   const snippet = [
     `curl ${origin}/api/v1/images \\`,
     `  -H "Authorization: Bearer $ATELIER_API_KEY" \\`,
@@ -110,7 +118,7 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         <Paragraph className="home-subtitle">{t("subtitle")}</Paragraph>
         {/* A plain form: it works before the page's scripts arrive. Signed out, the studio sends the visitor to sign
             in first and back with the prompt. */}
-        <form className="home-prompt" method="get" action={hrefIn(pathname, "/dashboard/image/create/text-to-image")}>
+        <form className="home-prompt" method="get" action={studio}>
           <label htmlFor="home-prompt" className="visually-hidden">
             {t("prompt.label")}
           </label>
@@ -127,7 +135,14 @@ export default function Home({ loaderData }: Route.ComponentProps) {
             {t("prompt.submit")}
           </Button>
         </form>
-        <p className="home-prompt-note">{t("prompt.note", { credits: signupBonus })}</p>
+        {viewer ? (
+          <p className="home-prompt-note" data-testid="home-balance">
+            {t("member.balance", { count: credits, formatted: formatNumber(localeOfPath(pathname), credits) })}{" "}
+            <Link to={hrefIn(pathname, "/pricing")}>{t("member.buy")}</Link>
+          </p>
+        ) : (
+          <p className="home-prompt-note">{t("prompt.note", { credits: signupBonus })}</p>
+        )}
       </section>
 
       {showcase.length > 0 && (
@@ -255,13 +270,28 @@ export default function Home({ loaderData }: Route.ComponentProps) {
         </div>
       </section>
 
-      <section className="home-cta">
-        <Title level={2}>{t("cta.title")}</Title>
-        <Paragraph>{t("cta.text", { credits: signupBonus })}</Paragraph>
-        <Button type="primary" size="large" href={register}>
-          {t("cta.button")}
-        </Button>
-      </section>
+      {viewer ? (
+        <section className="home-cta">
+          <Title level={2}>{t("member.title")}</Title>
+          <Paragraph>{t("member.text")}</Paragraph>
+          <div className="home-cta-actions">
+            <Button type="primary" size="large" href={studio}>
+              {t("member.studio")}
+            </Button>
+            <Button size="large" href={hrefIn(pathname, "/dashboard/home")}>
+              {t("member.dashboard")}
+            </Button>
+          </div>
+        </section>
+      ) : (
+        <section className="home-cta">
+          <Title level={2}>{t("cta.title")}</Title>
+          <Paragraph>{t("cta.text", { credits: signupBonus })}</Paragraph>
+          <Button type="primary" size="large" href={register}>
+            {t("cta.button")}
+          </Button>
+        </section>
+      )}
     </div>
   );
 }

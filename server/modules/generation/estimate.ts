@@ -8,13 +8,19 @@ const SAMPLE = 20;
 const TTL_MS = 60_000;
 /** A video's length when a request did not say (the shortest offered). */
 const DEFAULT_VIDEO_SECONDS = 5;
-const learned = new Map<string, { at: number; perRun: number | null; perVideoSecond: number | null }>();
+/** A recent successful run: how long it took, and the length of its video (for a video). */
+interface Run {
+  seconds: number;
+  videoSeconds: number;
+}
+const learned = new Map<string, { at: number; runs: Run[] }>();
 
 /**
  * Seconds a job of this model usually takes: the median of its recent successful runs, or the catalog's figure
- * until there are some. A video takes time in proportion to its length, so for a video of `videoSeconds` it is the
- * median time per second of video times that length (a 5-second clip is not promised the time of the 10-second
- * ones). Kept for a minute per process, so a status read stays one query.
+ * until there are some. A video takes longer the longer it is: for a video of `videoSeconds`, the median of the
+ * recent runs of that length when there are some (a model's fixed start-up time makes a time per second of video
+ * overestimate the long ones), otherwise the median time per second of video times that length (a 5-second clip is
+ * not promised the time of the 10-second ones). Kept for a minute per process, so a status read stays one query.
  */
 export async function typicalSeconds({
   db,
@@ -37,16 +43,22 @@ export async function typicalSeconds({
       .limit(SAMPLE);
     figures = {
       at: Date.now(),
-      perRun: median(rows.map((r) => (r.ms ?? 0) / 1000)),
-      perVideoSecond: median(rows.map((r) => (r.ms ?? 0) / 1000 / (r.params.duration ?? DEFAULT_VIDEO_SECONDS))),
+      runs: rows.map((r) => ({
+        seconds: (r.ms ?? 0) / 1000,
+        videoSeconds: r.params.duration ?? DEFAULT_VIDEO_SECONDS,
+      })),
     };
     learned.set(model.id, figures);
   }
+  const { runs } = figures;
   if (model.kind === "video" && videoSeconds) {
-    const perSecond = figures.perVideoSecond ?? model.expectedSeconds / DEFAULT_VIDEO_SECONDS;
+    const sameLength = median(runs.filter((r) => r.videoSeconds === videoSeconds).map((r) => r.seconds));
+    if (sameLength !== null) return sameLength;
+    const perSecond =
+      median(runs.map((r) => r.seconds / r.videoSeconds)) ?? model.expectedSeconds / DEFAULT_VIDEO_SECONDS;
     return perSecond * videoSeconds;
   }
-  return figures.perRun ?? model.expectedSeconds;
+  return median(runs.map((r) => r.seconds)) ?? model.expectedSeconds;
 }
 
 /** Where a queued job stands: 1 when it is next, counting the queued jobs created before it. */

@@ -5,6 +5,7 @@ import { AppError, requestError } from "#server/errors.ts";
 import { listSchema } from "#common/generation.ts";
 import { modelCatalog } from "#config/models.ts";
 import { assetsFromJson, assetsOfGeneration, presentGeneration, type GenerationView } from "./get-generation.ts";
+import { typicalSeconds } from "./estimate.ts";
 import { isUuid } from "#common/ids.ts";
 
 /**
@@ -67,14 +68,18 @@ export async function listGenerations(options: {
     .limit(q.limit + 1);
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
+  // A running job's time left from what its model's recent runs took, as when it is read alone.
+  const items = await Promise.all(
+    page.map(async ({ row: g, assets }) => {
+      const model = modelCatalog.find((m) => m.id === g.modelId);
+      const open = g.status === "queued" || g.status === "processing";
+      const typical =
+        open && model ? await typicalSeconds({ db: options.db, model, videoSeconds: g.params.duration }) : null;
+      return presentGeneration(g, assetsFromJson(assets), typical);
+    }),
+  );
   return {
-    items: page.map(({ row: g, assets }) =>
-      presentGeneration(
-        g,
-        assetsFromJson(assets),
-        modelCatalog.find((m) => m.id === g.modelId)?.expectedSeconds ?? null,
-      ),
-    ),
+    items,
     nextCursor: rows.length > q.limit && last ? encodeCursor(last.at, last.row.id) : null,
   };
 }

@@ -12,7 +12,7 @@ import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError, type ProviderFailure } from "#server/providers/errors.ts";
 import { MAX_RUNS } from "./queue.ts";
 import { removeFiles, storeOutputs, UnreadableOutput, type ProviderOutput } from "./store-outputs.ts";
-import { recordDuration } from "./estimate.ts";
+import { recordDuration, typicalSeconds } from "./estimate.ts";
 import { endGenerationInTx } from "./end-generation.ts";
 
 export interface RunDeps {
@@ -69,11 +69,15 @@ export async function runGeneration(
   const signal = AbortSignal.any([canceled.signal, timeout, ...(options.signal ? [options.signal] : [])]);
   let reported = 0;
   let fraction: number | null = null;
+  // Paced by what this model's recent runs took, as the time left the studio shows is.
+  const typical = await typicalSeconds({ db, model, videoSeconds: job.params.duration }).catch(
+    () => model.expectedSeconds,
+  );
   const started = Date.now();
   const ticker = setInterval(() => {
     // Real progress when the model reports it, otherwise an estimate that slows down as it nears the end.
     const elapsed = (Date.now() - started) / 1000;
-    const estimate = 1 - Math.exp(-elapsed / Math.max(1, model.expectedSeconds));
+    const estimate = 1 - Math.exp(-elapsed / Math.max(1, typical));
     const progress = Math.min(99, Math.floor((fraction ?? estimate * 0.95) * 100));
     void heartbeat(db, job, Math.max(reported, progress))
       .then((current) => {

@@ -214,6 +214,9 @@ export async function businessOverview({ db, from, to }: { db: Db; from: Date; t
 
   const sumOf = (kinds: readonly string[], which: "current" | "previous" | "after") =>
     ledger.filter((r) => kinds.includes(r.kind)).reduce((total, r) => total + r[which], 0);
+  // The debits as a positive amount. Not `-sum`: nothing spent would be -0, which the server formats as "-0" while
+  // the page's data (JSON has no -0) reaches the browser as 0, and the page would not hydrate.
+  const spentOf = (kinds: readonly string[], which: "current" | "previous") => 0 - sumOf(kinds, which);
   const outstandingAtEnd = balances[0]!.total - sumOf(CREDIT_ENTRY_KINDS, "after");
   const outstandingAtStart = outstandingAtEnd - sumOf(CREDIT_ENTRY_KINDS, "current");
 
@@ -229,9 +232,9 @@ export async function businessOverview({ db, from, to }: { db: Db; from: Date; t
       weeklyActives: actives[0]![which],
       payingUsers: payers[0]![which],
       creditsSold: sumOf(["purchase"], which),
-      creditsSpent: -sumOf(["capture"], which),
+      creditsSpent: spentOf(["capture"], which),
       creditsGiven: sumOf(["signup_bonus", "redemption", "admin_adjustment"], which),
-      creditsTakenBack: -sumOf(["refund", "chargeback", "chargeback_reversal"], which),
+      creditsTakenBack: spentOf(["refund", "chargeback", "chargeback_reversal"], which),
       creditsOutstanding: outstanding,
       revenue: moneyOf(revenue.map((r) => ({ currency: r.currency, amount: r[which] }))),
       refunds: {
