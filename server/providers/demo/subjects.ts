@@ -742,13 +742,11 @@ export function subjectSvg(id: SubjectId | "table", p: Paint, variant: number): 
   const win = p.lit("#3f5366", "#ffd36e");
   switch (id) {
     case "lighthouse": {
-      // 42 × 100: a tapering tower with red bands, a gallery, a lamp room and its beam.
+      // 42 × 100: a tapering tower with red bands, a gallery and a lamp room.
       const red = p.main(variant % 2 ? "#2f6fb5" : "#d0343a");
       const white = p.c("#f4f1ea");
-      const beam = p.night
-        ? `<path d="M21 14 L-400 -30 L-400 40 Z" fill="#fff3b0" opacity="0.28"/><path d="M21 14 L400 -10 L400 50 Z" fill="#fff3b0" opacity="0.2"/>`
-        : "";
-      return `${beam}
+
+      return `
         <path d="M11 100 L15 26 L27 26 L31 100 Z" fill="${white}" ${line}/>
         <path d="M11.9 83 L12.8 66 L29.2 66 L30.1 83 Z" fill="${red}"/>
         <path d="M13.6 50 L14.4 36 L27.6 36 L28.4 50 Z" fill="${red}"/>
