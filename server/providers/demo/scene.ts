@@ -797,7 +797,9 @@ function placeSubjects(scene: Scene, reading: PromptReading, random: () => numbe
 
   const variant = () => Math.floor(random() * 12);
   const flip = () => random() < 0.5;
-  const hasTable = ids.some((id) => SUBJECT_BY_ID.get(id)?.placement === "table");
+  // Small objects stand on a table in the foreground when one of them is the main subject, and then so does
+  // whatever else stands (a cat beside the cup); beside a main subject that stands outside, they stand on the land.
+  const hasTable = SUBJECT_BY_ID.get(ids[0]!)?.placement === "table";
   if (hasTable) {
     scene.subjects.push({
       id: "table",
@@ -820,7 +822,9 @@ function placeSubjects(scene: Scene, reading: PromptReading, random: () => numbe
     if (!spec) return;
     const size = i === 0 ? 1 : 0.75;
     let placement: Placement = spec.placement;
-    if (placement === "water" && !scene.water) placement = id === "bridge" ? "ground" : "ground";
+    if (placement === "water" && !scene.water) placement = "ground";
+    if (placement === "table" && !hasTable) placement = "ground";
+    if (placement === "ground" && hasTable) placement = "table";
     const placed = {
       id,
       placement,
@@ -847,7 +851,7 @@ function placeSubjects(scene: Scene, reading: PromptReading, random: () => numbe
         scene.subjects.push({ ...placed, u: aspect / 2, v: 1.02, h: spec.height, depth: 1, stage: "front" });
         return;
       case "table": {
-        const h = spec.height * 1.25 * size;
+        const h = spec.height * (spec.placement === "table" ? 1.25 : 0.9) * size;
         scene.subjects.push({
           ...placed,
           u: at([0.18 * aspect, 0.82 * aspect], i),

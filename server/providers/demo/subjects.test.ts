@@ -91,8 +91,23 @@ describe("the offline demo's subjects", () => {
     ["a cup of tea and a book", ["cup", "book"]],
     ["nehirde bir gemi", ["boat"]],
     ["언덕 위의 성", ["castle"]],
+    ["一只猫在花园里", ["cat"]],
   ])("finds the subjects of “%s”", (prompt, ids) => {
     expect(findSubjects(prompt)).toEqual(ids);
+  });
+
+  it("stands small objects on a table when one is the main subject, and on the land beside another", () => {
+    const still = sceneOf("a cup of coffee and a cat");
+    expect(still.subjects.map((s) => [s.id, s.placement])).toEqual([
+      ["table", "table"],
+      ["cup", "table"],
+      ["cat", "table"],
+    ]);
+    const outside = sceneOf("a cat with a cup of coffee");
+    expect(outside.subjects.map((s) => [s.id, s.placement])).toEqual([
+      ["cat", "ground"],
+      ["cup", "ground"],
+    ]);
   });
 
   it("leaves out a subject the negative prompt names", () => {

@@ -624,8 +624,11 @@ const CLIFF = Object.values(CLIFF_WORDS).flat();
 
 const LATIN = /^[\p{Script=Latin}\p{N} ]+$/u;
 
-/** Longer words that hold a subject's word without meaning it: 城市 is a city, not a castle; который is not a cat. */
-const NOT_SUBJECTS = ["城市", "长城", "日本", "人工", "котор", "освещ"];
+/**
+ * Longer words that hold a subject's word without meaning it: 城市 is a city, not a castle; 花园 a garden, not a
+ * flower; который is not a cat.
+ */
+const NOT_SUBJECTS = ["城市", "长城", "日本", "人工", "花园", "花火", "котор", "освещ"];
 const patterns = new Map<string, RegExp>();
 
 interface Hit {
