@@ -172,6 +172,10 @@ describe("the chat in Chromium", () => {
     await expect(lastAnswer(page).locator(".chat-tool-result a").first().getAttribute("href")).resolves.toMatch(
       /^\/de\/dashboard\/image\/[\w-]+\/[0-9a-f-]{36}$/,
     );
+    // The picture says it is the offline demo's illustration, with the way to connect a provider.
+    const notice = lastAnswer(page).getByTestId("demo-notice");
+    await expect(notice.textContent()).resolves.toContain(text("de", "messages", "generation.demoNotice"));
+    await expect(notice.getByRole("link").getAttribute("href")).resolves.toBe("/de/docs/configuration");
 
     // Shared as a read-only link, read by someone signed out, kept out of search engines.
     await page.getByRole("button", { name: t("share.title") }).click();

@@ -90,6 +90,13 @@ describe("the image studio in Chromium, on the offline models", () => {
     const card = page.locator(".gen-card").first();
     await card.and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 60_000 });
     await expectWholeThumbnail(page, (await card.getAttribute("data-id"))!, 1);
+    // The offline demo's results say what they are, above the list and under each result, with the way to a provider.
+    const listNotice = page.getByTestId("demo-notice");
+    await expect(listNotice.textContent()).resolves.toContain(text("fr", "messages", "generation.demoHistory"));
+    await expect(listNotice.getByRole("link").getAttribute("href")).resolves.toBe("/fr/docs/configuration");
+    await expect(card.locator(".model-tag-offline").textContent()).resolves.toBe(
+      text("fr", "messages", "generation.offlineDemo"),
+    );
     await expect.poll(() => balance(page).textContent()).toBe("18");
     // The job is in the address: a reload shows it.
     expect(new URL(page.url()).searchParams.get("id")).toMatch(/^[0-9a-f-]{36}$/);
@@ -100,6 +107,11 @@ describe("the image studio in Chromium, on the offline models", () => {
     await page.waitForURL(/\/fr\/dashboard\/image\/7595af7e\/[0-9a-f-]{36}$/);
     await page.locator(".result-side").waitFor();
     await expect(page.locator(".result-images img").count()).resolves.toBe(2);
+    const notice = page.locator(".result-main").getByTestId("demo-notice");
+    await expect(notice.textContent()).resolves.toContain(text("fr", "messages", "generation.demoNotice"));
+    const connect = notice.getByRole("link", { name: text("fr", "messages", "generation.demoConnect") });
+    await expect(connect.getAttribute("href")).resolves.toBe("/fr/docs/configuration");
+    await expect(fetch(`${server.url}/fr/docs/configuration`).then((r) => r.status)).resolves.toBe(200);
     await expect(page.locator(".result-prompt-text").textContent()).resolves.toBe(
       "Un phare sur une falaise au crépuscule",
     );

@@ -270,6 +270,11 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
       .withResponse();
     expect(response.headers.get("x-atelier-credits-charged")).toBe("2");
     expect(made.data).toHaveLength(2);
+    // The offline demo's images say what they are, and where to read about connecting a provider.
+    expect((made as unknown as { atelier: object }).atelier).toMatchObject({
+      demo: true,
+      notice: expect.stringContaining(`${origin}/docs/configuration`),
+    });
     const [width, height] = made.size!.split("x").map(Number);
     // 1536x1024 is nearest to the model's 4:3.
     expect(width! / height!).toBeCloseTo(4 / 3, 1);
@@ -393,6 +398,10 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
       polled = await client.videos.retrieve(video.id);
     }
     expect(polled).toMatchObject({ status: "completed", progress: 100, error: null });
+    expect((polled as unknown as { atelier: object }).atelier).toMatchObject({
+      demo: true,
+      notice: expect.stringContaining(`${origin}/docs/configuration`),
+    });
     const [w, h] = polled.size.split("x").map(Number);
     expect(w!).toBeGreaterThan(h!);
     expect(polled.completed_at).toBeGreaterThanOrEqual(polled.created_at);

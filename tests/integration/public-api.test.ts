@@ -195,6 +195,8 @@ describe(`the public API on ${backend}`, () => {
     expect(image.headers.get("ratelimit-policy")).toBe(`${LIMIT};w=60`);
     const done = await settled(secret, (image.body as Generation).id);
     expect(done).toMatchObject({ status: "succeeded", tool: "text-to-image", credits_charged: 2 });
+    // The offline demo's result says so, machine-readably and in a sentence with the page on connecting a provider.
+    expect(done).toMatchObject({ demo: true, notice: expect.stringContaining(`${origin}/docs/configuration`) });
     expect(done.outputs).toHaveLength(2);
     expect(done.outputs[0]!.url.startsWith(`${origin}/media/`)).toBe(true);
     // The key's holder downloads its private files with no session: the addresses are signed for a day.

@@ -4,7 +4,7 @@ import { PictureOutlined, VideoCameraOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import { useToast } from "#app/components/feedback.ts";
-import { usePageLocale } from "#app/components/studio/parts.tsx";
+import { DemoNotice, usePageLocale } from "#app/components/studio/parts.tsx";
 import { api } from "#app/lib/api.ts";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import { describeFailure, fetchGeneration, isOpen, resultPath, type GenerationView } from "#app/lib/generations.ts";
@@ -158,6 +158,7 @@ function StartedGeneration({ id }: { id: string }) {
         ) : null}
       </Link>
       <Link to={link}>{t("tools.open")} →</Link>
+      {generation.model.offline && <DemoNotice />}
     </div>
   );
 }

@@ -9,7 +9,7 @@ import {
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import { isOpen, resultPath, type GenerationView } from "#app/lib/generations.ts";
-import { ProgressBlock, StatusTag, usePageLocale } from "#app/components/studio/parts.tsx";
+import { OfflineTag, ProgressBlock, StatusTag, usePageLocale } from "#app/components/studio/parts.tsx";
 import { RelativeTime } from "#app/components/relative-time.tsx";
 import { hrefIn } from "#common/locales.ts";
 
@@ -108,6 +108,7 @@ export function GenerationCard({
         </Link>
         <div className="gen-card-meta">
           <StatusTag status={g.status} />
+          {g.model.offline && <OfflineTag />}
           <span className="gen-card-tool">{t(`tools.${g.tool}.title`)}</span>
           <span className={`gen-card-visibility is-${g.visibility}`}>
             {g.visibility === "public" ? <GlobalOutlined aria-hidden /> : <LockOutlined aria-hidden />}{" "}

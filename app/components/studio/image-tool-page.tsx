@@ -7,7 +7,7 @@ import { Link, useLocation } from "react-router";
 import { useToast } from "#app/components/feedback.ts";
 import { GenerationCard } from "#app/components/studio/generation-card.tsx";
 import { ImageStudioForm, type ImageSettings } from "#app/components/studio/image-studio.tsx";
-import { usePageLocale } from "#app/components/studio/parts.tsx";
+import { DemoNotice, usePageLocale } from "#app/components/studio/parts.tsx";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import {
   toolIdOf,
@@ -161,11 +161,14 @@ export function ImageToolPage({
               description={t(workspace ? "results.emptyHistory" : "results.empty")}
             />
           ) : (
-            <div className="gen-grid">
-              {shown.map((g) => (
-                <GenerationCard key={g.id} generation={g} onCancel={onCancel} canceling={canceling === g.id} />
-              ))}
-            </div>
+            <>
+              {shown.some((g) => g.model.offline && g.status === "succeeded") && <DemoNotice list />}
+              <div className="gen-grid">
+                {shown.map((g) => (
+                  <GenerationCard key={g.id} generation={g} onCancel={onCancel} canceling={canceling === g.id} />
+                ))}
+              </div>
+            </>
           )}
           {workspace && list.hasMore && (
             <LoadMore onMore={() => void list.loadMore()} loading={list.loading} failed={list.failed} />

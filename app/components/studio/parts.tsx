@@ -5,6 +5,7 @@ import { Link, useLocation } from "react-router";
 import type { GenerationView, ModelView } from "#app/lib/generations.ts";
 import { formatNumber } from "#common/format.ts";
 import { PROMPT_MAX, type GenerationStatus } from "#common/generation.ts";
+import { CONNECT_PROVIDER_PATH } from "#common/demo.ts";
 import { hrefIn, isLocale, type Locale } from "#common/locales.ts";
 
 export function usePageLocale(): Locale {
@@ -15,6 +16,25 @@ export function usePageLocale(): Locale {
 export function OfflineTag() {
   const { t } = useTranslation("common");
   return <span className="model-tag-offline">{t("generation.offlineDemo")}</span>;
+}
+
+/**
+ * Says that a result is the offline demo's illustration, not a model's work, with a link to connecting a provider:
+ * under one result, or once above a list that holds some.
+ */
+export function DemoNotice({ list = false }: { list?: boolean }) {
+  const { t } = useTranslation("common");
+  const { pathname } = useLocation();
+  return (
+    <Alert
+      type="info"
+      showIcon
+      className="demo-notice"
+      data-testid="demo-notice"
+      title={t(list ? "generation.demoHistory" : "generation.demoNotice")}
+      description={<Link to={hrefIn(pathname, CONNECT_PROVIDER_PATH)}>{t("generation.demoConnect")}</Link>}
+    />
+  );
 }
 
 /** "1 credit / image", "6 credits / second of video". */

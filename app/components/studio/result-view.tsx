@@ -5,7 +5,7 @@ import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate } from "react-router";
 import { useToast } from "#app/components/feedback.ts";
 import { GenerationMedia, ratioCss } from "#app/components/studio/generation-card.tsx";
-import { OfflineTag, ProgressBlock, StatusTag, usePageLocale } from "#app/components/studio/parts.tsx";
+import { DemoNotice, OfflineTag, ProgressBlock, StatusTag, usePageLocale } from "#app/components/studio/parts.tsx";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import {
   cancelGeneration,
@@ -136,6 +136,7 @@ export function ResultView({ initial }: { initial: GenerationView }) {
       <div className="result-layout">
         <div className="result-main">
           <Preview generation={g} />
+          {g.model.offline && g.status !== "failed" && g.status !== "canceled" && <DemoNotice />}
           {isOpen(g) && (
             <div className="result-running">
               <ProgressBlock generation={g} />

@@ -12,6 +12,8 @@ import {
   FailureAlert,
   ModelSelect,
   ProgressBlock,
+  DemoNotice,
+  OfflineTag,
   PromptField,
   StatusTag,
   usePageLocale,
@@ -207,6 +209,7 @@ function VideoCard({
         </Link>
         <div className="gen-card-meta">
           <StatusTag status={generation.status} />
+          {generation.model.offline && <OfflineTag />}
           {generation.params.style && <span>{t(`styles.${generation.params.style}.name`)}</span>}
           {generation.params.duration && <span>{t("seconds", { count: generation.params.duration })}</span>}
         </div>
@@ -409,11 +412,14 @@ export function VideoStudio({
               description={t(workspace ? "video.empty" : "video.emptyCreate")}
             />
           ) : (
-            <div className="gen-grid">
-              {list.items.map((g) => (
-                <VideoCard key={g.id} generation={g} onCancel={onCancel} canceling={canceling === g.id} />
-              ))}
-            </div>
+            <>
+              {list.items.some((g) => g.model.offline && g.status === "succeeded") && <DemoNotice list />}
+              <div className="gen-grid">
+                {list.items.map((g) => (
+                  <VideoCard key={g.id} generation={g} onCancel={onCancel} canceling={canceling === g.id} />
+                ))}
+              </div>
+            </>
           )}
           {workspace && list.hasMore && (
             <LoadMore

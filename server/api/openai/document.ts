@@ -62,6 +62,19 @@ const imageFields = {
   seed: int("The same seed gives the same image, for models that take it.", { minimum: 0 }),
 };
 
+/** Said of every result: whether the offline demo made it (an illustration, not a model's work). */
+const demoProperties = {
+  demo: {
+    type: "boolean",
+    description:
+      "Made by the offline demo model: an illustration drawn on this server from the prompt's words, not by an AI model.",
+  },
+  notice: {
+    type: ["string", "null"],
+    description: "For a demo result, a sentence saying so, with the address of the page on connecting a provider.",
+  },
+};
+
 const imagesResponse = {
   type: "object",
   required: ["created", "data"],
@@ -80,6 +93,7 @@ const imagesResponse = {
     size: str("What was made, `WIDTHxHEIGHT`."),
     output_format: str("The images' format."),
     usage: { type: "object", properties: { credits: int("What the images cost.") } },
+    atelier: { type: "object", description: "Atelier's details.", properties: demoProperties },
   },
 };
 
@@ -109,6 +123,7 @@ const video = {
       type: ["object", "null"],
       properties: { code: str("Why it failed."), message: str("What to tell a person.") },
     },
+    atelier: { type: "object", description: "Atelier's details.", properties: demoProperties },
   },
 };
 

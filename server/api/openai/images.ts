@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { AppError } from "#server/errors.ts";
+import { demoFields } from "#common/demo.ts";
 import { MAX_SEED, PROMPT_MAX } from "#common/generation.ts";
 import { getGeneration, type GenerationView } from "#server/modules/generation/get-generation.ts";
 import { filesOfGeneration } from "#server/modules/generation/find-media.ts";
@@ -167,7 +168,12 @@ export function imagesRoutes(options: ImagesOptions) {
       output_format: request.output_format ?? formatName(first?.mimeType),
       size: first?.width && first.height ? `${first.width}x${first.height}` : undefined,
       usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0, credits: charged },
-      atelier: { generation_id: id, model: view.model.id, credits_charged: charged },
+      atelier: {
+        generation_id: id,
+        model: view.model.id,
+        credits_charged: charged,
+        ...demoFields(view.model.offline, options.origin),
+      },
     });
   };
 

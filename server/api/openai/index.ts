@@ -60,7 +60,7 @@ export function openaiApi(state: ServerState, options: { origin: string; waitMs:
   const key = apiKey(state, options);
   const safe = retrySafe({ waitMs: options.waitMs });
   const images = imagesRoutes(options);
-  const videos = videosRoutes();
+  const videos = videosRoutes({ origin: options.origin });
   const api = new Hono<ApiEnv>();
   // What a request cost, on every answer (0 unless its handler says): a stream says it in its usage chunk.
   api.use("*", async (c, next) => {

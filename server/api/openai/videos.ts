@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { z } from "zod";
 import { AppError } from "#server/errors.ts";
+import { demoFields } from "#common/demo.ts";
 import { MAX_SEED, PROMPT_MAX, VIDEO_STYLES, type VideoAspectRatio } from "#common/generation.ts";
 import { getGeneration, type GenerationView } from "#server/modules/generation/get-generation.ts";
 import { cursorAfter, listGenerations } from "#server/modules/generation/list-generations.ts";
@@ -41,7 +42,7 @@ const STATUSES = {
 const seconds = (iso: string | null) => (iso ? Math.floor(Date.parse(iso) / 1000) : null);
 
 /** A video job in OpenAI's `Video` shape, with Atelier's details beside. */
-function videoOf(view: GenerationView) {
+function videoOf(view: GenerationView, origin: string) {
   const output = view.outputs[0];
   return {
     id: view.id,
@@ -71,6 +72,7 @@ function videoOf(view: GenerationView) {
       credits_held: view.creditsHeld,
       credits_charged: view.creditsCharged,
       eta_seconds: view.etaSeconds,
+      ...demoFields(view.model.offline, origin),
     },
   };
 }
@@ -94,7 +96,7 @@ async function videoView<E extends KeyEnv>(c: Context<E>, id: string): Promise<G
  * OpenAI's video job API onto Atelier's video generations: create (multipart or JSON), retrieve, list (a cursor
  * page by id), delete, and the content (`video` or `thumbnail`).
  */
-export function videosRoutes() {
+export function videosRoutes(options: { origin: string }) {
   const create = async (c: Context<RetryEnv>) => {
     const { fields, files } = await readSent(c);
     const request = parseFields(videoFields, fields);
@@ -116,13 +118,13 @@ export function videosRoutes() {
     });
     const view = await videoView(c, id);
     costHeaders(c, view);
-    return c.json(videoOf(view));
+    return c.json(videoOf(view, options.origin));
   };
 
   const retrieve = async (c: Context<KeyEnv>) => {
     const view = await videoView(c, c.req.param("id")!);
     costHeaders(c, view);
-    return c.json(videoOf(view));
+    return c.json(videoOf(view, options.origin));
   };
 
   const list = async (c: Context<KeyEnv>) => {
@@ -136,7 +138,7 @@ export function videosRoutes() {
       query: { kind: "video", limit: query.limit, ...(cursor ? { cursor } : {}) },
       oldestFirst: query.order === "asc",
     });
-    const data = page.items.map(videoOf);
+    const data = page.items.map((view) => videoOf(view, options.origin));
     return c.json({
       object: "list",
       data,

@@ -2,6 +2,7 @@ import type { GenerationView, MediaView } from "#server/modules/generation/get-g
 import type { EntryView } from "#server/modules/credits/list-entries.ts";
 import type { listModels } from "#server/modules/generation/list-models.ts";
 import type { MediaLinks } from "#server/modules/generation/media-links.ts";
+import { demoFields } from "#common/demo.ts";
 
 /** How long the links in the public API's answers (and webhooks) open a private file without a session. */
 export const API_LINK_SECONDS = 24 * 60 * 60;
@@ -52,6 +53,7 @@ export function presentGeneration(g: GenerationView, origin: string, links?: Med
     created_at: g.createdAt,
     started_at: g.startedAt,
     finished_at: g.finishedAt,
+    ...demoFields(g.model.offline, origin),
   };
 }
 

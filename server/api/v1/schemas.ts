@@ -115,6 +115,16 @@ export const GenerationSchema = z
     created_at: z.iso.datetime(),
     started_at: z.iso.datetime().nullable(),
     finished_at: z.iso.datetime().nullable(),
+    demo: z.boolean().openapi({
+      description:
+        "Made by the offline demo model: an illustration drawn on this server from the prompt's words, not by an AI model.",
+      example: true,
+    }),
+    notice: z.string().nullable().openapi({
+      description: "For a demo result, a sentence saying so, with the address of the page on connecting a provider.",
+      example:
+        "An illustration by the offline demo model: drawn on this server from the prompt's words, not by an AI model. Connect an AI provider for real images and videos: https://atelier.example/docs/configuration",
+    }),
   })
   .openapi("Generation");
 

@@ -6,6 +6,7 @@ import {
   buildScene,
   layoutSeed,
   createCanvas,
+  paintSubjects,
   finish,
   renderScene,
   seedFrom,
@@ -112,6 +113,7 @@ export async function renderDemoImage(options: DemoImageOptions): Promise<Uint8A
   const { width, height } = options;
   const reading = readPrompt(options.prompt, options.negativePrompt, options.seed);
   const scene = buildScene(reading, layoutSeed(options.prompt, options.seed), width / height);
+  await paintSubjects(scene, height, reading);
   const canvas = createCanvas(width, height);
   renderScene(canvas, scene, STILL);
   const grade = {

@@ -3,6 +3,8 @@
  * day, and which colours. Nothing here is random: the same prompt, negative prompt and seed give the same reading.
  */
 
+import { findSubjects, saysCliff, SUBJECT_BY_ID, type SubjectId } from "#server/providers/demo/subjects.ts";
+
 export type Rgb = readonly [number, number, number];
 
 export const COMPOSITIONS = ["mountains", "hills", "sea", "forest", "city", "cosmos", "dunes", "abstract"] as const;
@@ -40,6 +42,12 @@ export interface PromptReading {
   elements: Elements;
   /** Synthwave: a striped sun and a glowing grid-like horizon. */
   neon: boolean;
+  /** The things the prompt names that the painter can draw, in the prompt's order (at most three). */
+  subjects: SubjectId[];
+  /** A steep headland in the foreground, for things to stand on above the sea or a valley. */
+  cliff: boolean;
+  /** The colour the prompt names first, for its subject ("a red car"). */
+  subjectColour: Rgb | null;
 }
 
 /** FNV-1a: a stable 32-bit hash, so a prompt always maps to the same picture on every machine. */
@@ -398,10 +406,12 @@ const MOODS: Mood[] = [
   },
 ];
 
+const LANDS: readonly Composition[] = ["mountains", "hills", "sea", "forest", "city", "dunes"];
+
 const COMPOSITION_WORDS: Array<{ composition: Composition; words: string[] }> = [
   {
     composition: "mountains",
-    words: ["mountain", "peak", "alps", "summit", "cliff", "valley", "range", "berg", "montagne", "montaña", "山"],
+    words: ["mountain", "peak", "alps", "summit", "valley", "range", "berg", "montagne", "montaña", "山"],
   },
   {
     composition: "hills",
@@ -411,7 +421,7 @@ const COMPOSITION_WORDS: Array<{ composition: Composition; words: string[] }> = 
     composition: "sea",
     words: ["ocean", "sea", "beach", "wave", "lake", "coast", "river", "water", "island", "sail", "boat", "海"],
   },
-  { composition: "forest", words: ["forest", "tree", "woods", "jungle", "pine", "wald", "forêt", "bosque", "森"] },
+  { composition: "forest", words: ["forest", "trees", "woods", "jungle", "pine", "wald", "forêt", "bosque", "森"] },
   {
     composition: "city",
     words: [
@@ -621,12 +631,18 @@ export function readPrompt(prompt: string, negativePrompt: string | undefined, s
   const unwanted = new Set(findAll(COMPOSITION_WORDS, findNegative).map((f) => f.item.composition));
   let composition: Composition;
   const suggested = moods.flatMap((m) => m.item.compositions ?? []);
-  const choice = [...named, ...suggested].find((c) => !unwanted.has(c));
+  const subjects = findSubjects(prompt, negativePrompt);
+  const cliff = saysCliff(prompt, negativePrompt);
+  // What the subject lives in comes after what the prompt says of the place: a cat in a forest stays in the forest.
+  const fromSubjects = subjects.flatMap((id) => SUBJECT_BY_ID.get(id)?.suggests ?? []);
+  if (cliff) fromSubjects.unshift("sea");
+  const choice = [...named, ...suggested, ...fromSubjects].find((c) => !unwanted.has(c));
   if (choice) {
     composition = choice;
   } else {
     // Without a clue, the prompt picks the kind of scene and the seed varies it, as a real model would.
-    const pool = COMPOSITIONS.filter((c) => !unwanted.has(c));
+    // A thing needs ground to stand on: no nebula or pure abstraction for "a robot".
+    const pool = COMPOSITIONS.filter((c) => !unwanted.has(c) && (subjects.length === 0 || LANDS.includes(c)));
     composition = pool[hashString(prompt, 7) % pool.length] ?? "hills";
   }
 
@@ -702,5 +718,13 @@ export function readPrompt(prompt: string, negativePrompt: string | undefined, s
   if (composition === "sea" && !elements.water) composition = "hills";
   if (composition === "forest" && !elements.trees) composition = "hills";
 
-  return { composition, time, palette, elements, neon: Boolean(mood?.neon) };
+  const first = colours[0];
+  const subjectColour: Rgb | null = first
+    ? fromHsl(first[0], first[1], first[2])
+    : says(blackWords)
+      ? [0.13, 0.12, 0.14]
+      : says(whiteWords)
+        ? [0.95, 0.94, 0.92]
+        : null;
+  return { composition, time, palette, elements, neon: Boolean(mood?.neon), subjects, cliff, subjectColour };
 }

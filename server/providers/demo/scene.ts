@@ -17,6 +17,14 @@ import {
   type PromptReading,
   type Rgb,
 } from "#server/providers/demo/prompt.ts";
+import sharp from "sharp";
+import {
+  createPaint,
+  SUBJECT_BY_ID,
+  subjectSvg,
+  type Placement,
+  type SubjectId,
+} from "#server/providers/demo/subjects.ts";
 
 export interface Canvas {
   readonly width: number;
@@ -89,6 +97,8 @@ interface Layer {
   buildings: Buildings | null;
   /** Drawn after the water, in front of it. */
   front: boolean;
+  /** A headland: level ground on one side of `edge` (land on the left when `side` is -1), a sheer drop to the other. */
+  cliff: { edge: number; side: -1 | 1 } | null;
 }
 
 interface Light {
@@ -152,6 +162,38 @@ interface Planet {
   tilt: number;
 }
 
+/** One of the prompt's subjects, placed: its bottom centre stands at (u, v), and it is h picture heights tall. */
+export interface PlacedSubject {
+  id: SubjectId | "table";
+  placement: Placement;
+  u: number;
+  v: number;
+  h: number;
+  ratio: number;
+  /** The depth of what it stands on, so the camera moves it with that land. */
+  depth: number;
+  flip: boolean;
+  variant: number;
+  /** Drawn just after: the clouds, the back land, the water, or the land in front of the water. */
+  stage: "sky" | "land" | "water" | "front";
+  /** Picture heights per second, for things that fly. */
+  drift: number;
+  /** Boats rock on the water. */
+  bob: number;
+  /** The land it stands on, drawn just before it and before anything nearer. */
+  on?: Layer;
+}
+
+/** A subject's drawing, rasterised: premultiplied RGBA, 0–1, at `unit` pixels per picture height. */
+interface Sprite {
+  width: number;
+  height: number;
+  unit: number;
+  /** Room around the drawing's box, in sprite pixels, for what reaches out of it (a cross, a sail). */
+  offset: number;
+  data: Float32Array;
+}
+
 export interface Scene {
   composition: Composition;
   palette: Palette;
@@ -170,6 +212,9 @@ export interface Scene {
   gradientAngle: number | null;
   /** Which way the light comes from: -1 left, 1 right. */
   lightSide: number;
+  subjects: PlacedSubject[];
+  /** The subjects' drawings, once `paintSubjects` has made them; until then the subjects are left out. */
+  sprites: Sprite[] | null;
 }
 
 function hash01(i: number, seed: number): number {
@@ -250,6 +295,8 @@ export function buildScene(reading: PromptReading, seed: number, aspect: number)
     planet: null,
     gradientAngle: null,
     lightSide,
+    subjects: [],
+    sprites: null,
   };
 
   const layer = (options: Partial<Layer> & Pick<Layer, "depth" | "base" | "amp" | "colour">): Layer => ({
@@ -266,6 +313,7 @@ export function buildScene(reading: PromptReading, seed: number, aspect: number)
     trees: null,
     buildings: null,
     front: false,
+    cliff: null,
     ...options,
   });
 
@@ -474,7 +522,7 @@ export function buildScene(reading: PromptReading, seed: number, aspect: number)
     }
     case "city": {
       const night = time === "night";
-      const waterfront = elements.water && random() < 0.45;
+      const waterfront = elements.water && !standing(reading) && random() < 0.45;
       const ground = waterfront ? between(0.74, 0.8) : between(0.8, 0.86);
       const windows = night
         ? [palette.light, vivid(palette.accents[0], 0.6, 0.6), vivid(palette.accents[1], 0.6, 0.6)]
@@ -622,6 +670,8 @@ export function buildScene(reading: PromptReading, seed: number, aspect: number)
     }
   }
 
+  if (reading.subjects.length > 0 || reading.cliff) placeSubjects(scene, reading, random, layer);
+
   const sun = scene.celestial;
   if (sun) {
     const far = scene.layers[0];
@@ -640,6 +690,394 @@ export function buildScene(reading: PromptReading, seed: number, aspect: number)
     );
   }
   return scene;
+}
+
+/** Whether any of the prompt's subjects stands on the ground (and so needs some). */
+function standing(reading: PromptReading): boolean {
+  return reading.cliff || reading.subjects.some((id) => SUBJECT_BY_ID.get(id)?.placement === "ground");
+}
+
+const BUILDINGS = new Set<SubjectId>(["house", "castle", "tower", "church", "windmill"]);
+const HILLY = new Set<Composition>(["hills", "mountains", "dunes", "forest"]);
+
+type LayerFactory = (options: Partial<Layer> & Pick<Layer, "depth" | "base" | "amp" | "colour">) => Layer;
+
+/**
+ * Puts the prompt's subjects into the laid-out landscape: the first named is the main one, near the middle (or on
+ * the cliff's edge), the others beside it and smaller. Adds what they need: a cliff or a shore to stand on above the
+ * sea, a table for small objects, a glowing lamp at night.
+ */
+function placeSubjects(scene: Scene, reading: PromptReading, random: () => number, layer: LayerFactory): void {
+  const between = (a: number, b: number) => a + (b - a) * random();
+  const { aspect, palette } = scene;
+  const land = palette.land;
+  const ids = reading.subjects;
+  const lighthouse = ids.includes("lighthouse");
+  const wantsCliff = reading.cliff || (lighthouse && scene.composition === "sea");
+  const abstract = scene.composition === "abstract";
+
+  let cliff: Layer | null = null;
+  if (wantsCliff && !abstract) {
+    scene.layers = scene.layers.filter((l) => !l.front);
+    const side = random() < 0.5 ? -1 : 1;
+    const edge = side < 0 ? aspect * between(0.5, 0.62) : aspect * between(0.38, 0.5);
+    cliff = layer({
+      depth: 1,
+      base: between(0.66, 0.72),
+      amp: 0.1,
+      freq: 3,
+      octaves: 5,
+      ridged: 0.5,
+      colour: mix(land[3], [0.32, 0.3, 0.28], 0.35),
+      mist: 0.04,
+      rim: 0.3,
+      shade: 0.35,
+      front: Boolean(scene.water),
+      cliff: { edge, side },
+    });
+    scene.layers.push(cliff);
+  } else if (standing(reading) && !abstract) {
+    if (scene.composition === "sea" && !scene.layers.some((l) => l.front)) {
+      // A shore in front of the sea for the subject to stand on.
+      scene.layers.push(
+        layer({
+          depth: 1,
+          base: 1.0,
+          amp: 0.1,
+          freq: 1.4,
+          octaves: 4,
+          ridged: 0.3,
+          colour: land[3],
+          mist: 0.05,
+          rim: 0.25,
+          shade: 0.15,
+          front: true,
+        }),
+      );
+    } else if (scene.composition === "cosmos" && scene.layers.length === 0) {
+      scene.layers.push(
+        layer({
+          depth: 1,
+          base: 1.02,
+          amp: 0.12,
+          freq: 1.6,
+          octaves: 4,
+          ridged: 0.5,
+          colour: mix(land[3], [0, 0, 0], 0.3),
+          mist: 0.1,
+          rim: 0.35,
+          shade: 0.2,
+        }),
+      );
+    }
+  }
+
+  // What ground things stand on: the cliff, else the nearest land.
+  const ground = cliff ?? scene.layers[scene.layers.length - 1] ?? null;
+  const groundV = (on: Layer | null, u: number, half: number) => {
+    if (!on) return 0.9;
+    let v = 0;
+    for (let k = -4; k <= 4; k++) v = Math.max(v, ridgeV(on, u + (k / 4) * half * 0.7, STILL, aspect));
+    return v;
+  };
+  // Where there is room: on the cliff, the level side; elsewhere, the whole width.
+  const span: [number, number] = cliff?.cliff
+    ? cliff.cliff.side < 0
+      ? [0.06 * aspect, cliff.cliff.edge - 0.06]
+      : [cliff.cliff.edge + 0.06, 0.94 * aspect]
+    : [0.12 * aspect, 0.88 * aspect];
+  const sea: [number, number] = cliff?.cliff
+    ? cliff.cliff.side < 0
+      ? [cliff.cliff.edge + 0.08, aspect - 0.05]
+      : [0.05, cliff.cliff.edge - 0.08]
+    : [0.15 * aspect, 0.85 * aspect];
+  const slots = [0.5, 0.2, 0.8];
+  const at = (range: [number, number], slot: number) =>
+    range[0] + (range[1] - range[0]) * clamp01(slots[slot]! + between(-0.06, 0.06));
+
+  const variant = () => Math.floor(random() * 12);
+  const flip = () => random() < 0.5;
+  // Small objects stand on a table in the foreground when one of them is the main subject, and then so does
+  // whatever else stands (a cat beside the cup); beside a main subject that stands outside, they stand on the land.
+  const hasTable = SUBJECT_BY_ID.get(ids[0]!)?.placement === "table";
+  if (hasTable) {
+    scene.subjects.push({
+      id: "table",
+      placement: "table",
+      u: aspect / 2,
+      v: 1.01,
+      h: 0.16,
+      ratio: (aspect + 0.1) / 0.16,
+      depth: 1,
+      flip: false,
+      variant: variant(),
+      stage: "front",
+      drift: 0,
+      bob: 0,
+    });
+  }
+
+  ids.forEach((id, i) => {
+    const spec = SUBJECT_BY_ID.get(id);
+    if (!spec) return;
+    const size = i === 0 ? 1 : 0.75;
+    let placement: Placement = spec.placement;
+    if (placement === "water" && !scene.water) placement = "ground";
+    if (placement === "table" && !hasTable) placement = "ground";
+    if (placement === "ground" && hasTable) placement = "table";
+    const placed = {
+      id,
+      placement,
+      ratio: spec.ratio,
+      flip: id === "lighthouse" || id === "portrait" ? false : flip(),
+      variant: variant(),
+      drift: 0,
+      bob: 0,
+    };
+    if (abstract && placement !== "sky") {
+      const h = spec.height * (placement === "portrait" ? 1 : 1.5) * size;
+      scene.subjects.push({
+        ...placed,
+        u: at([0.15 * aspect, 0.85 * aspect], i),
+        v: placement === "portrait" ? 1.02 : Math.min(0.92, 0.5 + h / 2),
+        h,
+        depth: 1,
+        stage: "front",
+      });
+      return;
+    }
+    switch (placement) {
+      case "portrait":
+        scene.subjects.push({ ...placed, u: aspect / 2, v: 1.02, h: spec.height, depth: 1, stage: "front" });
+        return;
+      case "table": {
+        const h = spec.height * (spec.placement === "table" ? 1.25 : 0.9) * size;
+        scene.subjects.push({
+          ...placed,
+          u: at([0.18 * aspect, 0.82 * aspect], i),
+          v: 0.875,
+          h,
+          depth: 1,
+          stage: "front",
+        });
+        return;
+      }
+      case "sky": {
+        const count = id === "bird" ? Math.round(between(3, 6)) : id === "balloon" ? Math.round(between(1, 3)) : 1;
+        const speed = id === "plane" ? 0.04 : id === "bird" ? 0.02 : 0.006;
+        const direction = random() < 0.5 ? -1 : 1;
+        const u0 = at([0.2 * aspect, 0.8 * aspect], i);
+        const v0 = between(0.14, 0.3);
+        for (let k = 0; k < count; k++) {
+          const h = spec.height * size * (k === 0 ? 1 : between(0.45, 0.8));
+          scene.subjects.push({
+            ...placed,
+            // A flock spreads out behind its leader, in a loose V.
+            u: u0 - direction * k * between(0.05, 0.09),
+            v: v0 + (k === 0 ? 0 : ((k % 2) * 2 - 1) * k * between(0.01, 0.03)) + (id === "balloon" ? k * 0.05 : 0),
+            h,
+            depth: 0.15,
+            flip: direction > 0,
+            stage: "sky",
+            drift: speed * direction,
+          });
+        }
+        return;
+      }
+      case "water": {
+        const water = scene.water!;
+        const bridge = id === "bridge";
+        const v = bridge ? water.horizon + between(0.1, 0.14) : between(water.horizon + 0.1, 0.9);
+        const near = (v - water.horizon) / (1 - water.horizon);
+        const h = bridge ? spec.height : spec.height * size * (0.55 + near);
+        scene.subjects.push({
+          ...placed,
+          u: bridge ? aspect / 2 : at(sea, i),
+          v: bridge ? v + 0.02 : v + h * 0.05,
+          h,
+          ratio: bridge ? (aspect + 0.2) / h : spec.ratio,
+          depth: 0.5,
+          stage: "water",
+          bob: bridge ? 0 : 0.004,
+        });
+        return;
+      }
+      case "ground": {
+        let on = ground;
+        let u = cliff?.cliff && id === "lighthouse" ? cliff.cliff.edge + cliff.cliff.side * 0.1 : at(span, i);
+        let h = spec.height * size;
+        const half = (h * spec.ratio) / 2;
+        const farther = scene.layers[scene.layers.length - 2];
+        if (!cliff && BUILDINGS.has(id) && HILLY.has(scene.composition) && farther && !farther.buildings) {
+          // A building stands on a hilltop in the middle distance, with the nearer land in front of it.
+          on = farther;
+          h *= 0.8;
+          let best = u;
+          for (let k = -6; k <= 6; k++) {
+            const c = Math.min(span[1], Math.max(span[0], u + k * 0.025));
+            if (ridgeV(farther, c, STILL, aspect) < ridgeV(farther, best, STILL, aspect)) best = c;
+          }
+          u = best;
+        }
+        const v = groundV(on, u, half) + h * 0.03;
+        // Tall things stay inside the picture.
+        h = Math.min(h, v - 0.06);
+        scene.subjects.push({
+          ...placed,
+          u,
+          v,
+          h,
+          depth: on?.depth ?? 1,
+          stage: "land",
+          on: on ?? undefined,
+        });
+        return;
+      }
+    }
+  });
+
+  if (lighthouse && reading.time === "night") {
+    const tower = scene.subjects.find((s) => s.id === "lighthouse");
+    if (tower) {
+      scene.glows.push({
+        u: tower.u,
+        v: tower.v - tower.h * 0.83,
+        r: tower.h * 0.35,
+        colour: mix(palette.light, [1, 0.9, 0.55], 0.6),
+        alpha: 0.9,
+        squash: 1,
+        additive: true,
+        orbit: 0,
+        speed: 0,
+        phase: 0,
+        floor: Infinity,
+      });
+    }
+  }
+}
+
+const SPRITE_PAD = 12;
+
+/**
+ * Rasterises each placed subject's drawing once, sized for `unit` pixels per picture height (a video asks for a
+ * little more than its height, so a camera push stays sharp). Subjects that share a drawing share the work.
+ */
+export async function paintSubjects(scene: Scene, unit: number, reading: PromptReading): Promise<void> {
+  if (scene.subjects.length === 0) {
+    scene.sprites = [];
+    return;
+  }
+  const main = reading.subjects[0];
+  const paint = createPaint(reading.time, scene.palette.light, scene.palette.skyMid);
+  const named = createPaint(reading.time, scene.palette.light, scene.palette.skyMid, reading.subjectColour);
+  const made = new Map<string, Promise<Sprite>>();
+  scene.sprites = await Promise.all(
+    scene.subjects.map((s) => {
+      const own = s.id === main;
+      const height = Math.max(4, Math.round(s.h * unit));
+      const width = Math.max(4, Math.round(s.h * s.ratio * unit));
+      const key = `${s.id}:${s.variant}:${s.flip}:${width}x${height}`;
+      let sprite = made.get(key);
+      if (!sprite) {
+        sprite = rasterise(s, unit, width, height, subjectSvg(s.id, own ? named : paint, s.variant));
+        made.set(key, sprite);
+      }
+      return sprite;
+    }),
+  );
+}
+
+async function rasterise(s: PlacedSubject, unit: number, width: number, height: number, body: string): Promise<Sprite> {
+  // Drawings are made in a box 100 units tall; a table or a bridge is stretched to the picture's width.
+  const native = s.id === "table" ? 400 : s.id === "bridge" ? 420 : 0;
+  const stretch = native > 0;
+  const vw = stretch ? native : s.ratio * 100;
+  const pad = stretch ? 0 : SPRITE_PAD;
+  const k = height / 100;
+  const pw = Math.round(width + 2 * pad * k);
+  const ph = Math.round(height + 2 * pad * k);
+  const flip = s.flip ? `transform="translate(${vw} 0) scale(-1 1)"` : "";
+  const svg =
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${pw}" height="${ph}" ` +
+    `viewBox="${-pad} ${-pad} ${vw + 2 * pad} ${100 + 2 * pad}" preserveAspectRatio="${stretch ? "none" : "xMidYMid meet"}">` +
+    `<g ${flip}>${body}</g></svg>`;
+  const { data, info } = await sharp(Buffer.from(svg)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const out = new Float32Array(info.width * info.height * 4);
+  for (let i = 0; i < out.length; i += 4) {
+    const a = data[i + 3]! / 255;
+    out[i] = (data[i]! / 255) * a;
+    out[i + 1] = (data[i + 1]! / 255) * a;
+    out[i + 2] = (data[i + 2]! / 255) * a;
+    out[i + 3] = a;
+  }
+  return { width: info.width, height: info.height, unit, offset: pad * k, data: out };
+}
+
+/**
+ * Draws the subjects of one stage, or those standing on one layer, over what is there, moved and scaled with the
+ * layer each stands on.
+ */
+function drawSubjects(canvas: Canvas, scene: Scene, frame: Frame, stage: PlacedSubject["stage"] | Layer): void {
+  const sprites = scene.sprites;
+  if (!sprites) return;
+  const { width, height, data } = canvas;
+  const t = frame.time * frame.motion;
+  scene.subjects.forEach((s, index) => {
+    if (typeof stage === "string" ? s.stage !== stage || s.on : s.on !== stage) return;
+    const sprite = sprites[index];
+    if (!sprite) return;
+    const view = viewAt(frame, s.depth, canvas, scene.aspect);
+    const u = s.u + s.drift * t;
+    const v = s.v + s.bob * Math.sin(t * 1.6 + index);
+    // Sprite pixels per canvas pixel; 1 for a still, where the drawing is copied as it was rasterised.
+    const step = sprite.unit * view.du;
+    let left = (u - s.h * s.ratio * 0.5 - view.u0) / view.du - sprite.offset / step;
+    let top = (v - s.h - view.v0) / view.du - sprite.offset / step;
+    const exact = Math.abs(step - 1) < 1e-6;
+    if (exact) {
+      left = Math.round(left);
+      top = Math.round(top);
+    }
+    const x0 = Math.max(0, Math.floor(left));
+    const x1 = Math.min(width, Math.ceil(left + sprite.width / step));
+    const y0 = Math.max(0, Math.floor(top));
+    const y1 = Math.min(height, Math.ceil(top + sprite.height / step));
+    const sw = sprite.width;
+    const sd = sprite.data;
+    for (let y = y0; y < y1; y++) {
+      const sy = (y + 0.5 - top) * step - 0.5;
+      const iy = Math.floor(sy);
+      const fy = sy - iy;
+      if (iy < -1 || iy >= sprite.height) continue;
+      for (let x = x0; x < x1; x++) {
+        const sx = (x + 0.5 - left) * step - 0.5;
+        const ix = Math.floor(sx);
+        const fx = sx - ix;
+        if (ix < -1 || ix >= sw) continue;
+        let r = 0;
+        let g = 0;
+        let b = 0;
+        let a = 0;
+        for (let k = 0; k < 4; k++) {
+          const px = ix + (k & 1);
+          const py = iy + (k >> 1);
+          if (px < 0 || py < 0 || px >= sw || py >= sprite.height) continue;
+          const w = (k & 1 ? fx : 1 - fx) * (k >> 1 ? fy : 1 - fy);
+          if (w === 0) continue;
+          const j = (py * sw + px) * 4;
+          r += sd[j]! * w;
+          g += sd[j + 1]! * w;
+          b += sd[j + 2]! * w;
+          a += sd[j + 3]! * w;
+        }
+        if (a <= 0.002) continue;
+        const i = (y * width + x) * 3;
+        data[i] = data[i]! * (1 - a) + r;
+        data[i + 1] = data[i + 1]! * (1 - a) + g;
+        data[i + 2] = data[i + 2]! * (1 - a) + b;
+      }
+    }
+  });
 }
 
 /** Where a layer at this depth sits on screen: pixel x maps to u = u0 + x·du, world v to row (v − v0)/du. */
@@ -934,6 +1372,12 @@ function ridgeV(layer: Layer, u: number, frame: Frame, aspect: number): number {
   let amp = layer.amp;
   if (frame.bounce) amp *= 1 + 0.09 * Math.sin(frame.time * Math.PI * 1.8 + layer.depth * 4);
   let h = fbm(u * layer.freq + layer.phase, layer.seed, layer.octaves, layer.ridged);
+  if (layer.cliff) {
+    // Level, slightly rough ground up to the edge, then a rocky face dropping out of the picture.
+    const out = (u - layer.cliff.edge) * -layer.cliff.side;
+    const drop = clamp01(out / 0.07 + 0.15 * (h - 0.5));
+    return layer.base - amp * h * 0.25 + drop * drop * 0.6;
+  }
   if (layer.islands) {
     // Islands rise out of the sea in a few stretches and leave open water between them.
     const island = Math.sin((u * 2.3) / Math.max(0.6, aspect) + layer.phase) * 1.6 - 0.4;
@@ -1180,7 +1624,10 @@ function drawLandscape(canvas: Canvas, scene: Scene, frame: Frame, front: boolea
     const own = limits[l]!;
     for (let x = 0; x < width; x++) own[x] = Math.min(below[x]!, Math.max(0, nearer.y[x]! + 3));
   }
-  for (let l = 0; l < layers.length; l++) fillLayer(canvas, scene, layers[l]!, ridges[l]!, limits[l]!, frame);
+  for (let l = 0; l < layers.length; l++) {
+    fillLayer(canvas, scene, layers[l]!, ridges[l]!, limits[l]!, frame);
+    drawSubjects(canvas, scene, frame, layers[l]!);
+  }
 }
 
 function drawWater(canvas: Canvas, scene: Scene, frame: Frame): void {
@@ -1439,6 +1886,8 @@ export function renderScene(canvas: Canvas, scene: Scene, frame: Frame): void {
   if (scene.composition === "abstract") {
     drawRibbons(canvas, scene, frame);
     drawDiscs(canvas, scene, frame);
+    drawSubjects(canvas, scene, frame, "sky");
+    drawSubjects(canvas, scene, frame, "front");
     return;
   }
   drawStars(canvas, scene, frame);
@@ -1447,10 +1896,14 @@ export function renderScene(canvas: Canvas, scene: Scene, frame: Frame): void {
   for (const cloud of scene.clouds) {
     drawLight(canvas, cloud, frame, 0.1, scene, frame.time * cloud.speed * frame.motion);
   }
+  drawSubjects(canvas, scene, frame, "sky");
   drawLandscape(canvas, scene, frame, false);
   drawGrid(canvas, scene, frame);
+  drawSubjects(canvas, scene, frame, "land");
   drawWater(canvas, scene, frame);
+  drawSubjects(canvas, scene, frame, "water");
   drawLandscape(canvas, scene, frame, true);
+  drawSubjects(canvas, scene, frame, "front");
 }
 
 export interface Finish {

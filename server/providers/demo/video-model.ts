@@ -10,6 +10,7 @@ import {
   buildScene,
   layoutSeed,
   createCanvas,
+  paintSubjects,
   finish,
   renderScene,
   seedFrom,
@@ -224,12 +225,16 @@ function loadEncoder(): Promise<EncoderFactory> {
   return encoderFactory;
 }
 
+/** The camera pushes in by up to this much: the subjects' drawings are made that much larger to stay sharp. */
+const MAX_ZOOM = 1.2;
+
 /** The frames of a clip, drawn one at a time into one buffer (RGBA). */
-function framesOf(options: DemoVideoOptions) {
+async function framesOf(options: DemoVideoOptions) {
   const [width, height] = SIZES[options.aspectRatio];
   const look = looks(options.style);
   const reading = styledReading(readPrompt(options.prompt, options.negativePrompt, options.seed), options.style);
   const scene = buildScene(reading, layoutSeed(options.prompt, options.seed), width / height);
+  await paintSubjects(scene, height * MAX_ZOOM, reading);
   const canvas = createCanvas(width, height);
   const rgba = new Uint8Array(width * height * 4);
   const count = options.duration * FPS;
@@ -260,7 +265,7 @@ const posterPng = async (rgba: Uint8Array, width: number, height: number) => {
 
 /** The poster of the clip these options make (the same PNG as `renderDemoVideo`'s), without rendering the clip. */
 export async function renderDemoPoster(options: DemoVideoOptions): Promise<Uint8Array> {
-  const frames = framesOf(options);
+  const frames = await framesOf(options);
   return posterPng(frames.draw(frames.posterIndex), frames.width, frames.height);
 }
 
@@ -268,7 +273,7 @@ export async function renderDemoPoster(options: DemoVideoOptions): Promise<Uint8
 export async function renderDemoVideo(options: DemoVideoOptions): Promise<DemoVideo> {
   const { abortSignal, onProgress } = options;
   abortSignal?.throwIfAborted();
-  const { width, height, count: frames, posterIndex, ...clip } = framesOf(options);
+  const { width, height, count: frames, posterIndex, ...clip } = await framesOf(options);
   let poster: Uint8Array | null = null;
   let reported = 0;
   const report = (fraction: number) => {

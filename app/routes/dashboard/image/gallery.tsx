@@ -7,7 +7,7 @@ import type { Route } from "./+types/gallery";
 import { useToast } from "#app/components/feedback.ts";
 import { GenerationCard } from "#app/components/studio/generation-card.tsx";
 import { LoadMore } from "#app/components/studio/image-tool-page.tsx";
-import { usePageLocale } from "#app/components/studio/parts.tsx";
+import { DemoNotice, usePageLocale } from "#app/components/studio/parts.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import { useGenerationList, useLiveGenerations } from "#app/lib/generations.ts";
@@ -144,11 +144,14 @@ export default function ImageGallery({ loaderData }: Route.ComponentProps) {
           )}
         </Empty>
       ) : (
-        <div className="gen-grid gen-grid-wide">
-          {list.items.map((g) => (
-            <GenerationCard key={g.id} generation={g} />
-          ))}
-        </div>
+        <>
+          {list.items.some((g) => g.model.offline && g.status === "succeeded") && <DemoNotice list />}
+          <div className="gen-grid gen-grid-wide">
+            {list.items.map((g) => (
+              <GenerationCard key={g.id} generation={g} />
+            ))}
+          </div>
+        </>
       )}
       {list.hasMore && <LoadMore onMore={() => void list.loadMore()} loading={list.loading} failed={list.failed} />}
     </div>
