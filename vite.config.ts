@@ -126,6 +126,7 @@ function precompress(): Plugin {
  * The modules every public page runs (the shell around it, its small components, the icons they draw) in one chunk
  * instead of dozens of tiny ones: fewer requests and preload links on a first visit. Ant Design's own modules never
  * match, so the dashboard's library stays out of it; nor do the form components, which only the sign-in pages load.
+ * A component of `components/ui/` is in it: one that draws with Ant Design belongs with the pages that use it.
  */
 const PUBLIC_SHELL = new RegExp(
   [

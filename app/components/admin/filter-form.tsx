@@ -4,7 +4,7 @@ import { flushSync } from "react-dom";
 import { useTranslation } from "react-i18next";
 import { Form, useLocation, useSubmit } from "react-router";
 import { useHydrated } from "#app/components/relative-time.tsx";
-import { DayField } from "#app/components/ui/day-field.tsx";
+import { DayField } from "#app/components/admin/day-field.tsx";
 import { PERIODS, type Period } from "#common/admin.ts";
 import { isLocale } from "#common/locales.ts";
 

@@ -10,7 +10,7 @@ import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf } from "#app/lib/request.server.ts";
 import { pageOf } from "#app/lib/paging.ts";
 import { PagedTable } from "#app/components/billing/paged-table.tsx";
-import { DayField } from "#app/components/ui/day-field.tsx";
+import { DayField } from "#app/components/admin/day-field.tsx";
 import { RowAction } from "#app/components/admin/row-action.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { createCodes } from "#server/modules/credits/create-codes.ts";
