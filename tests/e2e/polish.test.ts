@@ -286,6 +286,11 @@ describe("the shell and its pages as a new user meets them", () => {
     const page = await typeWhileHydrating(member.desktop, `${server.url}/ja/user/orders`, "#redeem-code", code);
     await page.waitForFunction(() => document.documentElement.hasAttribute("data-hydrated"));
     await hydrated(page, ".orders-redeem");
+    // The field's component took the code as its own: React renders it back as the field's value attribute.
+    await page.waitForFunction(
+      (typed) => document.querySelector<HTMLInputElement>("#redeem-code")?.defaultValue === typed,
+      code,
+    );
     // Sent as typed; the answer (no such code) renders the form again, and the code is still there.
     const sent = page.waitForRequest((r) => r.method() === "POST" && (r.postData() ?? "").includes(code));
     await page.locator(".orders-redeem button[type=submit]").click();
