@@ -428,6 +428,9 @@ function finishUnreadBody(limit: number): MiddlewareHandler {
     await next();
     const incoming = (c.env as Partial<HttpBindings> | undefined)?.incoming;
     if (!incoming || incoming.complete || c.res.headers.has("Connection")) return;
+    // A request without a body (most: GET, HEAD) has nothing left; its Request object is never made for this.
+    const length = incoming.headers["content-length"];
+    if (incoming.headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) return;
     if (await drainBody(c.req.raw.body, limit)) return;
     try {
       c.res.headers.set("Connection", "close");
