@@ -113,17 +113,23 @@ export async function completeIdempotencyKey(options: {
     .where(and(eq(apiIdempotency.userId, options.userId), eq(apiIdempotency.key, options.key)));
 }
 
-/** Gives a claimed key up (the request failed in a way worth retrying): the next request with it runs afresh. */
-export async function releaseIdempotencyKey(options: { db: Db; userId: string; key: string }) {
+/** Deletes a key's row while it is in `state` (and, when given, still holds `body`). */
+async function deleteKey(options: { db: Db; userId: string; key: string }, state: "running" | "done", body?: string) {
   await options.db
     .delete(apiIdempotency)
     .where(
       and(
         eq(apiIdempotency.userId, options.userId),
         eq(apiIdempotency.key, options.key),
-        eq(apiIdempotency.state, "running"),
+        eq(apiIdempotency.state, state),
+        body === undefined ? undefined : eq(apiIdempotency.responseBody, body),
       ),
     );
+}
+
+/** Gives a claimed key up (the request failed in a way worth retrying): the next request with it runs afresh. */
+export async function releaseIdempotencyKey(options: { db: Db; userId: string; key: string }) {
+  await deleteKey(options, "running");
 }
 
 /**
@@ -131,16 +137,7 @@ export async function releaseIdempotencyKey(options: { db: Db; userId: string; k
  * runs afresh. Only the answer read (`body`) is forgotten, not one kept by a request that ran again meanwhile.
  */
 export async function forgetIdempotencyKey(options: { db: Db; userId: string; key: string; body: string }) {
-  await options.db
-    .delete(apiIdempotency)
-    .where(
-      and(
-        eq(apiIdempotency.userId, options.userId),
-        eq(apiIdempotency.key, options.key),
-        eq(apiIdempotency.state, "done"),
-        eq(apiIdempotency.responseBody, options.body),
-      ),
-    );
+  await deleteKey(options, "done", options.body);
 }
 
 /**

@@ -502,21 +502,7 @@ export function buildScene(reading: PromptReading, seed: number, aspect: number)
       }
       scene.water = { horizon, deep: mix(mix(palette.skyTop, land[3], 0.5), [0, 0, 0], 0.25) };
       if (random() < 0.5) {
-        scene.layers.push(
-          layer({
-            depth: 1,
-            base: 1.03,
-            amp: 0.1,
-            freq: 1.4,
-            octaves: 4,
-            ridged: 0.3,
-            colour: land[3],
-            mist: 0.05,
-            rim: 0.25,
-            shade: 0.15,
-            front: true,
-          }),
-        );
+        scene.layers.push(shoreLayer(layer, land[3], 1.03));
       }
       break;
     }
@@ -693,6 +679,23 @@ export function buildScene(reading: PromptReading, seed: number, aspect: number)
 }
 
 /** Whether any of the prompt's subjects stands on the ground (and so needs some). */
+/** The low land in front of a sea: what a subject there stands on. */
+function shoreLayer(layer: LayerFactory, colour: Rgb, base: number): Layer {
+  return layer({
+    depth: 1,
+    base,
+    amp: 0.1,
+    freq: 1.4,
+    octaves: 4,
+    ridged: 0.3,
+    colour,
+    mist: 0.05,
+    rim: 0.25,
+    shade: 0.15,
+    front: true,
+  });
+}
+
 function standing(reading: PromptReading): boolean {
   return reading.cliff || reading.subjects.some((id) => SUBJECT_BY_ID.get(id)?.placement === "ground");
 }
@@ -739,21 +742,7 @@ function placeSubjects(scene: Scene, reading: PromptReading, random: () => numbe
   } else if (standing(reading) && !abstract) {
     if (scene.composition === "sea" && !scene.layers.some((l) => l.front)) {
       // A shore in front of the sea for the subject to stand on.
-      scene.layers.push(
-        layer({
-          depth: 1,
-          base: 1.0,
-          amp: 0.1,
-          freq: 1.4,
-          octaves: 4,
-          ridged: 0.3,
-          colour: land[3],
-          mist: 0.05,
-          rim: 0.25,
-          shade: 0.15,
-          front: true,
-        }),
-      );
+      scene.layers.push(shoreLayer(layer, land[3], 1.0));
     } else if (scene.composition === "cosmos" && scene.layers.length === 0) {
       scene.layers.push(
         layer({
