@@ -174,7 +174,7 @@ const schema = z.object({
    * Webhook receivers on private networks and loopback, over http or https: for an instance whose users are the
    * operator's own services. Off, every receiver must be an https URL on the public internet.
    */
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.optional(),
   /** First wait before a failed webhook is sent again; each further wait doubles (with jitter), up to an hour. */
   WEBHOOK_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   /** How long the video page keeps checking a running video before it says to try again. */

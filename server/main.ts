@@ -39,11 +39,14 @@ export async function start(options: StartOptions = {}) {
   const getServerBuild =
     options.getServerBuild ?? (() => import("virtual:react-router/server-build") as Promise<ServerBuild>);
 
-  const app = createApp({ env, logger, state, build, getServerBuild, serveAssets: !options.devMiddleware });
-  const listener = getRequestListener(app.fetch);
+  const appOptions = { logger, state, build, getServerBuild, serveAssets: !options.devMiddleware };
+  // Made again once the runtime is open if this process takes its site URL from the database (shared settings).
+  let app = createApp({ env, ...appOptions });
+  const answer: typeof app.fetch = (request, bindings, context) => app.fetch(request, bindings, context);
+  const listener = getRequestListener(answer);
   const dev = options.devMiddleware;
   const server = createAdaptorServer({
-    fetch: app.fetch,
+    fetch: answer,
     serverOptions: serverTimeouts(env),
   }) as Server;
   if (!env.CLIENT_IP_HEADER) limitConnectionsPerAddress(server, env.MAX_CONNECTIONS_PER_ADDRESS);
@@ -91,7 +94,8 @@ export async function start(options: StartOptions = {}) {
   process.on("SIGINT", () => void shutdown("SIGINT"));
 
   try {
-    const runtime = await openRuntime({ env, logger, work: env.WORKER === "on" });
+    const runtime = await openRuntime({ env, logger, work: env.WORKER === "on", role: "web" });
+    if (runtime.env.SITE_URL !== env.SITE_URL) app = createApp({ env: runtime.env, ...appOptions });
     // Load the page modules now rather than on the first visitor's request.
     await getServerBuild();
     state.runtime = runtime;

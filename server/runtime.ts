@@ -3,20 +3,28 @@ import { openPglite, openPostgres, type DbHandle } from "#server/db/client.ts";
 import { DatabaseStartError } from "#server/db/errors.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
 import { seed } from "#server/db/seed.ts";
-import type { Env } from "#server/env.ts";
+import { EnvError, type Env } from "#server/env.ts";
 import { createBoss, type PgBoss } from "#server/jobs/boss.ts";
 import { defineQueues, startWorking } from "#server/jobs/worker.ts";
 import { queueNames } from "#server/jobs/queues.ts";
 import { registerQueueDepth } from "#server/metrics.ts";
 import { resolveSiteConfig, type SiteConfig } from "#config/site.ts";
 import { createAuth, type Auth } from "#server/modules/auth/auth.ts";
-import { loadAuthSecret } from "#server/modules/auth/load-auth-secret.ts";
 import { createMailer, type Mailer } from "#server/modules/mail/transport.ts";
 import { createStorage, type Storage } from "#server/storage/index.ts";
 import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
 import { defaultSettings, SettingsStore } from "#server/modules/settings/settings-store.ts";
 import { PublicPagesSignal } from "#server/http/public-pages.ts";
 import { mediaLinks, type MediaLinks } from "#server/modules/generation/media-links.ts";
+import { agreeOnConfiguration } from "#server/modules/installation/agree-on-configuration.ts";
+import {
+  forgetProcess,
+  keepProcessAlive,
+  newProcessIdentity,
+  type ProcessIdentity,
+  type ProcessRole,
+} from "#server/modules/installation/register-process.ts";
+import { readBuildInfo } from "#server/build-info.ts";
 
 /** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
 export interface Runtime {
@@ -37,6 +45,8 @@ export interface Runtime {
   /** Signs links that open a private file without a session (API clients' downloads). */
   mediaLinks: MediaLinks;
   working: boolean;
+  /** This process in the list of the installation's running processes. */
+  process: ProcessIdentity;
   close(): Promise<void>;
 }
 
@@ -45,6 +55,8 @@ export interface OpenRuntimeOptions {
   logger: Logger;
   /** Subscribe this process to the queues (the embedded worker, or a standalone worker process). */
   work: boolean;
+  /** What this process is, in the list of the installation's running processes. */
+  role: ProcessRole;
 }
 
 export async function openDatabase(env: Env, logger: Logger): Promise<DbHandle> {
@@ -60,25 +72,40 @@ export async function openDatabase(env: Env, logger: Logger): Promise<DbHandle> 
 }
 
 /** Opens the database, migrates, seeds and starts the queue; anything opened is closed again if a later step fails. */
-export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Promise<Runtime> {
-  const database = await openDatabase(env, logger);
-  const site = resolveSiteConfig(env);
-  const mailer = createMailer({
-    smtpUrl: env.SMTP_URL,
-    from: env.MAIL_FROM ?? `${site.name} <${site.supportEmail}>`,
-    dataDir: env.DATA_DIR,
-    logger,
-  });
-  const storage = createStorage(env);
+export async function openRuntime({ env: configured, logger, work, role }: OpenRuntimeOptions): Promise<Runtime> {
+  const database = await openDatabase(configured, logger);
+  const me = newProcessIdentity(role, readBuildInfo().id);
+  let env = configured;
+  let site: SiteConfig;
+  let mailer: Mailer | undefined;
+  let storage: Storage;
   let boss: PgBoss | undefined;
   let auth: Auth;
   let links: MediaLinks;
-  const settings = new SettingsStore(database.db, defaultSettings(site), logger);
+  let settings: SettingsStore;
   const publicPages = new PublicPagesSignal();
-  settings.onChange(() => publicPages.changed());
   try {
+    storage = createStorage(configured);
     await applyMigrations(database);
     await seed(database.db);
+    const agreement = await agreeOnConfiguration({
+      db: database.db,
+      env: configured,
+      storage,
+      me,
+      shared: database.kind === "postgres",
+      logger,
+    });
+    env = agreement.env;
+    site = resolveSiteConfig(env);
+    mailer = createMailer({
+      smtpUrl: env.SMTP_URL,
+      from: env.MAIL_FROM ?? `${site.name} <${site.supportEmail}>`,
+      dataDir: env.DATA_DIR,
+      logger,
+    });
+    settings = new SettingsStore(database.db, defaultSettings(site), logger);
+    settings.onChange(() => publicPages.changed());
     boss = createBoss(database, logger, env.DATABASE_POOL_MAX);
     await boss.start();
     await defineQueues(boss);
@@ -91,7 +118,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
       })),
     );
     await settings.refresh();
-    const secret = await loadAuthSecret({ db: database.db, configured: env.AUTH_SECRET });
+    const secret = agreement.authSecret;
     auth = createAuth({ db: database.db, env, site, logger, boss, secret, settings });
     links = mediaLinks(secret);
     if (work)
@@ -103,10 +130,13 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
       );
   } catch (error) {
     await boss?.stop({ graceful: false, close: true }).catch(() => undefined);
+    mailer?.close();
+    if (database.kind === "postgres") await forgetProcess(database.db, me);
     await database.close().catch(() => undefined);
-    if (error instanceof DatabaseStartError) throw error;
+    if (error instanceof DatabaseStartError || error instanceof EnvError) throw error;
     throw new DatabaseStartError(`Cannot prepare the database: ${(error as Error).message}`);
   }
+  const alive = database.kind === "postgres" ? keepProcessAlive(database.db, me, logger) : undefined;
   const readyBoss = boss;
   const stripe = await createStripeClient(env);
   settings.start();
@@ -125,6 +155,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
     publicPages,
     mediaLinks: links,
     working: work,
+    process: me,
     async close() {
       if (closed) return;
       closed = true;
@@ -134,6 +165,7 @@ export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Pr
         .stop({ graceful: true, close: true, timeout: env.SHUTDOWN_TIMEOUT_SECONDS * 1000 })
         .catch((error: Error) => logger.warn({ err: error.message }, "job queue did not stop cleanly"));
       mailer.close();
+      await alive?.stop();
       await database.close();
     },
   };

@@ -12,6 +12,13 @@ import { DatabaseStartError } from "#server/db/errors.ts";
 import { setRole } from "#server/modules/users/set-role.ts";
 import { setBan } from "#server/modules/users/set-ban.ts";
 import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
+import {
+  forgetSharedSetting,
+  readSharedConfig,
+  SHARED_SETTINGS,
+  type SharedSetting,
+} from "#server/modules/installation/agree-on-configuration.ts";
+import { describeProcess, otherRunningProcesses } from "#server/modules/installation/register-process.ts";
 
 const USAGE = `Usage: npm run admin -- <command> <email>
   grant <email>            make the account an admin
@@ -20,7 +27,11 @@ const USAGE = `Usage: npm run admin -- <command> <email>
   unban <email>            lift the suspension
   credits <email> <+n|-n>   add or remove credits (an adjustment in the account's credit history)
   codes create --credits <n> [--uses <n>] [--count <n>] [--expires <YYYY-MM-DD>] [--batch <name>]
-                           create redemption codes and print them (only their hashes are kept)`;
+                           create redemption codes and print them (only their hashes are kept)
+  config                   show the settings every process shares (site URL, webhook policy, auth secret's
+                           fingerprint, storage) and the processes running
+  config forget <NAME>     forget one of them (SITE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS, AUTH_SECRET or STORAGE):
+                           the next process to start records its own`;
 
 const COMMANDS = ["grant", "revoke", "ban", "unban"] as const;
 type Command = (typeof COMMANDS)[number];
@@ -36,6 +47,7 @@ const DONE: Record<Command, (email: string) => string> = {
 export async function runAdmin(args: string[]) {
   if (args[0] === "codes") return runCodes(args.slice(1));
   if (args[0] === "credits") return runCredits(args.slice(1));
+  if (args[0] === "config") return runConfig(args.slice(1));
   const [name, email, ...rest] = args;
   const command = COMMANDS.find((c) => c === name);
   if (!command || !email) {
@@ -168,4 +180,37 @@ async function runCredits(args: string[]) {
     }
     throw error;
   }
+}
+
+/** `npm run admin -- config` and `config forget SITE_URL`: the settings every process shares (docs/OPERATIONS.md). */
+async function runConfig(args: string[]) {
+  const [command, name, ...rest] = args;
+  if (command === undefined) {
+    const { recorded, running } = await withDatabase(async (db) => ({
+      recorded: await readSharedConfig(db),
+      running: await otherRunningProcesses(db, { id: "" }),
+    }));
+    const lines = [
+      `SITE_URL                        ${recorded.SITE_URL ? `${recorded.SITE_URL.value}${recorded.SITE_URL.source === "default" ? " (the default)" : ""}` : "not recorded yet"}`,
+      `WEBHOOK_ALLOW_PRIVATE_NETWORKS  ${recorded.WEBHOOK_ALLOW_PRIVATE_NETWORKS ? `${recorded.WEBHOOK_ALLOW_PRIVATE_NETWORKS.value ? "on" : "off"}${recorded.WEBHOOK_ALLOW_PRIVATE_NETWORKS.source === "default" ? " (the default)" : ""}` : "not recorded yet"}`,
+      `AUTH_SECRET                     ${recorded.AUTH_SECRET ? `fingerprint ${recorded.AUTH_SECRET.fingerprint}${recorded.AUTH_SECRET.source === "database" ? " (the secret kept in the database)" : ""}` : "not recorded yet"}`,
+      `STORAGE                         ${recorded.STORAGE ? `${recorded.STORAGE.where}, marked ${recorded.STORAGE.id}` : "not recorded yet"}`,
+      "",
+      running.length === 0
+        ? "No process is running on this database."
+        : `Running: ${running.map((p) => `${describeProcess(p)}, seen ${p.secondsSinceSeen} s ago`).join("; ")}.`,
+    ];
+    process.stdout.write(`${lines.join("\n")}\n`);
+    process.exit(0);
+  }
+  const setting = SHARED_SETTINGS.find((s) => s === name) as SharedSetting | undefined;
+  if (command !== "forget" || !setting || rest.length > 0)
+    return fail(`Usage: config, or config forget <${SHARED_SETTINGS.join("|")}>`);
+  const forgotten = await withDatabase((db) => forgetSharedSetting(db, setting));
+  process.stdout.write(
+    forgotten
+      ? `${setting} is forgotten: the next process to start records its own. Restart every process so that they agree.\n`
+      : `${setting} was not recorded.\n`,
+  );
+  process.exit(0);
 }

@@ -16,7 +16,7 @@ export async function runWorker() {
   }
   let runtime;
   try {
-    runtime = await openRuntime({ env, logger, work: true });
+    runtime = await openRuntime({ env, logger, work: true, role: "worker" });
   } catch (error) {
     if (error instanceof DatabaseStartError) {
       process.stderr.write(`${error.message}\n`);

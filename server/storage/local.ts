@@ -43,6 +43,7 @@ export function createLocalStorage(dataDir: string): Storage & { root: string; p
   };
   const storage: Storage & { root: string; pathOf(key: string): string } = {
     kind: "local",
+    where: `the folder ${root}`,
     root,
     pathOf,
     async put(key, body) {

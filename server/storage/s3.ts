@@ -142,6 +142,7 @@ export function createS3Storage(options: S3StorageOptions): Storage {
 
   return {
     kind: "s3",
+    where: `the bucket ${bucket}${options.endpoint ? ` at ${options.endpoint}` : ""}`,
     put: (key, body, contentType) => put(key, body, contentType),
     get: (key, range) => get(key, range),
     async stat(key) {

@@ -2,6 +2,8 @@
 export interface Storage {
   /** Which adapter this is, for health reports. */
   readonly kind: "local" | "s3";
+  /** Where the files are, for an operator: the folder, or the bucket and its endpoint. */
+  readonly where: string;
   /** Writes the whole object; a reader never sees a half-written one. */
   put(key: string, body: Uint8Array, contentType: string): Promise<void>;
   /**

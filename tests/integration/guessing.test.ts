@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
+import { rmSync } from "node:fs";
+import { freePort, startServer, tempDir, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { nextMail } from "#tests/support/outbox.ts";
 import { text } from "#tests/support/locales.ts";
@@ -18,18 +19,21 @@ describe(`guessing one account's password (${backend})`, () => {
   let origin: string;
   let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let accounts = 0;
+  const dataDir = tempDir();
 
   beforeAll(async () => {
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
     // Behind a "proxy": each request says which client it stands for, so the test can be a hundred addresses.
-    const env = { SITE_URL: origin, CLIENT_IP_HEADER: "x-forwarded-for", DATABASE_URL: db?.url };
+    // Two web processes on PostgreSQL share one storage, as every process of an installation must.
+    const env = { SITE_URL: origin, CLIENT_IP_HEADER: "x-forwarded-for", DATABASE_URL: db?.url, DATA_DIR: dataDir };
     servers = [await startServer({ ...env, PORT: String(port) })];
     if (db) servers.push(await startServer({ ...env, WORKER: "off" }));
   });
   afterAll(async () => {
     await Promise.all(servers.map((s) => s.close()));
+    rmSync(dataDir, { recursive: true, force: true });
     await db?.drop();
   });
 

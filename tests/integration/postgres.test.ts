@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { PgBoss } from "pg-boss";
-import { freePort, ROOT, runRole, startServer, TEST_DATABASE_URL, waitFor } from "#tests/support/server.ts";
+import { freePort, ROOT, runRole, startServer, tempDir, TEST_DATABASE_URL, waitFor } from "#tests/support/server.ts";
 import { signedIn } from "#tests/support/session.ts";
 import { createDbProxy, createTestDatabase } from "#tests/support/postgres.ts";
 
@@ -32,11 +32,14 @@ const MIGRATIONS = (
 
 describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
   let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  // Every process of the installation keeps its files in the same storage.
+  const DATA_DIR = tempDir();
   beforeAll(async () => {
     db = await createTestDatabase();
   });
   afterAll(async () => {
     await db?.drop();
+    rmSync(DATA_DIR, { recursive: true, force: true });
   });
 
   it("migrates once and only once, however many times and processes start", async () => {
@@ -52,8 +55,8 @@ describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
 
   it("runs jobs in a separate worker process while the web process works none", async () => {
     await insertSessions(db);
-    const web = await startServer({ DATABASE_URL: db.url, WORKER: "off" });
-    const worker = runRole("worker", { DATABASE_URL: db.url });
+    const web = await startServer({ DATABASE_URL: db.url, DATA_DIR, WORKER: "off" });
+    const worker = runRole("worker", { DATABASE_URL: db.url, DATA_DIR });
     try {
       await waitFor("the worker to start", async () => worker.output().includes("worker started"), {
         output: worker.output,
@@ -78,8 +81,14 @@ describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
   it("finishes a generation whose worker was killed mid-job, settling its credits exactly once", async () => {
     const port = await freePort();
     const origin = `http://127.0.0.1:${port}`;
-    const web = await startServer({ DATABASE_URL: db.url, WORKER: "off", PORT: String(port), SITE_URL: origin });
-    const workerEnv = { DATABASE_URL: db.url, DATA_DIR: web.dataDir };
+    const web = await startServer({
+      DATABASE_URL: db.url,
+      DATA_DIR,
+      WORKER: "off",
+      PORT: String(port),
+      SITE_URL: origin,
+    });
+    const workerEnv = { DATABASE_URL: db.url, DATA_DIR };
     const first = runRole("worker", workerEnv);
     let second: ReturnType<typeof runRole> | undefined;
     try {
@@ -144,7 +153,7 @@ describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
 
   it("waits for a database that is down at start, reports not ready meanwhile, then serves", async () => {
     const proxy = await createDbProxy(db.url);
-    const web = await startServer({ DATABASE_URL: proxy.urlFor(db.url) }, { waitReady: false });
+    const web = await startServer({ DATABASE_URL: proxy.urlFor(db.url), DATA_DIR }, { waitReady: false });
     try {
       const starting = await fetch(`${web.url}/readyz`);
       expect(starting.status).toBe(503);

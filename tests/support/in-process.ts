@@ -30,7 +30,7 @@ export async function openApp(extra: Record<string, string> = {}) {
     ...extra,
   });
   const logger = pino({ level: "silent" });
-  const runtime = await openRuntime({ env, logger, work: true });
+  const runtime = await openRuntime({ env, logger, work: true, role: "web" });
   const app = createApp({
     env,
     logger,
