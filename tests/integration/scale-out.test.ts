@@ -1,0 +1,221 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import sharp from "sharp";
+import {
+  freePort,
+  runRole,
+  startServer,
+  tempDir,
+  TEST_DATABASE_URL,
+  waitFor,
+  type RunningProcess,
+  type TestServer,
+} from "#tests/support/server.ts";
+import { createTestDatabase } from "#tests/support/postgres.ts";
+import { nextMail } from "#tests/support/outbox.ts";
+import { pageApi, PASSWORD } from "#tests/support/session.ts";
+import { S3_TEST, startFakeS3, type FakeS3 } from "#tests/fakes/s3.ts";
+
+interface Generation {
+  id: string;
+  status: string;
+  tool: string;
+  credits_charged: number | null;
+  outputs: { url: string }[];
+  input_image: { url: string } | null;
+}
+
+/**
+ * The documented scaled-out installation, run as an operator would: two web processes (WORKER=off) and two
+ * standalone workers on one PostgreSQL database, with one storage every process shares (a folder all of them mount,
+ * or an S3 bucket). Only the web processes are given the site's settings; the workers are given the database and
+ * the storage and take the rest from the database.
+ */
+describe.skipIf(!TEST_DATABASE_URL).each([{ storage: "a shared folder" }, { storage: "an S3 bucket" }])(
+  "scaled out on PostgreSQL with $storage",
+  ({ storage }) => {
+    const onS3 = storage === "an S3 bucket";
+    let db: Awaited<ReturnType<typeof createTestDatabase>>;
+    let s3: FakeS3 | undefined;
+    let origin: string;
+    const webs: TestServer[] = [];
+    const workers: RunningProcess[] = [];
+    const folders: string[] = [];
+    const sharedFolder = tempDir();
+    folders.push(sharedFolder);
+    let receiver: Server;
+    let receiverUrl: string;
+    const received: { type: string; data: Generation }[] = [];
+
+    /** Where a process keeps its files: the folder every process mounts, or its own folder and the bucket. */
+    const storageEnv = (): Record<string, string> => {
+      if (!onS3) return { DATA_DIR: sharedFolder };
+      const own = tempDir();
+      folders.push(own);
+      return {
+        DATA_DIR: own,
+        S3_BUCKET: S3_TEST.bucket,
+        S3_ENDPOINT: s3!.url,
+        S3_REGION: S3_TEST.region,
+        S3_ACCESS_KEY_ID: S3_TEST.accessKeyId,
+        S3_SECRET_ACCESS_KEY: S3_TEST.secretAccessKey,
+      };
+    };
+    const workerEnv = () => ({ DATABASE_URL: db.url, ...storageEnv() });
+    const startWorker = async () => {
+      const worker = runRole("worker", workerEnv());
+      workers.push(worker);
+      await waitFor("a worker to start", async () => worker.output().includes("worker started"), {
+        output: worker.output,
+      });
+      return worker;
+    };
+
+    beforeAll(async () => {
+      db = await createTestDatabase();
+      if (onS3) s3 = await startFakeS3();
+      receiver = createServer((req, res) => {
+        let body = "";
+        req.on("data", (d: Buffer) => (body += d.toString()));
+        req.on("end", () => {
+          received.push(JSON.parse(body) as { type: string; data: Generation });
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+      receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+
+      const port = await freePort();
+      origin = `http://127.0.0.1:${port}`;
+      const site = { DATABASE_URL: db.url, WORKER: "off", SITE_URL: origin, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on" };
+      webs.push(await startServer({ ...site, PORT: String(port), ...storageEnv() }));
+      webs.push(await startServer({ ...site, ...storageEnv() }));
+      await startWorker();
+      await startWorker();
+    });
+    afterAll(async () => {
+      await Promise.all([...workers.map((w) => w.stop()), ...webs.map((w) => w.close())]);
+      receiver?.close();
+      await s3?.close();
+      await db?.drop();
+      for (const dir of folders) rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** Signs up through one web process; the confirmation mail is sent by whichever worker took the job. */
+    async function signedIn(web: TestServer, email: string): Promise<string> {
+      const post = (path: string, fields: Record<string, string>) =>
+        fetch(`${web.url}${path}`, {
+          method: "POST",
+          redirect: "manual",
+          headers: { Origin: origin, "Sec-Fetch-Site": "same-origin" },
+          body: new URLSearchParams(fields),
+        });
+      await post("/auth/register", { name: "Maker", email, password: PASSWORD, terms: "on" });
+      const dirs = [...new Set(folders)];
+      const mail = await Promise.any(dirs.map((dir) => nextMail(dir, email)));
+      await fetch(mail.link.replace(origin, web.url), { redirect: "manual" });
+      const login = await post("/auth/login", { email, password: PASSWORD });
+      expect(login.status).toBe(302);
+      return login.headers
+        .getSetCookie()
+        .map((c) => c.split(";")[0])
+        .join("; ");
+    }
+
+    it("refuses a worker whose storage is not the shared one, naming the variable", async () => {
+      const other = onS3 ? await startFakeS3() : undefined;
+      const own = tempDir();
+      folders.push(own);
+      try {
+        const run = runRole("worker", {
+          DATABASE_URL: db.url,
+          DATA_DIR: own,
+          ...(other
+            ? {
+                S3_BUCKET: S3_TEST.bucket,
+                S3_ENDPOINT: other.url,
+                S3_ACCESS_KEY_ID: S3_TEST.accessKeyId,
+                S3_SECRET_ACCESS_KEY: S3_TEST.secretAccessKey,
+              }
+            : {}),
+        });
+        expect(await run.exited).toBe(1);
+        expect(run.output()).toContain("is not the one this installation keeps its files in");
+        expect(run.output()).toContain(onS3 ? "Point S3_BUCKET and S3_ENDPOINT" : "Point DATA_DIR (or S3_BUCKET)");
+        expect(run.output()).not.toContain("worker started");
+      } finally {
+        await other?.close();
+      }
+    });
+
+    it("refuses a worker with another SITE_URL or another AUTH_SECRET, and starts one that leaves them unset", async () => {
+      const elsewhere = runRole("worker", { ...workerEnv(), SITE_URL: "https://elsewhere.example" });
+      expect(await elsewhere.exited).toBe(1);
+      expect(elsewhere.output()).toMatch(
+        new RegExp(
+          `^SITE_URL is https://elsewhere\\.example here, but the other processes on this database \\(.+\\) use ${origin.replace(/\./g, "\\.")}\\.`,
+          "m",
+        ),
+      );
+      const secret = runRole("worker", { ...workerEnv(), AUTH_SECRET: "another-secret-".repeat(3) });
+      expect(await secret.exited).toBe(1);
+      expect(secret.output()).toMatch(/^AUTH_SECRET differs from the one the other processes on this database/m);
+      const admin = runRole("admin", { DATABASE_URL: db.url }, ["config"]);
+      expect(await admin.exited).toBe(0);
+      expect(admin.output()).toContain(`SITE_URL                        ${origin}`);
+      expect(admin.output()).toMatch(/Running: (web|worker) on .+ \(PID \d+\), seen \d+ s ago; .*;.*;/);
+    });
+
+    it("runs an upload made through one web process on a worker, and both web processes serve the result and the worker's signed links", async () => {
+      const [a, b] = webs as [TestServer, TestServer];
+      const cookie = await signedIn(a, `maker-${onS3 ? "s3" : "disk"}@example.com`);
+      const created = await pageApi(a, origin)("POST", "/api/keys", cookie, { name: "scaled" });
+      expect(created.status).toBe(201);
+      const { secret } = (await created.json()) as { secret: string };
+
+      const png = await sharp({ create: { width: 64, height: 48, channels: 3, background: "#3366cc" } })
+        .png()
+        .toBuffer();
+      const form = new FormData();
+      form.set("model", "demo-image");
+      form.set("prompt", "The same in watercolour");
+      form.set("webhook_url", receiverUrl);
+      form.set("image", new Blob([new Uint8Array(png)], { type: "image/png" }), "input.png");
+      const submitted = await fetch(`${b.url}/api/v1/images`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${secret}` },
+        body: form,
+      });
+      expect(submitted.status).toBe(201);
+      const { id } = (await submitted.json()) as Generation;
+
+      await waitFor("the webhook of the ended job", async () => received.some((r) => r.data.id === id), {
+        output: () => workers.map((w) => w.output()).join("\n"),
+      });
+      const hook = received.find((r) => r.data.id === id)!;
+      expect(hook.type).toBe("generation.succeeded");
+      expect(hook.data).toMatchObject({ status: "succeeded", tool: "image-to-image" });
+      expect(hook.data.input_image).not.toBeNull();
+
+      // The links the worker signed for the webhook open on either web process, without a session.
+      const links = [...hook.data.outputs.map((o) => o.url), hook.data.input_image!.url];
+      for (const link of links) {
+        expect(link.startsWith(`${origin}/`)).toBe(true);
+        const bodies = await Promise.all(
+          webs.map(async (web) => {
+            const res = await fetch(link.replace(origin, web.url));
+            expect(res.status, `${link} on ${web.url}`).toBe(200);
+            return Buffer.from(await res.arrayBuffer());
+          }),
+        );
+        expect(bodies[0]!.equals(bodies[1]!)).toBe(true);
+      }
+      // The input the worker read is the uploaded image, not a stand-in.
+      const input = await fetch(hook.data.input_image!.url.replace(origin, a.url));
+      const meta = await sharp(Buffer.from(await input.arrayBuffer())).metadata();
+      expect([meta.width, meta.height]).toEqual([64, 48]);
+    });
+  },
+);
