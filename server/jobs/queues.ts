@@ -114,7 +114,7 @@ queues.push(
     expireInSeconds: 120,
     async handle(_jobs, { db, boss, env, logger }) {
       const swept = await sweepGenerations({ db, boss, env, marginSeconds: env.GENERATION_SWEEP_MARGIN_SECONDS });
-      if (swept.failed || swept.settled) logger.warn(swept, "stale generations ended");
+      if (swept.failed || swept.settled || swept.attemptsClosed) logger.warn(swept, "stale generations ended");
       return swept;
     },
   }),

@@ -168,7 +168,8 @@ export const generationAttempt = pgTable(
     binding: integer("binding").notNull(),
     provider: text("provider").notNull(),
     providerModel: text("provider_model").notNull(),
-    outcome: text("outcome").$type<"succeeded" | "failed">(),
+    /** Null while the call runs; `interrupted` when its run died without saying (closed by the sweeper). */
+    outcome: text("outcome").$type<"succeeded" | "failed" | "interrupted">(),
     errorCode: text("error_code"),
     detail: text("detail"),
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
