@@ -63,13 +63,13 @@ export async function openDatabase(env: Env, logger: Logger): Promise<DbHandle> 
 export async function openRuntime({ env, logger, work }: OpenRuntimeOptions): Promise<Runtime> {
   const database = await openDatabase(env, logger);
   const site = resolveSiteConfig(env);
+  const storage = createStorage(env);
   const mailer = createMailer({
     smtpUrl: env.SMTP_URL,
     from: env.MAIL_FROM ?? `${site.name} <${site.supportEmail}>`,
-    dataDir: env.DATA_DIR,
+    storage,
     logger,
   });
-  const storage = createStorage(env);
   let boss: PgBoss | undefined;
   let auth: Auth;
   let links: MediaLinks;
