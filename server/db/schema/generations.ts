@@ -175,5 +175,11 @@ export const generationAttempt = pgTable(
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
   },
-  (t) => [index("generation_attempt_generation_idx").on(t.generationId, t.id)],
+  (t) => [
+    index("generation_attempt_generation_idx").on(t.generationId, t.id),
+    // The sweeper's look for calls a dead run left open: few rows, however long the history.
+    index("generation_attempt_open_idx")
+      .on(t.generationId)
+      .where(sql`${t.outcome} is null`),
+  ],
 );

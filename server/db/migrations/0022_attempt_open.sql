@@ -1,0 +1,1 @@
+CREATE INDEX "generation_attempt_open_idx" ON "generation_attempt" USING btree ("generation_id") WHERE "generation_attempt"."outcome" is null;
