@@ -555,7 +555,7 @@ async function prepareApi(base, dataDir) {
   const deadline = performance.now() + 30_000;
   while (!link && performance.now() < deadline) {
     try {
-      const outbox = join(dataDir, "outbox");
+      const outbox = join(dataDir, "files", "outbox");
       for (const file of readdirSync(outbox).filter((f) => f.endsWith(".json"))) {
         const mail = JSON.parse(readFileSync(join(outbox, file), "utf8"));
         if (mail.to === email) link = mail.link;

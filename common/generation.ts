@@ -162,6 +162,10 @@ export const FAILURES = {
     key: "generation.errors.interrupted",
     text: "The generation was interrupted and could not be finished. Your credits were returned.",
   },
+  input_unavailable: {
+    key: "generation.errors.inputUnavailable",
+    text: "The input image could not be read, so the generation did not run. Your credits were returned. Please add the image again.",
+  },
   parse_error: { key: "msg.generation.parseResponseError", text: "Parse response error" },
   image_failed: { key: "msg.generation.imageGenerateFailed", text: "App image generate failed" },
   video_failed: { key: "msg.generation.videoRequestFailed", text: "Video generate request failed, please try again" },

@@ -101,7 +101,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     mailer = createMailer({
       smtpUrl: env.SMTP_URL,
       from: env.MAIL_FROM ?? `${site.name} <${site.supportEmail}>`,
-      dataDir: env.DATA_DIR,
+      storage,
       logger,
     });
     settings = new SettingsStore(database.db, defaultSettings(site), logger);

@@ -9,6 +9,7 @@ import * as schema from "#server/db/schema/index.ts";
 import { acquireDataDirLock, type DataDirLock } from "#server/db/data-dir-lock.ts";
 import { redactUrl } from "#server/logger.ts";
 import { DatabaseStartError } from "#server/db/errors.ts";
+import { connectionBudget } from "#server/db/connections.ts";
 
 export { DatabaseStartError };
 
@@ -113,7 +114,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
     opened.on("error", (error) => logger.warn({ err: error.message }, "database connection lost"));
     return opened;
   };
-  const pool = openPool({ max: options.poolMax, application_name: "atelier" });
+  const pool = openPool({ max: connectionBudget(options.poolMax).app, application_name: "atelier" });
 
   const deadline = Date.now() + options.connectTimeoutSeconds * 1000;
   let delay = 250;
@@ -137,7 +138,7 @@ export async function openPostgres(options: PostgresOptions): Promise<PostgresHa
   logger.info({ url: redactUrl(url) }, "connected to PostgreSQL");
   const db = drizzlePg({ client: pool, schema }) as unknown as Db;
   const countersPool = openPool({
-    max: Math.max(2, Math.ceil(options.poolMax / 4)),
+    max: connectionBudget(options.poolMax).counters,
     application_name: "atelier-counters",
     options: "-c synchronous_commit=off",
   });

@@ -1,6 +1,7 @@
 import { PgBoss, fromPglite } from "pg-boss";
 import type { Logger } from "pino";
 import type { DbHandle } from "#server/db/client.ts";
+import { connectionBudget } from "#server/db/connections.ts";
 
 export type { PgBoss };
 
@@ -18,7 +19,7 @@ export function createBoss(handle: DbHandle, logger: Logger, poolMax: number): P
       : new PgBoss({
           ...timing,
           connectionString: handle.url,
-          max: Math.max(2, Math.ceil(poolMax / 2)),
+          max: connectionBudget(poolMax).jobs,
           application_name: "atelier-jobs",
           schema: "pgboss",
         });

@@ -83,9 +83,9 @@ export const queues: QueueDefinition[] = [
     expireInSeconds: 120,
     async handle(jobs, { site, mailer }) {
       for (const job of jobs) {
-        const { to, kind, locale, name, url } = job.data;
+        const { to, kind, locale, name, url, id } = job.data;
         const content = renderMail({ kind, locale, name, url, site });
-        await mailer.send({ to, link: url, ...content });
+        await mailer.send({ to, link: url, id: id ?? job.id, ...content });
       }
     },
   }),
@@ -114,7 +114,7 @@ queues.push(
     expireInSeconds: 120,
     async handle(_jobs, { db, boss, env, logger }) {
       const swept = await sweepGenerations({ db, boss, env, marginSeconds: env.GENERATION_SWEEP_MARGIN_SECONDS });
-      if (swept.failed || swept.settled) logger.warn(swept, "stale generations ended");
+      if (swept.failed || swept.settled || swept.attemptsClosed) logger.warn(swept, "stale generations ended");
       return swept;
     },
   }),

@@ -4,8 +4,10 @@ import pino from "pino";
 import { APICallError } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
+import { rmSync } from "node:fs";
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { apiKey, chatConversation, chatMessage, creditEntry, creditHold } from "#server/db/schema/index.ts";
+import { apiKey, asset, chatConversation, chatMessage, creditEntry, creditHold } from "#server/db/schema/index.ts";
 import { parseEnv } from "#server/env.ts";
 import { getBalance, grantCredits, holdCredits } from "#server/modules/credits/ledger.ts";
 import { startAnswer, stopAnswer, sweepAnswers, type AnswerDeps } from "#server/modules/chat/answer.ts";
@@ -17,6 +19,10 @@ import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { chatCatalog, chatCost, MIN_OUTPUT_TOKENS } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
 import { backends, insertUserWithCredits, migratedDatabase } from "#tests/support/backends.ts";
+import { tempDir } from "#tests/support/server.ts";
+import { createLocalStorage } from "#server/storage/local.ts";
+import type { Storage } from "#server/storage/storage.ts";
+import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
 
 const logger = pino({ level: "silent" });
 const helper = chatCatalog.find((m) => m.id === "prompt-helper")!;
@@ -109,6 +115,64 @@ describe.each(backends)("chat answers on $name", (backend) => {
     ]);
     const [conversation] = await db().select().from(chatConversation).where(eq(chatConversation.id, q.conversationId));
     expect(conversation!.leafId).toBe(started.messageId);
+  });
+
+  it("never answers a question without the image it shows: refused before holding anything when it cannot be read", async () => {
+    const filesDir = tempDir("atelier-chat-files-");
+    try {
+      const storage = createLocalStorage(filesDir);
+      const userId = await account(100);
+      const png = await sharp({ create: { width: 32, height: 32, channels: 3, background: "#a33" } })
+        .png()
+        .toBuffer();
+      const saved = await saveInputImage({ db: db(), storage, userId, bytes: new Uint8Array(png) });
+      const [image] = await db().select().from(asset).where(eq(asset.id, saved.id));
+      const [conversation] = await db().insert(chatConversation).values({ userId, modelId: "gpt-4o-mini" }).returning();
+      const [asked] = await db()
+        .insert(chatMessage)
+        .values({
+          conversationId: conversation!.id,
+          role: "user",
+          parts: [
+            { type: "text", text: "what is in it?" },
+            { type: "file", assetId: saved.id },
+          ],
+          text: "what is in it?",
+        })
+        .returning();
+      const q = { conversationId: conversation!.id, parentId: asked!.id };
+      const model = scripted(["A red square."]);
+      const withStorage = (s: Storage): AnswerDeps => ({
+        ...deps(async () => model),
+        studio: { storage: s, logger } as unknown as AnswerDeps["studio"],
+      });
+      const answers = () => db().select().from(chatMessage).where(eq(chatMessage.parentId, asked!.id));
+
+      // As on a process whose storage is not the one the image was uploaded to.
+      const bytes = await storage.get(image!.storageKey).then((f) => new Response(f!.body).arrayBuffer());
+      await storage.delete(image!.storageKey);
+      await expect(startAnswer(withStorage(storage), { userId, ...q, locale: "en" }).catch(codeOf)).resolves.toBe(
+        "chat_attachments_invalid",
+      );
+      // A storage that fails to answer: unavailable for now.
+      const failing = { ...storage, get: () => Promise.reject(new Error("503 Service Unavailable")) };
+      await expect(startAnswer(withStorage(failing), { userId, ...q, locale: "en" }).catch(codeOf)).resolves.toBe(
+        "service_unavailable",
+      );
+      expect(model.doStreamCalls).toHaveLength(0);
+      expect(await answers()).toEqual([]);
+      expect(await getBalance({ db: db(), userId })).toEqual({ balance: 100, held: 0, available: 100 });
+
+      // Once the image is back, the model reads it with the question.
+      await storage.put(image!.storageKey, new Uint8Array(bytes), image!.mimeType);
+      const started = await startAnswer(withStorage(storage), { userId, ...q, locale: "en" });
+      expect((await started.done).status).toBe("done");
+      const prompt = model.doStreamCalls[0]!.prompt.at(-1)!;
+      expect(prompt.role).toBe("user");
+      expect((prompt.content as { type: string }[]).map((p) => p.type)).toEqual(["text", "file"]);
+    } finally {
+      rmSync(filesDir, { recursive: true, force: true });
+    }
   });
 
   it("writes only what the balance pays for, then ends the answer as out of credits", async () => {

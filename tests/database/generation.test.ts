@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import pino from "pino";
 import sharp from "sharp";
-import { and, eq, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
 import {
@@ -23,9 +23,10 @@ import { deleteGeneration } from "#server/modules/generation/delete-generation.t
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
 import { setVisibility } from "#server/modules/generation/set-visibility.ts";
-import { sweepGenerations } from "#server/modules/generation/sweep-generations.ts";
+import { closeInterruptedAttempts, sweepGenerations } from "#server/modules/generation/sweep-generations.ts";
 import { endGenerationInTx, type Ending } from "#server/modules/generation/end-generation.ts";
-import { GENERATION_QUEUE } from "#server/modules/generation/queue.ts";
+import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
+import { GENERATION_QUEUE, MAX_RUNS } from "#server/modules/generation/queue.ts";
 import { WEBHOOK_QUEUE, warmWebhookQueue } from "#server/modules/webhooks/queue-webhook.ts";
 import { AppError } from "#server/errors.ts";
 import { backends, insertUserWithCredits, openEngine } from "#tests/support/backends.ts";
@@ -486,6 +487,161 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     // The job's late worker cannot undo it.
     await run(id);
     expect(await row(id)).toMatchObject({ status: "failed" });
+  });
+
+  /** A logger whose lines the test reads. */
+  function capturingLogger() {
+    const lines: Record<string, unknown>[] = [];
+    const log = pino({ level: "info" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+    return { log, lines };
+  }
+  const inputPng = () =>
+    sharp({ create: { width: 64, height: 48, channels: 3, background: "#3a7" } })
+      .png()
+      .toBuffer()
+      .then((b) => new Uint8Array(b));
+
+  it("fails an image-to-image job whose input image is gone from storage: refunded, logged, no provider called", async () => {
+    const userId = await newUser(20);
+    const saved = await saveInputImage({ db: db(), storage, userId, bytes: await inputPng() });
+    const { id } = await submit(userId, {
+      ...image({ model: "gpt-image-1" }),
+      tool: "image-to-image",
+      inputAssetId: saved.id,
+    });
+    const [input] = await db().select().from(asset).where(eq(asset.id, saved.id));
+    // As on a process whose storage is not the one the upload went to.
+    await storage.delete(input!.storageKey);
+    const calls = openai.requests.length;
+    const { log, lines } = capturingLogger();
+
+    await runGeneration({ ...deps(), logger: log }, { generationId: id });
+
+    const view = await getGeneration({ db: db(), env, id, viewerId: userId });
+    expect(view).toMatchObject({
+      status: "failed",
+      creditsCharged: 0,
+      error: { code: "input_unavailable", messageKey: "generation.errors.inputUnavailable" },
+    });
+    expect(openai.requests.length).toBe(calls);
+    expect(await db().select().from(generationAttempt).where(eq(generationAttempt.generationId, id))).toEqual([]);
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 20, held: 0, available: 20 });
+    await expectSettled(userId);
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 50, generationId: id, storageKey: input!.storageKey }),
+    );
+  });
+
+  it("retries an image-to-image job whose storage failed to answer, and runs it with its image once it does", async () => {
+    const userId = await newUser(20);
+    const saved = await saveInputImage({ db: db(), storage, userId, bytes: await inputPng() });
+    const { id } = await submit(userId, {
+      ...image({ model: "gpt-image-1" }),
+      tool: "image-to-image",
+      inputAssetId: saved.id,
+    });
+    const failing = {
+      ...storage,
+      get: () => Promise.reject(new Error("503 Service Unavailable")),
+    };
+    const calls = openai.requests.length;
+
+    // The run throws: the queue runs the job again.
+    await expect(runGeneration({ ...deps(), storage: failing }, { generationId: id })).rejects.toThrow(/503/);
+    expect(await row(id)).toMatchObject({ status: "processing", attempt: 1 });
+    expect(openai.requests.length).toBe(calls);
+
+    await run(id);
+    expect(await row(id)).toMatchObject({ status: "succeeded", creditsCharged: 8 });
+    expect(openai.requests.slice(calls).map((r) => r.path)).toEqual(["/v1/images/edits"]);
+    await expectSettled(userId);
+
+    // The last run a job may have fails it rather than running without its image.
+    const last = await submit(userId, {
+      ...image({ model: "gpt-image-1" }),
+      tool: "image-to-image",
+      inputAssetId: saved.id,
+    });
+    await db()
+      .update(generation)
+      .set({ attempt: MAX_RUNS - 1 })
+      .where(eq(generation.id, last.id));
+    await runGeneration({ ...deps(), storage: failing }, { generationId: last.id });
+    expect(await row(last.id)).toMatchObject({ status: "failed", errorCode: "input_unavailable", attempt: MAX_RUNS });
+    expect(await getBalance({ db: db(), userId })).toEqual({ balance: 12, held: 0, available: 12 });
+  });
+
+  it("closes the provider calls of runs whose worker died, and leaves a live run's call alone", async () => {
+    const userId = await newUser(30);
+    const attemptOf = (generationId: string, run: number, startedAt = sql`now()`) =>
+      db()
+        .insert(generationAttempt)
+        .values({ generationId, run, binding: 0, provider: "demo", providerModel: "demo-image", startedAt })
+        .returning({ id: generationAttempt.id })
+        .then((r) => r[0]!.id);
+    // A run killed, then the job retried and still running: the first run's call is over, the second's is not.
+    const retried = (await submit(userId, image())).id;
+    await db()
+      .update(generation)
+      .set({ status: "processing", attempt: 2, startedAt: sql`now()` })
+      .where(eq(generation.id, retried));
+    const killed = await attemptOf(retried, 1);
+    const live = await attemptOf(retried, 2);
+    // A job that ended (the sweeper gave it up) while its run's call had no outcome.
+    const ended = (await submit(userId, image())).id;
+    await db().update(generation).set({ status: "failed", attempt: 1 }).where(eq(generation.id, ended));
+    const orphan = await attemptOf(ended, 1);
+    // The current run of a job whose call started longer ago than its timeout and the margin.
+    const stuck = (await submit(userId, image())).id;
+    await db().update(generation).set({ status: "processing", attempt: 1 }).where(eq(generation.id, stuck));
+    const old = await attemptOf(stuck, 1, sql`now() - interval '2 hours'`);
+    const finishedCall = await attemptOf(ended, 1);
+    await db()
+      .update(generationAttempt)
+      .set({ outcome: "failed", errorCode: "timeout", finishedAt: sql`now()` })
+      .where(eq(generationAttempt.id, finishedCall));
+
+    const swept = await Promise.all([
+      sweepGenerations({ db: db(), boss, env, marginSeconds: 60 }),
+      sweepGenerations({ db: db(), boss, env, marginSeconds: 60 }),
+    ]);
+    expect(swept[0].attemptsClosed + swept[1].attemptsClosed).toBeGreaterThanOrEqual(3);
+    const attempts = await db()
+      .select()
+      .from(generationAttempt)
+      .where(inArray(generationAttempt.id, [killed, live, orphan, old, finishedCall]));
+    const byId = new Map(attempts.map((a) => [a.id, a]));
+    for (const id of [killed, orphan, old]) {
+      expect(byId.get(id)).toMatchObject({ outcome: "interrupted", errorCode: "interrupted" });
+      expect(byId.get(id)!.finishedAt).toBeInstanceOf(Date);
+    }
+    expect(byId.get(live)).toMatchObject({ outcome: null, finishedAt: null });
+    expect(byId.get(finishedCall)).toMatchObject({ outcome: "failed", errorCode: "timeout" });
+  });
+
+  it("closes at most its limit of interrupted calls per sweep", async () => {
+    const userId = await newUser(10);
+    const { id } = await submit(userId, image());
+    await db().update(generation).set({ status: "canceled", attempt: 1 }).where(eq(generation.id, id));
+    await db()
+      .insert(generationAttempt)
+      .values(
+        Array.from({ length: 5 }, (_, binding) => ({
+          generationId: id,
+          run: 1,
+          binding,
+          provider: "demo",
+          providerModel: "demo-image",
+        })),
+      );
+    expect(await closeInterruptedAttempts(db(), { marginSeconds: 60, limit: 2 })).toBe(2);
+    expect(await closeInterruptedAttempts(db(), { marginSeconds: 60, limit: 2 })).toBe(2);
+    expect(await closeInterruptedAttempts(db(), { marginSeconds: 60, limit: 2 })).toBe(1);
+    const open = await db()
+      .select()
+      .from(generationAttempt)
+      .where(and(eq(generationAttempt.generationId, id), isNull(generationAttempt.outcome)));
+    expect(open).toEqual([]);
   });
 
   it("lets only the first of competing endings of a job take effect: one status, one settlement, one message", async () => {

@@ -5,6 +5,7 @@ import { PgBoss } from "pg-boss";
 import { freePort, ROOT, runRole, startServer, tempDir, TEST_DATABASE_URL, waitFor } from "#tests/support/server.ts";
 import { signedIn } from "#tests/support/session.ts";
 import { createDbProxy, createTestDatabase } from "#tests/support/postgres.ts";
+import { S3_TEST, startFakeS3 } from "#tests/fakes/s3.ts";
 
 const QUEUE = "maintenance.purge-expired-sessions";
 
@@ -75,6 +76,74 @@ describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
     } finally {
       await worker.stop();
       await web.close();
+    }
+  });
+
+  it("writes a worker's e-mail to the outbox every process shares, its link logged once, by the worker", async () => {
+    // An installation of its own: its files are in a bucket, where the other tests' are in a folder.
+    const own = await createTestDatabase();
+    const s3 = await startFakeS3();
+    const bucket = {
+      S3_BUCKET: S3_TEST.bucket,
+      S3_REGION: S3_TEST.region,
+      S3_ENDPOINT: s3.url,
+      S3_ACCESS_KEY_ID: S3_TEST.accessKeyId,
+      S3_SECRET_ACCESS_KEY: S3_TEST.secretAccessKey,
+      S3_FORCE_PATH_STYLE: "true",
+    };
+    const port = await freePort();
+    const origin = `http://127.0.0.1:${port}`;
+    const web = await startServer({
+      ...bucket,
+      DATABASE_URL: own.url,
+      WORKER: "off",
+      PORT: String(port),
+      SITE_URL: origin,
+    });
+    // Another machine: its own data folder, the same database and bucket.
+    const workerDir = tempDir();
+    const worker = runRole("worker", { ...bucket, DATABASE_URL: own.url, DATA_DIR: workerDir, SITE_URL: origin });
+    const email = "outbox@example.com";
+    const logged = (out: string) =>
+      out
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as { msg?: string; to?: string; link?: string; level?: number })
+        .filter((l) => l.msg === "e-mail written to the outbox" && l.to === email);
+    try {
+      await fetch(`${web.url}/auth/register`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { Origin: origin, "Sec-Fetch-Site": "same-origin" },
+        body: new URLSearchParams({ name: "Maker", email, password: "harbor-Violet-42!", terms: "on" }),
+      });
+      const stored = () =>
+        [...s3.objects.entries()]
+          .filter(([key]) => key.startsWith("outbox/") && key.endsWith(".json"))
+          .map(([key, o]) => ({ key, ...(JSON.parse(o.body.toString("utf8")) as { to: string; link: string }) }))
+          .filter((m) => m.to === email);
+      await waitFor("the confirmation e-mail in the shared outbox", async () => stored().length === 1, {
+        output: worker.output,
+      });
+      const [mail] = stored();
+      await waitFor("the worker to log its link", async () => logged(worker.output()).length > 0, {
+        output: worker.output,
+      });
+      expect(logged(worker.output())).toEqual([
+        expect.objectContaining({ level: 30, link: mail!.link, key: mail!.key }),
+      ]);
+      expect(logged(web.output())).toEqual([]);
+      expect(web.output()).not.toContain(mail!.link);
+      // The link works on the web process, which holds no copy of the message.
+      const confirmed = await fetch(mail!.link, { redirect: "manual" });
+      expect(confirmed.status).toBe(302);
+      expect(stored()).toHaveLength(1);
+    } finally {
+      await worker.stop();
+      await web.close();
+      rmSync(workerDir, { recursive: true, force: true });
+      await s3.close();
+      await own.drop();
     }
   });
 

@@ -11,18 +11,21 @@ export interface OutboxMail {
   file: string;
 }
 
+/** The outbox of a server on local storage (`DATA_DIR/files`). */
+const folder = (dataDir: string) => join(dataDir, "files", "outbox");
+
 /** Every message written to the outbox so far, oldest first. */
 export function outbox(dataDir: string): OutboxMail[] {
   let files: string[];
   try {
-    files = readdirSync(join(dataDir, "outbox"))
+    files = readdirSync(folder(dataDir))
       .filter((f) => f.endsWith(".json"))
       .sort();
   } catch {
     return [];
   }
   return files.map((file) => ({
-    ...(JSON.parse(readFileSync(join(dataDir, "outbox", file), "utf8")) as OutboxMail),
+    ...(JSON.parse(readFileSync(join(folder(dataDir), file), "utf8")) as OutboxMail),
     file,
   }));
 }

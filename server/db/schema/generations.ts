@@ -168,11 +168,18 @@ export const generationAttempt = pgTable(
     binding: integer("binding").notNull(),
     provider: text("provider").notNull(),
     providerModel: text("provider_model").notNull(),
-    outcome: text("outcome").$type<"succeeded" | "failed">(),
+    /** Null while the call runs; `interrupted` when its run died without saying (closed by the sweeper). */
+    outcome: text("outcome").$type<"succeeded" | "failed" | "interrupted">(),
     errorCode: text("error_code"),
     detail: text("detail"),
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
   },
-  (t) => [index("generation_attempt_generation_idx").on(t.generationId, t.id)],
+  (t) => [
+    index("generation_attempt_generation_idx").on(t.generationId, t.id),
+    // The sweeper's look for calls a dead run left open: few rows, however long the history.
+    index("generation_attempt_open_idx")
+      .on(t.generationId)
+      .where(sql`${t.outcome} is null`),
+  ],
 );

@@ -168,7 +168,7 @@ export async function startAnswer(
               role: "user" as const,
               content: [
                 { type: "text" as const, text: m.content },
-                ...(await Promise.all(m.images.map((id) => imageFor(db, deps.studio!.storage, a.userId, id)))).flat(),
+                ...(await Promise.all(m.images.map((id) => imageFor(deps, deps.studio!.storage, a.userId, id)))).flat(),
               ],
             },
           ];
@@ -345,22 +345,31 @@ function callMessages(text: string, calls: ClientCall[]): ModelMessage[] {
 }
 
 /**
- * An attached image's bytes for a model that reads images: the account's own only; nothing when it is gone
- * (deleted since) or cannot be read now (the model still reads its id in the text).
+ * An attached image's bytes for a model that reads images (the account's own only). A question is never answered
+ * without the image it shows: one that is gone (deleted since, or no object under its key, as on a process whose
+ * storage is not the one it was uploaded to) refuses the answer, asking for it again; a storage that fails to
+ * answer refuses it as unavailable for now. Either way before any credit is held.
  */
-async function imageFor(db: Db, storage: Storage, userId: string, assetId: string) {
+async function imageFor(deps: AnswerDeps, storage: Storage, userId: string, assetId: string) {
+  const [row] = await deps.db
+    .select({ key: asset.storageKey, mimeType: asset.mimeType })
+    .from(asset)
+    .where(and(eq(asset.id, assetId), eq(asset.userId, userId)));
+  if (!row) throw new AppError("chat_attachments_invalid", `attached image ${assetId} was deleted`);
+  let image: Uint8Array;
   try {
-    const [row] = await db
-      .select({ key: asset.storageKey, mimeType: asset.mimeType })
-      .from(asset)
-      .where(and(eq(asset.id, assetId), eq(asset.userId, userId)));
-    const file = row ? await storage.get(row.key) : null;
-    if (!row || !file) return [];
-    const image = new Uint8Array(await new Response(file.body).arrayBuffer());
-    return [{ type: "image" as const, image, mediaType: row.mimeType }];
-  } catch {
-    return [];
+    const file = await storage.get(row.key);
+    if (!file) {
+      deps.logger.error({ assetId, storageKey: row.key }, "attached image missing from storage: question not answered");
+      throw new AppError("chat_attachments_invalid", `storage holds no object ${row.key}`);
+    }
+    image = new Uint8Array(await new Response(file.body).arrayBuffer());
+  } catch (error) {
+    if (error instanceof AppError) throw error;
+    deps.logger.warn({ assetId, storageKey: row.key, err: (error as Error).message }, "attached image not read");
+    throw new AppError("service_unavailable", `storage failed reading ${row.key}`);
   }
+  return [{ type: "image" as const, image, mediaType: row.mimeType }];
 }
 
 /**

@@ -92,7 +92,20 @@ export async function runGeneration(
   let failure: ProviderFailure | null = null;
   let binding = 0;
   try {
-    const input = await loadInput(deps, job);
+    let input: InputImage | null;
+    try {
+      input = await loadInput(deps, job);
+    } catch (error) {
+      if (!(error instanceof InputUnreadable)) throw error;
+      if (error.transient && job.attempt < MAX_RUNS) {
+        // A storage that failed to answer (S3 5xx, network) may answer the next run: the queue retries the job.
+        log.warn({ storageKey: error.key, err: error.message }, "input image not read; the job will be retried");
+        throw error;
+      }
+      log.error({ storageKey: error.key, err: error.message }, "input image unreadable: generation failed");
+      await finish(deps, job, { failure: "input_unavailable", detail: error.message });
+      return;
+    }
     for (const [index, b] of model.bindings.entries()) {
       binding = index;
       const [attemptRow] = await db
@@ -251,16 +264,43 @@ async function endAttempt(
     .where(eq(generationAttempt.id, id));
 }
 
-async function loadInput(deps: RunDeps, job: Generation) {
-  if (!job.inputAssetId) return null;
+/**
+ * An input the job was given that cannot be read: gone (its asset deleted, or no object under its key: a storage
+ * other than the one it was saved to), or `transient` when the storage failed to answer.
+ */
+class InputUnreadable extends Error {
+  readonly key: string | null;
+  readonly transient: boolean;
+  constructor(message: string, key: string | null, transient = false) {
+    super(message);
+    this.key = key;
+    this.transient = transient;
+  }
+}
+
+interface InputImage {
+  bytes: Uint8Array;
+  mediaType: string;
+}
+
+/** The job's input image. Image-to-image never runs without one: when it cannot be read, InputUnreadable. */
+async function loadInput(deps: RunDeps, job: Generation): Promise<InputImage | null> {
+  if (job.tool !== "image-to-image") return null;
+  // The asset's row goes when its owner deletes it (the column is then set null).
+  if (!job.inputAssetId) throw new InputUnreadable("the input image was deleted", null);
   const [input] = await deps.db
     .select({ key: asset.storageKey, mimeType: asset.mimeType })
     .from(asset)
     .where(eq(asset.id, job.inputAssetId));
-  if (!input) return null;
-  const file = await deps.storage.get(input.key);
-  if (!file) return null;
-  return { bytes: new Uint8Array(await new Response(file.body).arrayBuffer()), mediaType: input.mimeType };
+  if (!input) throw new InputUnreadable(`input asset ${job.inputAssetId} was deleted`, null);
+  try {
+    const file = await deps.storage.get(input.key);
+    if (!file) throw new InputUnreadable(`storage holds no object ${input.key}`, input.key);
+    return { bytes: new Uint8Array(await new Response(file.body).arrayBuffer()), mediaType: input.mimeType };
+  } catch (error) {
+    if (error instanceof InputUnreadable) throw error;
+    throw new InputUnreadable(`storage failed reading ${input.key}: ${(error as Error).message}`, input.key, true);
+  }
 }
 
 /** Ends a run that produced nothing: failed with its reason, and the hold released, in one transaction. */

@@ -1,6 +1,6 @@
-import { and, eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { creditHold, generation } from "#server/db/schema/index.ts";
+import { creditHold, generation, generationAttempt } from "#server/db/schema/index.ts";
 import { settleHoldInTx } from "#server/modules/credits/ledger.ts";
 import { warmWebhookQueue, type WebhookSender } from "#server/modules/webhooks/queue-webhook.ts";
 import { endGenerationInTx } from "./end-generation.ts";
@@ -11,7 +11,8 @@ const QUEUE_WAIT_SECONDS = 30 * 60;
 /**
  * The backstop that keeps credits from being held forever: a job running past its timeout plus the margin (its
  * worker died and no retry finished it), or waiting in the queue far too long, is failed and its credits released;
- * a finished job whose hold is somehow still open has it settled the way its status says. Each in its own
+ * a finished job whose hold is somehow still open has it settled the way its status says; a provider call whose
+ * run died before saying how it ended is closed as interrupted (see closeInterruptedAttempts). Each in its own
  * transaction, conditional on the state it found, so it is safe next to running workers and other sweepers.
  */
 export async function sweepGenerations(options: WebhookSender & { db: Db; marginSeconds: number; limit?: number }) {
@@ -55,5 +56,43 @@ export async function sweepGenerations(options: WebhookSender & { db: Db; margin
       )
       .catch(() => undefined);
   }
-  return { failed, settled: orphaned.length };
+  const closed = await closeInterruptedAttempts(options.db, { marginSeconds: options.marginSeconds, limit });
+  return { failed, settled: orphaned.length, attemptsClosed: closed };
+}
+
+/**
+ * Closes the provider calls (attempt rows) left without an outcome by a run whose worker died (killed, crashed,
+ * lost its machine): those of a generation that has ended, or that a later run has taken over, or older than the
+ * job's timeout plus the margin. They get the outcome `interrupted` and an end time. One conditional statement
+ * (`outcome is null`, and what it checks of the generation only ever moves forward), at most `limit` rows: a
+ * live worker's own report, should one still come, is written over it.
+ */
+export async function closeInterruptedAttempts(
+  db: Db,
+  options: { marginSeconds: number; limit: number },
+): Promise<number> {
+  const left = db
+    .select({ id: generationAttempt.id })
+    .from(generationAttempt)
+    .innerJoin(generation, eq(generation.id, generationAttempt.generationId))
+    .where(
+      and(
+        isNull(generationAttempt.outcome),
+        sql`(${generation.status} in ('succeeded', 'failed', 'canceled')
+          or ${generation.attempt} > ${generationAttempt.run}
+          or ${generationAttempt.startedAt} < now() - make_interval(secs => ${generation.timeoutSeconds} + ${options.marginSeconds}))`,
+      ),
+    )
+    .limit(options.limit);
+  const closed = await db
+    .update(generationAttempt)
+    .set({
+      outcome: "interrupted",
+      errorCode: "interrupted",
+      detail: "the run stopped without reporting how this call ended",
+      finishedAt: sql`now()`,
+    })
+    .where(and(isNull(generationAttempt.outcome), inArray(generationAttempt.id, left)))
+    .returning({ id: generationAttempt.id });
+  return closed.length;
 }

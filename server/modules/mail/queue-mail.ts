@@ -1,5 +1,6 @@
 import type { PgBoss } from "#server/jobs/boss.ts";
 import type { MailKind } from "#server/modules/mail/templates.ts";
+import { outboxId } from "#server/modules/mail/transport.ts";
 
 export const MAIL_QUEUE = "mail.send";
 
@@ -9,6 +10,8 @@ export interface MailJob {
   locale: string | null;
   name: string;
   url: string;
+  /** The message's name in the outbox, given here so that a job run twice writes (and logs) it once. */
+  id?: string;
 }
 
 /**
@@ -16,5 +19,9 @@ export interface MailJob {
  * was due), and a failing SMTP server is retried rather than losing the message.
  */
 export async function queueMail({ boss, mail }: { boss: PgBoss; mail: MailJob }): Promise<void> {
-  await boss.send(MAIL_QUEUE, mail, { retryLimit: 8, retryDelay: 15, retryBackoff: true });
+  await boss.send(
+    MAIL_QUEUE,
+    { ...mail, id: mail.id ?? outboxId() },
+    { retryLimit: 8, retryDelay: 15, retryBackoff: true },
+  );
 }

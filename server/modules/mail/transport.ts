@@ -1,14 +1,15 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import type { Transporter } from "nodemailer";
 import type { Logger } from "pino";
 import type { MailContent } from "#server/modules/mail/templates.ts";
+import type { Storage } from "#server/storage/storage.ts";
 
 export interface OutgoingMail extends MailContent {
   to: string;
   /** The link inside, logged when the message goes to the outbox so an offline install can follow it. */
   link: string;
+  /** Names the message in the outbox (time-ordered); a message sent again under the same id is one message. */
+  id?: string;
 }
 
 export interface Mailer {
@@ -20,25 +21,39 @@ export interface Mailer {
 export interface MailerOptions {
   smtpUrl?: string;
   from: string;
-  dataDir: string;
+  /** Where the outbox lives: the storage every process shares. */
+  storage: Storage;
   logger: Logger;
 }
 
-/**
- * SMTP when SMTP_URL is set. Otherwise every message becomes a JSON file in DATA_DIR/outbox and its link is
- * logged: nothing is lost on an offline install, and the operator can still complete a sign-up.
- */
-/** What the outbox folder is, for whoever opens it. */
+/** The outbox's objects in storage: `DATA_DIR/files/outbox/` on local disk, `outbox/` in a bucket. */
+export const OUTBOX_PREFIX = "outbox/";
+/** The one log line per message that carries its link; the operations guide tells operators to look for it. */
+export const OUTBOX_LOG_MESSAGE = "e-mail written to the outbox";
+
+/** What the outbox is, for whoever opens it. */
 export const OUTBOX_NOTE = `This folder holds the e-mails Atelier would have sent, one JSON file each, newest last.
 
 No SMTP server is configured (SMTP_URL is unset), so nothing leaves this machine: each message's "link" (confirm
-an address, reset a password) is also written to the server's log. To confirm the first account, open the link of
+an address, reset a password) is also written once to the log of the process that sent it, on a line that says
+"${OUTBOX_LOG_MESSAGE}" (with separate workers: a worker's log). To confirm the first account, open the link of
 its "Confirm your e-mail address" message in the browser.
 
 To send real e-mails, set SMTP_URL (smtp://user:pass@host:587 or smtps://...:465) and MAIL_FROM, then restart.
 `;
 
-export function createMailer({ smtpUrl, from, dataDir, logger }: MailerOptions): Mailer {
+/** A time-ordered name for a message, given when it is queued. */
+export const outboxId = () => `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID().slice(0, 8)}`;
+
+const encode = (text: string) => new TextEncoder().encode(text);
+
+/**
+ * SMTP when SMTP_URL is set. Otherwise every message becomes a JSON object under `outbox/` in the storage all
+ * processes share, and its link is logged once, by the process that wrote it: nothing is lost on an offline
+ * install, any process (or the operator) finds every message in one place, and the operator can still complete
+ * a sign-up.
+ */
+export function createMailer({ smtpUrl, from, storage, logger }: MailerOptions): Mailer {
   if (smtpUrl) {
     // The SMTP client is loaded with the first message: a server that sends none never holds it in memory.
     let transport: Promise<Transporter> | undefined;
@@ -52,17 +67,17 @@ export function createMailer({ smtpUrl, from, dataDir, logger }: MailerOptions):
       close: () => void transport?.then((t) => t.close()),
     };
   }
-  const outbox = join(dataDir, "outbox");
+  const noteKey = `${OUTBOX_PREFIX}README.txt`;
   return {
     kind: "outbox",
     async send(mail) {
-      mkdirSync(outbox, { recursive: true });
-      const note = join(outbox, "README.txt");
-      if (!existsSync(note)) writeFileSync(note, OUTBOX_NOTE);
-      const file = join(outbox, `${new Date().toISOString().replace(/[:.]/g, "-")}-${randomUUID().slice(0, 8)}.json`);
+      if (!(await storage.stat(noteKey))) await storage.put(noteKey, encode(OUTBOX_NOTE), "text/plain");
+      const key = `${OUTBOX_PREFIX}${mail.id ?? outboxId()}.json`;
+      // A job run again (its worker died after writing) writes the same message, and does not log it again.
+      const again = await storage.stat(key);
       const record = { from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, link: mail.link };
-      writeFileSync(file, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-      logger.info({ to: mail.to, subject: mail.subject, link: mail.link, file }, "e-mail written to the outbox");
+      await storage.put(key, encode(`${JSON.stringify(record, null, 2)}\n`), "application/json");
+      if (!again) logger.info({ to: mail.to, subject: mail.subject, link: mail.link, key }, OUTBOX_LOG_MESSAGE);
     },
     close: () => undefined,
   };

@@ -80,7 +80,13 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
       title: t("user.columns.status"),
       dataIndex: "outcome",
       render: (v: string | null) =>
-        v ? <Tag color={GENERATION_STATUS_COLORS[v]}>{t(`generationStatus.${v}`)}</Tag> : "—",
+        v === "interrupted" ? (
+          <Tag color="warning">{t("generation.interrupted")}</Tag>
+        ) : v ? (
+          <Tag color={GENERATION_STATUS_COLORS[v]}>{t(`generationStatus.${v}`)}</Tag>
+        ) : (
+          "—"
+        ),
     },
     {
       title: t("generation.error"),

@@ -7,3 +7,5 @@ CREATE TABLE "atelier_process" (
 	"started_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"seen_at" timestamp with time zone DEFAULT now() NOT NULL
 );
+--> statement-breakpoint
+CREATE INDEX "generation_attempt_open_idx" ON "generation_attempt" USING btree ("generation_id") WHERE "generation_attempt"."outcome" is null;
