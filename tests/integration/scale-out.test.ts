@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import sharp from "sharp";
 import {
@@ -15,7 +16,7 @@ import {
 } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { nextMail } from "#tests/support/outbox.ts";
-import { pageApi, PASSWORD } from "#tests/support/session.ts";
+import { pageApi, PASSWORD, uploadImage } from "#tests/support/session.ts";
 import { S3_TEST, startFakeS3, type FakeS3 } from "#tests/fakes/s3.ts";
 
 interface Generation {
@@ -176,6 +177,42 @@ describe.skipIf(!TEST_DATABASE_URL).each([{ storage: "a shared folder" }, { stor
       expect(await admin.exited).toBe(0);
       expect(admin.output()).toContain(`SITE_URL                        ${origin}`);
       expect(admin.output()).toMatch(/Running: (web|worker) on .+ \(PID \d+\), seen \d+ s ago; .*;.*;/);
+    });
+
+    it("fails a job whose input vanished from the storage and returns its credits, without running it", async () => {
+      const [a, b] = webs as [TestServer, TestServer];
+      const cookie = await signedIn(a, `vanished-${onS3 ? "s3" : "disk"}@example.com`);
+      const inputId = await uploadImage(b, origin, cookie);
+      const [row] = await db.query<{ storage_key: string }>("select storage_key from asset where id = $1", [inputId]);
+      if (onS3) s3!.objects.delete(row!.storage_key);
+      else rmSync(join(sharedFolder, "files", row!.storage_key));
+      const submitted = await pageApi(a, origin)("POST", "/api/generations", cookie, {
+        tool: "image-to-image",
+        model: "demo-image",
+        prompt: "The same in watercolour",
+        inputAssetId: inputId,
+      });
+      expect(submitted.status).toBe(201);
+      const { generation } = (await submitted.json()) as { generation: { id: string } };
+      const read = async () =>
+        (
+          (await (
+            await fetch(`${b.url}/api/generations/${generation.id}`, { headers: { Cookie: cookie } })
+          ).json()) as {
+            generation: { status: string; creditsCharged: number | null; error: { code: string } | null };
+          }
+        ).generation;
+      await waitFor("the job to end", async () => !["queued", "processing"].includes((await read()).status), {
+        output: () => workers.map((w) => w.output()).join("\n"),
+      });
+      expect(await read()).toMatchObject({ status: "failed", error: { code: "input_unavailable" } });
+      const entries = await db.query<{ kind: string; amount: string }>(
+        "select kind, amount::text from credit_entry where hold_id = (select hold_id from generation where id = $1) order by id",
+        [generation.id],
+      );
+      expect(entries.map((e) => e.kind)).toEqual(["hold", "release"]);
+      const calls = await db.query("select id from generation_attempt where generation_id = $1", [generation.id]);
+      expect(calls).toHaveLength(0);
     });
 
     it("runs an upload made through one web process on a worker, and both web processes serve the result and the worker's signed links", async () => {
