@@ -51,7 +51,10 @@ const schema = z.object({
     .int()
     .min(0)
     .default(32 * 1024 * 1024),
-  /** Pages under `/__test/` that the end-to-end suite uses to raise each kind of error; never set in production. */
+  /**
+   * Pages under `/__test/` that the end-to-end suite uses to raise each kind of error, and a request the shutdown
+   * tests hold until the port closes; never set in production.
+   */
   TEST_ROUTES: bool.default(false),
   /** When set, `/metrics` answers only requests with `Authorization: Bearer <this token>`. */
   METRICS_TOKEN: z.string().min(16, "at least 16 characters").max(256).optional(),
