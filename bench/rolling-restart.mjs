@@ -110,10 +110,13 @@ async function rollingRestart(databaseUrl) {
     const started = performance.now();
     const web = startWeb(env, ports[i]);
     webs[i] = web;
+    await until("the restarted process to be ready", ready(web.url), READY_MS, web);
+    const startToReadyMs = Math.round(performance.now() - started);
     await until("the restarted process to be routed to", async () => balancer.ready().includes(web.url), READY_MS, web);
     processes.push({
       exitCode: code,
       stopMs: Math.round(stopMs),
+      startToReadyMs,
       startToRoutedMs: Math.round(performance.now() - started),
     });
   }
