@@ -50,6 +50,10 @@ const BUDGETS = {
     maxAddedTtftMs: 50,
     note: "bench/chat.mjs: time to first token through the chat's engine minus the local provider's own (p50), and 200 answers at once against a balance covering 37",
   },
+  rollingRestart: {
+    maxCutOr5xx: 0,
+    note: "bench/rolling-restart.mjs: two web processes on PostgreSQL restarted one after the other under a steady load",
+  },
   adminOverview: {
     maxP50MsPostgres: 250,
     note: "bench/overview.mjs: the console's 90-day overview over 100,000 generations and 10,000 accounts",
@@ -395,6 +399,8 @@ async function benchAtelier({ databaseUrl, browser }) {
     API_ACCOUNT_RATE_LIMIT_PER_MINUTE: "1000000",
     // Every page load comes from this one address, thousands a second: the flood guard is counted, never reached
     PAGE_RATE_LIMIT_PER_MINUTE: "1000000",
+    // The shutdown measured here is the stop itself; the pre-stop delay is measured with a balancer (rolling restart)
+    SHUTDOWN_DELAY_SECONDS: "0",
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
@@ -606,7 +612,8 @@ async function prepareApi(base, dataDir) {
 // Report
 
 function printTable(report) {
-  const { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview, chat } = report.results;
+  const { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview, chat, rollingRestart } =
+    report.results;
   const pad = (v, n) => String(v ?? "–").padEnd(n);
   const padL = (v, n) => String(v ?? "–").padStart(n);
   const mark = (ok) => (ok === undefined || ok === null ? "" : ok ? "  ok" : "  OVER BUDGET");
@@ -703,6 +710,7 @@ function printTable(report) {
     `console (${adminOverview.users ?? "–"} accounts, ${adminOverview.generations ?? "–"} generations)`,
     overviewRow("  PGlite", adminOverview.pglite),
     overviewRow("  PostgreSQL", adminOverview.postgres, adminOverview.withinBudget ?? undefined),
+    rollingRow(rollingRestart),
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
@@ -754,6 +762,58 @@ function benchGeneration() {
   const median = generation.postgres?.idlePickupMs?.p50;
   generation.withinBudget = typeof median === "number" ? median <= BUDGETS.pickup.maxMedianMsPostgres : null;
   return generation;
+}
+
+/** bench/rolling-restart.mjs: two web processes on PostgreSQL restarted one after the other under load. */
+function benchRollingRestart() {
+  const rolling = benchScript("rolling-restart.mjs", 600_000);
+  rolling.withinBudget =
+    typeof rolling.requests === "number"
+      ? rolling.cut + rolling.noBackend + rolling.serverErrors + rolling.failed <= BUDGETS.rollingRestart.maxCutOr5xx
+      : null;
+  return rolling;
+}
+
+function rollingRow(r) {
+  const name = "rolling restart".padEnd(18);
+  if (typeof r?.requests !== "number") return `${name}${r?.error ?? r?.skipped ?? "not measured"}`;
+  return `${name}${r.requests} requests through the balancer in ${r.loadSeconds} s: ${r.cut} cut, ${r.noBackend} with no backend, ${r.serverErrors} 5xx; restart of both processes ${r.restartMs} ms${r.withinBudget ? "" : "  ✗"}`;
+}
+
+/** Scenarios that can be run alone (`npm run bench -- <name>`): their figures replace theirs in latest.json. */
+const SCENARIOS = {
+  "rolling-restart": { key: "rollingRestart", run: benchRollingRestart, row: rollingRow },
+};
+
+async function runOnly(names) {
+  const unknown = names.filter((name) => !(name in SCENARIOS));
+  if (unknown.length) {
+    throw new StartError(
+      `unknown scenario ${unknown.join(", ")}; these run alone: ${Object.keys(SCENARIOS).join(", ")}`,
+    );
+  }
+  if (isBuildStale(root)) {
+    process.stderr.write("bench: building…\n");
+    await runBuild();
+  }
+  const file = join(resultsDir, "latest.json");
+  let report;
+  try {
+    report = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    report = { results: {} };
+  }
+  report.results ??= {};
+  report.budgets = BUDGETS;
+  for (const name of names) {
+    const scenario = SCENARIOS[name];
+    process.stderr.write(`bench: ${name}…\n`);
+    report.results[scenario.key] = { date: new Date().toISOString(), ...(await scenario.run()) };
+    process.stdout.write(`${scenario.row(report.results[scenario.key])}\n`);
+  }
+  mkdirSync(resultsDir, { recursive: true });
+  writeFileSync(file, `${JSON.stringify(report, null, 2)}\n`);
+  process.stdout.write("Written to bench/results/latest.json\n");
 }
 
 const ratio = (a, b) => (typeof a === "number" && b > 0 ? round(a / b, 4) : null);
@@ -817,6 +877,8 @@ function verdictsOf(a, r, postgres) {
 }
 
 async function main() {
+  const only = process.argv.slice(2);
+  if (only.length) return runOnly(only);
   const date = new Date().toISOString();
   // Other work on the machine skews every number here; the load average before and after makes that visible.
   const loadAverageAtStart = os.loadavg().map((n) => round(n));
@@ -861,6 +923,9 @@ async function main() {
   process.stderr.write("bench: the console's overview on a large database, on PGlite and PostgreSQL…\n");
   const adminOverview = benchOverview();
 
+  process.stderr.write("bench: a rolling restart of two web processes on PostgreSQL under load…\n");
+  const rollingRestart = benchRollingRestart();
+
   const ratios = {
     pglite: ratiosOf(atelier.pglite, plain),
     postgres: ratiosOf(atelier.postgres, plain),
@@ -887,7 +952,19 @@ async function main() {
       loadAverageAtEnd: os.loadavg().map((n) => round(n)),
     },
     settings: { ...LOAD, host: HOST, buildMs: Math.round(buildMs) },
-    results: { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview, chat },
+    results: {
+      plain,
+      atelier,
+      floor,
+      ratios,
+      verdicts,
+      holds,
+      generation,
+      apiKeys,
+      adminOverview,
+      chat,
+      rollingRestart,
+    },
     budgets: BUDGETS,
   };
 

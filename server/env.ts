@@ -51,11 +51,19 @@ const schema = z.object({
     .int()
     .min(0)
     .default(32 * 1024 * 1024),
-  /** Pages under `/__test/` that the end-to-end suite uses to raise each kind of error; never set in production. */
+  /**
+   * Pages under `/__test/` that the end-to-end suite uses to raise each kind of error, and a request the shutdown
+   * tests hold until the port closes; never set in production.
+   */
   TEST_ROUTES: bool.default(false),
   /** When set, `/metrics` answers only requests with `Authorization: Bearer <this token>`. */
   METRICS_TOKEN: z.string().min(16, "at least 16 characters").max(256).optional(),
   SHUTDOWN_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(600).default(20),
+  /**
+   * On SIGTERM, how long the web process keeps serving while `/readyz` answers 503 `draining`, so that a load balancer
+   * sees it and stops sending traffic before the port closes. SIGINT (Ctrl-C) skips it.
+   */
+  SHUTDOWN_DELAY_SECONDS: z.coerce.number().int().min(0).max(300).default(5),
   SITE_NAME: z.string().min(1).max(60).optional(),
   SITE_SUPPORT_EMAIL: z.email().optional(),
   SITE_PRIMARY_COLOR: z

@@ -69,22 +69,50 @@ export async function start(options: StartOptions = {}) {
   const port = typeof address === "object" && address ? address.port : env.PORT;
   logger.info({ port, host: env.HOST, build: build.id }, "listening");
 
+  // Requests being answered now: what the shutdown waits for, and reports.
+  let inFlight = 0;
+  server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    res.once("close", () => inFlight--);
+  });
+
   let shuttingDown = false;
-  const shutdown = async (signal: string) => {
-    if (shuttingDown) return;
+  let endDelay: (() => void) | undefined;
+  const shutdown = async (signal: NodeJS.Signals) => {
+    if (shuttingDown) {
+      // A second signal (Ctrl-C again) does not wait for the rest of the delay.
+      endDelay?.();
+      return;
+    }
     shuttingDown = true;
+    // A load balancer learns from /readyz that this process is going while it still serves what it is sent, and every
+    // answer from now on closes its connection; Ctrl-C in a terminal has no load balancer to wait for.
     state.draining = true;
-    logger.info({ signal }, "shutting down: finishing requests in flight");
-    const force = setTimeout(() => {
-      logger.warn("shutdown timed out; closing remaining connections");
-      server.closeAllConnections();
-    }, env.SHUTDOWN_TIMEOUT_SECONDS * 1000);
-    force.unref();
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeIdleConnections();
+    const delaySeconds = signal === "SIGTERM" ? env.SHUTDOWN_DELAY_SECONDS : 0;
+    logger.info({ signal, delaySeconds }, "draining: /readyz answers 503, serving until the delay ends");
+    if (delaySeconds > 0) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delaySeconds * 1000);
+        endDelay = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    state.closed = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeIdleConnections();
+    logger.info({ inFlight }, "stopped accepting connections; finishing requests in flight");
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<true>((resolve) => {
+      timer = setTimeout(() => resolve(true), env.SHUTDOWN_TIMEOUT_SECONDS * 1000);
     });
-    clearTimeout(force);
+    if (await Promise.race([closed.then(() => false), timedOut])) {
+      logger.warn({ cut: inFlight }, "shutdown timed out; cutting the requests still in flight");
+      server.closeAllConnections();
+      await closed;
+    }
+    clearTimeout(timer);
     await state.runtime?.close();
     logger.info("stopped");
     logger.flush?.();

@@ -49,8 +49,8 @@ export function errorResponse<E extends AppEnv>(
 }
 
 /** Not ready yet (starting) or no longer (draining): the caller may come back in a few seconds. */
-export const serviceUnavailable = <E extends AppEnv>(c: Context<E>) =>
-  errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5" });
+export const serviceUnavailable = <E extends AppEnv>(c: Context<E>, headers: Record<string, string> = {}) =>
+  errorResponse(c, new AppError("service_unavailable", "starting or stopping"), { "Retry-After": "5", ...headers });
 
 /** No such route in a JSON area (an API, the webhooks). */
 export const noRoute = <E extends AppEnv>(c: Context<E>) =>

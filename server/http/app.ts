@@ -34,6 +34,7 @@ import { rootLocale } from "#server/http/locale.ts";
 import { authHeaders, authRoutes, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
 import { requestContext, type AppEnv } from "#server/http/request-context.ts";
 import { runtimeReady } from "#server/http/runtime-gate.ts";
+import { drainConnections } from "#server/http/drain.ts";
 import type { ServerState } from "#server/http/state.ts";
 import { internalApi } from "#server/api/internal/index.ts";
 import { publicApi } from "#server/api/v1/index.ts";
@@ -67,6 +68,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
   app.use(requestContext({ env, logger }));
+  app.use(drainConnections(state));
   app.use(finishUnreadBody(env.BODY_LIMIT_BYTES));
   app.use(compressResponses());
   const security = securityHeaders({
@@ -265,6 +267,15 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       { "Cache-Control": `public, max-age=${STATUS_TTL_MS / 1000}` },
     );
   });
+
+  if (env.TEST_ROUTES) {
+    // For the shutdown tests: a request still in flight when the port closes, answered once it has (at most a minute).
+    app.get("/__test/held", async (c) => {
+      const deadline = Date.now() + 60_000;
+      while (!state.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      return c.json({ held: true });
+    });
+  }
 
   // Room for the APIs: each area answers JSON, and unknown API paths are a JSON 404 rather than an HTML page.
   for (const prefix of ["/api", "/webhooks"]) {

@@ -29,7 +29,11 @@ export async function runWorker() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, "worker stopping: letting running jobs finish");
+    // pg-boss's graceful stop fetches no new job from this moment and gives the running ones the time allowed.
+    logger.info(
+      { signal, timeoutSeconds: env.SHUTDOWN_TIMEOUT_SECONDS },
+      "worker stopping: fetching no new jobs, letting running ones finish",
+    );
     await ready.close();
     logger.info("worker stopped");
     process.exit(0);

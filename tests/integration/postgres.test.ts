@@ -72,6 +72,7 @@ describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
       expect(worker.output()).toContain("expired sessions purged");
       expect(web.output()).not.toContain("worker started");
       expect(await worker.stop()).toBe(0);
+      expect(worker.output()).toContain("worker stopping: fetching no new jobs, letting running ones finish");
       expect(worker.output()).toContain("worker stopped");
     } finally {
       await worker.stop();

@@ -1,9 +1,58 @@
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { request } from "node:http";
-import { freePort, ROOT, startServer, tempDir, waitFor } from "#tests/support/server.ts";
+import {
+  freePort,
+  ROOT,
+  startServer,
+  tempDir,
+  TEST_DATABASE_URL,
+  waitFor,
+  type TestServer,
+} from "#tests/support/server.ts";
+import { createTestDatabase } from "#tests/support/postgres.ts";
+import { startBalancer, steadyLoad } from "#tests/support/balancer.ts";
+
+/** A TCP connection to the server, and everything it receives. */
+async function rawConnection(port: number) {
+  const socket: Socket = connect(port, "127.0.0.1");
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject));
+  let received = "";
+  socket.on("data", (d: Buffer) => (received += d.toString("latin1")));
+  const ended = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  socket.on("error", () => undefined);
+  return {
+    socket,
+    received: () => received,
+    /** Resolves once the server has closed the connection. */
+    ended,
+  };
+}
+
+/** The status and headers (names in lower case) of the first answer in `text`. */
+function parseHead(text: string) {
+  const head = text.slice(0, text.indexOf("\r\n\r\n"));
+  const [statusLine, ...lines] = head.split("\r\n");
+  const headers: Record<string, string> = {};
+  for (const line of lines) {
+    const colon = line.indexOf(":");
+    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
+  }
+  return { status: Number(statusLine?.split(" ")[1]), headers, body: text.slice(head.length + 4) };
+}
+
+const refusesConnections = (url: string) => async () => {
+  try {
+    await fetch(`${url}/healthz`);
+    return false;
+  } catch {
+    return true;
+  }
+};
 
 describe("graceful shutdown", () => {
   it("finishes a request in flight on SIGTERM, refuses new connections, then exits 0", async () => {
@@ -42,9 +91,82 @@ describe("graceful shutdown", () => {
     });
     expect(await server.exited).toBe(0);
     await expect(fetch(`${server.url}/healthz`)).rejects.toThrow();
-    expect(server.output()).toContain("shutting down: finishing requests in flight");
+    expect(server.output()).toContain("stopped accepting connections; finishing requests in flight");
     expect(server.output()).toContain('"msg":"stopped"');
     await server.close();
+  });
+
+  it("drains on SIGTERM: readiness says so while the port still serves, then it closes and refuses what comes late", async () => {
+    // A long delay, ended by a second signal: what happens during the delay is looked at without racing its end.
+    const server = await startServer({ SHUTDOWN_DELAY_SECONDS: "120", TEST_ROUTES: "on" });
+    try {
+      // Opened before the signal: a kept-alive connection that has been answered once and has begun its next request,
+      // and a request that is in flight until the port closes.
+      const kept = await rawConnection(server.port);
+      kept.socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      await waitFor("the first answer on the kept-alive connection", async () => kept.received().includes('"ok"'));
+      const first = parseHead(kept.received());
+      expect(first.status).toBe(200);
+      expect(first.headers.connection).toBe("keep-alive");
+      kept.socket.write("GET /pricing HTTP/1.1\r\n");
+      const held = fetch(`${server.url}/__test/held`).then(
+        async (r) => ({ status: r.status, body: (await r.json()) as unknown }),
+        (error: unknown) => ({ status: 0, body: String(error) }),
+      );
+
+      server.proc.kill("SIGTERM");
+      await waitFor("readiness to say draining", async () => {
+        const res = await fetch(`${server.url}/readyz`);
+        return res.status === 503 && ((await res.json()) as { status: string }).status === "draining";
+      });
+
+      // During the delay the port accepts and serves, and each answer closes its connection.
+      for (const path of ["/pricing", "/api/v1/openapi.json"]) {
+        const c = await rawConnection(server.port);
+        c.socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
+        await c.ended;
+        const answer = parseHead(c.received());
+        expect(answer.status, path).toBe(200);
+        expect(answer.headers.connection, path).toBe("close");
+      }
+      const readiness = await rawConnection(server.port);
+      readiness.socket.write("GET /readyz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+      await readiness.ended;
+      expect(parseHead(readiness.received())).toMatchObject({ status: 503, headers: { connection: "close" } });
+      expect(JSON.parse(parseHead(readiness.received()).body)).toMatchObject({ status: "draining" });
+      expect(server.output()).toContain('"delaySeconds":120');
+
+      // A second signal ends the delay: the port closes, the request in flight still gets its answer.
+      server.proc.kill("SIGTERM");
+      await waitFor("the port to refuse connections", refusesConnections(server.url));
+      expect(await held).toEqual({ status: 200, body: { held: true } });
+
+      // The request begun on the kept-alive connection is refused: 503, come back later, and the connection closes.
+      kept.socket.write("Host: 127.0.0.1\r\nAccept-Language: de\r\n\r\n");
+      await kept.ended;
+      const late = parseHead(kept.received().slice(kept.received().indexOf("HTTP/1.1", 1)));
+      expect(late.status).toBe(503);
+      expect(late.headers["retry-after"]).toBe("5");
+      expect(late.headers.connection).toBe("close");
+      expect(JSON.parse(late.body)).toEqual({
+        error: {
+          code: "service_unavailable",
+          message: "Ein unbekannter Fehler ist aufgetreten.",
+          requestId: expect.any(String),
+        },
+      });
+
+      expect(await server.exited).toBe(0);
+      const lines = server
+        .output()
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as { msg: string; inFlight?: number });
+      expect(lines.find((l) => l.msg.startsWith("stopped accepting connections"))?.inFlight).toBeGreaterThanOrEqual(1);
+      expect(lines.map((l) => l.msg)).toContain("stopped");
+    } finally {
+      await server.close();
+    }
   });
 
   it("stops the server when `npm start` is stopped by its process id, even by SIGKILL", async () => {
@@ -60,6 +182,7 @@ describe("graceful shutdown", () => {
           HOST: "127.0.0.1",
           DATA_DIR: dataDir,
           LOG_LEVEL: "info",
+          SHUTDOWN_DELAY_SECONDS: "0",
         },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -85,4 +208,58 @@ describe("graceful shutdown", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
+});
+
+describe.skipIf(!TEST_DATABASE_URL)("a rolling restart on PostgreSQL", () => {
+  it("restarts two web processes one after the other under a steady load without losing a request", async () => {
+    const db = await createTestDatabase();
+    const dataDir = tempDir();
+    const ports: [number, number] = [await freePort(), await freePort()];
+    const shared = {
+      DATABASE_URL: db.url,
+      DATA_DIR: dataDir,
+      SITE_URL: "http://127.0.0.1:8080",
+      AUTH_SECRET: randomBytes(32).toString("hex"),
+      SHUTDOWN_DELAY_SECONDS: "2",
+      PAGE_RATE_LIMIT_PER_MINUTE: "0",
+    };
+    const start = (port: number) => startServer({ ...shared, PORT: String(port) });
+    const servers: TestServer[] = [];
+    let balancer: Awaited<ReturnType<typeof startBalancer>> | undefined;
+    try {
+      // The first start migrates; the second waits for it rather than racing it.
+      servers.push(await start(ports[0]));
+      servers.push(await start(ports[1]));
+      balancer = await startBalancer(servers.map((s) => s.url));
+      expect(balancer.ready()).toHaveLength(2);
+      const load = steadyLoad(balancer.url, ["/pricing", "/api/v1/openapi.json", "/healthz", "/docs"], 4);
+      for (const i of [0, 1] as const) {
+        const before = load.result.requests;
+        const old = servers[i]!;
+        old.proc.kill("SIGTERM");
+        expect(await old.exited).toBe(0);
+        servers[i] = await start(ports[i]);
+        const lb = balancer;
+        await waitFor("the balancer to route to the restarted process", async () => lb.ready().length === 2);
+        // The load went on through the restart.
+        await waitFor("more requests", async () => load.result.requests > before + 50);
+      }
+      const result = await load.stop();
+      const stats = balancer.stats;
+      expect({ cut: stats.cut, noBackend: stats.noBackend, failed: result.failed, errors: stats.errors }).toEqual({
+        cut: 0,
+        noBackend: 0,
+        failed: 0,
+        errors: [],
+      });
+      expect(result.byStatus).toEqual({ 200: result.requests });
+      expect(result.requests).toBeGreaterThan(500);
+      console.info(`rolling restart: ${result.requests} requests through the balancer, all 200`, stats.byBackend);
+    } finally {
+      await balancer?.close();
+      for (const server of servers) await server.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      await db.drop();
+    }
+  }, 180_000);
 });

@@ -51,7 +51,8 @@ export function runRole(
 ): RunningProcess {
   const proc = spawn(process.execPath, [join(ROOT, "scripts/start.mjs"), role, ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
+    // No pre-stop delay unless a test asks for one: stopping a server then takes no longer than its requests.
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", SHUTDOWN_DELAY_SECONDS: "0", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -85,8 +85,8 @@ describe.each([
   });
 
   it("lets a container finish its delay, its requests and its jobs before it is killed", () => {
-    const defaults = parseEnv({}) as ReturnType<typeof parseEnv> & { SHUTDOWN_DELAY_SECONDS?: number };
-    const needed = (defaults.SHUTDOWN_DELAY_SECONDS ?? 0) + 2 * defaults.SHUTDOWN_TIMEOUT_SECONDS;
+    const defaults = parseEnv({});
+    const needed = defaults.SHUTDOWN_DELAY_SECONDS + 2 * defaults.SHUTDOWN_TIMEOUT_SECONDS;
     for (const [, service] of services) expect(seconds(service.stop_grace_period!)).toBeGreaterThan(needed);
   });
 
