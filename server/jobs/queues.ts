@@ -180,4 +180,3 @@ queues.push(
   }),
 );
 
-export const queueNames = queues.map((q) => q.name);
