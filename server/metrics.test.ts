@@ -4,6 +4,7 @@ import { registerJobMetrics } from "#server/metrics.ts";
 import type { JobMetricsSnapshot } from "#server/modules/job-metrics/schema.ts";
 
 const snapshot: JobMetricsSnapshot = {
+  queues: ["generation.run", "mail.send", "webhook.deliver"],
   depth: [
     { queue: "generation.run", state: "queued", jobs: 4 },
     { queue: "generation.run", state: "retry", jobs: 1 },
@@ -32,7 +33,7 @@ function lines(text: string, prefix: string) {
 }
 
 describe("the installation's job metrics", () => {
-  it("prints queue depth by state and finished jobs by outcome, summed over duration buckets", async () => {
+  it("prints queue depth by state and finished jobs by outcome (summed over duration buckets), 0 where none", async () => {
     const { text } = await scrape(async () => snapshot);
     const out = await text();
     expect(out).toContain("# TYPE job_queue_depth gauge");
@@ -40,6 +41,12 @@ describe("the installation's job metrics", () => {
       'job_queue_depth{queue="generation.run",state="queued"} 4',
       'job_queue_depth{queue="generation.run",state="retry"} 1',
       'job_queue_depth{queue="generation.run",state="active"} 2',
+      'job_queue_depth{queue="mail.send",state="queued"} 0',
+      'job_queue_depth{queue="mail.send",state="retry"} 0',
+      'job_queue_depth{queue="mail.send",state="active"} 0',
+      'job_queue_depth{queue="webhook.deliver",state="queued"} 0',
+      'job_queue_depth{queue="webhook.deliver",state="retry"} 0',
+      'job_queue_depth{queue="webhook.deliver",state="active"} 0',
     ]);
     expect(out).toContain("# TYPE atelier_jobs_finished_total counter");
     expect(lines(out, "atelier_jobs_finished_total{")).toEqual([
@@ -47,7 +54,11 @@ describe("the installation's job metrics", () => {
       'atelier_jobs_finished_total{queue="generation.run",outcome="retried"} 3',
       'atelier_jobs_finished_total{queue="generation.run",outcome="failed"} 1',
       'atelier_jobs_finished_total{queue="mail.send",outcome="completed"} 5',
+      'atelier_jobs_finished_total{queue="mail.send",outcome="retried"} 0',
       'atelier_jobs_finished_total{queue="mail.send",outcome="failed"} 1',
+      'atelier_jobs_finished_total{queue="webhook.deliver",outcome="completed"} 0',
+      'atelier_jobs_finished_total{queue="webhook.deliver",outcome="retried"} 0',
+      'atelier_jobs_finished_total{queue="webhook.deliver",outcome="failed"} 0',
     ]);
   });
 
@@ -76,6 +87,9 @@ describe("the installation's job metrics", () => {
     expect(mail).toContain('atelier_job_duration_seconds_bucket{le="15",queue="mail.send"} 5');
     expect(mail).toContain('atelier_job_duration_seconds_bucket{le="60",queue="mail.send"} 6');
     expect(mail).toContain('atelier_job_duration_seconds_count{queue="mail.send"} 6');
+    const idle = lines(out, "atelier_job_duration_seconds").filter((l) => l.includes('queue="webhook.deliver"'));
+    expect(idle).toHaveLength(14);
+    expect(idle.every((l) => l.endsWith(" 0"))).toBe(true);
   });
 
   it("leaves the job series out when the database cannot be read, and prints them again once it can", async () => {

@@ -1,5 +1,11 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import { JOB_DURATION_BUCKETS, NO_DURATION, type JobMetricsSnapshot } from "#server/modules/job-metrics/schema.ts";
+import {
+  JOB_DURATION_BUCKETS,
+  JOB_OUTCOMES,
+  JOB_STATES,
+  NO_DURATION,
+  type JobMetricsSnapshot,
+} from "#server/modules/job-metrics/schema.ts";
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -84,12 +90,20 @@ function snapshotMetric(
 
 /** Waiting and running jobs by queue and state. */
 export function depthValues(snapshot: JobMetricsSnapshot): MetricValue[] {
-  return snapshot.depth.map((d) => ({ labels: { queue: d.queue, state: d.state }, value: d.jobs }));
+  const values = new Map<string, MetricValue>();
+  for (const queue of snapshot.queues)
+    for (const state of JOB_STATES) values.set(`${queue}\u0000${state}`, { labels: { queue, state }, value: 0 });
+  for (const d of snapshot.depth)
+    values.set(`${d.queue}\u0000${d.state}`, { labels: { queue: d.queue, state: d.state }, value: d.jobs });
+  return [...values.values()];
 }
 
 /** Finished jobs by queue and outcome, whatever their duration. */
 export function finishedValues(snapshot: JobMetricsSnapshot): MetricValue[] {
   const totals = new Map<string, MetricValue>();
+  for (const queue of snapshot.queues)
+    for (const outcome of JOB_OUTCOMES)
+      totals.set(`${queue}\u0000${outcome}`, { labels: { queue, outcome }, value: 0 });
   for (const row of snapshot.tally) {
     const key = `${row.queue}\u0000${row.outcome}`;
     const total = totals.get(key) ?? { labels: { queue: row.queue, outcome: row.outcome }, value: 0 };
@@ -106,6 +120,7 @@ export function finishedValues(snapshot: JobMetricsSnapshot): MetricValue[] {
 export function durationValues(snapshot: JobMetricsSnapshot, name = "atelier_job_duration_seconds"): MetricValue[] {
   const bounds = [...JOB_DURATION_BUCKETS, Infinity];
   const queues = new Map<string, { counts: number[]; sum: number }>();
+  for (const queue of snapshot.queues) queues.set(queue, { counts: bounds.map(() => 0), sum: 0 });
   for (const row of snapshot.tally) {
     if (row.le === NO_DURATION) continue;
     let queue = queues.get(row.queue);

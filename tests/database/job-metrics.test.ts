@@ -44,7 +44,11 @@ for (const backend of backends) {
       const ids = await Promise.all([1, 2, 3].map(() => engine.boss.send(QUEUE, {})));
       await db().execute(sql`update pgboss.job set state = 'active', started_on = now() where id = ${ids[0]}`);
       await db().execute(sql`update pgboss.job set state = 'retry' where id = ${ids[1]}`);
-      const depth = (await readJobMetrics({ db: db() })).depth.filter((d) => d.queue === QUEUE);
+      const snapshot = await readJobMetrics({ db: db() });
+      expect(snapshot.queues).toContain(QUEUE);
+      expect(snapshot.queues).toContain("webhook.deliver");
+      expect(snapshot.queues.filter((q) => q.startsWith("__pgboss__"))).toEqual([]);
+      const depth = snapshot.depth.filter((d) => d.queue === QUEUE);
       expect(depth.sort((a, b) => a.state.localeCompare(b.state))).toEqual([
         { queue: QUEUE, state: "active", jobs: 1 },
         { queue: QUEUE, state: "queued", jobs: 1 },

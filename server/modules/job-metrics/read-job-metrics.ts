@@ -12,11 +12,14 @@ const STATES = { created: "queued", retry: "retry", active: "active" } as const;
  */
 export async function readJobMetrics({ db }: { db: Db }): Promise<JobMetricsSnapshot> {
   await countTimedOutJobs({ db });
-  const depth = rowsOf<{ queue: string; state: keyof typeof STATES; jobs: number }>(
+  // The queues (pg-boss's own internal ones left out) and the unfinished jobs, in one round trip.
+  const rows = rowsOf<{ queue: string; state: keyof typeof STATES | null; jobs: number }>(
     await db.execute(sql`
-      select name as queue, state::text as state, count(*)::int as jobs
+      select name as queue, null as state, 0 as jobs from pgboss.queue where not starts_with(name, '__pgboss__')
+      union all
+      select name, state::text, count(*)::int
       from pgboss.job
-      where state in ('created', 'retry', 'active')
+      where state in ('created', 'retry', 'active') and not starts_with(name, '__pgboss__')
       group by name, state`),
   );
   const tally = await db
@@ -29,7 +32,10 @@ export async function readJobMetrics({ db }: { db: Db }): Promise<JobMetricsSnap
     })
     .from(jobTally);
   return {
-    depth: depth.map((row) => ({ queue: row.queue, state: STATES[row.state], jobs: Number(row.jobs) })),
+    queues: rows.filter((row) => row.state === null).map((row) => row.queue),
+    depth: rows.flatMap((row) =>
+      row.state ? [{ queue: row.queue, state: STATES[row.state], jobs: Number(row.jobs) }] : [],
+    ),
     tally: tally.map((row) => ({ ...row, jobs: Number(row.jobs), le: Number(row.le), seconds: Number(row.seconds) })),
   };
 }

@@ -1,5 +1,7 @@
 /** How a job's run ended: done, failed with a retry to come, or failed for good. */
 export type JobOutcome = "completed" | "retried" | "failed";
+export const JOB_OUTCOMES: readonly JobOutcome[] = ["completed", "retried", "failed"];
+export const JOB_STATES = ["queued", "retry", "active"] as const;
 
 /**
  * Upper bounds (seconds) of the job duration histogram's buckets. A stored bucket is named by its bound, so bounds
@@ -15,8 +17,10 @@ export const TIMED_OUT_MESSAGES = ["job timed out", "job heartbeat timeout"] as 
 
 /** The installation's jobs as one read of the database gives them. */
 export interface JobMetricsSnapshot {
+  /** The installation's queues: each has every series, at 0 until something happens (an alert sees the first rise). */
+  queues: string[];
   /** Jobs by queue and state: waiting to run (queued), waiting for a retry (retry), running (active). */
-  depth: { queue: string; state: "queued" | "retry" | "active"; jobs: number }[];
+  depth: { queue: string; state: (typeof JOB_STATES)[number]; jobs: number }[];
   /** Finished jobs by queue, outcome and duration bucket, since the installation began counting. */
   tally: { queue: string; outcome: string; le: number; jobs: number; seconds: number }[];
 }
