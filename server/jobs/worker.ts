@@ -46,30 +46,31 @@ export async function startWorking(boss: PgBoss, ctx: JobContext, concurrency: n
         { pollingIntervalSeconds: 2, includeMetadata: true },
         async (jobs: JobWithMetadata<object>[]) => {
           const started = process.hrtime.bigint();
-          const tally = (outcome: JobOutcome, batch: JobWithMetadata<object>[], seconds: number | null) => {
+          // Written before the run is handed back to pg-boss, so a graceful stop waits for it like for the job. The
+          // tally is a figure for operators: a database error writing it is logged, never the job's failure.
+          const tally = async (outcome: JobOutcome, batch: JobWithMetadata<object>[], seconds: number | null) => {
             if (batch.length === 0) return;
-            // The tally is a figure for operators: a database error writing it is logged, never the job's failure.
-            recordJobOutcome({ db: ctx.db, queue: q.name, outcome, seconds, jobs: batch.length }).catch(
+            await recordJobOutcome({ db: ctx.db, queue: q.name, outcome, seconds, jobs: batch.length }).catch(
               (error: Error) => logger.warn({ queue: q.name, err: error.message }, "job tally not written"),
             );
           };
           // A job whose previous run pg-boss timed out (its worker killed or silent) was retried with no handler to
           // count it: it is counted now, when it runs again.
-          tally("retried", jobs.filter(timedOutBefore), null);
+          await tally("retried", jobs.filter(timedOutBefore), null);
           try {
             const result = await q.handle(jobs, { ...ctx, logger: logger.child({ queue: q.name }) });
             recordJob(q.name, "completed", started);
-            tally("completed", jobs, elapsedSeconds(started));
+            await tally("completed", jobs, elapsedSeconds(started));
             return result;
           } catch (error) {
             recordJob(q.name, "failed", started);
             const seconds = elapsedSeconds(started);
-            tally(
+            await tally(
               "retried",
               jobs.filter((job) => job.retryCount < job.retryLimit),
               seconds,
             );
-            tally(
+            await tally(
               "failed",
               jobs.filter((job) => job.retryCount >= job.retryLimit),
               seconds,
