@@ -28,6 +28,8 @@ const schema = z.object({
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WORKER: z.enum(["on", "off"]).default("on"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** A standalone worker serves /metrics, /healthz and /readyz on this port (on HOST); unset: no HTTP at all. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   BODY_LIMIT_BYTES: z.coerce
     .number()
     .int()

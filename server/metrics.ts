@@ -1,4 +1,11 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import {
+  JOB_DURATION_BUCKETS,
+  JOB_OUTCOMES,
+  JOB_STATES,
+  NO_DURATION,
+  type JobMetricsSnapshot,
+} from "#server/modules/job-metrics/schema.ts";
 
 export const registry = new Registry();
 collectDefaultMetrics({ register: registry });
@@ -20,16 +27,16 @@ const httpDuration = new Histogram({
 
 const jobsProcessed = new Counter({
   name: "jobs_processed_total",
-  help: "Jobs handled by this process by queue and outcome",
+  help: "Jobs this process ran, by queue and outcome (completed or failed); see atelier_jobs_finished_total for the installation",
   labelNames: ["queue", "outcome"] as const,
   registers: [registry],
 });
 
 const jobDuration = new Histogram({
   name: "job_duration_seconds",
-  help: "Job handler duration by queue",
+  help: "Run time of the jobs this process ran, by queue; see atelier_job_duration_seconds for the installation",
   labelNames: ["queue"] as const,
-  buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15, 60, 300],
+  buckets: [...JOB_DURATION_BUCKETS],
   registers: [registry],
 });
 
@@ -55,30 +62,148 @@ export function recordJob(queue: string, outcome: "completed" | "failed", starte
   jobDuration.observe({ queue }, Number(process.hrtime.bigint() - started) / 1e9);
 }
 
-export interface QueueDepthSource {
-  (): Promise<{ name: string; queued: number; active: number }[]>;
+type MetricValue = { labels: Record<string, string | number>; value: number; metricName?: string };
+
+/** A metric whose values come from the installation's job snapshot, for a registry to print. */
+function snapshotMetric(
+  target: Registry,
+  name: string,
+  type: "gauge" | "counter" | "histogram",
+  help: string,
+  values: (snapshot: JobMetricsSnapshot) => MetricValue[],
+  read: () => Promise<JobMetricsSnapshot | null>,
+): void {
+  target.removeSingleMetric(name);
+  target.registerMetric({
+    name,
+    help,
+    type,
+    // prom-client's own metrics carry these; the registry calls get() and reset() only.
+    aggregator: "first",
+    async get() {
+      const snapshot = await read();
+      return { name, help, type, aggregator: "first", values: snapshot ? values(snapshot) : [] };
+    },
+    reset() {},
+  } as unknown as Parameters<Registry["registerMetric"]>[0]);
 }
 
-/** The queue depth is read from the database when /metrics is scraped. */
-export function registerQueueDepth(source: QueueDepthSource): void {
-  registry.removeSingleMetric("job_queue_depth");
-  new Gauge({
-    name: "job_queue_depth",
-    help: "Jobs waiting (queued) and running (active) by queue",
-    labelNames: ["queue", "state"] as const,
-    registers: [registry],
-    async collect() {
-      this.reset();
-      try {
-        for (const q of await source()) {
-          this.set({ queue: q.name, state: "queued" }, q.queued);
-          this.set({ queue: q.name, state: "active" }, q.active);
-        }
-      } catch {
-        // database unreachable: the gauge is left empty rather than failing the whole scrape
-      }
-    },
-  });
+/** Waiting and running jobs by queue and state. */
+export function depthValues(snapshot: JobMetricsSnapshot): MetricValue[] {
+  const values = new Map<string, MetricValue>();
+  for (const queue of snapshot.queues)
+    for (const state of JOB_STATES) values.set(`${queue}\u0000${state}`, { labels: { queue, state }, value: 0 });
+  for (const d of snapshot.depth)
+    values.set(`${d.queue}\u0000${d.state}`, { labels: { queue: d.queue, state: d.state }, value: d.jobs });
+  return [...values.values()];
+}
+
+/** Finished jobs by queue and outcome, whatever their duration. */
+export function finishedValues(snapshot: JobMetricsSnapshot): MetricValue[] {
+  const totals = new Map<string, MetricValue>();
+  for (const queue of snapshot.queues)
+    for (const outcome of JOB_OUTCOMES)
+      totals.set(`${queue}\u0000${outcome}`, { labels: { queue, outcome }, value: 0 });
+  for (const row of snapshot.tally) {
+    const key = `${row.queue}\u0000${row.outcome}`;
+    const total = totals.get(key) ?? { labels: { queue: row.queue, outcome: row.outcome }, value: 0 };
+    total.value += row.jobs;
+    totals.set(key, total);
+  }
+  return [...totals.values()];
+}
+
+/**
+ * The duration histogram by queue from the stored buckets: each stored row is counted in the smallest current bound
+ * at or above its own, and each bucket printed holds every run up to its bound (cumulative), +Inf all of them.
+ */
+export function durationValues(snapshot: JobMetricsSnapshot, name = "atelier_job_duration_seconds"): MetricValue[] {
+  const bounds = [...JOB_DURATION_BUCKETS, Infinity];
+  const queues = new Map<string, { counts: number[]; sum: number }>();
+  for (const queue of snapshot.queues) queues.set(queue, { counts: bounds.map(() => 0), sum: 0 });
+  for (const row of snapshot.tally) {
+    if (row.le === NO_DURATION) continue;
+    let queue = queues.get(row.queue);
+    if (!queue) {
+      queue = { counts: bounds.map(() => 0), sum: 0 };
+      queues.set(row.queue, queue);
+    }
+    const index = bounds.findIndex((bound) => row.le <= bound);
+    queue.counts[index === -1 ? bounds.length - 1 : index]! += row.jobs;
+    queue.sum += row.seconds;
+  }
+  const values: MetricValue[] = [];
+  for (const [queue, { counts, sum }] of queues) {
+    let cumulative = 0;
+    bounds.forEach((bound, i) => {
+      cumulative += counts[i]!;
+      values.push({
+        metricName: `${name}_bucket`,
+        labels: { le: bound === Infinity ? "+Inf" : bound, queue },
+        value: cumulative,
+      });
+    });
+    values.push({ metricName: `${name}_sum`, labels: { queue }, value: sum });
+    values.push({ metricName: `${name}_count`, labels: { queue }, value: cumulative });
+  }
+  return values;
+}
+
+/** How long one read of the job figures serves scrapes, so any number of scrapers costs one query per window. */
+export const JOB_METRICS_TTL_MS = 5000;
+
+/**
+ * Exports the installation's job figures, read from the database when /metrics is scraped and kept for a few seconds:
+ * queue depth, finished jobs by outcome and job durations. Every process reports the same values. A database that
+ * cannot be read leaves these series out rather than failing the whole scrape.
+ */
+export function registerJobMetrics(
+  source: () => Promise<JobMetricsSnapshot>,
+  options: { registry?: Registry; ttlMs?: number; onError?: (error: Error) => void } = {},
+): void {
+  const target = options.registry ?? registry;
+  const ttl = options.ttlMs ?? JOB_METRICS_TTL_MS;
+  // The three metrics of one scrape share a read in flight; later scrapes share it for the window after it ends.
+  let cached: { at: number; snapshot: Promise<JobMetricsSnapshot | null> } | undefined;
+  const read = () => {
+    if (!cached || (cached.at !== 0 && Date.now() - cached.at >= ttl)) {
+      const entry = { at: 0, snapshot: Promise.resolve<JobMetricsSnapshot | null>(null) };
+      entry.snapshot = source()
+        .catch((error: Error) => {
+          options.onError?.(error);
+          return null;
+        })
+        .finally(() => {
+          entry.at = Date.now();
+        });
+      cached = entry;
+    }
+    return cached.snapshot;
+  };
+  snapshotMetric(
+    target,
+    "job_queue_depth",
+    "gauge",
+    "Jobs of the installation by queue and state: queued (waiting to run), retry (waiting to be retried), active (running)",
+    depthValues,
+    read,
+  );
+  snapshotMetric(
+    target,
+    "atelier_jobs_finished_total",
+    "counter",
+    "Jobs of the installation that finished a run, by queue and outcome: completed, retried (failed, will run again), failed (given up)",
+    finishedValues,
+    read,
+  );
+  snapshotMetric(
+    target,
+    "atelier_job_duration_seconds",
+    "histogram",
+    "Run time of the installation's jobs by queue (runs ended by pg-boss's timeout not included)",
+    (snapshot) => durationValues(snapshot),
+    read,
+  );
 }
 
 const pageCacheRequests = new Counter({

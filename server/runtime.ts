@@ -6,8 +6,8 @@ import { seed } from "#server/db/seed.ts";
 import { EnvError, type Env } from "#server/env.ts";
 import { createBoss, type PgBoss } from "#server/jobs/boss.ts";
 import { defineQueues, startWorking } from "#server/jobs/worker.ts";
-import { queueNames } from "#server/jobs/queues.ts";
-import { registerQueueDepth } from "#server/metrics.ts";
+import { registerJobMetrics } from "#server/metrics.ts";
+import { readJobMetrics } from "#server/modules/job-metrics/read-job-metrics.ts";
 import { resolveSiteConfig, type SiteConfig } from "#config/site.ts";
 import { createAuth, type Auth } from "#server/modules/auth/auth.ts";
 import { createMailer, type Mailer } from "#server/modules/mail/transport.ts";
@@ -109,14 +109,9 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     boss = createBoss(database, logger, env.DATABASE_POOL_MAX);
     await boss.start();
     await defineQueues(boss);
-    const started = boss;
-    registerQueueDepth(async () =>
-      (await started.getQueues(queueNames)).map((q) => ({
-        name: q.name,
-        queued: q.queuedCount,
-        active: q.activeCount,
-      })),
-    );
+    registerJobMetrics(() => readJobMetrics({ db: database.db }), {
+      onError: (error) => logger.warn({ err: error.message }, "job metrics not read"),
+    });
     await settings.refresh();
     const secret = agreement.authSecret;
     auth = createAuth({ db: database.db, env, site, logger, boss, secret, settings });

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from "node:crypto";
 import { readdirSync } from "node:fs";
 import { withTimeout } from "#server/net/with-timeout.ts";
 import { STATUS_TTL_MS, getSystemStatus } from "#server/modules/status/system-status.ts";
@@ -21,6 +20,7 @@ import type { Env } from "#server/env.ts";
 import type { BuildInfo } from "#server/build-info.ts";
 import { CLIENT_BUILD_DIR } from "#server/paths.ts";
 import { registerPageCacheSize, registry } from "#server/metrics.ts";
+import { bearerCheck } from "#server/http/bearer-check.ts";
 import { PAGE_VARY, PageCache } from "#server/http/page-cache.ts";
 import { mergeVary } from "#server/http/encoding.ts";
 import { watchContent } from "#server/modules/content/watch-content.ts";
@@ -392,20 +392,6 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   return app;
-}
-
-/**
- * Whether an Authorization header carries `token` as a bearer token (always, when no token is configured). Both
- * sides are hashed first, so the comparison takes the same time whatever was sent.
- */
-function bearerCheck(token: string | undefined): (header: string | undefined) => boolean {
-  if (!token) return () => true;
-  const digest = (value: string) => createHash("sha256").update(value).digest();
-  const expected = digest(token);
-  return (header) => {
-    const sent = /^Bearer\s+(\S+)\s*$/i.exec(header ?? "")?.[1];
-    return sent !== undefined && timingSafeEqual(digest(sent), expected);
-  };
 }
 
 /** URL paths of the files in the client build outside `assets/` (those are matched by their prefix). */

@@ -2,6 +2,7 @@ import { loadEnvOrExit } from "#server/env.ts";
 import { createLogger } from "#server/logger.ts";
 import { openRuntime } from "#server/runtime.ts";
 import { DatabaseStartError, survivingLostConnections } from "#server/db/errors.ts";
+import { listenForProbes } from "#server/jobs/probes.ts";
 
 /** A standalone worker process: works the queues with no HTTP server. Scale out by running several. */
 export async function runWorker() {
@@ -14,6 +15,7 @@ export async function runWorker() {
     );
     process.exit(1);
   }
+  const probes = await listenForProbes(env, logger);
   let runtime;
   try {
     runtime = await openRuntime({ env, logger, work: true, role: "worker" });
@@ -25,16 +27,19 @@ export async function runWorker() {
     throw error;
   }
   const ready = runtime;
+  probes?.opened(ready);
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
+    probes?.stopping();
     // pg-boss's graceful stop fetches no new job from this moment and gives the running ones the time allowed.
     logger.info(
       { signal, timeoutSeconds: env.SHUTDOWN_TIMEOUT_SECONDS },
       "worker stopping: fetching no new jobs, letting running ones finish",
     );
     await ready.close();
+    await probes?.close();
     logger.info("worker stopped");
     process.exit(0);
   };

@@ -179,5 +179,3 @@ queues.push(
     },
   }),
 );
-
-export const queueNames = queues.map((q) => q.name);

@@ -214,6 +214,22 @@ describe.skipIf(!TEST_DATABASE_URL)("on PostgreSQL", () => {
       };
       expect(me.credits.held).toBe(0);
       expect(me.credits.balance).toBe(ended.status === "succeeded" ? 15 : 20);
+      // The run the killed worker never finished is counted as retried, by a process that did not see it end.
+      const finished = (text: string, outcome: string) =>
+        Number(
+          new RegExp(
+            `^atelier_jobs_finished_total\\{queue="generation\\.run",outcome="${outcome}"\\} (\\d+)$`,
+            "m",
+          ).exec(text)?.[1] ?? 0,
+        );
+      await waitFor(
+        "the web process's metrics to count both runs",
+        async () => {
+          const text = await (await fetch(`${web.url}/metrics`)).text();
+          return finished(text, "retried") >= 1 && finished(text, "completed") + finished(text, "failed") >= 1;
+        },
+        { output: () => running.output() },
+      );
     } finally {
       await first.stop();
       await second?.stop();

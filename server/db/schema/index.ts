@@ -10,3 +10,4 @@ export * from "./webhooks.ts";
 export * from "./audit.ts";
 export * from "./model-checks.ts";
 export * from "./chat.ts";
+export * from "./job-tally.ts";
