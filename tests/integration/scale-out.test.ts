@@ -18,6 +18,7 @@ import { createTestDatabase } from "#tests/support/postgres.ts";
 import { nextMail } from "#tests/support/outbox.ts";
 import { pageApi, PASSWORD, uploadImage } from "#tests/support/session.ts";
 import { S3_TEST, startFakeS3, type FakeS3 } from "#tests/fakes/s3.ts";
+import { startBalancer, steadyLoad } from "#tests/support/balancer.ts";
 
 interface Generation {
   id: string;
@@ -65,14 +66,28 @@ describe.skipIf(!TEST_DATABASE_URL).each([{ storage: "a shared folder" }, { stor
       };
     };
     const workerEnv = () => ({ DATABASE_URL: db.url, ...storageEnv() });
+    const metricsPorts: number[] = [];
     const startWorker = async () => {
-      const worker = runRole("worker", workerEnv());
+      const port = await freePort();
+      metricsPorts.push(port);
+      const worker = runRole("worker", { ...workerEnv(), WORKER_METRICS_PORT: String(port) });
       workers.push(worker);
       await waitFor("a worker to start", async () => worker.output().includes("worker started"), {
         output: worker.output,
       });
       return worker;
     };
+
+    /** What the web processes are given: the database, the site's settings and a pre-stop delay for the balancer. */
+    const siteEnv = () => ({
+      DATABASE_URL: db.url,
+      WORKER: "off",
+      SITE_URL: origin,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on",
+      SHUTDOWN_DELAY_SECONDS: "2",
+      PAGE_RATE_LIMIT_PER_MINUTE: "0",
+    });
+    const webEnvs: Record<string, string>[] = [];
 
     beforeAll(async () => {
       db = await createTestDatabase();
@@ -90,9 +105,9 @@ describe.skipIf(!TEST_DATABASE_URL).each([{ storage: "a shared folder" }, { stor
 
       const port = await freePort();
       origin = `http://127.0.0.1:${port}`;
-      const site = { DATABASE_URL: db.url, WORKER: "off", SITE_URL: origin, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on" };
-      webs.push(await startServer({ ...site, PORT: String(port), ...storageEnv() }));
-      webs.push(await startServer({ ...site, ...storageEnv() }));
+      webEnvs.push({ ...siteEnv(), PORT: String(port), ...storageEnv() });
+      webEnvs.push({ ...siteEnv(), PORT: String(await freePort()), ...storageEnv() });
+      for (const env of webEnvs) webs.push(await startServer(env));
       await startWorker();
       await startWorker();
     });
@@ -264,5 +279,64 @@ describe.skipIf(!TEST_DATABASE_URL).each([{ storage: "a shared folder" }, { stor
       const meta = await sharp(Buffer.from(await input.arrayBuffer())).metadata();
       expect([meta.width, meta.height]).toEqual([64, 48]);
     });
+
+    it("shows the installation's jobs in the metrics of every web process and worker", async () => {
+      /** A series' value in a Prometheus text answer. */
+      const value = (text: string, series: string) =>
+        Number(
+          text
+            .split("\n")
+            .find((line) => line.startsWith(`${series} `))
+            ?.split(" ")[1] ?? NaN,
+        );
+      const finished = 'atelier_jobs_finished_total{queue="generation.run",outcome="completed"}';
+      const answers = await Promise.all([
+        ...webs.map((w) => fetch(`${w.url}/metrics`).then((r) => r.text())),
+        ...metricsPorts.map((p) => fetch(`http://127.0.0.1:${p}/metrics`).then((r) => r.text())),
+      ]);
+      // Two generations ran (the one whose input vanished ended its job too); every process reports the same.
+      for (const text of answers) {
+        expect(value(text, finished)).toBeGreaterThanOrEqual(2);
+        expect(value(text, finished)).toBe(value(answers[0]!, finished));
+        expect(value(text, 'atelier_job_duration_seconds_count{queue="generation.run"}')).toBeGreaterThanOrEqual(2);
+        expect(text).toMatch(/^job_queue_depth\{queue="generation\.run",state="queued"\} 0$/m);
+      }
+      // The web processes ran no job; the workers did, and count their own.
+      for (const text of answers.slice(0, 2)) expect(text).not.toContain("jobs_processed_total{");
+      const own = answers
+        .slice(2)
+        .map((text) => value(text, 'jobs_processed_total{queue="generation.run",outcome="completed"}') || 0);
+      expect(own.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(2);
+      for (const port of metricsPorts) {
+        expect((await fetch(`http://127.0.0.1:${port}/readyz`)).status).toBe(200);
+      }
+    });
+
+    it("restarts both web processes one after the other under a steady load, cutting no request", async () => {
+      const balancer = await startBalancer(webs.map((w) => w.url));
+      try {
+        expect(balancer.ready()).toHaveLength(2);
+        const load = steadyLoad(balancer.url, ["/pricing", "/api/v1/openapi.json", "/healthz", "/docs"], 4);
+        for (const i of [0, 1] as const) {
+          const before = load.result.requests;
+          const old = webs[i]!;
+          old.proc.kill("SIGTERM");
+          expect(await old.exited).toBe(0);
+          webs[i] = await startServer(webEnvs[i]!);
+          await waitFor("the balancer to route to the restarted process", async () => balancer.ready().length === 2);
+          await waitFor("more requests", async () => load.result.requests > before + 50);
+        }
+        const result = await load.stop();
+        expect({ cut: balancer.stats.cut, noBackend: balancer.stats.noBackend, failed: result.failed }).toEqual({
+          cut: 0,
+          noBackend: 0,
+          failed: 0,
+        });
+        expect(result.byStatus).toEqual({ 200: result.requests });
+        expect(result.requests).toBeGreaterThan(200);
+      } finally {
+        await balancer.close();
+      }
+    }, 180_000);
   },
 );
