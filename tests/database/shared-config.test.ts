@@ -93,9 +93,9 @@ describe.each(backends)("settings every process shares, on $name", (backend) => 
         /^AUTH_SECRET differs from the one the other processes/,
       );
       expect(await refusal(start({}, shared.dir))).toMatch(/^AUTH_SECRET is not set here, but the other processes/);
-      expect(
-        await refusal(start({ AUTH_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on" }, shared.dir)),
-      ).toMatch(/^WEBHOOK_ALLOW_PRIVATE_NETWORKS is on here, but the other processes .* use off\./);
+      expect(await refusal(start({ AUTH_SECRET: SECRET, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on" }, shared.dir))).toMatch(
+        /^WEBHOOK_ALLOW_PRIVATE_NETWORKS is on here, but the other processes .* use off\./,
+      );
       // A refused process leaves nothing behind: not in the running list, the record unchanged.
       expect(await otherRunningProcesses(db(), web.me)).toEqual([]);
       expect((await readSharedConfig(db())).SITE_URL!.value).toBe("https://atelier.example");
