@@ -1,21 +1,10 @@
 import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { request } from "node:http";
-import {
-  freePort,
-  ROOT,
-  startServer,
-  tempDir,
-  TEST_DATABASE_URL,
-  waitFor,
-  type TestServer,
-} from "#tests/support/server.ts";
-import { createTestDatabase } from "#tests/support/postgres.ts";
-import { startBalancer, steadyLoad } from "#tests/support/balancer.ts";
+import { freePort, ROOT, startServer, tempDir, waitFor } from "#tests/support/server.ts";
 
 /** A TCP connection to the server, and everything it receives. */
 async function rawConnection(port: number) {
@@ -208,58 +197,4 @@ describe("graceful shutdown", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 120_000);
-});
-
-describe.skipIf(!TEST_DATABASE_URL)("a rolling restart on PostgreSQL", () => {
-  it("restarts two web processes one after the other under a steady load without losing a request", async () => {
-    const db = await createTestDatabase();
-    const dataDir = tempDir();
-    const ports: [number, number] = [await freePort(), await freePort()];
-    const shared = {
-      DATABASE_URL: db.url,
-      DATA_DIR: dataDir,
-      SITE_URL: "http://127.0.0.1:8080",
-      AUTH_SECRET: randomBytes(32).toString("hex"),
-      SHUTDOWN_DELAY_SECONDS: "2",
-      PAGE_RATE_LIMIT_PER_MINUTE: "0",
-    };
-    const start = (port: number) => startServer({ ...shared, PORT: String(port) });
-    const servers: TestServer[] = [];
-    let balancer: Awaited<ReturnType<typeof startBalancer>> | undefined;
-    try {
-      // The first start migrates; the second waits for it rather than racing it.
-      servers.push(await start(ports[0]));
-      servers.push(await start(ports[1]));
-      balancer = await startBalancer(servers.map((s) => s.url));
-      expect(balancer.ready()).toHaveLength(2);
-      const load = steadyLoad(balancer.url, ["/pricing", "/api/v1/openapi.json", "/healthz", "/docs"], 4);
-      for (const i of [0, 1] as const) {
-        const before = load.result.requests;
-        const old = servers[i]!;
-        old.proc.kill("SIGTERM");
-        expect(await old.exited).toBe(0);
-        servers[i] = await start(ports[i]);
-        const lb = balancer;
-        await waitFor("the balancer to route to the restarted process", async () => lb.ready().length === 2);
-        // The load went on through the restart.
-        await waitFor("more requests", async () => load.result.requests > before + 50);
-      }
-      const result = await load.stop();
-      const stats = balancer.stats;
-      expect({ cut: stats.cut, noBackend: stats.noBackend, failed: result.failed, errors: stats.errors }).toEqual({
-        cut: 0,
-        noBackend: 0,
-        failed: 0,
-        errors: [],
-      });
-      expect(result.byStatus).toEqual({ 200: result.requests });
-      expect(result.requests).toBeGreaterThan(500);
-      console.info(`rolling restart: ${result.requests} requests through the balancer, all 200`, stats.byBackend);
-    } finally {
-      await balancer?.close();
-      for (const server of servers) await server.close();
-      rmSync(dataDir, { recursive: true, force: true });
-      await db.drop();
-    }
-  }, 180_000);
 });

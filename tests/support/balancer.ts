@@ -1,4 +1,4 @@
-// A small load balancer and a steady load through it, as the shutdown test and the benchmark's rolling restart use
+// A small load balancer and a steady load through it, as the scale-out test and the benchmark's rolling restart use
 // them. Plain TypeScript with relative imports only, so that the benchmark (plain Node) can import it too.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 
