@@ -69,12 +69,10 @@ export async function start(options: StartOptions = {}) {
   const port = typeof address === "object" && address ? address.port : env.PORT;
   logger.info({ port, host: env.HOST, build: build.id }, "listening");
 
-  // Requests being answered now: what the shutdown waits for, and reports.
-  let inFlight = 0;
-  server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
-    inFlight++;
-    res.once("close", () => inFlight--);
-  });
+  // Once idle connections are closed, those left open each carry a request being answered: what the shutdown waits
+  // for and reports, counted then rather than on every request.
+  const openConnections = () =>
+    new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
 
   let shuttingDown = false;
   let endDelay: (() => void) | undefined;
@@ -102,13 +100,13 @@ export async function start(options: StartOptions = {}) {
     state.closed = true;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    logger.info({ inFlight }, "stopped accepting connections; finishing requests in flight");
+    logger.info({ inFlight: await openConnections() }, "stopped accepting connections; finishing requests in flight");
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<true>((resolve) => {
       timer = setTimeout(() => resolve(true), env.SHUTDOWN_TIMEOUT_SECONDS * 1000);
     });
     if (await Promise.race([closed.then(() => false), timedOut])) {
-      logger.warn({ cut: inFlight }, "shutdown timed out; cutting the requests still in flight");
+      logger.warn({ cut: await openConnections() }, "shutdown timed out; cutting the requests still in flight");
       server.closeAllConnections();
       await closed;
     }
