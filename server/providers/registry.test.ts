@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { chatCatalog } from "#config/chat-models.ts";
 import { modelCatalog } from "#config/models.ts";
@@ -67,5 +69,29 @@ describe("provider registry", () => {
         );
       }
     }
+  });
+});
+
+/** Every source file under a folder, tests left out. */
+function sources(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: "utf8" })
+    .filter((f) => /\.tsx?$/.test(f) && !/\.test\.tsx?$/.test(f))
+    .map((f) => join(dir, f));
+}
+
+describe("provider names", () => {
+  it("are switched on or compared only inside their provider's folder", () => {
+    const names = providers.map((p) => p.id.replace(/[-]/g, "\\-")).join("|");
+    const test = new RegExp(`(case|[!=]==)\\s*"(${names})"|"(${names})"\\s*[!=]==`);
+    const files = ["server", "app", "common", "config"].flatMap(sources);
+    expect(files.length).toBeGreaterThan(100);
+    const found = files
+      .filter((file) => !providers.some((p) => file.startsWith(join("server", "providers", p.id) + "/")))
+      .flatMap((file) =>
+        readFileSync(file, "utf8")
+          .split("\n")
+          .flatMap((line, i) => (test.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(found).toEqual([]);
   });
 });
