@@ -1,4 +1,5 @@
 import type { Env } from "#server/env.ts";
+import { providerConfigured as connectionConfigured, type ProviderWith } from "#server/providers/registry.ts";
 import {
   priceOf,
   type ModelOptions,
@@ -16,7 +17,8 @@ export type { ModelOptions, ModelPrice };
 
 export type ModelKind = GenerationKind;
 export type Tool = GenerationTool;
-export type Provider = "demo" | "openai" | "replicate" | "fal" | "openai-compatible";
+/** A registered provider that makes images or videos. */
+export type Provider = ProviderWith<"image"> | ProviderWith<"video">;
 
 /** What one unit of a model's output costs, in credits. */
 /** One way to run a model: a provider and its id for the model, per tool when the provider splits them. */
@@ -161,19 +163,9 @@ export const modelCatalog: CatalogModel[] = [
   },
 ];
 
+/** Whether a provider's connection is configured, as its definition in the provider registry reads it. */
 export function providerConfigured(provider: Provider, env: Env): boolean {
-  switch (provider) {
-    case "demo":
-      return env.DEMO_MODELS;
-    case "openai":
-      return Boolean(env.OPENAI_API_KEY);
-    case "replicate":
-      return Boolean(env.REPLICATE_API_TOKEN);
-    case "fal":
-      return Boolean(env.FAL_KEY);
-    case "openai-compatible":
-      return Boolean(env.OPENAI_COMPATIBLE_BASE_URL);
-  }
+  return connectionConfigured(provider, env);
 }
 
 /** Image models of an OpenAI-compatible server, one catalog entry each. */

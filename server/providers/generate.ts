@@ -1,6 +1,8 @@
 import type { Experimental_VideoModelV4 as VideoModelV4, ImageModelV4, JSONValue } from "@ai-sdk/provider";
+import type { ImageInputs, VideoInputs } from "#server/providers/definition.ts";
 import { createDownload, DownloadError, experimental_generateVideo, generateImage } from "ai";
-import { trustedOutputOrigin, type ExternalProvider } from "#server/providers/external.ts";
+import { providerDefinition, type ProviderId } from "#server/providers/registry.ts";
+import { foldStyle, trustedOutputOrigin } from "#server/providers/shared.ts";
 
 export type ImageAspectRatio = "1:1" | "4:3" | "3:4" | "16:9" | "9:16";
 export type VideoAspectRatio = "16:9" | "9:16" | "1:1";
@@ -44,50 +46,17 @@ export interface Output {
   poster?: Uint8Array;
 }
 
-type Size = `${number}x${number}`;
-
-const GPT_IMAGE_SIZES: Record<ImageAspectRatio, Size> = {
-  "1:1": "1024x1024",
-  "4:3": "1536x1024",
-  "16:9": "1536x1024",
-  "3:4": "1024x1536",
-  "9:16": "1024x1536",
-};
-const DALL_E_3_SIZES: Record<ImageAspectRatio, Size> = {
-  "1:1": "1024x1024",
-  "4:3": "1792x1024",
-  "16:9": "1792x1024",
-  "3:4": "1024x1792",
-  "9:16": "1024x1792",
-};
-// Servers behind OpenAI-compatible APIs mostly run SDXL-class models, which do best at their training resolutions.
-const SDXL_SIZES: Record<ImageAspectRatio, Size> = {
-  "1:1": "1024x1024",
-  "4:3": "1152x896",
-  "3:4": "896x1152",
-  "16:9": "1344x768",
-  "9:16": "768x1344",
-};
-
-// The SDK's defaults (500 ms, 240 polls) give up on a slow Replicate prediction after two minutes; the engine's
-// own deadline, through the abort signal, is the one that should end a run.
-const REPLICATE_POLLING = { pollIntervalMillis: 1000, maxPollAttempts: 3600 };
-
 // Video polling is bounded by the engine's abort signal; this only stops a run nobody is watching.
 const VIDEO_POLL_TIMEOUT_MS = 60 * 60 * 1000;
 
 /**
- * Generates images through the AI SDK, mapping Atelier's options onto what each provider's API takes: OpenAI gets
- * a size it accepts and an edit request for image-to-image; Replicate and fal take the aspect ratio, the seed, and
- * the input image with its strength and the negative prompt as model inputs. URL outputs are downloaded by the
- * SDK models before this returns.
+ * Generates images through the AI SDK, with Atelier's options mapped by the provider's definition onto what its API
+ * takes (e.g. OpenAI gets a size it accepts and an edit request for image-to-image; Replicate and fal take the
+ * aspect ratio, the seed, and the input image with its strength and the negative prompt as model inputs). URL
+ * outputs are downloaded by the SDK models before this returns.
  */
-export async function runImageModel(
-  model: ImageModelV4,
-  provider: ExternalProvider | "demo",
-  req: ImageRequest,
-): Promise<Output[]> {
-  const text = provider === "openai" || provider === "openai-compatible" ? foldNegative(req) : req.prompt;
+export async function runImageModel(model: ImageModelV4, provider: ProviderId, req: ImageRequest): Promise<Output[]> {
+  const { prompt: text, ...settings } = imageInputs(model.modelId, provider, req);
   const input = req.inputImage;
   const prompt = input ? { text, images: [dataUrl(input)] } : text;
   // With n above the model's per-call limit the SDK makes parallel calls; when one fails, stop the others.
@@ -97,7 +66,7 @@ export async function runImageModel(
       model,
       prompt,
       n: req.n,
-      ...imageSettings(model.modelId, provider, req),
+      ...settings,
       maxRetries: 0,
       abortSignal: AbortSignal.any([req.abortSignal, siblings.signal]),
     });
@@ -108,79 +77,29 @@ export async function runImageModel(
   }
 }
 
-function imageSettings(
-  modelId: string,
-  provider: ExternalProvider | "demo",
-  req: ImageRequest,
-): { size?: Size; aspectRatio?: ImageAspectRatio; seed?: number; providerOptions: ProviderOptions } {
-  const options = req.providerOptions ?? {};
-  const strength = req.inputImage ? req.strength : undefined;
-  switch (provider) {
-    case "openai":
-      // GPT image models take neither seed nor aspect ratio, and have no strength or negative prompt.
-      return { size: openaiSize(modelId, req.aspectRatio), providerOptions: options };
-    case "openai-compatible":
-      return { size: SDXL_SIZES[req.aspectRatio], providerOptions: options };
-    case "replicate":
-      return {
-        aspectRatio: req.aspectRatio,
-        seed: req.seed,
-        providerOptions: merge(options, "replicate", REPLICATE_POLLING, {
-          negative_prompt: req.negativePrompt,
-          // Replicate's img2img models (Flux dev, SDXL, SD 3.5) call it prompt_strength, not the SDK's `strength`.
-          prompt_strength: strength,
-        }),
-      };
-    case "fal":
-      return {
-        aspectRatio: req.aspectRatio,
-        seed: req.seed,
-        // snake_case because the fal model passes unknown keys through as they are; `strength` it maps itself.
-        providerOptions: merge(options, "fal", {}, { negative_prompt: req.negativePrompt, strength }),
-      };
-    case "demo":
-      return {
-        aspectRatio: req.aspectRatio,
-        seed: req.seed,
-        providerOptions: merge(options, "demo", {}, { negativePrompt: req.negativePrompt, strength: req.strength }),
-      };
-  }
-}
-
-function openaiSize(modelId: string, aspectRatio: ImageAspectRatio): Size {
-  if (modelId.startsWith("dall-e-2")) return "1024x1024";
-  if (modelId.startsWith("dall-e-3")) return DALL_E_3_SIZES[aspectRatio];
-  return GPT_IMAGE_SIZES[aspectRatio];
+function imageInputs(modelId: string, provider: string, req: ImageRequest): ImageInputs {
+  const definition = providerDefinition(provider);
+  if (!definition.imageInputs) throw new Error(`${provider} has no image models`);
+  return definition.imageInputs(modelId, req);
 }
 
 /**
- * For APIs without a negative prompt the model is told in words, which beats dropping the user's wish. One line:
- * multipart bodies (image edits) turn line breaks into CRLF.
+ * Generates a video through the AI SDK, with Atelier's options mapped by the provider's definition (external
+ * providers get the style folded into the prompt, since none has a style parameter; the offline demo model reads
+ * `providerOptions.demo` ({ style, negativePrompt }) and the prompt as the user wrote it). URL outputs are
+ * downloaded right away (provider URLs expire).
  */
-function foldNegative(req: ImageRequest): string {
-  const negative = req.negativePrompt?.trim();
-  return negative ? `${req.prompt.trim().replace(/[\s.]+$/, "")}. Avoid: ${negative}.` : req.prompt;
-}
-
-/**
- * Generates a video through the AI SDK. External providers get the style folded into the prompt, since none has a
- * style parameter; the offline demo model reads `providerOptions.demo` ({ style, negativePrompt }) and the prompt as
- * the user wrote it. URL outputs are downloaded right away (provider URLs expire).
- */
-export async function runVideoModel(
-  model: VideoModelV4,
-  provider: ExternalProvider | "demo",
-  req: VideoRequest,
-): Promise<Output[]> {
+export async function runVideoModel(model: VideoModelV4, provider: ProviderId, req: VideoRequest): Promise<Output[]> {
   const asynchronous = model.doStart != null && model.doStatus != null;
+  const inputs = videoInputs(model.modelId, provider, req);
   const result = await experimental_generateVideo({
     model,
-    prompt: provider === "demo" ? req.prompt : `${req.prompt.trim().replace(/[\s.]+$/, "")}, ${req.style} style`,
+    prompt: inputs.prompt,
     n: 1,
     aspectRatio: req.aspectRatio,
     duration: req.duration,
     seed: req.seed,
-    providerOptions: videoOptions(model.modelId, provider, req),
+    providerOptions: inputs.providerOptions,
     maxRetries: 0,
     abortSignal: req.abortSignal,
     // Only models with the start/status flow poll; passing it to others makes the SDK log a warning.
@@ -197,26 +116,11 @@ export async function runVideoModel(
   }));
 }
 
-function videoOptions(modelId: string, provider: ExternalProvider | "demo", req: VideoRequest): ProviderOptions {
-  const options = req.providerOptions ?? {};
-  switch (provider) {
-    case "fal":
-      return merge(options, "fal", {}, { negativePrompt: req.negativePrompt, duration: falDuration(modelId, req) });
-    case "replicate":
-      return merge(options, "replicate", {}, { negative_prompt: req.negativePrompt });
-    case "demo":
-      return merge(options, "demo", {}, { style: req.style, negativePrompt: req.negativePrompt });
-    default:
-      return options;
-  }
-}
-
-/**
- * The fal model sends the duration as "5s", the form Luma and Veo take. Kling, Wan, MiniMax and most other fal
- * video models declare "5" | "10" or an integer (fal coerces "5"), so send the bare number unless it is one of those.
- */
-function falDuration(modelId: string, req: VideoRequest): string | undefined {
-  return /luma|veo/i.test(modelId) ? undefined : String(req.duration);
+function videoInputs(modelId: string, provider: string, req: VideoRequest): VideoInputs {
+  const definition = providerDefinition(provider);
+  return definition.videoInputs
+    ? definition.videoInputs(modelId, req)
+    : { prompt: foldStyle(req), providerOptions: req.providerOptions ?? {} };
 }
 
 /**
@@ -244,20 +148,6 @@ function outputDownload(model: VideoModelV4) {
       mediaType: response.headers.get("content-type") ?? undefined,
     };
   };
-}
-
-/** Lays the engine's defaults, then the catalog's options, then the request's values (unset ones left out). */
-function merge(
-  options: ProviderOptions,
-  key: string,
-  defaults: Record<string, JSONValue>,
-  values: Record<string, JSONValue | undefined>,
-): ProviderOptions {
-  const set = Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Record<
-    string,
-    JSONValue
-  >;
-  return { ...options, [key]: { ...defaults, ...options[key], ...set } };
 }
 
 function dataUrl(image: { bytes: Uint8Array; mediaType: string }): string {

@@ -1,8 +1,7 @@
 import type { Env } from "#server/env.ts";
 import type { Binding, CatalogModel } from "#config/models.ts";
 import type { GenerationParams, GenerationTool } from "#common/generation.ts";
-import { createDemoImageModel, createDemoVideoModel } from "#server/providers/demo/index.ts";
-import { externalImageModel, externalVideoModel } from "#server/providers/external.ts";
+import { connectionFor, providerDefinition } from "#server/providers/registry.ts";
 import { runImageModel, runVideoModel, type Output } from "#server/providers/generate.ts";
 
 export interface BindingRun {
@@ -19,17 +18,18 @@ export interface BindingRun {
   onProgress?: (fraction: number) => void;
 }
 
-/** Runs a job on one of its model's bindings: the offline demo models here, any other provider over HTTP. */
+/**
+ * Runs a job on one of its model's bindings, through its provider's definition: the offline demo models here, any
+ * other provider over HTTP.
+ */
 export async function runBinding(r: BindingRun): Promise<Array<Output & { poster?: Uint8Array }>> {
   const { binding, params } = r;
   if (r.model.kind === "video") {
-    if (binding.provider === "openai" || binding.provider === "openai-compatible") {
+    if (!providerDefinition(binding.provider).videoModel) {
       throw new Error(`${binding.provider} has no video models in the catalog`);
     }
-    const model =
-      binding.provider === "demo"
-        ? createDemoVideoModel({ onProgress: r.onProgress })
-        : await externalVideoModel(binding.provider, binding.model, r.env);
+    const { definition, settings } = connectionFor(binding.provider, r.env);
+    const model = await definition.videoModel!(settings, binding.model, { onProgress: r.onProgress });
     return runVideoModel(model, binding.provider, {
       prompt: r.prompt,
       negativePrompt: r.negativePrompt,
@@ -42,10 +42,9 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
   }
   const providerModel =
     r.tool === "image-to-image" && binding.imageToImageModel ? binding.imageToImageModel : binding.model;
-  const model =
-    binding.provider === "demo"
-      ? createDemoImageModel()
-      : await externalImageModel(binding.provider, providerModel, r.env);
+  const { definition, settings } = connectionFor(binding.provider, r.env);
+  if (!definition.imageModel) throw new Error(`${binding.provider} has no image models in the catalog`);
+  const model = await definition.imageModel(settings, providerModel);
   return runImageModel(model, binding.provider, {
     prompt: r.prompt,
     negativePrompt: r.negativePrompt,

@@ -6,7 +6,7 @@ import { useToast } from "#app/components/feedback.ts";
 import { GalleryPicker, INPUT_TYPES, inputFileProblem } from "#app/components/studio/input-image.tsx";
 import { usePageLocale } from "#app/components/studio/parts.tsx";
 import { describeFailure, uploadInputImage } from "#app/lib/generations.ts";
-import { MAX_ATTACHMENTS } from "#config/chat-models.ts";
+import { MAX_ATTACHMENTS } from "#config/chat-costs.ts";
 
 /** An image a question will show: uploaded (with the studio's checks) or picked from the account's results. */
 export interface Attachment {

@@ -39,7 +39,7 @@ import {
   type ChatMessageView,
   type Turn,
 } from "#app/lib/chat-tree.ts";
-import { answerPlan, estimateInput, type ChatPrice } from "#config/chat-models.ts";
+import { answerPlan, estimateInput, type ChatPrice } from "#config/chat-costs.ts";
 import { formatNumber } from "#common/format.ts";
 import { hrefIn } from "#common/locales.ts";
 

@@ -8,7 +8,7 @@ import type {
 import { serverT } from "#server/i18n/translations.ts";
 import { isLocale, type Locale } from "#common/locales.ts";
 import { hashString } from "#server/providers/demo/prompt.ts";
-import { estimateTokens } from "#config/chat-models.ts";
+import { estimateTokens } from "#config/chat-costs.ts";
 
 /** How fast the offline helper writes: a few words every 30 ms, about what a hosted model streams. */
 const CHUNK_WORDS = 3;

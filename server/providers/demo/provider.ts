@@ -1,0 +1,48 @@
+import { z } from "zod";
+import { defineProvider } from "#server/providers/definition.ts";
+import { createPromptHelperModel } from "#server/providers/demo/chat-model.ts";
+import { createDemoImageModel } from "#server/providers/demo/image-model.ts";
+import { createDemoVideoModel } from "#server/providers/demo/video-model.ts";
+import { merge } from "#server/providers/shared.ts";
+
+const connectionSchema = z.object({
+  /** DEMO_MODELS: the offline models are offered. */
+  enabled: z.boolean(),
+});
+type Settings = z.infer<typeof connectionSchema>;
+
+/** The offline demo: images, videos and a prompt helper made on this machine, with no key and no network. */
+export const demoProvider = defineProvider({
+  id: "demo",
+  capabilities: ["image", "video", "chat"],
+  connectionSchema,
+  secrets: [],
+  builtInConnection: (env): Settings => ({ enabled: env.DEMO_MODELS }),
+  configured: (settings) => settings.enabled,
+  local: true,
+  imageModel: async () => createDemoImageModel(),
+  videoModel: async (_settings, _modelId, hooks) => createDemoVideoModel({ onProgress: hooks.onProgress }),
+  chatModel: async () => createPromptHelperModel(),
+  // Everything as the user gave it: the demo model reads the negative prompt and the strength itself.
+  imageInputs: (_modelId, req) => ({
+    prompt: req.prompt,
+    aspectRatio: req.aspectRatio,
+    seed: req.seed,
+    providerOptions: merge(
+      req.providerOptions ?? {},
+      "demo",
+      {},
+      { negativePrompt: req.negativePrompt, strength: req.strength },
+    ),
+  }),
+  // The prompt as the user wrote it; the model reads the style and the negative prompt from its options.
+  videoInputs: (_modelId, req) => ({
+    prompt: req.prompt,
+    providerOptions: merge(
+      req.providerOptions ?? {},
+      "demo",
+      {},
+      { style: req.style, negativePrompt: req.negativePrompt },
+    ),
+  }),
+});

@@ -1,0 +1,59 @@
+import { z } from "zod";
+import type { ImageAspectRatio } from "#server/providers/generate.ts";
+import { defineProvider } from "#server/providers/definition.ts";
+import { foldNegative } from "#server/providers/shared.ts";
+
+const connectionSchema = z.object({
+  baseURL: z.url({ protocol: /^https?$/ }).optional(),
+  apiKey: z.string().min(1).optional(),
+  /** The server's image models, one catalog entry each. */
+  imageModels: z.array(z.string().min(1)),
+  /** The server's chat models, one catalog entry each. */
+  chatModels: z.array(z.string().min(1)),
+});
+type Settings = z.infer<typeof connectionSchema>;
+
+// Servers behind OpenAI-compatible APIs mostly run SDXL-class models, which do best at their training resolutions.
+const SDXL_SIZES: Record<ImageAspectRatio, `${number}x${number}`> = {
+  "1:1": "1024x1024",
+  "4:3": "1152x896",
+  "3:4": "896x1152",
+  "16:9": "1344x768",
+  "9:16": "768x1344",
+};
+
+/** The OpenAI-compatible server of a connection (images and chat; a stream ends with its usage). */
+async function compatibleClient(settings: Settings) {
+  const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
+  return createOpenAICompatible({
+    // Also the providerOptions key, camel-cased by the SDK: `openaiCompatible`.
+    name: "openai-compatible",
+    baseURL: settings.baseURL!,
+    apiKey: settings.apiKey,
+    includeUsage: true,
+  });
+}
+
+/** Any server speaking OpenAI's API (Ollama, vLLM, LM Studio, OpenRouter, LocalAI): images and chat. */
+export const openaiCompatibleProvider = defineProvider({
+  id: "openai-compatible",
+  capabilities: ["image", "chat"],
+  connectionSchema,
+  secrets: ["apiKey"],
+  builtInConnection: (env): Settings => ({
+    baseURL: env.OPENAI_COMPATIBLE_BASE_URL,
+    apiKey: env.OPENAI_COMPATIBLE_API_KEY,
+    imageModels: env.OPENAI_COMPATIBLE_IMAGE_MODELS,
+    chatModels: env.OPENAI_COMPATIBLE_CHAT_MODELS,
+  }),
+  // Chat needs the server's chat models named as well.
+  configured: (settings, capability) =>
+    Boolean(settings.baseURL) && (capability !== "chat" || settings.chatModels.length > 0),
+  imageModel: async (settings, modelId) => (await compatibleClient(settings)).imageModel(modelId),
+  chatModel: async (settings, modelId) => (await compatibleClient(settings)).chatModel(modelId),
+  imageInputs: (_modelId, req) => ({
+    prompt: foldNegative(req),
+    size: SDXL_SIZES[req.aspectRatio],
+    providerOptions: req.providerOptions ?? {},
+  }),
+});
