@@ -1,5 +1,4 @@
 import { readdirSync } from "node:fs";
-import { withTimeout } from "#server/net/with-timeout.ts";
 import { STATUS_TTL_MS, getSystemStatus } from "#server/modules/status/system-status.ts";
 import { join } from "node:path";
 import { Hono, type MiddlewareHandler } from "hono";
@@ -35,6 +34,7 @@ import { authHeaders, authRoutes, sameOriginWrites, sessionOf } from "#server/ht
 import { requestContext, type AppEnv } from "#server/http/request-context.ts";
 import { runtimeReady } from "#server/http/runtime-gate.ts";
 import { drainConnections } from "#server/http/drain.ts";
+import { readiness } from "#server/http/readiness.ts";
 import type { ServerState } from "#server/http/state.ts";
 import { internalApi } from "#server/api/internal/index.ts";
 import { publicApi } from "#server/api/v1/index.ts";
@@ -58,8 +58,6 @@ export interface AppOptions {
   /** Serve build/client (production); in development Vite serves the assets. */
   serveAssets: boolean;
 }
-
-const READY_TIMEOUT_MS = 2_000;
 
 export function createApp(options: AppOptions): Hono<AppEnv> {
   const { env, logger, state, build } = options;
@@ -126,18 +124,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
 
   app.get("/readyz", async (c) => {
-    const runtime = state.runtime;
-    const checks = { database: "down", queue: "down" } as Record<"database" | "queue", "ok" | "down">;
-    if (runtime && !state.draining) {
-      const [db, queue] = await Promise.allSettled([
-        withTimeout(runtime.database.ping(), READY_TIMEOUT_MS),
-        withTimeout(runtime.boss.isInstalled(), READY_TIMEOUT_MS),
-      ]);
-      checks.database = db.status === "fulfilled" ? "ok" : "down";
-      checks.queue = queue.status === "fulfilled" && queue.value ? "ok" : "down";
-    }
-    const ok = checks.database === "ok" && checks.queue === "ok";
-    const status = state.draining ? "draining" : runtime ? (ok ? "ok" : "unavailable") : "starting";
+    const { ok, status, checks } = await readiness(state.runtime, state.draining);
     // Not ready while starting or draining is the answer by design, asked every few seconds: not a failure to log.
     if (status === "starting" || status === "draining") c.set("expectedFailure", true);
     return c.json({ status, checks }, ok ? 200 : 503);

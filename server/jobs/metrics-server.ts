@@ -4,11 +4,9 @@ import type { Runtime } from "#server/runtime.ts";
 import { AppError } from "#server/errors.ts";
 import { bearerCheck } from "#server/http/bearer-check.ts";
 import { serverT } from "#server/i18n/translations.ts";
-import { withTimeout } from "#server/net/with-timeout.ts";
+import { readiness } from "#server/http/readiness.ts";
 import { registry } from "#server/metrics.ts";
 import { DEFAULT_LOCALE } from "#common/locales.ts";
-
-const READY_TIMEOUT_MS = 2_000;
 
 /** What the probes of a standalone worker look at: its runtime once open, and whether it is stopping. */
 export interface WorkerProbeState {
@@ -34,19 +32,8 @@ export function createWorkerMetricsServer(env: Env, state: WorkerProbeState): Se
   const metricsAllowed = bearerCheck(env.METRICS_TOKEN);
   const healthy = JSON.stringify({ status: "ok" });
 
-  async function readiness(res: ServerResponse) {
-    const checks = { database: "down", queue: "down" } as Record<"database" | "queue", "ok" | "down">;
-    const runtime = state.runtime;
-    if (runtime && !state.stopping) {
-      const [db, queue] = await Promise.allSettled([
-        withTimeout(runtime.database.ping(), READY_TIMEOUT_MS),
-        withTimeout(runtime.boss.isInstalled(), READY_TIMEOUT_MS),
-      ]);
-      checks.database = db.status === "fulfilled" ? "ok" : "down";
-      checks.queue = queue.status === "fulfilled" && queue.value ? "ok" : "down";
-    }
-    const ok = checks.database === "ok" && checks.queue === "ok";
-    const status = state.stopping ? "draining" : runtime ? (ok ? "ok" : "unavailable") : "starting";
+  async function ready(res: ServerResponse) {
+    const { ok, status, checks } = await readiness(state.runtime, state.stopping);
     json(res, ok ? 200 : 503, { status, checks });
   }
 
@@ -57,7 +44,7 @@ export function createWorkerMetricsServer(env: Env, state: WorkerProbeState): Se
       res.writeHead(200, { "Content-Type": "application/json", "Cache-Control": "no-store" });
       return res.end(healthy);
     }
-    if (path === "/readyz") return readiness(res);
+    if (path === "/readyz") return ready(res);
     if (path === "/metrics") {
       if (!metricsAllowed(req.headers.authorization))
         return error(res, new AppError("unauthorized"), { "WWW-Authenticate": 'Bearer realm="metrics"' });

@@ -500,8 +500,8 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       .png()
       .toBuffer()
       .then((b) => new Uint8Array(b));
-
-  it("fails an image-to-image job whose input image is gone from storage: refunded, logged, no provider called", async () => {
+  /** An image-to-image job of gpt-image-1 from a saved input, by a new account holding 20 credits. */
+  async function imageToImage() {
     const userId = await newUser(20);
     const saved = await saveInputImage({ db: db(), storage, userId, bytes: await inputPng() });
     const { id } = await submit(userId, {
@@ -509,6 +509,11 @@ describe.each(backends)("the generation engine on $name", (backend) => {
       tool: "image-to-image",
       inputAssetId: saved.id,
     });
+    return { userId, saved, id };
+  }
+
+  it("fails an image-to-image job whose input image is gone from storage: refunded, logged, no provider called", async () => {
+    const { userId, saved, id } = await imageToImage();
     const [input] = await db().select().from(asset).where(eq(asset.id, saved.id));
     // As on a process whose storage is not the one the upload went to.
     await storage.delete(input!.storageKey);
@@ -533,13 +538,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
   });
 
   it("retries an image-to-image job whose storage failed to answer, and runs it with its image once it does", async () => {
-    const userId = await newUser(20);
-    const saved = await saveInputImage({ db: db(), storage, userId, bytes: await inputPng() });
-    const { id } = await submit(userId, {
-      ...image({ model: "gpt-image-1" }),
-      tool: "image-to-image",
-      inputAssetId: saved.id,
-    });
+    const { userId, saved, id } = await imageToImage();
     const failing = {
       ...storage,
       get: () => Promise.reject(new Error("503 Service Unavailable")),

@@ -16,7 +16,7 @@ import {
 } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { nextMail } from "#tests/support/outbox.ts";
-import { pageApi, PASSWORD, uploadImage } from "#tests/support/session.ts";
+import { pageApi, signedIn as signUp, uploadImage } from "#tests/support/session.ts";
 import { S3_TEST, startFakeS3, type FakeS3 } from "#tests/fakes/s3.ts";
 import { startBalancer, steadyLoad } from "#tests/support/balancer.ts";
 
@@ -131,24 +131,8 @@ describe.skipIf(!TEST_DATABASE_URL).each([{ storage: "a shared folder" }, { stor
     }
 
     /** Signs up through one web process; the confirmation mail is sent by whichever worker took the job. */
-    async function signedIn(web: TestServer, email: string): Promise<string> {
-      const post = (path: string, fields: Record<string, string>) =>
-        fetch(`${web.url}${path}`, {
-          method: "POST",
-          redirect: "manual",
-          headers: { Origin: origin, "Sec-Fetch-Site": "same-origin" },
-          body: new URLSearchParams(fields),
-        });
-      await post("/auth/register", { name: "Maker", email, password: PASSWORD, terms: "on" });
-      const mail = onS3 ? await mailInBucket(email) : await nextMail(sharedFolder, email);
-      await fetch(mail.link.replace(origin, web.url), { redirect: "manual" });
-      const login = await post("/auth/login", { email, password: PASSWORD });
-      expect(login.status).toBe(302);
-      return login.headers
-        .getSetCookie()
-        .map((c) => c.split(";")[0])
-        .join("; ");
-    }
+    const signedIn = (web: TestServer, email: string) =>
+      signUp(web, origin, email, onS3 ? mailInBucket : (to) => nextMail(sharedFolder, to));
 
     it("refuses a worker whose storage is not the shared one, naming the variable", async () => {
       const other = onS3 ? await startFakeS3() : undefined;

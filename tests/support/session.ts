@@ -5,8 +5,16 @@ import { nextMail } from "#tests/support/outbox.ts";
 
 export const PASSWORD = "harbor-Violet-42!";
 
-/** Signs up, confirms and signs in through the pages; returns the Cookie header of the session. */
-export async function signedIn(server: TestServer, origin: string, email: string): Promise<string> {
+/**
+ * Signs up, confirms and signs in through the pages; returns the Cookie header of the session. The confirmation is
+ * read from the server's outbox unless `mail` finds it elsewhere (a bucket, say).
+ */
+export async function signedIn(
+  server: TestServer,
+  origin: string,
+  email: string,
+  mail: (to: string) => Promise<{ link: string }> = (to) => nextMail(server.dataDir, to),
+): Promise<string> {
   const post = (path: string, fields: Record<string, string>) =>
     fetch(`${server.url}${path}`, {
       method: "POST",
@@ -15,8 +23,7 @@ export async function signedIn(server: TestServer, origin: string, email: string
       body: new URLSearchParams(fields),
     });
   await post("/auth/register", { name: "Maker", email, password: PASSWORD, terms: "on" });
-  const mail = await nextMail(server.dataDir, email);
-  await fetch(mail.link, { redirect: "manual" });
+  await fetch((await mail(email)).link, { redirect: "manual" });
   const login = await post("/auth/login", { email, password: PASSWORD });
   if (login.status !== 302) throw new Error(`signing in as ${email} answered ${login.status}, not a redirect`);
   return login.headers

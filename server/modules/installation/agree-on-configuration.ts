@@ -83,12 +83,7 @@ export async function agreeOnConfiguration(options: {
   // The generated secret is made outside the lock's transaction: it is its own idempotent insert.
   const databaseSecret = env.AUTH_SECRET ? undefined : await loadAuthSecret({ db: options.db });
   return options.db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('atelier.shared_config'))`);
-    const [row] = await tx
-      .select({ value: appSetting.value })
-      .from(appSetting)
-      .where(eq(appSetting.key, SHARED_CONFIG_KEY));
-    const recorded = (row?.value ?? {}) as SharedConfig;
+    const recorded = await lockedSharedConfig(tx);
     const others = options.shared ? await otherRunningProcesses(tx, me) : [];
     if (options.shared) await registerProcess(tx, me);
     const alone = others.length === 0;
@@ -96,42 +91,26 @@ export async function agreeOnConfiguration(options: {
     const changes: string[] = [];
     const whoElse = () => describeOthers(others);
 
-    // SITE_URL
-    {
-      const mine = env.SITE_URL
-        ? { value: env.SITE_URL.replace(/\/+$/, ""), source: "env" as const }
-        : { value: defaultSiteUrl(env), source: "default" as const };
-      const was = recorded.SITE_URL;
-      if (!was) next.SITE_URL = mine;
-      else if (mine.source === "env" && mine.value !== was.value) {
-        if (!alone)
-          throw new ConfigurationMismatch(
-            `SITE_URL is ${mine.value} here, but ${whoElse()} use ${was.value}. Set the same SITE_URL on every process, or leave it unset to take the recorded one; ${CHANGE_ALL} SITE_URL\` and restart them.`,
-          );
-        next.SITE_URL = mine;
-        changes.push(`SITE_URL changed from ${was.value} to ${mine.value}`);
-      } else if (mine.source === "env") next.SITE_URL = mine;
-      else if (was.source === "default" && alone) next.SITE_URL = mine;
-    }
-
-    // WEBHOOK_ALLOW_PRIVATE_NETWORKS
-    {
-      const set = env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
-      const mine =
-        set === undefined ? { value: false, source: "default" as const } : { value: set, source: "env" as const };
-      const was = recorded.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
-      const word = (v: boolean) => (v ? "on" : "off");
-      if (!was) next.WEBHOOK_ALLOW_PRIVATE_NETWORKS = mine;
-      else if (mine.source === "env" && mine.value !== was.value) {
-        if (!alone)
-          throw new ConfigurationMismatch(
-            `WEBHOOK_ALLOW_PRIVATE_NETWORKS is ${word(mine.value)} here, but ${whoElse()} use ${word(was.value)}. Set the same value on every process, or leave it unset to take the recorded one; ${CHANGE_ALL} WEBHOOK_ALLOW_PRIVATE_NETWORKS\` and restart them.`,
-          );
-        next.WEBHOOK_ALLOW_PRIVATE_NETWORKS = mine;
-        changes.push(`WEBHOOK_ALLOW_PRIVATE_NETWORKS changed from ${word(was.value)} to ${word(mine.value)}`);
-      } else if (mine.source === "env") next.WEBHOOK_ALLOW_PRIVATE_NETWORKS = mine;
-      else if (was.source === "default" && alone) next.WEBHOOK_ALLOW_PRIVATE_NETWORKS = mine;
-    }
+    const plain = { alone, whoElse, changes };
+    const siteUrl = agreeOnValue(
+      "SITE_URL",
+      env.SITE_URL
+        ? { value: env.SITE_URL.replace(/\/+$/, ""), source: "env" }
+        : { value: defaultSiteUrl(env), source: "default" },
+      recorded.SITE_URL,
+      String,
+      plain,
+    );
+    next.SITE_URL = siteUrl;
+    const allowPrivate = env.WEBHOOK_ALLOW_PRIVATE_NETWORKS;
+    const webhooks = agreeOnValue(
+      "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
+      allowPrivate === undefined ? { value: false, source: "default" } : { value: allowPrivate, source: "env" },
+      recorded.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      (v) => (v ? "on" : "off"),
+      plain,
+    );
+    next.WEBHOOK_ALLOW_PRIVATE_NETWORKS = webhooks;
 
     // AUTH_SECRET
     let authSecret: string;
@@ -202,12 +181,37 @@ export async function agreeOnConfiguration(options: {
     for (const change of changes) logger.warn(change);
     const agreed: Env = {
       ...env,
-      SITE_URL: next.SITE_URL!.source === "env" || !alone ? next.SITE_URL!.value : env.SITE_URL,
-      WEBHOOK_ALLOW_PRIVATE_NETWORKS: next.WEBHOOK_ALLOW_PRIVATE_NETWORKS!.value,
+      SITE_URL: siteUrl.source === "env" || !alone ? siteUrl.value : env.SITE_URL,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: webhooks.value,
     };
     if (!env.SITE_URL && agreed.SITE_URL) logger.info({ siteUrl: agreed.SITE_URL }, "SITE_URL taken from the database");
     return { env: agreed, authSecret };
   });
+}
+
+/**
+ * The rule for a setting with a default: the first value is recorded; one given in the environment that differs is
+ * refused while others run and recorded when alone; an unset one takes the record, or this process's own default
+ * when the record is a default too and no other process runs.
+ */
+function agreeOnValue<T>(
+  name: string,
+  mine: { value: T; source: Source },
+  was: { value: T; source: Source } | undefined,
+  show: (value: T) => string,
+  { alone, whoElse, changes }: { alone: boolean; whoElse: () => string; changes: string[] },
+): { value: T; source: Source } {
+  if (!was) return mine;
+  if (mine.source === "env" && mine.value !== was.value) {
+    if (!alone)
+      throw new ConfigurationMismatch(
+        `${name} is ${show(mine.value)} here, but ${whoElse()} use ${show(was.value)}. Set the same ${name} on every process, or leave it unset to take the recorded one; ${CHANGE_ALL} ${name}\` and restart them.`,
+      );
+    changes.push(`${name} changed from ${show(was.value)} to ${show(mine.value)}`);
+    return mine;
+  }
+  if (mine.source === "env" || (was.source === "default" && alone)) return mine;
+  return was;
 }
 
 async function readMarker(storage: Storage): Promise<{ id: string } | null> {
@@ -238,14 +242,15 @@ export async function readSharedConfig(db: Db): Promise<SharedConfig> {
   return (row?.value ?? {}) as SharedConfig;
 }
 
+/** The record, read under the lock that makes processes starting together take turns (within the caller's transaction). */
+async function lockedSharedConfig(tx: Db): Promise<SharedConfig> {
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext('atelier.shared_config'))`);
+  return readSharedConfig(tx);
+}
+
 export async function forgetSharedSetting(db: Db, name: SharedSetting): Promise<boolean> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('atelier.shared_config'))`);
-    const [row] = await tx
-      .select({ value: appSetting.value })
-      .from(appSetting)
-      .where(eq(appSetting.key, SHARED_CONFIG_KEY));
-    const recorded = (row?.value ?? {}) as SharedConfig;
+    const recorded = await lockedSharedConfig(tx);
     if (!(name in recorded)) return false;
     const { [name]: _forgotten, ...rest } = recorded;
     await tx

@@ -8,7 +8,7 @@ import { atelierProcess } from "#server/db/schema/index.ts";
 /** How often a running process says it is alive, and after how long without a word it counts as gone. */
 export const HEARTBEAT_SECONDS = 10;
 export const ALIVE_SECONDS = 30;
-/** Rows of processes gone this long are removed by the next heartbeat of any process. */
+/** Rows of processes gone this long are removed when a process starts. */
 const FORGET_AFTER = sql`interval '1 day'`;
 
 export type ProcessRole = "web" | "worker";
@@ -27,6 +27,7 @@ export function newProcessIdentity(role: ProcessRole, build: string): ProcessIde
 
 /** Records this process as running (inside the caller's transaction, so others starting see it at once). */
 export async function registerProcess(db: Db, me: ProcessIdentity): Promise<void> {
+  await db.delete(atelierProcess).where(lt(atelierProcess.seenAt, sql`now() - ${FORGET_AFTER}`));
   await db
     .insert(atelierProcess)
     .values({ id: me.id, role: me.role, host: me.host, pid: me.pid, build: me.build })
@@ -62,7 +63,7 @@ export async function otherRunningProcesses(db: Db, me: Pick<ProcessIdentity, "i
 
 /**
  * Keeps this process's row fresh every HEARTBEAT_SECONDS (writing it again if it was removed while the process was
- * paused) and clears rows of processes long gone; stop() removes the row on a clean shutdown.
+ * paused); stop() removes the row on a clean shutdown.
  */
 export function keepProcessAlive(db: Db, me: ProcessIdentity, logger: Logger) {
   const beat = async () => {
@@ -73,7 +74,6 @@ export function keepProcessAlive(db: Db, me: ProcessIdentity, logger: Logger) {
         .where(eq(atelierProcess.id, me.id))
         .returning({ id: atelierProcess.id });
       if (updated.length === 0) await registerProcess(db, me);
-      await db.delete(atelierProcess).where(lt(atelierProcess.seenAt, sql`now() - ${FORGET_AFTER}`));
     } catch (error) {
       logger.warn({ err: (error as Error).message }, "could not record that this process is alive");
     }
