@@ -1,23 +1,28 @@
-import type { Env } from "#server/env.ts";
-import { providerConfigured, type ProviderWith } from "#server/providers/registry.ts";
+import type { ProviderWith } from "#server/providers/registry.ts";
 import type { ChatPrice } from "#config/chat-costs.ts";
+import { compatibleId, type ModelPresentation } from "#config/models.ts";
 
 export * from "#config/chat-costs.ts";
 
 /** A registered provider that has chat models. */
 export type ChatProvider = ProviderWith<"chat">;
 
-/** One way to run a chat model: a provider and its id for the model. Tried in order; a provider failure fails over. */
+/**
+ * One way to run a chat model: a provider and its id for the model, on one connection or on each of the provider's.
+ * Tried in order; a provider failure fails over.
+ */
 export interface ChatBinding {
   provider: ChatProvider;
   model: string;
+  connection?: string;
+  options?: Record<string, unknown>;
 }
 
-export interface ChatModel {
-  id: string;
-  /** A product name, shown as is in every language. */
-  name: string;
-  bindings: ChatBinding[];
+export type ResolvedChatBinding = ChatBinding & { connection: string };
+
+export interface ChatModel<B extends ChatBinding = ResolvedChatBinding> extends ModelPresentation {
+  kind: "chat";
+  bindings: B[];
   price: ChatPrice;
   /** The most tokens the model reads (the conversation sent is cut to fit) and writes in one answer. */
   contextTokens: number;
@@ -26,13 +31,12 @@ export interface ChatModel {
   vision: boolean;
   /** Calls tools: the chat offers it the studio's (an image, a video). */
   tools: boolean;
-  /** Runs on this machine with no key and no network. */
-  offline?: boolean;
 }
 
 /** The chat catalog; a model is offered only when at least one of its providers is configured. */
-export const chatCatalog: ChatModel[] = [
+export const chatCatalog: ChatModel<ChatBinding>[] = [
   {
+    kind: "chat",
     id: "prompt-helper",
     name: "Atelier Prompt Helper",
     bindings: [{ provider: "demo", model: "prompt-helper" }],
@@ -44,6 +48,7 @@ export const chatCatalog: ChatModel[] = [
     offline: true,
   },
   {
+    kind: "chat",
     id: "gpt-4o-mini",
     name: "GPT-4o mini",
     bindings: [{ provider: "openai", model: "gpt-4o-mini" }],
@@ -54,6 +59,7 @@ export const chatCatalog: ChatModel[] = [
     tools: true,
   },
   {
+    kind: "chat",
     id: "gpt-4.1",
     name: "GPT-4.1",
     bindings: [{ provider: "openai", model: "gpt-4.1" }],
@@ -64,6 +70,7 @@ export const chatCatalog: ChatModel[] = [
     tools: true,
   },
   {
+    kind: "chat",
     id: "claude-sonnet-4",
     name: "Claude Sonnet 4",
     bindings: [{ provider: "anthropic", model: "claude-sonnet-4-20250514" }],
@@ -74,6 +81,7 @@ export const chatCatalog: ChatModel[] = [
     tools: true,
   },
   {
+    kind: "chat",
     id: "gemini-2.5-flash",
     name: "Gemini 2.5 Flash",
     bindings: [{ provider: "google", model: "gemini-2.5-flash" }],
@@ -85,15 +93,11 @@ export const chatCatalog: ChatModel[] = [
   },
 ];
 
-/** Whether a provider's connection can serve chat, as its definition in the provider registry reads it. */
-export function chatProviderConfigured(provider: ChatProvider, env: Env): boolean {
-  return providerConfigured(provider, env, "chat");
-}
-
-/** Chat models of an OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter), one catalog entry each. */
-function compatibleChatModels(env: Env): ChatModel[] {
-  return env.OPENAI_COMPATIBLE_CHAT_MODELS.map((model) => ({
-    id: `compat-${model.replace(/[^\w.-]+/g, "-").toLowerCase()}`,
+/** Chat models of the OpenAI-compatible server (Ollama, vLLM, LM Studio, OpenRouter) the environment names. */
+export function compatibleChatModels(chatModels: readonly string[]): ChatModel<ChatBinding>[] {
+  return chatModels.map((model) => ({
+    kind: "chat" as const,
+    id: compatibleId(model),
     name: model,
     bindings: [{ provider: "openai-compatible" as const, model }],
     price: { inputPerMillion: 100, outputPerMillion: 400 },
@@ -103,18 +107,4 @@ function compatibleChatModels(env: Env): ChatModel[] {
     // Not every model such a server runs calls tools; none is offered them.
     tools: false,
   }));
-}
-
-/** Every chat model this deployment knows. */
-export function knownChatModels(env: Env): ChatModel[] {
-  return [...chatCatalog, ...compatibleChatModels(env)];
-}
-
-/** The chat models offered: those with a configured provider (only those bindings kept), minus the disabled ones. */
-export function offeredChatModels(env: Env): ChatModel[] {
-  const disabled = new Set(env.DISABLED_MODELS);
-  return knownChatModels(env)
-    .filter((m) => !disabled.has(m.id))
-    .map((m) => ({ ...m, bindings: m.bindings.filter((b) => chatProviderConfigured(b.provider, env)) }))
-    .filter((m) => m.bindings.length > 0);
 }

@@ -1,5 +1,5 @@
-import type { Env } from "#server/env.ts";
-import { providerConfigured as connectionConfigured, type ProviderWith } from "#server/providers/registry.ts";
+import type { ProviderWith } from "#server/providers/registry.ts";
+import type { Locale } from "#common/locales.ts";
 import {
   priceOf,
   type ModelOptions,
@@ -20,37 +20,66 @@ export type Tool = GenerationTool;
 /** A registered provider that makes images or videos. */
 export type Provider = ProviderWith<"image"> | ProviderWith<"video">;
 
-/** What one unit of a model's output costs, in credits. */
-/** One way to run a model: a provider and its id for the model, per tool when the provider splits them. */
+/**
+ * One way to run a model: a provider and its id for the model (per tool when the provider splits them), on one of
+ * the provider's connections or, without `connection`, on each of them in failover order.
+ */
 export interface Binding {
   provider: Provider;
   model: string;
   /** The provider's id for image-to-image, when it differs. */
   imageToImageModel?: string;
+  /** One connection only (its id). */
+  connection?: string;
+  /** Fixed inputs sent with every request, in the provider's own names. */
+  options?: Record<string, unknown>;
 }
 
-export interface CatalogModel {
+/** A binding as the registry resolved it: on one connection that can serve now. */
+export type ResolvedBinding = Binding & { connection: string };
+
+/** What every model of the catalog has, whatever it makes. */
+export interface ModelPresentation {
   id: string;
-  /** A product name, shown as is in every language. */
+  /** A product name, shown as is in every language unless `names` has one for the language. */
   name: string;
+  names?: Partial<Record<Locale, string>>;
+  description?: Partial<Record<Locale, string>>;
+  tags?: string[];
+  /** An image shown with the model: a path on this site or an https URL. */
+  cover?: string;
+  /** Runs on this machine with no key and no network; labelled "Offline demo". */
+  offline?: boolean;
+}
+
+export interface CatalogModel<B extends Binding = ResolvedBinding> extends ModelPresentation {
   kind: ModelKind;
   tools: Tool[];
-  /** Tried in this order: a provider-side failure moves on to the next configured one. */
-  bindings: Binding[];
+  /** Tried in this order: a provider-side failure moves on to the next one. */
+  bindings: B[];
   price: ModelPrice;
+  /** What the provider charges per unit, in the currency of the credit packs (for the margin; never billed). */
+  cost?: number;
   options: ModelOptions;
   /** Seconds a job usually takes, until the model's own recent durations are known. */
   expectedSeconds: number;
   /** A run taking longer is stopped, failed and refunded. */
   timeoutSeconds: number;
-  /** Runs on this machine with no key and no network; labelled "Offline demo". */
-  offline?: boolean;
 }
+
+/** A model as a job keeps it from its submission: what it runs on, what it costs and how long it may take. */
+export type ModelSnapshot = Pick<
+  CatalogModel,
+  "name" | "kind" | "tools" | "bindings" | "price" | "options" | "expectedSeconds" | "timeoutSeconds"
+>;
 
 const IMAGE_RATIOS = IMAGE_ASPECT_RATIOS;
 
-/** The catalog; a model is offered only when at least one of its providers is configured. */
-export const modelCatalog: CatalogModel[] = [
+/**
+ * The built-in catalog: the seed the operators' changes and added models are merged over (by id). A model is offered
+ * only when at least one of its providers has a connection that can serve.
+ */
+export const modelCatalog: CatalogModel<Binding>[] = [
   {
     id: "demo-image",
     name: "Atelier Demo Image",
@@ -163,15 +192,10 @@ export const modelCatalog: CatalogModel[] = [
   },
 ];
 
-/** Whether a provider's connection is configured, as its definition in the provider registry reads it. */
-export function providerConfigured(provider: Provider, env: Env): boolean {
-  return connectionConfigured(provider, env);
-}
-
-/** Image models of an OpenAI-compatible server, one catalog entry each. */
-function compatibleModels(env: Env): CatalogModel[] {
-  return env.OPENAI_COMPATIBLE_IMAGE_MODELS.map((model) => ({
-    id: `compat-${model.replace(/[^\w.-]+/g, "-").toLowerCase()}`,
+/** Image models of the OpenAI-compatible server the environment names, one built-in model each. */
+export function compatibleModels(imageModels: readonly string[]): CatalogModel<Binding>[] {
+  return imageModels.map((model) => ({
+    id: compatibleId(model),
     name: model,
     kind: "image" as const,
     tools: ["text-to-image" as const],
@@ -183,52 +207,15 @@ function compatibleModels(env: Env): CatalogModel[] {
   }));
 }
 
-/** What the admin console changed of a model: switched off, or another price per unit (over the configuration's). */
-export interface ModelOverride {
-  enabled: boolean;
-  credits?: number;
-  /** What the provider charges per unit, in the currency of the credit packs (for the margin; never billed). */
-  cost?: number;
-}
-export type ModelOverrides = Record<string, ModelOverride>;
-
-/** Every model this deployment knows: the catalog and the OpenAI-compatible server's models. */
-export function knownModels(env: Env): CatalogModel[] {
-  return [...modelCatalog, ...compatibleModels(env)];
-}
-
-/** How long a run of the model may take: the configuration's (`MODEL_SETTINGS`) over the catalog's. */
-export function timeoutSecondsOf(model: CatalogModel, env: Env): number {
-  return env.MODEL_SETTINGS[model.id]?.timeoutSeconds ?? model.timeoutSeconds;
-}
-
-/**
- * The models this deployment offers: those with at least one configured provider (only those bindings kept),
- * minus the ones the operator disabled (in the configuration or the console), with the operator's prices (the
- * console's over the configuration's) and timeouts.
- */
-export function offeredModels(env: Env, overrides: ModelOverrides = {}): CatalogModel[] {
-  const disabled = new Set(env.DISABLED_MODELS);
-  return knownModels(env)
-    .filter((m) => !disabled.has(m.id) && overrides[m.id]?.enabled !== false)
-    .map((m) => {
-      const own = env.MODEL_SETTINGS[m.id] ?? {};
-      return {
-        ...m,
-        price: { ...m.price, credits: overrides[m.id]?.credits ?? own.credits ?? m.price.credits },
-        timeoutSeconds: timeoutSecondsOf(m, env),
-        expectedSeconds: own.expectedSeconds ?? m.expectedSeconds,
-        bindings: m.bindings.filter((b) => providerConfigured(b.provider, env)),
-      };
-    })
-    .filter((m) => m.bindings.length > 0);
-}
-
-export function findOfferedModel(env: Env, id: string, overrides: ModelOverrides = {}): CatalogModel | undefined {
-  return offeredModels(env, overrides).find((m) => m.id === id);
+/** The catalog id of a model of the OpenAI-compatible server. */
+export function compatibleId(model: string): string {
+  return `compat-${model.replace(/[^\w.-]+/g, "-").toLowerCase()}`;
 }
 
 /** Credits a request costs: per image times the count, per video, or per second of video. */
-export function costOf(model: CatalogModel, params: Pick<GenerationParams, "count" | "duration">): number {
+export function costOf(
+  model: Pick<CatalogModel, "price">,
+  params: Pick<GenerationParams, "count" | "duration">,
+): number {
   return priceOf(model.price, params);
 }

@@ -193,6 +193,13 @@ const schema = z.object({
   TURNSTILE_SECRET_KEY: z.string().min(1).optional(),
   /** Where Turnstile tokens are verified; only tests point it elsewhere. */
   TURNSTILE_VERIFY_URL: z.url().default("https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+  /**
+   * Encrypts provider connections' keys kept in the database (AES-256-GCM): 64 hex digits, 32 bytes in base64, or
+   * any text of 32 characters or more. Unset, a key derived from AUTH_SECRET (or the database's secret) is used.
+   */
+  ENCRYPTION_KEY: z.string().min(32, "64 hex digits or a random string of at least 32 characters").optional(),
+  /** Keys ENCRYPTION_KEY replaced (comma-separated): they only open keys sealed before a rotation. */
+  ENCRYPTION_KEY_PREVIOUS: commaList.default([]),
   /** Signs session cookies and tokens; generated once and kept in the database when unset. */
   AUTH_SECRET: z.string().min(32, "a random string of at least 32 characters").optional(),
   /** Comma-separated e-mails that become admins when they sign up or sign in. */

@@ -25,6 +25,9 @@ import {
   type ProcessRole,
 } from "#server/modules/installation/register-process.ts";
 import { readBuildInfo } from "#server/build-info.ts";
+import { adoptLegacyModelSettings } from "#server/modules/catalog/adopt-legacy-settings.ts";
+import { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
+import { secretBox, type SecretBox } from "#server/modules/catalog/secret-box.ts";
 
 /** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
 export interface Runtime {
@@ -40,6 +43,10 @@ export interface Runtime {
   stripe: StripeClient | null;
   /** What administrators set in the console (bonus, packs, banner, maintenance), over the configuration. */
   settings: SettingsStore;
+  /** The models and provider connections: the built-in catalog with what operators changed and added. */
+  models: ModelRegistry;
+  /** Seals and opens the secrets of provider connections kept in the database. */
+  secrets: SecretBox;
   /** Says when the public pages kept in memory are out of date. */
   publicPages: PublicPagesSignal;
   /** Signs links that open a private file without a session (API clients' downloads). */
@@ -83,6 +90,8 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
   let auth: Auth;
   let links: MediaLinks;
   let settings: SettingsStore;
+  let models: ModelRegistry;
+  let secrets: SecretBox;
   const publicPages = new PublicPagesSignal();
   try {
     storage = createStorage(configured);
@@ -114,12 +123,22 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     });
     await settings.refresh();
     const secret = agreement.authSecret;
+    secrets = secretBox({
+      encryptionKey: env.ENCRYPTION_KEY,
+      authSecret: secret,
+      previous: env.ENCRYPTION_KEY_PREVIOUS,
+    });
+    const adopted = await adoptLegacyModelSettings(database.db, env);
+    if (adopted > 0) logger.info({ models: adopted }, "models' console settings moved into the catalog");
+    models = new ModelRegistry(env, { db: database.db, box: secrets, logger });
+    models.onChange(() => publicPages.changed());
+    await models.refresh();
     auth = createAuth({ db: database.db, env, site, logger, boss, secret, settings });
     links = mediaLinks(secret);
     if (work)
       await startWorking(
         boss,
-        { db: database.db, boss, logger, site, mailer, env, storage, mediaLinks: links },
+        { db: database.db, boss, logger, site, mailer, env, storage, mediaLinks: links, models },
         env.WORKER_CONCURRENCY,
         logger,
       );
@@ -135,6 +154,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
   const readyBoss = boss;
   const stripe = await createStripeClient(env);
   settings.start();
+  models.start();
   let closed = false;
   return {
     env,
@@ -147,6 +167,8 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     storage,
     stripe,
     settings,
+    models,
+    secrets,
     publicPages,
     mediaLinks: links,
     working: work,
@@ -155,6 +177,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
       if (closed) return;
       closed = true;
       settings.stop();
+      models.stop();
       // Running jobs get the shutdown window to finish; unfinished ones are retried by another worker.
       await readyBoss
         .stop({ graceful: true, close: true, timeout: env.SHUTDOWN_TIMEOUT_SECONDS * 1000 })

@@ -17,9 +17,9 @@ export function toolOf(toolId: string | undefined, kind: "image" | "video"): Gen
   return tool;
 }
 
-/** The offered models that can do a tool (without those the console switched off). */
-export function modelsFor(runtime: Pick<Runtime, "env" | "settings">, tool: GenerationTool) {
-  return listModels(runtime.env, runtime.settings.current().models).filter((m) => m.tools.includes(tool));
+/** The offered models that can do a tool (administrators also see those offered to them only). */
+export function modelsFor(runtime: Pick<Runtime, "models">, tool: GenerationTool, viewer: { role: string }) {
+  return listModels(runtime.models, { admin: viewer.role === "admin" }).filter((m) => m.tools.includes(tool));
 }
 
 /** One of the viewer's generations, or a 404 (unknown, someone else's, or not of this tool). */

@@ -1,3 +1,4 @@
+import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import type { Job } from "pg-boss";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
@@ -40,6 +41,8 @@ export interface JobContext {
   storage: Storage;
   /** Signs the links to private files that webhooks send. */
   mediaLinks: MediaLinks;
+  /** The models and the connections they run on. */
+  models: ModelRegistry;
 }
 
 export interface QueueDefinition<T extends object = object> {
@@ -98,10 +101,10 @@ queues.push(
     expireInSeconds: 1800,
     heartbeatSeconds: HEARTBEAT_SECONDS,
     notify: true,
-    async handle(jobs, { db, boss, env, storage, logger }) {
+    async handle(jobs, { db, boss, env, storage, logger, models }) {
       for (const job of jobs) {
         await runGeneration(
-          { db, boss, env, storage, logger },
+          { db, boss, env, storage, logger, models },
           { generationId: job.data.generationId, signal: job.signal },
         );
       }
@@ -158,9 +161,9 @@ queues.push(
     retryLimit: 0,
     expireInSeconds: 1020,
     notify: true,
-    async handle(jobs, { db, env, logger }) {
+    async handle(jobs, { db, models, logger }) {
       for (const job of jobs)
-        await runModelCheck({ db, env, logger }, { checkId: job.data.checkId, signal: job.signal });
+        await runModelCheck({ db, models, logger }, { checkId: job.data.checkId, signal: job.signal });
     },
   }),
 );

@@ -69,6 +69,9 @@ const failure = (code: ProviderFailureCode, failover: boolean, detail: string): 
  * when it aborted the call for its own deadline or on the user's request, that decides the outcome whatever error
  * the abort surfaced as.
  */
+/** A connection a binding names that cannot serve now (removed, disabled, its key unreadable): the next one is tried. */
+export class ConnectionUnavailable extends Error {}
+
 export function classifyProviderError(
   error: unknown,
   signals: { timedOut?: boolean; canceled?: boolean } = {},
@@ -84,6 +87,7 @@ function classify(error: unknown, depth: number): ProviderFailure {
     if (error.name === "TimeoutError") return failure("timeout", false, "timed out");
     if (error.name === "AbortError" || error.name === "ResponseAborted") return failure("canceled", false, "aborted");
   }
+  if (error instanceof ConnectionUnavailable) return failure("provider_unavailable", true, error.message);
   if (RetryError.isInstance(error)) return classify(error.lastError, depth + 1);
   if (DownloadError.isInstance(error)) {
     // The SDK's download wraps whatever stopped it, an abort included.

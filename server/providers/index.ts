@@ -1,13 +1,25 @@
-import type { Env } from "#server/env.ts";
-import type { Binding, CatalogModel } from "#config/models.ts";
-import type { GenerationParams, GenerationTool } from "#common/generation.ts";
-import { connectionFor, providerDefinition } from "#server/providers/registry.ts";
+import type { ResolvedBinding } from "#config/models.ts";
+import type { GenerationKind, GenerationParams, GenerationTool } from "#common/generation.ts";
+import type { ProviderDefinition } from "#server/providers/definition.ts";
+import { ConnectionUnavailable } from "#server/providers/errors.ts";
 import { runImageModel, runVideoModel, type Output } from "#server/providers/generate.ts";
 
+/** Finds a connection that can serve by its id (the model registry). */
+export interface ConnectionSource {
+  connection(id: string): { definition: ProviderDefinition; settings: unknown } | undefined;
+}
+
+/** The connection a binding runs on, or `ConnectionUnavailable`. */
+export function connectionOf(source: ConnectionSource, binding: { connection: string }) {
+  const found = source.connection(binding.connection);
+  if (!found) throw new ConnectionUnavailable(`the connection ${binding.connection} cannot serve`);
+  return found;
+}
+
 export interface BindingRun {
-  env: Env;
-  model: CatalogModel;
-  binding: Binding;
+  connections: ConnectionSource;
+  model: { kind: GenerationKind };
+  binding: ResolvedBinding;
   tool: GenerationTool;
   prompt: string;
   negativePrompt?: string;
@@ -25,10 +37,8 @@ export interface BindingRun {
 export async function runBinding(r: BindingRun): Promise<Array<Output & { poster?: Uint8Array }>> {
   const { binding, params } = r;
   if (r.model.kind === "video") {
-    if (!providerDefinition(binding.provider).videoModel) {
-      throw new Error(`${binding.provider} has no video models in the catalog`);
-    }
-    const { definition, settings } = connectionFor(binding.provider, r.env);
+    const { definition, settings } = connectionOf(r.connections, binding);
+    if (!definition.videoModel) throw new Error(`${binding.provider} has no video models`);
     const model = await definition.videoModel!(settings, binding.model, { onProgress: r.onProgress });
     return runVideoModel(model, binding.provider, {
       prompt: r.prompt,
@@ -37,13 +47,14 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
       duration: params.duration ?? 5,
       aspectRatio: params.aspectRatio as "16:9",
       seed: params.seed,
+      providerOptions: fixedOptions(binding),
       abortSignal: r.abortSignal,
     });
   }
   const providerModel =
     r.tool === "image-to-image" && binding.imageToImageModel ? binding.imageToImageModel : binding.model;
-  const { definition, settings } = connectionFor(binding.provider, r.env);
-  if (!definition.imageModel) throw new Error(`${binding.provider} has no image models in the catalog`);
+  const { definition, settings } = connectionOf(r.connections, binding);
+  if (!definition.imageModel) throw new Error(`${binding.provider} has no image models`);
   const model = await definition.imageModel(settings, providerModel);
   return runImageModel(model, binding.provider, {
     prompt: r.prompt,
@@ -53,6 +64,12 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
     seed: params.seed,
     inputImage: r.tool === "image-to-image" ? r.inputImage : undefined,
     strength: params.strength,
+    providerOptions: fixedOptions(binding),
     abortSignal: r.abortSignal,
   });
+}
+
+/** The binding's fixed inputs, under its provider's name as the AI SDK reads provider options. */
+function fixedOptions(binding: ResolvedBinding) {
+  return binding.options ? ({ [binding.provider]: binding.options } as never) : undefined;
 }

@@ -1,3 +1,4 @@
+import { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { randomUUID } from "node:crypto";
 import { and, eq } from "drizzle-orm";
 import pino from "pino";
@@ -69,7 +70,13 @@ function scripted(chunks: string[], end: "finish" | "error" = "finish", usage = 
 describe.each(backends)("chat answers on $name", (backend) => {
   const db = migratedDatabase(backend);
   const env = parseEnv({ OPENAI_API_KEY: "sk-test" });
-  const deps = (languageModel?: AnswerDeps["languageModel"]): AnswerDeps => ({ db: db(), env, logger, languageModel });
+  const deps = (languageModel?: AnswerDeps["languageModel"]): AnswerDeps => ({
+    db: db(),
+    env,
+    logger,
+    models: ModelRegistry.builtIn(env),
+    languageModel,
+  });
 
   const account = (credits: number) => insertUserWithCredits(db(), credits);
   async function question(userId: string, text: string, modelId = "prompt-helper") {

@@ -35,7 +35,7 @@ import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
 import { startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
 import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { recordDuration, typicalSeconds } from "#server/modules/generation/estimate.ts";
-import { findOfferedModel } from "#config/models.ts";
+import { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 
 const logger = pino({ level: "silent" });
 const codeOf = (error: unknown) => (error instanceof AppError ? error.code : String(error));
@@ -50,7 +50,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
   let replicate: FakeReplicate;
   let env: Env;
   const db = () => handle.db;
-  const deps = () => ({ db: db(), boss, env, storage, logger });
+  const deps = () => ({ db: db(), boss, env, storage, logger, models: ModelRegistry.builtIn(env) });
 
   beforeAll(async () => {
     engine = await openEngine(backend);
@@ -295,7 +295,11 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     expect(first).toBeGreaterThanOrEqual(1);
     expect(views.map((v) => v.queuePosition)).toEqual([first, first! + 1, first! + 2]);
     // Two jobs ahead run before the third: with two at a time, one round of runs before its own.
-    const typical = await typicalSeconds({ db: db(), model: findOfferedModel(env, "demo-video")!, videoSeconds: 5 });
+    const typical = await typicalSeconds({
+      db: db(),
+      model: ModelRegistry.builtIn(env).findMedia("demo-video")!,
+      videoSeconds: 5,
+    });
     expect(env.WORKER_CONCURRENCY).toBe(2);
     expect(views[2]!.etaSeconds).toBe(Math.ceil(typical * (1 + Math.floor((third! - 1) / 2))));
     // Running, it is in no queue.
@@ -303,7 +307,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     expect((await getGeneration({ db: db(), env, id: ids[0]!, viewerId: userId })).queuePosition).toBeNull();
 
     // With no 10-second video run yet, a 10-second video is expected to take twice what a 5-second one takes.
-    const model = findOfferedModel(env, "demo-video")!;
+    const model = ModelRegistry.builtIn(env).findMedia("demo-video")!;
     recordDuration(model.id, 0);
     const short = await typicalSeconds({ db: db(), model, videoSeconds: 5 });
     const long = await typicalSeconds({ db: db(), model, videoSeconds: 10 });
@@ -312,7 +316,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
 
   it("learns a video's time from the model's recent runs, of the same length when there are some", async () => {
     const userId = await newUser(2000);
-    const model = findOfferedModel(env, "kling-video")!;
+    const model = ModelRegistry.builtIn(env).findMedia("kling-video")!;
     const video = (prompt: string, duration: number) => ({ tool: "text-to-video", model: model.id, prompt, duration });
     /** A run of `duration` seconds of video that took `ms`, finished `ago` ms before now. */
     const ran = async (duration: number, ms: number, ago: number) => {

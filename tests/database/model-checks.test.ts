@@ -1,3 +1,4 @@
+import { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { eq } from "drizzle-orm";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -54,13 +55,14 @@ describe.each(backends)("models' health tests on $name", (backend) => {
 
   /** Starts a test of the model and runs its jobs here, as a worker would. */
   async function check(modelId: string) {
-    const started = await startModelCheck({ db: db(), boss, env, modelId, actor });
+    const started = await startModelCheck({ db: db(), boss, models: ModelRegistry.builtIn(env), modelId, actor });
     const rows = await db().select().from(modelCheck).where(eq(modelCheck.modelId, modelId));
-    for (const row of rows) await runModelCheck({ db: db(), env, logger }, { checkId: row.id });
+    for (const row of rows)
+      await runModelCheck({ db: db(), models: ModelRegistry.builtIn(env), logger }, { checkId: row.id });
     return started;
   }
   const latest = async (modelId: string) =>
-    (await latestModelChecks({ db: db(), env })).filter((c) => c.modelId === modelId);
+    (await latestModelChecks({ db: db(), models: ModelRegistry.builtIn(env) })).filter((c) => c.modelId === modelId);
 
   it("generates for real on each configured provider, keeps the outcome and its duration, and audits the test", async () => {
     const before = openai.requests.length;
@@ -109,11 +111,17 @@ describe.each(backends)("models' health tests on $name", (backend) => {
   });
 
   it("refuses a second test while one runs, and shows a test whose worker went away as timed out", async () => {
-    const first = await startModelCheck({ db: db(), boss, env, modelId: "flux-dev", actor });
+    const first = await startModelCheck({
+      db: db(),
+      boss,
+      models: ModelRegistry.builtIn(env),
+      modelId: "flux-dev",
+      actor,
+    });
     expect(first).toEqual({ started: 2 });
     const again = await Promise.all([
-      startModelCheck({ db: db(), boss, env, modelId: "flux-dev", actor }),
-      startModelCheck({ db: db(), boss, env, modelId: "flux-dev", actor }),
+      startModelCheck({ db: db(), boss, models: ModelRegistry.builtIn(env), modelId: "flux-dev", actor }),
+      startModelCheck({ db: db(), boss, models: ModelRegistry.builtIn(env), modelId: "flux-dev", actor }),
     ]);
     expect(again).toEqual([{ refused: "running" }, { refused: "running" }]);
     expect((await latest("flux-dev")).map((c) => c.status)).toEqual(["running", "running"]);
@@ -127,12 +135,16 @@ describe.each(backends)("models' health tests on $name", (backend) => {
       ["failed", "timeout"],
     ]);
     // And a new test may start.
-    expect(await startModelCheck({ db: db(), boss, env, modelId: "flux-dev", actor })).toEqual({ started: 2 });
+    expect(
+      await startModelCheck({ db: db(), boss, models: ModelRegistry.builtIn(env), modelId: "flux-dev", actor }),
+    ).toEqual({ started: 2 });
   });
 
   it("refuses a model without a configured provider", async () => {
     const bare = parseEnv({ DEMO_MODELS: "false" });
-    expect(await startModelCheck({ db: db(), boss, env: bare, modelId: "demo-image", actor })).toEqual({
+    expect(
+      await startModelCheck({ db: db(), boss, models: ModelRegistry.builtIn(bare), modelId: "demo-image", actor }),
+    ).toEqual({
       refused: "noProvider",
     });
   });

@@ -8,7 +8,6 @@ import { formOf } from "#app/lib/request.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { AppError } from "#server/errors.ts";
 import { getConversation, listConversations, listFolders } from "#server/modules/chat/conversations.ts";
-import { offeredChatModels } from "#config/chat-models.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -41,7 +40,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     conversations,
     folders,
     opened,
-    models: offeredChatModels(runtime.env).map((m) => ({
+    models: runtime.models.chat({ admin: viewer.role === "admin" }).map((m) => ({
       id: m.id,
       name: m.name,
       price: m.price,

@@ -11,7 +11,6 @@ import { seoMeta } from "#app/seo.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { pathLocale, serverContextOf } from "#app/lib/request.server.ts";
 import { listShowcase } from "#server/modules/generation/list-showcase.ts";
-import { offeredModels } from "#config/models.ts";
 import { LOCALE_TAGS, hrefIn, localeOfPath, localizedUrl } from "#common/locales.ts";
 import { formatNumber } from "#common/format.ts";
 import { useRoot } from "#app/lib/use-site.ts";
@@ -70,7 +69,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     signupBonus: site.signupBonusCredits,
     origin: new URL(site.url).origin,
     showcase,
-    models: offeredModels(runtime.env, runtime.settings.current().models).map((m) => ({
+    models: runtime.models.media().map((m) => ({
       id: m.id,
       name: m.name,
       kind: m.kind,

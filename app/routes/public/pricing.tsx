@@ -13,7 +13,6 @@ import { siteWithSettings } from "#server/modules/settings/settings-store.ts";
 import { startCheckout } from "#server/modules/payments/start-checkout.ts";
 import { purchasingConfigured } from "#server/modules/payments/stripe-client.ts";
 import { AppError } from "#server/errors.ts";
-import { offeredModels } from "#config/models.ts";
 import { decimalAmount, formatMoney, formatNumber, formatUnitPrice } from "#common/format.ts";
 import { hrefIn, localizedUrl, type Locale } from "#common/locales.ts";
 import { signInHref } from "#common/return-path.ts";
@@ -54,16 +53,14 @@ export function loader({ context, request }: Route.LoaderArgs) {
     i18n,
     locale,
     packs,
-    models: offeredModels(runtime.env, runtime.settings.current().models).map(
-      ({ id, name, kind, tools, price, offline }) => ({
-        id,
-        name,
-        kind,
-        tools,
-        price,
-        offline: Boolean(offline),
-      }),
-    ),
+    models: runtime.models.media().map(({ id, name, kind, tools, price, offline }) => ({
+      id,
+      name,
+      kind,
+      tools,
+      price,
+      offline: Boolean(offline),
+    })),
     purchasing: purchasingConfigured(runtime.env),
     signedIn: Boolean(session.viewer),
     signupBonus: site.signupBonusCredits,

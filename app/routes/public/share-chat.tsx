@@ -25,7 +25,7 @@ export const headers: Route.HeadersFunction = ({ parentHeaders }) => {
 /** A conversation its owner shared as a read-only link: anyone with the link reads it; otherwise it does not exist. */
 export async function loader({ context, request, params }: Route.LoaderArgs) {
   const { runtime } = serverContextOf(context);
-  const shared = await getSharedConversation({ db: runtime.database.db, env: runtime.env, token: params.token });
+  const shared = await getSharedConversation({ db: runtime.database.db, models: runtime.models, token: params.token });
   if (!shared) throw data(null, { status: 404 });
   const { i18n, seo, locale } = pageMeta(context, request, ["chat"], (t) => ({
     title: shared.title ?? t("chat:page.untitled"),

@@ -21,7 +21,6 @@ import {
 import { settleToolCall } from "#server/modules/chat/tools.ts";
 import { requestLocale } from "#server/http/api-error.ts";
 import { exportConversation, shareConversation, unshareConversation } from "#server/modules/chat/share.ts";
-import { offeredChatModels } from "#config/chat-models.ts";
 import { AppError } from "#server/errors.ts";
 import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
 import { isLocale, type Locale } from "#common/locales.ts";
@@ -43,7 +42,7 @@ export function chatRoutes(state: ServerState) {
     .get("/chat/models", guard, (c) => {
       c.header("Cache-Control", "no-store");
       return c.json({
-        models: offeredChatModels(c.var.runtime.env).map((m) => ({
+        models: c.var.runtime.models.chat().map((m) => ({
           id: m.id,
           name: m.name,
           price: m.price,
@@ -58,7 +57,7 @@ export function chatRoutes(state: ServerState) {
       await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "createConversation");
       const conversation = await createConversation({
         db: c.var.runtime.database.db,
-        env: c.var.runtime.env,
+        models: c.var.runtime.models,
         userId: c.var.viewer.id,
         input: await jsonBody(c),
       });
@@ -89,7 +88,7 @@ export function chatRoutes(state: ServerState) {
       await limitAccountAction(c.var.runtime.database.db, c.var.viewer.id, "changeChat");
       await updateConversation({
         db: c.var.runtime.database.db,
-        env: c.var.runtime.env,
+        models: c.var.runtime.models,
         userId: c.var.viewer.id,
         conversationId: c.req.param("id"),
         input: await jsonBody(c),
@@ -130,7 +129,7 @@ export function chatRoutes(state: ServerState) {
       const asked = c.req.header("X-Locale") ?? c.req.query("locale");
       const file = await exportConversation({
         db: c.var.runtime.database.db,
-        env: c.var.runtime.env,
+        models: c.var.runtime.models,
         userId: viewer.id,
         conversationId: c.req.param("id"),
         format,
@@ -174,7 +173,7 @@ export function chatRoutes(state: ServerState) {
       const { answer = true, ...input } = ((await jsonBody(c)) ?? {}) as { answer?: unknown };
       const question = await addQuestion({
         db: c.var.runtime.database.db,
-        env: c.var.runtime.env,
+        models: c.var.runtime.models,
         userId: c.var.viewer.id,
         conversationId,
         input,
@@ -231,6 +230,7 @@ export function chatRoutes(state: ServerState) {
           boss: runtime.boss,
           storage: runtime.storage,
           settings: runtime.settings,
+          models: runtime.models,
         },
         {
           userId: viewer.id,
@@ -266,7 +266,8 @@ async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: 
       db: runtime.database.db,
       env: runtime.env,
       logger: c.var.logger,
-      studio: { boss: runtime.boss, storage: runtime.storage, settings: runtime.settings },
+      models: runtime.models,
+      studio: { boss: runtime.boss, storage: runtime.storage, settings: runtime.settings, models: runtime.models },
     },
     { userId: viewer.id, conversationId, parentId, locale, onDelta: live.delta, onTool: live.tool },
   );

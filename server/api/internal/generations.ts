@@ -21,7 +21,7 @@ export function generationRoutes(state: ServerState) {
       const { database, env, storage, boss } = runtime;
       await limitAccountAction(database.db, viewer.id, "submit");
       const { id, repeated } = await submitGeneration(
-        { db: database.db, boss, env, storage, settings: c.var.runtime.settings },
+        { db: database.db, boss, env, storage, settings: runtime.settings, models: runtime.models },
         { user: viewer, input: await jsonBody(c), source: "web", idempotencyKey: c.req.header("idempotency-key") },
       );
       const generation = await getGeneration({ db: database.db, env, id, viewerId: viewer.id });

@@ -14,6 +14,6 @@ export function meRoutes(state: ServerState) {
       return c.json({ user: c.var.viewer, credits });
     })
     .get("/models", guard, (c) =>
-      c.json({ models: listModels(c.var.runtime.env, c.var.runtime.settings.current().models) }),
+      c.json({ models: listModels(c.var.runtime.models, { admin: c.var.viewer.role === "admin" }) }),
     );
 }

@@ -7,7 +7,7 @@ import { AppError } from "#server/errors.ts";
 import type { ToolChoice, ToolSet } from "ai";
 import { CLIENT_TOOL_PART, startAnswer, type AnswerOutcome, type ClientTool } from "#server/modules/chat/answer.ts";
 import { createApiConversation, MAX_QUESTION_LENGTH, type ApiTurn } from "#server/modules/chat/conversations.ts";
-import { MAX_ATTACHMENTS, offeredChatModels } from "#config/chat-models.ts";
+import { MAX_ATTACHMENTS } from "#config/chat-models.ts";
 import type { ChatPart } from "#server/db/schema/index.ts";
 import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
 import { fetchImageUrl } from "#server/modules/generation/fetch-image-url.ts";
@@ -351,7 +351,7 @@ export async function chatCompletions(c: Context<RetryEnv>) {
   const body = parseFields(request, await c.req.json().catch(() => null));
   const { runtime } = c.var;
   const userId = c.var.apiUserId;
-  const model = offeredChatModels(runtime.env).find((m) => m.id === body.model);
+  const model = runtime.models.findChat(body.model);
   if (!model) throw new AppError("unknown_model", `The model '${body.model}' does not exist`);
   refuseUnsupported(body, model);
 
@@ -368,7 +368,8 @@ export async function chatCompletions(c: Context<RetryEnv>) {
       db: runtime.database.db,
       env: runtime.env,
       logger: c.var.logger,
-      studio: { boss: runtime.boss, storage: runtime.storage, settings: runtime.settings },
+      models: runtime.models,
+      studio: { boss: runtime.boss, storage: runtime.storage, settings: runtime.settings, models: runtime.models },
     },
     {
       userId,

@@ -5,7 +5,7 @@ import { AppError } from "#server/errors.ts";
 import { apiKey } from "#server/api/v1/authenticate.ts";
 import type { ApiEnv, KeyEnv } from "#server/api/v1/env.ts";
 import { listModels } from "#server/modules/generation/list-models.ts";
-import { offeredChatModels } from "#config/chat-models.ts";
+import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { chatCompletions } from "./chat-completions.ts";
 import { openaiError } from "./errors.ts";
 import { imagesRoutes } from "./images.ts";
@@ -26,15 +26,15 @@ const CATALOG_CREATED = 1_767_225_600;
 type ListedModel = { id: string; object: "model"; created: number; owned_by: string; atelier: Record<string, unknown> };
 
 function catalogue<E extends KeyEnv>(c: Context<E>): ListedModel[] {
-  const { env, settings } = c.var.runtime;
-  const media = listModels(env, settings.current().models).map((m) => ({
+  const models: ModelRegistry = c.var.runtime.models;
+  const media = listModels(models).map((m) => ({
     id: m.id,
     object: "model" as const,
     created: CATALOG_CREATED,
     owned_by: "atelier",
     atelier: { kind: m.kind, name: m.name, tools: m.tools, price: m.price, offline: m.offline },
   }));
-  const chat = offeredChatModels(env).map((m) => ({
+  const chat = models.chat().map((m) => ({
     id: m.id,
     object: "model" as const,
     created: CATALOG_CREATED,

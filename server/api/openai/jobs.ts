@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import type { z } from "zod";
 import { AppError } from "#server/errors.ts";
-import { offeredModels, type CatalogModel } from "#config/models.ts";
+import type { CatalogModel } from "#config/models.ts";
 import type { AspectRatio, GenerationTool } from "#common/generation.ts";
 import { generationOfKey, submitGeneration } from "#server/modules/generation/submit-generation.ts";
 import type { GenerationView } from "#server/modules/generation/get-generation.ts";
@@ -55,8 +55,7 @@ export const fieldError = (field: string, message: string) =>
 
 /** The offered model a request names, or the first one that does what it asks when it names none. */
 export function modelFor(c: Context<RetryEnv>, id: string | null | undefined, tool: GenerationTool): CatalogModel {
-  const { env, settings } = c.var.runtime;
-  const offered = offeredModels(env, settings.current().models);
+  const offered = c.var.runtime.models.media();
   if (!id) {
     const first = offered.find((m) => m.tools.includes(tool));
     if (!first) throw new AppError("unknown_model", `No model for ${tool} is offered`);
@@ -90,7 +89,7 @@ export function ratioOfSize(model: CatalogModel, size: string | null | undefined
 export async function submitJob(c: Context<RetryEnv>, input: Record<string, unknown>) {
   const { database, env, storage, boss, settings } = c.var.runtime;
   const { id } = await submitGeneration(
-    { db: database.db, boss, env, storage, settings },
+    { db: database.db, boss, env, storage, settings, models: c.var.runtime.models },
     {
       user: { id: c.var.apiUserId },
       input,

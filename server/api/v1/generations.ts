@@ -33,7 +33,7 @@ export function generationsApi(state: ServerState, options: { origin: string; li
     const { database, env, storage, boss } = c.var.runtime;
     const idempotencyKey = c.req.header("idempotency-key");
     const { id } = await submitGeneration(
-      { db: database.db, boss, env, storage, settings: c.var.runtime.settings },
+      { db: database.db, boss, env, storage, settings: c.var.runtime.settings, models: c.var.runtime.models },
       {
         user: { id: c.var.apiUserId },
         input,

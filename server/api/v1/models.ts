@@ -12,7 +12,7 @@ export function modelsApi(state: ServerState, options: { limits: ApiLimits }) {
     c.json(
       {
         object: "list" as const,
-        data: listModels(c.var.runtime.env, c.var.runtime.settings.current().models).map(presentModel),
+        data: listModels(c.var.runtime.models).map(presentModel),
       },
       200,
     ),

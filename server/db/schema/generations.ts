@@ -27,6 +27,7 @@ import {
   type GenerationTool,
   type Visibility,
 } from "#common/generation.ts";
+import type { ModelSnapshot } from "#config/models.ts";
 import { list } from "./sql-list.ts";
 
 /**
@@ -47,6 +48,11 @@ export const generation = pgTable(
     prompt: text("prompt").notNull(),
     negativePrompt: text("negative_prompt"),
     params: jsonb("params").$type<GenerationParams>().notNull(),
+    /**
+     * The model as it was when the job was submitted (its bindings, price and limits): a later edit of the model
+     * never changes a queued or running job, nor what it costs. Null on jobs submitted before snapshots were kept.
+     */
+    modelSnapshot: jsonb("model_snapshot").$type<ModelSnapshot>(),
     inputAssetId: uuid("input_asset_id").references((): AnyPgColumn => asset.id, { onDelete: "set null" }),
     status: text("status").$type<GenerationStatus>().notNull().default("queued"),
     progress: integer("progress").notNull().default(0),

@@ -11,3 +11,4 @@ export * from "./audit.ts";
 export * from "./model-checks.ts";
 export * from "./chat.ts";
 export * from "./job-tally.ts";
+export * from "./catalog.ts";

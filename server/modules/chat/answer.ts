@@ -16,6 +16,8 @@ import type { Storage } from "#server/storage/storage.ts";
 import { getBalance, holdInTx, settleHoldInTx } from "#server/modules/credits/ledger.ts";
 import { AppError } from "#server/errors.ts";
 import { chatLanguageModel } from "#server/providers/chat.ts";
+import type { ConnectionSource } from "#server/providers/index.ts";
+import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
 import { branchTo, titleFrom } from "./conversations.ts";
 import { studioTools, type ChatToolDeps } from "./tools.ts";
@@ -24,9 +26,8 @@ import {
   answerPlan,
   estimateInput,
   estimateTokens,
-  offeredChatModels,
-  type ChatBinding,
   type ChatModel,
+  type ResolvedChatBinding,
 } from "#config/chat-models.ts";
 import type { Locale } from "#common/locales.ts";
 
@@ -34,8 +35,10 @@ export interface AnswerDeps {
   db: Db;
   env: Env;
   logger: Logger;
+  /** The chat models and the connections they run on. */
+  models: ModelRegistry;
   /** The language model for a binding; tests pass their own. */
-  languageModel?: (binding: ChatBinding, env: Env) => Promise<LanguageModelV4>;
+  languageModel?: (binding: ResolvedChatBinding, connections: ConnectionSource) => Promise<LanguageModelV4>;
   /** The studio's engine: with it, a model that calls tools may start images and videos (see tools.ts). */
   studio?: Omit<ChatToolDeps, "db" | "env">;
 }
@@ -118,13 +121,13 @@ export async function startAnswer(
     onToolCall?: (part: ChatPart) => void;
   },
 ): Promise<StartedAnswer> {
-  const { db, env } = deps;
+  const { db } = deps;
   const [conversation] = await db
     .select()
     .from(chatConversation)
     .where(and(eq(chatConversation.id, a.conversationId), eq(chatConversation.userId, a.userId)));
   if (!conversation) throw new AppError("not_found", "no such conversation");
-  const model = offeredChatModels(env).find((m) => m.id === conversation.modelId);
+  const model = deps.models.findChat(conversation.modelId);
   if (!model) throw new AppError("unknown_model", `chat model ${conversation.modelId} is not offered`);
 
   const branch = await branchTo(db, a.conversationId, a.parentId);
@@ -466,7 +469,7 @@ async function write(
   // Each binding in turn while nothing has been written: a provider's failure moves on to the next one.
   for (const binding of w.model.bindings) {
     try {
-      const languageModel = await (deps.languageModel ?? chatLanguageModel)(binding, env);
+      const languageModel = await (deps.languageModel ?? chatLanguageModel)(binding, deps.models);
       const tools: ToolSet | undefined = w.clientTools
         ? callerTools(w.clientTools)
         : deps.studio && w.withTools

@@ -1,10 +1,10 @@
 import { and, asc, desc, eq, exists, inArray, or, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "#server/db/client.ts";
-import type { Env } from "#server/env.ts";
+import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { asset, chatConversation, chatFolder, chatMessage, type ChatPart } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
-import { knownChatModels, MAX_ATTACHMENTS, offeredChatModels } from "#config/chat-models.ts";
+import { MAX_ATTACHMENTS } from "#config/chat-models.ts";
 import { isUuid } from "#common/ids.ts";
 import { mediaUrl } from "#server/modules/generation/get-generation.ts";
 
@@ -36,12 +36,12 @@ const newQuestion = z
  */
 async function attachable(
   tx: Pick<Db, "select">,
-  env: Env,
+  models: ModelRegistry,
   userId: string,
   modelId: string,
   ids: string[],
 ): Promise<ChatPart[]> {
-  const model = knownChatModels(env).find((m) => m.id === modelId);
+  const model = models.anyChat(modelId);
   if (!model || !(model.vision || model.tools))
     throw new AppError("chat_attachments_invalid", "this model takes no images", {
       key: "chat.errors.imagesUnsupported",
@@ -69,18 +69,18 @@ export function checkConversationId(id: string): void {
 /** Starts a conversation with a chat model this deployment offers. */
 export async function createConversation({
   db,
-  env,
+  models,
   userId,
   input,
 }: {
   db: Db;
-  env: Env;
+  models: ModelRegistry;
   userId: string;
   input: unknown;
 }) {
   const parsed = newConversation.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", "a conversation needs a model");
-  const model = offeredChatModels(env).find((m) => m.id === parsed.data.model);
+  const model = models.findChat(parsed.data.model);
   if (!model) throw new AppError("unknown_model", `chat model ${parsed.data.model} is not offered`);
   const [conversation] = await db
     .insert(chatConversation)
@@ -95,13 +95,13 @@ export async function createConversation({
  */
 export async function addQuestion({
   db,
-  env,
+  models,
   userId,
   conversationId,
   input,
 }: {
   db: Db;
-  env: Env;
+  models: ModelRegistry;
   userId: string;
   conversationId: string;
   input: unknown;
@@ -125,7 +125,7 @@ export async function addQuestion({
       .where(and(eq(chatConversation.id, conversationId), eq(chatConversation.userId, userId)))
       .for("update");
     if (!conversation) throw new AppError("not_found", "no such conversation");
-    const files = attached.length > 0 ? await attachable(tx, env, userId, conversation.modelId, attached) : [];
+    const files = attached.length > 0 ? await attachable(tx, models, userId, conversation.modelId, attached) : [];
     const parentId = parsed.data.parentId === undefined ? conversation.leafId : parsed.data.parentId;
     if (parentId) {
       const [parent] = await tx
@@ -217,13 +217,13 @@ const conversationChange = z
 /** Renames, pins, files, re-prompts, changes the model of a conversation, or shows another branch of it. */
 export async function updateConversation({
   db,
-  env,
+  models,
   userId,
   conversationId,
   input,
 }: {
   db: Db;
-  env: Env;
+  models: ModelRegistry;
   userId: string;
   conversationId: string;
   input: unknown;
@@ -232,7 +232,7 @@ export async function updateConversation({
   const parsed = conversationChange.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", "not a change of a conversation");
   const { title, pinned, folderId, systemPrompt, model, leafId } = parsed.data;
-  if (model !== undefined && !offeredChatModels(env).some((m) => m.id === model))
+  if (model !== undefined && !models.findChat(model))
     throw new AppError("unknown_model", `chat model ${model} is not offered`);
   if (folderId) {
     const [folder] = await db

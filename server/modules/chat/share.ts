@@ -1,11 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
 import { and, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import type { Env } from "#server/env.ts";
+import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { chatConversation, type ChatPart } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { serverT } from "#server/i18n/translations.ts";
-import { knownChatModels } from "#config/chat-models.ts";
 import type { Locale } from "#common/locales.ts";
 import { branchTo, checkConversationId, getConversation } from "./conversations.ts";
 import type { ChatToolOutput } from "./tools.ts";
@@ -104,10 +103,10 @@ export function turnsOfBranch(branch: { role: "user" | "assistant"; parts: ChatP
   return turns;
 }
 
-const modelName = (env: Env, modelId: string) => knownChatModels(env).find((m) => m.id === modelId)?.name ?? modelId;
+const modelName = (models: ModelRegistry, modelId: string) => models.nameOf(modelId);
 
 /** A shared conversation as its link shows it, or null when the link is unknown or no longer shared. */
-export async function getSharedConversation({ db, env, token }: { db: Db; env: Env; token: string }) {
+export async function getSharedConversation({ db, models, token }: { db: Db; models: ModelRegistry; token: string }) {
   if (!TOKEN.test(token)) return null;
   const [conversation] = await db
     .select({
@@ -123,7 +122,7 @@ export async function getSharedConversation({ db, env, token }: { db: Db; env: E
   const branch = await branchTo(db, conversation.id, conversation.sharedLeafId);
   return {
     title: conversation.title,
-    model: modelName(env, conversation.modelId),
+    model: modelName(models, conversation.modelId),
     sharedAt: conversation.sharedAt.toISOString(),
     turns: turnsOfBranch(branch.filter((m) => m.status !== "streaming" && m.status !== "failed")),
   };
@@ -135,14 +134,14 @@ export async function getSharedConversation({ db, env, token }: { db: Db; env: E
  */
 export async function exportConversation({
   db,
-  env,
+  models,
   userId,
   conversationId,
   format,
   locale,
 }: {
   db: Db;
-  env: Env;
+  models: ModelRegistry;
   userId: string;
   conversationId: string;
   format: "markdown" | "json";
@@ -164,7 +163,7 @@ export async function exportConversation({
     const document = {
       id: conversation.id,
       title: conversation.title,
-      model: { id: conversation.modelId, name: modelName(env, conversation.modelId) },
+      model: { id: conversation.modelId, name: modelName(models, conversation.modelId) },
       systemPrompt: conversation.systemPrompt,
       createdAt: conversation.createdAt.toISOString(),
       updatedAt: conversation.updatedAt.toISOString(),
@@ -192,7 +191,7 @@ export async function exportConversation({
   }
   const branch = conversation.leafId ? await branchTo(db, conversation.id, conversation.leafId) : [];
   const turns = turnsOfBranch(branch.filter((m) => m.status !== "failed"));
-  const lines = [`# ${title}`, "", `_${modelName(env, conversation.modelId)}_`, ""];
+  const lines = [`# ${title}`, "", `_${modelName(models, conversation.modelId)}_`, ""];
   if (conversation.systemPrompt) lines.push(`> ${conversation.systemPrompt.replace(/\n/g, "\n> ")}`, "");
   for (const turn of turns) {
     lines.push(`## ${turn.role === "user" ? t("chat:export.you") : t("chat:export.assistant")}`, "");

@@ -6,7 +6,7 @@ import { asset, chatConversation, chatMessage, generation, type ChatPart } from 
 import { AppError } from "#server/errors.ts";
 import { serverT } from "#server/i18n/translations.ts";
 import { submitGeneration, type SubmitDeps } from "#server/modules/generation/submit-generation.ts";
-import { costOf, findOfferedModel, offeredModels, type CatalogModel } from "#config/models.ts";
+import { costOf, type CatalogModel } from "#config/models.ts";
 import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
 import {
   IMAGE_ASPECT_RATIOS,
@@ -52,9 +52,7 @@ export interface ChatToolDeps extends SubmitDeps {
  * first hosted one otherwise, and whichever there is when there is only one kind.
  */
 function modelFor(deps: ChatToolDeps, tool: GenerationTool, preferOffline: boolean): CatalogModel | undefined {
-  const models = offeredModels(deps.env, deps.settings?.current().models).filter(
-    (m) => m.kind === KIND_OF_TOOL[tool] && m.tools.includes(tool),
-  );
+  const models = deps.models.media().filter((m) => m.kind === KIND_OF_TOOL[tool] && m.tools.includes(tool));
   return models.find((m) => Boolean(m.offline) === preferOffline) ?? models[0];
 }
 
@@ -94,7 +92,7 @@ export async function startToolGeneration(
 
 /** The model a tool's request names and what the request costs there now; `unknown_model` when it is not offered. */
 function priced(deps: ChatToolDeps, request: SubmitInput) {
-  const model = findOfferedModel(deps.env, String(request.model), deps.settings?.current().models);
+  const model = deps.models.findMedia(String(request.model));
   const parsed = submitSchema.safeParse(request);
   if (!model || !parsed.success) throw new AppError("unknown_model", "no model for this request");
   return { model, cost: costOf(model, parsed.data as Parameters<typeof costOf>[1]), prompt: parsed.data.prompt };

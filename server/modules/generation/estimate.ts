@@ -28,7 +28,7 @@ export async function typicalSeconds({
   videoSeconds,
 }: {
   db: Db;
-  model: CatalogModel;
+  model: Pick<CatalogModel, "id" | "kind" | "expectedSeconds">;
   videoSeconds?: number;
 }): Promise<number> {
   let figures = learned.get(model.id);

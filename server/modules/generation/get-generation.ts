@@ -5,7 +5,7 @@ import type { Env } from "#server/env.ts";
 import { asset, generation } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { isUuid } from "#common/ids.ts";
-import { findOfferedModel, modelCatalog } from "#config/models.ts";
+import { modelCatalog } from "#config/models.ts";
 import { FAILURES, type FailureCode, type GenerationParams } from "#common/generation.ts";
 import { queuePosition, remainingSeconds, typicalSeconds } from "./estimate.ts";
 
@@ -86,14 +86,15 @@ export function presentGeneration(
   typical: number | null,
   queue: { position: number; concurrency: number } | null = null,
 ): GenerationView {
-  const model = modelCatalog.find((m) => m.id === g.modelId);
+  const builtIn = modelCatalog.find((m) => m.id === g.modelId);
+  const model = { name: g.modelSnapshot?.name ?? builtIn?.name, offline: builtIn?.offline };
   const failure = g.errorCode && g.errorCode in FAILURES ? FAILURES[g.errorCode as FailureCode] : null;
   const input = g.inputAssetId ? assets.find((a) => a.id === g.inputAssetId) : undefined;
   return {
     id: g.id,
     kind: g.kind,
     tool: g.tool,
-    model: { id: g.modelId, name: model?.name ?? g.modelId, offline: Boolean(model?.offline) },
+    model: { id: g.modelId, name: model.name ?? g.modelId, offline: Boolean(model.offline) },
     prompt: g.prompt,
     negativePrompt: g.negativePrompt,
     params: g.params,
@@ -146,6 +147,13 @@ const readGeneration = preparedPerDatabase((db) =>
 export const assetsFromJson = (assets: Asset[]): Asset[] =>
   assets.map((a) => ({ ...a, sizeBytes: Number(a.sizeBytes) }));
 
+/** What a job's estimate reads of its model: the snapshot taken at its submission, or the built-in catalog's. */
+export function modelOfJob(g: Pick<Generation, "modelId" | "modelSnapshot">) {
+  if (g.modelSnapshot)
+    return { id: g.modelId, kind: g.modelSnapshot.kind, expectedSeconds: g.modelSnapshot.expectedSeconds };
+  return modelCatalog.find((m) => m.id === g.modelId);
+}
+
 /** The view of a row read with `assetsOfGeneration`, for its owner or (`mine` false) for anyone else. */
 export async function viewOfGeneration(
   db: Db,
@@ -155,7 +163,7 @@ export async function viewOfGeneration(
   mine: boolean,
 ): Promise<GenerationView & { mine: boolean }> {
   const assets = assetsFromJson(rawAssets);
-  const model = findOfferedModel(env, g.modelId) ?? modelCatalog.find((m) => m.id === g.modelId);
+  const model = modelOfJob(g);
   const open = g.status === "queued" || g.status === "processing";
   const [typical, position] = await Promise.all([
     open && model ? typicalSeconds({ db, model, videoSeconds: g.params.duration }) : null,

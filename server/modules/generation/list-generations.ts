@@ -3,8 +3,13 @@ import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import { AppError, requestError } from "#server/errors.ts";
 import { listSchema } from "#common/generation.ts";
-import { modelCatalog } from "#config/models.ts";
-import { assetsFromJson, assetsOfGeneration, presentGeneration, type GenerationView } from "./get-generation.ts";
+import {
+  assetsFromJson,
+  assetsOfGeneration,
+  modelOfJob,
+  presentGeneration,
+  type GenerationView,
+} from "./get-generation.ts";
 import { typicalSeconds } from "./estimate.ts";
 import { isUuid } from "#common/ids.ts";
 
@@ -71,7 +76,7 @@ export async function listGenerations(options: {
   // A running job's time left from what its model's recent runs took, as when it is read alone.
   const items = await Promise.all(
     page.map(async ({ row: g, assets }) => {
-      const model = modelCatalog.find((m) => m.id === g.modelId);
+      const model = modelOfJob(g);
       const open = g.status === "queued" || g.status === "processing";
       const typical =
         open && model ? await typicalSeconds({ db: options.db, model, videoSeconds: g.params.duration }) : null;

@@ -1,9 +1,8 @@
-import type { Env } from "#server/env.ts";
-import { offeredModels, type ModelOverrides } from "#config/models.ts";
+import type { Viewer, ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 
 /** The models this deployment offers, as the pages and the public API show them (no provider details). */
-export function listModels(env: Env, overrides?: ModelOverrides) {
-  return offeredModels(env, overrides).map((m) => ({
+export function listModels(models: Pick<ModelRegistry, "media">, viewer: Viewer = {}) {
+  return models.media(viewer).map((m) => ({
     id: m.id,
     name: m.name,
     kind: m.kind,

@@ -1,11 +1,11 @@
 import { and, desc, eq, sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
-import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { sendInTx, warmQueue } from "#server/jobs/send-in-tx.ts";
 import { modelCheck, type ModelCheckStatus } from "#server/db/schema/index.ts";
-import { knownModels, providerConfigured, timeoutSecondsOf, type CatalogModel } from "#config/models.ts";
+import type { CatalogModel } from "#config/models.ts";
+import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
@@ -20,7 +20,7 @@ export interface ModelCheckJob {
 const TEST_PROMPT = "A small red lighthouse on a rocky coast under a clear sky";
 
 /** The longest a test may run: the model's own time limit, as for a job. */
-const timeoutOf = (model: CatalogModel, env: Env) => timeoutSecondsOf(model, env) * 1000;
+const timeoutOf = (model: CatalogModel) => model.timeoutSeconds * 1000;
 
 export type StartModelCheck =
   | { started: number }
@@ -35,24 +35,23 @@ export type StartModelCheck =
 export async function startModelCheck({
   db,
   boss,
-  env,
+  models,
   modelId,
   actor,
 }: {
   db: Db;
   boss: PgBoss;
-  env: Env;
+  models: ModelRegistry;
   modelId: string;
   actor: AdminActor;
 }): Promise<StartModelCheck> {
-  const model = knownModels(env).find((m) => m.id === modelId);
+  const model = models.anyMedia(modelId);
   if (!model) throw new Error(`unknown model ${modelId}`);
-  const bindings = model.bindings
-    .map((binding, index) => ({ binding, index }))
-    .filter(({ binding }) => providerConfigured(binding.provider, env));
+  // One test per connection the model runs on now.
+  const bindings = model.bindings.map((binding, index) => ({ binding, index }));
   if (bindings.length === 0) return { refused: "noProvider" };
   await warmQueue(boss, MODEL_CHECK_QUEUE);
-  const since = new Date(Date.now() - timeoutOf(model, env));
+  const since = new Date(Date.now() - timeoutOf(model));
   return db.transaction(async (tx) => {
     // One test of a model at a time: the lock makes two concurrent requests take turns at this check.
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`model_check:${modelId}`}))`);
@@ -79,7 +78,7 @@ export async function startModelCheck({
       await sendInTx(boss, tx, MODEL_CHECK_QUEUE, { checkId: row!.id } satisfies ModelCheckJob, {
         id: row!.id,
         retryLimit: 0,
-        expireInSeconds: Math.ceil(timeoutOf(model, env) / 1000) + 120,
+        expireInSeconds: Math.ceil(timeoutOf(model) / 1000) + 120,
       });
     }
     await recordAdminAction(tx, actor, {
@@ -98,7 +97,7 @@ export async function startModelCheck({
  * must be media (bytes, a media type) and are then dropped. The outcome is written once, on the running row only.
  */
 export async function runModelCheck(
-  { db, env, logger }: { db: Db; env: Env; logger: Logger },
+  { db, models, logger }: { db: Db; models: ModelRegistry; logger: Logger },
   { checkId, signal }: { checkId: string; signal?: AbortSignal },
 ): Promise<void> {
   const [check] = await db.select().from(modelCheck).where(eq(modelCheck.id, checkId));
@@ -108,17 +107,17 @@ export async function runModelCheck(
       .update(modelCheck)
       .set({ ...values, finishedAt: new Date() })
       .where(and(eq(modelCheck.id, checkId), eq(modelCheck.status, "running")));
-  const model = knownModels(env).find((m) => m.id === check.modelId);
+  const model = models.anyMedia(check.modelId);
   const binding = model?.bindings[check.binding];
-  if (!model || !binding || binding.provider !== check.provider || !providerConfigured(binding.provider, env)) {
+  if (!model || !binding || binding.provider !== check.provider) {
     await finish({ status: "failed", errorCode: "invalid_request", detail: "the provider is no longer configured" });
     return;
   }
-  const deadline = AbortSignal.timeout(timeoutOf(model, env));
+  const deadline = AbortSignal.timeout(timeoutOf(model));
   const started = performance.now();
   try {
     const outputs = await runBinding({
-      env,
+      connections: models,
       model,
       binding,
       tool: model.kind === "video" ? "text-to-video" : "text-to-image",
@@ -165,7 +164,7 @@ export interface ModelCheckView {
  * The latest test of each model's providers. One still running past the model's time limit (its worker went away)
  * is shown as timed out.
  */
-export async function latestModelChecks({ db, env }: { db: Db; env: Env }): Promise<ModelCheckView[]> {
+export async function latestModelChecks({ db, models }: { db: Db; models: ModelRegistry }): Promise<ModelCheckView[]> {
   const rows = await db
     .selectDistinctOn([modelCheck.modelId, modelCheck.binding], {
       id: modelCheck.id,
@@ -181,11 +180,10 @@ export async function latestModelChecks({ db, env }: { db: Db; env: Env }): Prom
     })
     .from(modelCheck)
     .orderBy(modelCheck.modelId, modelCheck.binding, desc(modelCheck.createdAt));
-  const models = new Map(knownModels(env).map((m) => [m.id, m]));
   const now = Date.now();
   return rows.map((row) => {
-    const model = models.get(row.modelId);
-    const limit = model ? timeoutOf(model, env) + 120_000 : 0;
+    const model = models.anyMedia(row.modelId);
+    const limit = model ? timeoutOf(model) + 120_000 : 0;
     return row.status === "running" && now - row.createdAt.getTime() > limit
       ? { ...row, status: "failed" as const, errorCode: "timeout", detail: "no answer within the time limit" }
       : row;

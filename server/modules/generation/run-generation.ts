@@ -6,7 +6,8 @@ import { asset, generation, generationAttempt } from "#server/db/schema/index.ts
 import type { Storage } from "#server/storage/storage.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { warmWebhookQueue } from "#server/modules/webhooks/queue-webhook.ts";
-import { findOfferedModel, type CatalogModel } from "#config/models.ts";
+import type { ModelSnapshot } from "#config/models.ts";
+import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import type { FailureCode } from "#common/generation.ts";
 import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError, type ProviderFailure } from "#server/providers/errors.ts";
@@ -21,6 +22,7 @@ export interface RunDeps {
   env: Env;
   storage: Storage;
   logger: Logger;
+  models: ModelRegistry;
 }
 
 type Generation = typeof generation.$inferSelect;
@@ -58,7 +60,8 @@ export async function runGeneration(
     await finish(deps, job, { failure: "interrupted", detail: `gave up after ${MAX_RUNS} runs` });
     return;
   }
-  const model = findOfferedModel(deps.env, job.modelId);
+  // The model as submitted; a job from before snapshots were kept runs on the model as offered now.
+  const model = job.modelSnapshot ? { id: job.modelId, ...job.modelSnapshot } : deps.models.findMedia(job.modelId);
   if (!model) {
     await finish(deps, job, { failure: kindFailure(job), detail: `model ${job.modelId} is no longer offered` });
     return;
@@ -120,7 +123,7 @@ export async function runGeneration(
         .returning({ id: generationAttempt.id });
       try {
         outputs = await runBinding({
-          env: deps.env,
+          connections: deps.models,
           model,
           binding: b,
           tool: job.tool,
@@ -224,7 +227,7 @@ export async function runGeneration(
 }
 
 /** Images are charged per image actually delivered (a provider may return fewer); anything else as held. */
-function chargeFor(model: CatalogModel, job: Generation, delivered: number): number {
+function chargeFor(model: Pick<ModelSnapshot, "price">, job: Generation, delivered: number): number {
   if (model.price.unit !== "image") return job.creditsHeld;
   return Math.min(job.creditsHeld, model.price.credits * Math.min(delivered, job.params.count));
 }

@@ -9,7 +9,8 @@ import { isUniqueViolation } from "#server/db/errors.ts";
 import { AppError, requestError } from "#server/errors.ts";
 import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
 import type { Storage } from "#server/storage/storage.ts";
-import { costOf, findOfferedModel, type CatalogModel } from "#config/models.ts";
+import { costOf, type CatalogModel, type ModelSnapshot } from "#config/models.ts";
+import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { KIND_OF_TOOL, submitSchema, type GenerationParams, type SubmitRequest } from "#common/generation.ts";
 import { enqueueGenerationInTx, warmGenerationQueue } from "./queue.ts";
 import { fetchImageUrl } from "./fetch-image-url.ts";
@@ -23,10 +24,13 @@ export interface SubmitDeps {
   storage: Storage;
   /** The console's settings: in maintenance, no generation starts. */
   settings?: Pick<SettingsStore, "current">;
+  /** The offered models. */
+  models: ModelRegistry;
 }
 
 export interface SubmitOptions {
-  user: { id: string };
+  /** Who asks; administrators are also offered the models visible to them only. */
+  user: { id: string; role?: string | null };
   /** The request as received; parsed and checked here. */
   input: unknown;
   source?: "web" | "api";
@@ -52,7 +56,7 @@ export async function submitGeneration(
   const parsed = submitSchema.safeParse(options.input);
   if (!parsed.success) throw requestError(parsed.error.issues[0]);
   const request = parsed.data;
-  const model = findOfferedModel(deps.env, request.model, deps.settings?.current().models);
+  const model = deps.models.findMedia(request.model, { admin: options.user.role === "admin" });
   if (!model || model.kind !== KIND_OF_TOOL[request.tool]) throw new AppError("unknown_model", request.model);
   const params = checkOptions(model, request);
 
@@ -94,6 +98,7 @@ export async function submitGeneration(
         prompt: request.prompt,
         negativePrompt: "negativePrompt" in request && request.negativePrompt ? request.negativePrompt : null,
         params,
+        modelSnapshot: snapshotOf(model),
         inputAssetId,
         creditsHeld: cost,
         holdId,
@@ -115,6 +120,20 @@ export async function submitGeneration(
     throw error;
   }
   return { id, repeated: false };
+}
+
+/** What a job keeps of its model: an edit of the model after this never changes the job or its charge. */
+function snapshotOf(m: CatalogModel): ModelSnapshot {
+  return {
+    name: m.name,
+    kind: m.kind,
+    tools: m.tools,
+    bindings: m.bindings,
+    price: m.price,
+    options: m.options,
+    expectedSeconds: m.expectedSeconds,
+    timeoutSeconds: m.timeoutSeconds,
+  };
 }
 
 async function byKey(db: Db, userId: string, key: string, requestHash: string) {

@@ -33,19 +33,10 @@ export const settingsSchema = z.object({
     tone: z.enum(ANNOUNCEMENT_TONES),
     text: perLocale,
   }),
-  /** Models switched off, re-priced, or given the provider's cost per unit (for the margin), by id. */
-  models: z.record(
-    z.string().regex(/^[\w.-]{1,100}$/),
-    z.object({
-      enabled: z.boolean(),
-      credits: z.number().int().min(0).max(1_000_000).optional(),
-      cost: z.number().min(0).max(100_000).optional(),
-    }),
-  ),
   /** New generations refused (with a message saying so); the banner can say why and until when. */
   maintenance: z.object({ enabled: z.boolean() }),
 });
 
 export type Settings = z.output<typeof settingsSchema>;
 export type SettingsSection = keyof Settings;
-export const SETTINGS_SECTIONS = ["signupBonusCredits", "packs", "announcement", "models", "maintenance"] as const;
+export const SETTINGS_SECTIONS = ["signupBonusCredits", "packs", "announcement", "maintenance"] as const;

@@ -17,7 +17,6 @@ export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "p
     signupBonusCredits: site.signupBonusCredits,
     packs: site.packs,
     announcement: { enabled: false, tone: "info", text: {} },
-    models: {},
     maintenance: { enabled: false },
   };
 }

@@ -6,7 +6,6 @@ import {
   type AdminActionEntry,
   type AdminActor,
 } from "#server/modules/audit/record-admin-action.ts";
-import type { ModelOverride } from "#config/models.ts";
 import { mergeSettings, SETTINGS_KEY } from "./settings-store.ts";
 import { settingsSchema, type Settings, type SettingsSection } from "./schema.ts";
 
@@ -73,52 +72,6 @@ export function updateSettings<Section extends SettingsSection>({
       before: { [section]: before },
       after: { [section]: after },
     }),
-    actor,
-  );
-}
-
-/**
- * Switches a model on or off, or changes its price or the provider's cost: one model's entry of the `models`
- * section, logged as `models.enable`, `models.disable` or `models.update` with the model's values before and after.
- */
-export function updateModelSettings({
-  db,
-  defaults,
-  modelId,
-  change,
-  actor,
-}: {
-  db: Db;
-  defaults: Settings;
-  modelId: string;
-  change: Partial<ModelOverride>;
-  actor: AdminActor;
-}): Promise<boolean> {
-  const blank: ModelOverride = { enabled: true };
-  return changeSection(
-    db,
-    defaults,
-    "models",
-    (models) => {
-      const next = { ...blank, ...models[modelId], ...change };
-      // A value set back to nothing is removed, not kept as `undefined`.
-      for (const key of ["credits", "cost"] as const) if (next[key] === undefined) delete next[key];
-      // No change to the model's values: nothing written, even for a model without an entry yet.
-      if (JSON.stringify(next) === JSON.stringify({ ...blank, ...models[modelId] })) return models;
-      return { ...models, [modelId]: next };
-    },
-    (before, after) => {
-      const was = { ...blank, ...before[modelId] };
-      const now = after[modelId]!;
-      return {
-        action: was.enabled !== now.enabled ? (now.enabled ? "models.enable" : "models.disable") : "models.update",
-        targetType: "model",
-        targetId: modelId,
-        targetLabel: modelId,
-        before: was,
-        after: now,
-      };
-    },
     actor,
   );
 }

@@ -2,7 +2,7 @@ import { and, eq, inArray, sql, type SQL } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import type { Runtime } from "#server/runtime.ts";
-import { modelCatalog, offeredModels, type CatalogModel } from "#config/models.ts";
+import { modelCatalog, type CatalogModel } from "#config/models.ts";
 import { typicalSeconds } from "#server/modules/generation/estimate.ts";
 import { withTimeout } from "#server/net/with-timeout.ts";
 
@@ -169,8 +169,8 @@ const settle = async (check: () => Promise<unknown>): Promise<State> => {
 
 /** Reads the system's state now: each component checked, each model's outcomes read, the queue measured. */
 export async function readSystemStatus(runtime: Runtime, previous: SystemStatus | null): Promise<SystemStatus> {
-  const { env } = runtime;
-  const offered = offeredModels(env, runtime.settings.current().models);
+  // The public status lists the models offered to everyone, and the built-in ones not offered here.
+  const offered = runtime.models.media();
   const [database, queue, storage] = await Promise.all([
     settle(() => runtime.database.ping()),
     settle(() => runtime.boss.isInstalled()),
@@ -190,7 +190,10 @@ export async function readSystemStatus(runtime: Runtime, previous: SystemStatus 
       read = null;
     }
   }
-  const catalog = [...modelCatalog, ...offered.filter((m) => !modelCatalog.some((c) => c.id === m.id))];
+  const catalog = [
+    ...offered,
+    ...modelCatalog.filter((c) => !offered.some((m) => m.id === c.id)).map((c) => runtime.models.anyMedia(c.id) ?? c),
+  ];
   const models: ModelStatus[] = catalog.map((model) => {
     const base = { id: model.id, name: model.name, kind: model.kind };
     if (!offered.some((m) => m.id === model.id)) {
@@ -214,8 +217,7 @@ export async function readSystemStatus(runtime: Runtime, previous: SystemStatus 
     { id: "email", state: runtime.mailer.kind === "smtp" ? "operational" : "not_configured" },
     { id: "payments", state: runtime.stripe ? "operational" : "not_configured" },
   ];
-  // Offered models first, then the others, each group in the catalog's order
-  models.sort((a, b) => Number(a.state === "not_configured") - Number(b.state === "not_configured"));
+  // Offered models first (in the catalog's order), then the others.
   return {
     checkedAt: new Date().toISOString(),
     overall: overallState(components, models),

@@ -14,7 +14,6 @@ import {
   searchGenerations,
   type AdminGenerationRow,
 } from "#server/modules/generation/search-generations.ts";
-import { knownModels } from "#config/models.ts";
 import { GENERATION_STATUSES } from "#common/generation.ts";
 import { formatDate, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
@@ -33,7 +32,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     noindex: true,
   }));
   const generations = await searchGenerations({ db, search, page, pageSize: PAGE_SIZE });
-  const models = knownModels(runtime.env).map((m) => ({ id: m.id, name: m.name }));
+  const models = runtime.models.entries().map((e) => ({ id: e.id, name: e.definition.name }));
   return { seo, i18n, locale, search, models, generations: { ...generations, page, pageSize: PAGE_SIZE } };
 }
 

@@ -12,10 +12,11 @@ import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { RowAction } from "#app/components/admin/row-action.tsx";
 import { PeriodFilter } from "#app/components/admin/filter-form.tsx";
-import { knownModels, providerConfigured } from "#config/models.ts";
+import type { ResolvedBinding } from "#config/models.ts";
 import { modelStats } from "#server/modules/generation/model-stats.ts";
 import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
-import { updateModelSettings } from "#server/modules/settings/update-settings.ts";
+import { changeModel } from "#server/modules/catalog/edit-models.ts";
+import { builtInDefinitions } from "#server/modules/catalog/catalog.ts";
 import { periodOf, periodStart } from "#common/admin.ts";
 import { currencyDigits, formatMoney, formatNumber, formatRelative, formatSeconds } from "#common/format.ts";
 import type { Locale } from "#common/locales.ts";
@@ -29,44 +30,48 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     title: t("admin:models.title"),
     noindex: true,
   }));
-  await runtime.settings.refresh();
-  const { env } = runtime;
+  await Promise.all([runtime.settings.refresh(), runtime.models.refresh()]);
   const settings = runtime.settings.current();
   const stats = new Map((await modelStats({ db, since: periodStart(period, new Date()) })).map((s) => [s.modelId, s]));
-  const checks = await latestModelChecks({ db, env });
+  const checks = await latestModelChecks({ db, models: runtime.models });
   // What a credit is worth at least: the lowest price per credit of the packs in the first pack's currency.
   const currency = settings.packs[0]!.currency;
   const creditValue = Math.min(
     ...settings.packs.filter((p) => p.currency === currency).map((p) => p.amount / p.credits),
   );
   const digits = currencyDigits(currency);
-  const disabledByConfig = new Set(env.DISABLED_MODELS);
-  const models = knownModels(env).map((m) => {
-    const override = settings.models[m.id];
-    const configured = m.bindings.map((b, index) => ({
-      provider: b.provider,
-      configured: providerConfigured(b.provider, env),
-      check: checks.find((c) => c.modelId === m.id && c.binding === index && c.provider === b.provider) ?? null,
-    }));
-    const state: "on" | "off" | "configOff" | "noProvider" = disabledByConfig.has(m.id)
-      ? "configOff"
-      : override?.enabled === false
-        ? "off"
-        : configured.some((b) => b.configured)
-          ? "on"
-          : "noProvider";
-    const s = stats.get(m.id);
+  const entries = runtime.models
+    .entries()
+    .flatMap((e) => (e.definition.kind === "chat" ? [] : [{ ...e, m: e.definition }]));
+  const models = entries.map(({ m, ...e }) => {
+    const resolved = e.resolved as ResolvedBinding[];
+    // Each connection the model runs on now (with its latest test), then the providers it has no connection of.
+    const configured = [
+      ...resolved.map((b, index) => ({
+        provider: b.provider,
+        connection: b.connection,
+        configured: true,
+        check: checks.find((c) => c.modelId === e.id && c.binding === index && c.provider === b.provider) ?? null,
+      })),
+      ...m.bindings
+        .filter((b) => !resolved.some((r) => r.provider === b.provider))
+        .map((b) => ({ provider: b.provider, connection: b.connection ?? null, configured: false, check: null })),
+    ];
+    const state = e.state;
+    const override = { credits: e.changed.includes("price") ? m.price.credits : undefined, cost: m.cost };
+    const s = stats.get(e.id);
     const units = !s ? 0 : m.price.unit === "image" ? s.images : m.price.unit === "video" ? s.videos : s.videoSeconds;
     const earned = s ? Math.round(s.credits * creditValue) : 0;
     const cost = override?.cost === undefined ? null : Math.round(units * override.cost * 10 ** digits);
     return {
-      id: m.id,
+      id: e.id,
       name: m.name,
       kind: m.kind,
+      source: e.source,
       unit: m.price.unit,
-      credits: override?.credits ?? env.MODEL_SETTINGS[m.id]?.credits ?? m.price.credits,
-      priced: override?.credits !== undefined,
-      providerCost: override?.cost ?? null,
+      credits: m.price.credits,
+      priced: override.credits !== undefined,
+      providerCost: override.cost ?? null,
       state,
       providers: configured,
       jobs: s?.jobs ?? 0,
@@ -93,17 +98,40 @@ export async function action({ context, request }: Route.ActionArgs) {
   const form = await formOf(request);
   const intent = String(form.get("intent") ?? "");
   const modelId = String(form.get("model") ?? "");
-  if (!knownModels(runtime.env).some((m) => m.id === modelId)) throw data({ messageKey: "error.404" }, { status: 404 });
+  const entry = runtime.models.entry(modelId);
+  if (!entry || entry.definition.kind === "chat") throw data({ messageKey: "error.404" }, { status: 404 });
   const refuse = (error: string, field: string) => data<AdminResult>({ intent, error, field }, { status: 400 });
-  const save = async (change: Parameters<typeof updateModelSettings>[0]["change"], ok: string) => {
-    const changed = await updateModelSettings({ db, defaults: runtime.settings.defaults, modelId, change, actor });
-    await runtime.settings.refresh();
+  const save = async (change: { enabled?: boolean; credits?: number; cost?: number }, ok: string) => {
+    const builtIn = builtInDefinitions(runtime.env).get(modelId);
+    const changed = await changeModel({
+      db,
+      env: runtime.env,
+      id: modelId,
+      actor,
+      change: (current) => {
+        if (current.kind === "chat") return current;
+        const next = { ...current };
+        if (change.enabled !== undefined) next.enabled = change.enabled;
+        if ("credits" in change) {
+          // No price given: the built-in model's price again (an added model keeps its own).
+          const credits =
+            change.credits ?? (builtIn?.kind === current.kind ? builtIn.price.credits : current.price.credits);
+          next.price = { ...current.price, credits };
+        }
+        if ("cost" in change) {
+          if (change.cost === undefined) delete next.cost;
+          else next.cost = change.cost;
+        }
+        return next;
+      },
+    });
+    await runtime.models.refresh();
     return { intent, ok: changed ? ok : "settings.unchanged", values: { model: modelId } } satisfies AdminResult;
   };
   switch (intent) {
     case "check": {
-      const name = knownModels(runtime.env).find((m) => m.id === modelId)!.name;
-      const outcome = await startModelCheck({ db, boss: runtime.boss, env: runtime.env, modelId, actor });
+      const name = entry.definition.name;
+      const outcome = await startModelCheck({ db, boss: runtime.boss, models: runtime.models, modelId, actor });
       if ("refused" in outcome)
         return data<AdminResult>(
           {

@@ -8,7 +8,6 @@ import { requireAdmin } from "#app/lib/auth.server.ts";
 import { PeriodFilter } from "#app/components/admin/filter-form.tsx";
 import { Figure, type Direction } from "#app/components/admin/figure.tsx";
 import { BarList, ColumnChart, type Segment } from "#app/components/admin/charts.tsx";
-import { knownModels } from "#config/models.ts";
 import { businessOverview, type Figures, type Money } from "#server/modules/overview/business-figures.ts";
 import { periodOf, periodStart } from "#common/admin.ts";
 import { GENERATION_STATUSES } from "#common/generation.ts";
@@ -26,7 +25,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   }));
   const now = new Date();
   const overview = await businessOverview({ db, from: periodStart(period, now), to: now });
-  const names = Object.fromEntries(knownModels(runtime.env).map((m) => [m.id, m.name]));
+  const names = Object.fromEntries(runtime.models.entries().map((e) => [e.id, e.definition.name]));
   return {
     seo,
     i18n,
