@@ -190,6 +190,48 @@ export const modelCatalog: CatalogModel<Binding>[] = [
     expectedSeconds: 180,
     timeoutSeconds: 900,
   },
+  {
+    id: "nano-banana-2-1",
+    name: "Nano Banana 2.1",
+    kind: "image",
+    tools: ["text-to-image", "image-to-image"],
+    bindings: [{ provider: "google", model: "gemini-nano-banana-2.1" }],
+    price: { unit: "image", credits: 3 },
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    expectedSeconds: 12,
+    timeoutSeconds: 180,
+  },
+  {
+    id: "nano-banana-pro",
+    name: "Nano Banana Pro",
+    kind: "image",
+    tools: ["text-to-image", "image-to-image"],
+    bindings: [{ provider: "google", model: "gemini-3-pro-image" }],
+    price: { unit: "image", credits: 8 },
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    expectedSeconds: 25,
+    timeoutSeconds: 240,
+  },
+  {
+    id: "veo-3-1",
+    name: "Veo 3.1",
+    kind: "video",
+    tools: ["text-to-video"],
+    bindings: [{ provider: "google", model: "veo-3.1-generate" }],
+    // Veo makes clips of 4, 6 or 8 seconds: a 5-second request gets 6 (see the Google provider), at one price.
+    price: { unit: "video", credits: 120 },
+    options: {
+      aspectRatios: ["16:9", "9:16"],
+      maxCount: 1,
+      durations: [5],
+      styles: VIDEO_STYLES,
+      negativePrompt: true,
+      seed: true,
+      strength: false,
+    },
+    expectedSeconds: 120,
+    timeoutSeconds: 900,
+  },
 ];
 
 /** Image models of the OpenAI-compatible server the environment names, one built-in model each. */

@@ -124,7 +124,10 @@ const schema = z.object({
   /** Anthropic's chat models (Claude); ANTHROPIC_BASE_URL points at a proxy or a local stand-in. */
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   ANTHROPIC_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
-  /** Google's chat models (Gemini); GOOGLE_BASE_URL points at a proxy or a local stand-in. */
+  /**
+   * Google's Gemini API: chat (Gemini), images (Nano Banana) and videos (Veo); GOOGLE_BASE_URL (up to `/v1beta`)
+   * points at a proxy or a local stand-in.
+   */
   GOOGLE_GENERATIVE_AI_API_KEY: z.string().min(1).optional(),
   GOOGLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /**

@@ -52,9 +52,14 @@ export class ProviderHttpError extends Error {
 }
 
 // Wording providers use for safety-system refusals: OpenAI's `moderation_blocked` / `content_policy_violation`,
-// fal's `content_policy_violation` validation type, Replicate's "NSFW content detected" prediction errors.
+// fal's `content_policy_violation` validation type, Replicate's "NSFW content detected" prediction errors, Veo's
+// prompts refused as against its "safety guidelines".
 const CONTENT_REJECTION =
-  /moderation_blocked|content_policy|content policy|safety system|safety filter|nsfw|flagged|unsafe content|sensitive content|content checker/i;
+  /moderation_blocked|content_policy|content policy|safety system|safety filter|safety guidelines|nsfw|flagged|unsafe content|sensitive content|content checker/i;
+// Google answers a key it does not know with a 400 whose reason says so (and a missing key with a 403).
+const GOOGLE_KEY_REJECTED = /API_KEY_INVALID|API key not valid|API_KEY_SERVICE_BLOCKED/;
+// Why Gemini stopped without the image it was asked for: its safety filters (a finish reason, or the prompt blocked).
+const SAFETY_FINISH = /SAFETY|PROHIBITED_CONTENT|BLOCKLIST|SPII|RECITATION/;
 const QUOTA = /insufficient_quota|billing_hard_limit|quota|insufficient credit|spend limit|exhausted balance/i;
 const BILLING = /insufficient_quota|billing_hard_limit/;
 
@@ -100,16 +105,21 @@ function classify(error: unknown, depth: number): ProviderFailure {
     return byStatus(error.statusCode, error.url, error.responseBody, messageOf(error.responseBody) ?? "", false);
   if (APICallError.isInstance(error)) return fromApiCall(error);
   if (InvalidResponseDataError.isInstance(error)) return fromInvalidData(error);
+  if (NoImageGeneratedError.isInstance(error)) {
+    const refusal = safetyRefusal(error);
+    return refusal
+      ? failure("content_rejected", false, `no image: ${refusal}`)
+      : failure("parse_error", true, describe(error));
+  }
   if (
     JSONParseError.isInstance(error) ||
     TypeValidationError.isInstance(error) ||
     EmptyResponseBodyError.isInstance(error) ||
-    NoImageGeneratedError.isInstance(error) ||
     NoVideoGeneratedError.isInstance(error)
   )
     return failure("parse_error", true, describe(error));
   if (LoadAPIKeyError.isInstance(error)) return failure("provider_auth", true, "API key missing");
-  // The fal and Replicate video models throw these when a finished job's answer lacks the video URL.
+  // The fal, Replicate and Google video models throw these when a finished job's answer lacks the video URL.
   if (AISDKError.isInstance(error) && error.name.endsWith("_GENERATION_ERROR"))
     return failure("parse_error", true, describe(error));
   if (error instanceof Error) return fromJobMessage(error.message);
@@ -131,7 +141,7 @@ function fromApiCall(error: APICallError): ProviderFailure {
 
 /**
  * The SDK models fetch two kinds of URL with GET: a job's status (Replicate `/predictions/{id}`, fal
- * `/requests/{id}`) and the generated files. A failed GET of anything else is an output that is gone or refused.
+ * `/requests/{id}`, Google `…/operations/{id}`) and the generated files. A failed GET of anything else is an output that is gone or refused.
  */
 function isOutputDownload(error: APICallError): boolean {
   const values = error.requestBodyValues;
@@ -143,7 +153,7 @@ function isOutputDownload(error: APICallError): boolean {
   } catch {
     return false;
   }
-  return !/\/predictions\/[^/]+$|\/requests\/[^/]+(\/status)?$/.test(path);
+  return !/\/predictions\/[^/]+$|\/requests\/[^/]+(\/status)?$|\/operations\/[^/]+$/.test(path);
 }
 
 /** `body` is everything the provider said (searched for the kind of refusal), `message` its gist for the detail. */
@@ -157,7 +167,8 @@ function byStatus(
   const where = `HTTP ${status} from ${host(url)}`;
   if (outputDownload) return failure("output_unavailable", true, `output download failed: ${where}`);
   // Provider messages on auth failures quote (part of) the key: keep them out of the detail.
-  if (status === 401 || status === 403) return failure("provider_auth", true, where);
+  if (status === 401 || status === 403 || (status === 400 && GOOGLE_KEY_REJECTED.test(body)))
+    return failure("provider_auth", true, where);
   if (status === 402) return failure("quota_exceeded", true, where);
   if (status === 429)
     return QUOTA.test(body) ? failure("quota_exceeded", true, where) : failure("rate_limited", true, where);
@@ -198,6 +209,25 @@ function messageOf(body: string): string | undefined {
   return typeof message === "string" ? message : undefined;
 }
 
+/**
+ * The safety finish reason of an image model that answered without an image: Gemini's image models end a refused
+ * generation with `IMAGE_SAFETY` (and the like), or report the prompt blocked, instead of an error status.
+ */
+function safetyRefusal(error: NoImageGeneratedError): string | undefined {
+  for (const call of error.calls ?? []) {
+    for (const metadata of Object.values(call.providerMetadata ?? {})) {
+      const { finishReason, promptFeedback } = metadata as {
+        finishReason?: unknown;
+        promptFeedback?: { blockReason?: unknown } | null;
+      };
+      const blocked = promptFeedback?.blockReason;
+      if (typeof blocked === "string" && blocked && !/UNSPECIFIED/.test(blocked)) return `prompt blocked (${blocked})`;
+      if (typeof finishReason === "string" && SAFETY_FINISH.test(finishReason)) return finishReason;
+    }
+  }
+  return undefined;
+}
+
 function fromInvalidData(error: InvalidResponseDataError): ProviderFailure {
   const data = error.data as { status?: unknown; error?: unknown } | null | undefined;
   // Replicate's image model reports a failed or canceled prediction this way, with the prediction as `data`.
@@ -235,6 +265,7 @@ function excerpt(text: string): string {
 function redact(text: string): string {
   return text
     .replace(/\b(sk|rk|pk|r8)[-_][\w-]{6,}/g, "[redacted]")
+    .replace(/\bAIza[\w-]{20,}/g, "[redacted]")
     .replace(/\b(Bearer|Key|Token) [\w.:-]{8,}/g, "$1 [redacted]")
     .replace(/(https?:\/\/[^\s?"']+)\?[^\s"']*/g, "$1?[redacted]");
 }

@@ -11,22 +11,30 @@ import { classifyProviderError, type ProviderFailure } from "#server/providers/e
 import { externalImageModel, externalProviderConfigured, externalVideoModel } from "#server/providers/external.ts";
 import { runImageModel, runVideoModel, type ImageRequest, type VideoRequest } from "#server/providers/generate.ts";
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
+import { startFakeGoogle, type FakeGoogle } from "#tests/fakes/google.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 import { FAKE_MP4, fakePng, startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
 
-const KEYS = { openai: "sk-unit-openai-key", replicate: "r8_unit_token", fal: "unit-key-id:unit-key-secret" };
+const KEYS = {
+  openai: "sk-unit-openai-key",
+  replicate: "r8_unit_token",
+  fal: "unit-key-id:unit-key-secret",
+  google: "AIzaUnitGoogleKey0123456789abcdefghijk",
+};
 
 let openai: FakeOpenAI;
 let replicate: FakeReplicate;
 let fal: FakeFal;
+let google: FakeGoogle;
 let env: Env;
 let inputPng: Buffer;
 
 beforeAll(async () => {
-  [openai, replicate, fal] = await Promise.all([
+  [openai, replicate, fal, google] = await Promise.all([
     startFakeOpenAI({ apiKey: KEYS.openai }),
     startFakeReplicate({ token: KEYS.replicate }),
     startFakeFal({ key: KEYS.fal }),
+    startFakeGoogle({ apiKey: KEYS.google }),
   ]);
   env = parseEnv({
     OPENAI_API_KEY: KEYS.openai,
@@ -35,6 +43,8 @@ beforeAll(async () => {
     REPLICATE_BASE_URL: replicate.apiUrl,
     FAL_KEY: KEYS.fal,
     FAL_BASE_URL: fal.url,
+    GOOGLE_GENERATIVE_AI_API_KEY: KEYS.google,
+    GOOGLE_BASE_URL: google.apiUrl,
     // The OpenAI fake answers unknown models with image URLs, as OpenAI-compatible servers often do.
     OPENAI_COMPATIBLE_BASE_URL: openai.apiUrl,
     OPENAI_COMPATIBLE_API_KEY: KEYS.openai,
@@ -43,14 +53,15 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([openai?.close(), replicate?.close(), fal?.close()]);
+  await Promise.all([openai?.close(), replicate?.close(), fal?.close(), google?.close()]);
 });
 
 beforeEach(() => {
-  for (const fake of [openai, replicate, fal]) {
+  for (const fake of [openai, replicate, fal, google]) {
     Object.assign(fake, { failNext: 0, failRate: 0, failStatus: 500, delayMs: 0 });
     Object.assign(fake, { malformed: false, expireOutputs: false, reject: false, requests: [] });
   }
+  google.downloads = [];
   replicate.syncWait = true;
 });
 
@@ -102,7 +113,7 @@ const dataUrlOf = (bytes: number) => `data:image/png;base64,<${bytes} bytes>`;
 describe("provider configuration", () => {
   it("counts a provider as configured only with its credential (or, OpenAI-compatible, its URL)", async () => {
     const empty = parseEnv({});
-    for (const p of ["openai", "replicate", "fal", "openai-compatible"] as const) {
+    for (const p of ["openai", "replicate", "fal", "openai-compatible", "google"] as const) {
       expect(externalProviderConfigured(p, empty)).toBe(false);
       expect(externalProviderConfigured(p, env)).toBe(true);
       await expect(externalImageModel(p, "any", empty)).rejects.toThrow(`Provider ${p} is not configured`);
@@ -242,6 +253,45 @@ describe("images over HTTP", () => {
   });
 });
 
+describe("Google's image models over HTTP", () => {
+  it("Gemini image: one generateContent call per image, the aspect ratio and seed asked for, the key in its header", async () => {
+    const outputs = await runImageModel(
+      await externalImageModel("google", "gemini-nano-banana-2.1", env),
+      "google",
+      image({ n: 2, aspectRatio: "16:9", seed: 4, negativePrompt: "people" }),
+    );
+    await expectPngs(outputs, 2);
+    expect(google.requests).toHaveLength(2);
+    for (const request of google.requests)
+      expect(request).toMatchObject({
+        method: "POST",
+        path: "/v1beta/models/gemini-nano-banana-2.1:generateContent",
+        headers: { "x-goog-api-key": KEYS.google },
+        body: {
+          contents: [{ role: "user", parts: [{ text: "a red fox at dawn. Avoid: people." }] }],
+          generationConfig: { responseModalities: ["IMAGE"], imageConfig: { aspectRatio: "16:9" }, seed: 4 },
+        },
+      });
+    expect((await sharp(outputs[0]!.bytes).metadata()).width).toBeGreaterThan(
+      (await sharp(outputs[0]!.bytes).metadata()).height!,
+    );
+  });
+
+  it("Gemini image-to-image sends the picture as an inline part beside the prompt", async () => {
+    await expectPngs(
+      await runImageModel(
+        await externalImageModel("google", "gemini-nano-banana-2.1", env),
+        "google",
+        image({ inputImage: input(), strength: 0.5 }),
+      ),
+      1,
+    );
+    expect(google.requests[0]!.body).toMatchObject({
+      contents: [{ parts: [{ text: "a red fox at dawn" }, { inlineData: dataUrlOf(inputPng.length) }] }],
+    });
+  });
+});
+
 describe("videos over HTTP", () => {
   it("fal: queued, polled and downloaded, with the style in the prompt and the duration as Kling takes it", async () => {
     const outputs = await runVideoModel(
@@ -281,6 +331,41 @@ describe("videos over HTTP", () => {
       body: { input: { prompt: "waves against a lighthouse, documentary style", duration: 5, aspect_ratio: "1:1" } },
     });
     expect(replicate.requests.filter((r) => r.method === "GET").length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe("Google's video models over HTTP", () => {
+  it("Veo: a long-running prediction with a clip length Veo makes, its operation polled, the video fetched with the key", async () => {
+    google.pollsToFinish = 3;
+    const outputs = await runVideoModel(
+      await externalVideoModel("google", "veo-3.1-generate", env),
+      "google",
+      video({ aspectRatio: "9:16", negativePrompt: "text", seed: 8, style: "animation" }),
+    );
+    expect(outputs).toEqual([{ bytes: new Uint8Array(FAKE_MP4), mediaType: "video/mp4" }]);
+    expect(google.requests[0]).toMatchObject({
+      method: "POST",
+      path: "/v1beta/models/veo-3.1-generate:predictLongRunning",
+      headers: { "x-goog-api-key": KEYS.google },
+      body: {
+        instances: [{ prompt: "waves against a lighthouse, animation style" }],
+        parameters: { sampleCount: 1, aspectRatio: "9:16", durationSeconds: 6, seed: 8, negativePrompt: "text" },
+      },
+    });
+    const polls = google.requests.slice(1);
+    expect(polls).toHaveLength(3);
+    for (const poll of polls)
+      expect(poll).toMatchObject({
+        method: "GET",
+        path: expect.stringMatching(/^\/v1beta\/models\/veo-3\.1-generate\/operations\/\w+$/),
+        headers: { "x-goog-api-key": KEYS.google },
+      });
+    expect(google.downloads).toEqual([expect.stringMatching(new RegExp(`:download\\?key=${KEYS.google}$`))]);
+  });
+
+  it("Veo gets the shortest clip it makes that is at least as long as asked for", async () => {
+    const { veoDuration } = await import("#server/providers/google/provider.ts");
+    expect([veoDuration({ duration: 5 }), veoDuration({ duration: 10 })]).toEqual([6, 8]);
   });
 });
 
@@ -349,6 +434,10 @@ describe("classifying failures", () => {
       p,
       image(),
     );
+  const nanoBanana = async () =>
+    runImageModel(await externalImageModel("google", "gemini-nano-banana-2.1", env), "google", image());
+  const veo = async (extra: Partial<VideoRequest> = {}) =>
+    runVideoModel(await externalVideoModel("google", "veo-3.1-generate", env), "google", video(extra));
   const kling = async (p: "replicate" | "fal") =>
     runVideoModel(
       await externalVideoModel(
@@ -371,21 +460,38 @@ describe("classifying failures", () => {
     expect(await gpt()).toHaveLength(1);
   });
 
-  it("a server error on Replicate and fal fails over", async () => {
+  it("a server error on Replicate, fal and Google fails over", async () => {
     replicate.failNext = 1;
     fal.failNext = 1;
+    google.failNext = 2;
     expect(await failureOf(() => flux("replicate"))).toMatchObject({ code: "provider_unavailable", failover: true });
     expect(await failureOf(() => flux("fal"))).toMatchObject({ code: "provider_unavailable", failover: true });
+    expect(await failureOf(nanoBanana)).toMatchObject({ code: "provider_unavailable", failover: true });
+    expect(await failureOf(() => veo())).toMatchObject({ code: "provider_unavailable", failover: true });
+  });
+
+  it("Google's quota answer (429 RESOURCE_EXHAUSTED) is quota_exceeded, and fails over", async () => {
+    google.failNext = 1;
+    google.failStatus = 429;
+    expect(await failureOf(nanoBanana)).toMatchObject({ code: "quota_exceeded", failover: true });
   });
 
   it("an answer without the images is a parse error, and fails over", async () => {
-    for (const fake of [openai, replicate, fal]) fake.malformed = true;
-    for (const call of [gpt, () => flux("replicate"), () => flux("fal"), () => kling("fal"), () => kling("replicate")])
+    for (const fake of [openai, replicate, fal, google]) fake.malformed = true;
+    for (const call of [
+      gpt,
+      () => flux("replicate"),
+      () => flux("fal"),
+      () => kling("fal"),
+      () => kling("replicate"),
+      nanoBanana,
+      () => veo(),
+    ])
       expect(await failureOf(call)).toMatchObject({ code: "parse_error", failover: true });
   });
 
   it("an output URL that has expired is output_unavailable, and fails over", async () => {
-    for (const fake of [openai, replicate, fal]) fake.expireOutputs = true;
+    for (const fake of [openai, replicate, fal, google]) fake.expireOutputs = true;
     const compatible = async () =>
       runImageModel(await externalImageModel("openai-compatible", "sdxl-turbo", env), "openai-compatible", image());
     for (const call of [
@@ -394,12 +500,13 @@ describe("classifying failures", () => {
       compatible,
       () => kling("fal"),
       () => kling("replicate"),
+      () => veo(),
     ])
       expect(await failureOf(call)).toMatchObject({ code: "output_unavailable", failover: true });
   });
 
   it("a content-policy rejection is content_rejected and does not fail over", async () => {
-    for (const fake of [openai, replicate, fal]) fake.reject = true;
+    for (const fake of [openai, replicate, fal, google]) fake.reject = true;
     const dalle = async () => runImageModel(await externalImageModel("openai", "dall-e-3", env), "openai", image());
     const calls = [
       gpt,
@@ -408,9 +515,18 @@ describe("classifying failures", () => {
       () => flux("fal"),
       () => kling("fal"),
       () => kling("replicate"),
+      nanoBanana,
+      () => veo(),
     ];
     for (const call of calls)
       expect(await failureOf(call)).toMatchObject({ code: "content_rejected", failover: false });
+    // Gemini may also refuse the prompt itself, before drawing anything.
+    google.reject = "prompt";
+    expect(await failureOf(nanoBanana)).toMatchObject({
+      code: "content_rejected",
+      failover: false,
+      detail: "no image: prompt blocked (PROHIBITED_CONTENT)",
+    });
   });
 
   it("a request the provider finds invalid does not fail over", async () => {
@@ -422,6 +538,12 @@ describe("classifying failures", () => {
       ),
     );
     expect(failure).toMatchObject({ code: "invalid_request", failover: false });
+    // Google's 400 with its error body: a square Veo video.
+    expect(await failureOf(() => veo({ aspectRatio: "1:1" }))).toMatchObject({
+      code: "invalid_request",
+      failover: false,
+      detail: "HTTP 400 from 127.0.0.1:" + new URL(google.url).port + ": Aspect ratio 1:1 is not supported.",
+    });
   });
 
   it("an abort through the signal is canceled, or timeout when the engine's deadline fired", async () => {
@@ -454,6 +576,8 @@ describe("classifying failures", () => {
       REPLICATE_BASE_URL: replicate.apiUrl,
       FAL_KEY: "wrong:key",
       FAL_BASE_URL: fal.url,
+      GOOGLE_GENERATIVE_AI_API_KEY: "AIzaWrongGoogleKey0123456789abcdefghij",
+      GOOGLE_BASE_URL: google.apiUrl,
     });
     const calls = [
       async () => runImageModel(await externalImageModel("openai", "gpt-image-1", wrong), "openai", image()),
@@ -466,6 +590,9 @@ describe("classifying failures", () => {
           "fal",
           video(),
         ),
+      // Google answers a key it does not know with a 400 (API_KEY_INVALID), not a 401.
+      async () => runImageModel(await externalImageModel("google", "gemini-nano-banana-2.1", wrong), "google", image()),
+      async () => runVideoModel(await externalVideoModel("google", "veo-3.1-generate", wrong), "google", video()),
     ];
     for (const call of calls) {
       const failure = await failureOf(call);
