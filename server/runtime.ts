@@ -25,6 +25,7 @@ import {
   type ProcessRole,
 } from "#server/modules/installation/register-process.ts";
 import { readBuildInfo } from "#server/build-info.ts";
+import { resealConnections } from "#server/modules/catalog/edit-connections.ts";
 import { adoptLegacyModelSettings } from "#server/modules/catalog/adopt-legacy-settings.ts";
 import { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { secretBox, type SecretBox } from "#server/modules/catalog/secret-box.ts";
@@ -128,6 +129,8 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
       authSecret: secret,
       previous: env.ENCRYPTION_KEY_PREVIOUS,
     });
+    const resealed = await resealConnections(database.db, secrets);
+    if (resealed > 0) logger.info({ connections: resealed }, "connections' keys sealed again under ENCRYPTION_KEY");
     const adopted = await adoptLegacyModelSettings(database.db, env);
     if (adopted > 0) logger.info({ models: adopted }, "models' console settings moved into the catalog");
     models = new ModelRegistry(env, { db: database.db, box: secrets, logger });
