@@ -1,6 +1,5 @@
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import type { Db } from "#server/db/client.ts";
 import { DatabaseStartError } from "#server/db/errors.ts";
 import { AppError } from "#server/errors.ts";
 import { createCodes } from "#server/modules/credits/create-codes.ts";
@@ -14,42 +13,17 @@ import {
   SHARED_SETTINGS,
   type SharedSetting,
 } from "#server/modules/installation/agree-on-configuration.ts";
+import { describeProcess, otherRunningProcesses } from "#server/modules/installation/register-process.ts";
 import {
-  describeProcess,
-  otherRunningProcesses,
-  type ProcessIdentity,
-} from "#server/modules/installation/register-process.ts";
+  ok,
+  refused,
+  refusedWithUsage as fail,
+  type AdminCommand,
+  type AdminContext,
+  type AdminOutput,
+} from "#server/admin/output.ts";
 
-/** What a command says and how it ends: printed and used as the exit code by the command line. */
-export interface AdminOutput {
-  stdout: string;
-  stderr: string;
-  code: number;
-}
-
-/** What a command may use besides its arguments. */
-export interface AdminContext {
-  /**
-   * The database, migrated. A command checks its arguments before asking for it: a mistyped command line then needs
-   * no database at all (the command line opens it only when asked; a running server hands over its own).
-   */
-  db(): Promise<Db>;
-  /** The folder the command line was started in: relative paths among the arguments are read from there. */
-  cwd: string;
-  /** The running server this command runs in, when the command line handed it over (the embedded database). */
-  server?: ProcessIdentity;
-}
-
-export interface AdminCommand {
-  /** Its lines in the usage text, each indented by two spaces, description from the 28th column. */
-  usage: string;
-  run(ctx: AdminContext, args: string[]): Promise<AdminOutput>;
-}
-
-const ok = (stdout: string, stderr = ""): AdminOutput => ({ stdout, stderr, code: 0 });
-const refused = (stderr: string): AdminOutput => ({ stdout: "", stderr, code: 1 });
-/** A refusal followed by the usage text. */
-const fail = (message: string): AdminOutput => refused(`${message}\n${usage()}\n`);
+export type { AdminCommand, AdminContext, AdminOutput };
 
 const DONE = {
   grant: (email: string) => `${email} is now an admin.`,
@@ -63,7 +37,7 @@ function accountCommand(name: keyof typeof DONE, usageLine: string): AdminComman
   return {
     usage: usageLine,
     async run(ctx, [email, ...rest]) {
-      if (!email) return refused(`${usage()}\n`);
+      if (!email) return fail();
       if (!z.email().safeParse(email.trim()).success) return refused(`Not an e-mail address: ${email}\n`);
       const db = await ctx.db();
       const changed =
@@ -205,8 +179,10 @@ const config: AdminCommand = {
 };
 
 /**
- * Every command of `npm run admin -- <command> …`, in the order of the usage text. A new command is one entry here
- * (its name, its usage lines and its function); the command line and a running server both run it from here.
+ * Every command of `npm run admin -- <command> …`, in the order of the usage text. A new command is one entry here:
+ * its name and an `AdminCommand` (server/admin/output.ts has the type and the helpers for its output; a command with
+ * subcommands, like `codes` or `config`, reads them from its own arguments). The command line and a running server
+ * both run it from here.
  */
 export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   grant: accountCommand("grant", "  grant <email>            make the account an admin"),
@@ -232,11 +208,12 @@ export function usage(): string {
 export async function runAdminCommand(ctx: AdminContext, args: string[]): Promise<AdminOutput> {
   const [name, ...rest] = args;
   const command = name !== undefined && Object.hasOwn(ADMIN_COMMANDS, name) ? ADMIN_COMMANDS[name] : undefined;
-  if (!command) return refused(`${usage()}\n`);
+  if (!command) return { stdout: "", stderr: `${usage()}\n`, code: 1 };
   try {
-    return await command.run(ctx, rest);
+    const { usage: withUsage, ...output } = await command.run(ctx, rest);
+    return withUsage ? { ...output, stderr: `${output.stderr}${usage()}\n` } : output;
   } catch (error) {
-    if (error instanceof DatabaseStartError) return refused(`${error.message}\n`);
+    if (error instanceof DatabaseStartError) return { stdout: "", stderr: `${error.message}\n`, code: 1 };
     throw error;
   }
 }
