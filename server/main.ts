@@ -10,6 +10,7 @@ import type { ServerState } from "#server/http/state.ts";
 import { openRuntime } from "#server/runtime.ts";
 import { readBuildInfo } from "#server/build-info.ts";
 import { DatabaseStartError, survivingLostConnections } from "#server/db/errors.ts";
+import { listenForAdminCommands, type AdminSocket } from "#server/admin/socket.ts";
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
@@ -75,6 +76,7 @@ export async function start(options: StartOptions = {}) {
     new Promise<number>((resolve) => server.getConnections((error, count) => resolve(error ? 0 : count)));
 
   let shuttingDown = false;
+  let adminSocket: AdminSocket | null = null;
   let endDelay: (() => void) | undefined;
   const shutdown = async (signal: NodeJS.Signals) => {
     if (shuttingDown) {
@@ -111,6 +113,7 @@ export async function start(options: StartOptions = {}) {
       await closed;
     }
     clearTimeout(timer);
+    await adminSocket?.close();
     await state.runtime?.close();
     logger.info("stopped");
     logger.flush?.();
@@ -130,6 +133,22 @@ export async function start(options: StartOptions = {}) {
     throw error;
   }
   if (shuttingDown) return;
-  logger.info({ database: state.runtime.database.kind, worker: env.WORKER }, "ready");
+  const runtime = state.runtime;
+  // The embedded database serves this process alone: the command line hands its commands over to it.
+  if (runtime.database.kind === "pglite")
+    adminSocket = await listenForAdminCommands({
+      dataDir: env.DATA_DIR,
+      db: runtime.database.db,
+      server: runtime.process,
+      logger,
+      after: async () => {
+        for (const refresh of runtime.afterAdminCommand) await refresh();
+      },
+    });
+  if (shuttingDown) {
+    await adminSocket?.close();
+    return;
+  }
+  logger.info({ database: runtime.database.kind, worker: env.WORKER }, "ready");
   return { server, state, port };
 }

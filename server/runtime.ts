@@ -53,6 +53,11 @@ export interface Runtime {
   /** Signs links that open a private file without a session (API clients' downloads). */
   mediaLinks: MediaLinks;
   working: boolean;
+  /**
+   * Read again after an operator's command this process ran for the command line (server/admin/socket.ts): what it
+   * keeps in memory from the database. Each store held in memory adds its refresh here.
+   */
+  afterAdminCommand: (() => Promise<void>)[];
   /** This process in the list of the installation's running processes. */
   process: ProcessIdentity;
   close(): Promise<void>;
@@ -175,6 +180,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     publicPages,
     mediaLinks: links,
     working: work,
+    afterAdminCommand: [() => settings.refresh()],
     process: me,
     async close() {
       if (closed) return;

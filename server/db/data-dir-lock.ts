@@ -6,6 +6,8 @@ export interface DataDirLock {
   release(): void;
 }
 
+const LOCK_FILE = "atelier.lock";
+
 function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -15,12 +17,23 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** The PID of the live process (other than this one) holding the data folder's lock, or null when none does. */
+export function dataDirLockOwner(dataDir: string): number | null {
+  let owner: number;
+  try {
+    owner = Number.parseInt(readFileSync(join(dataDir, LOCK_FILE), "utf8"), 10);
+  } catch {
+    return null;
+  }
+  return Number.isInteger(owner) && owner !== process.pid && isAlive(owner) ? owner : null;
+}
+
 /**
  * The embedded database is single-process: a second instance on the same folder would corrupt it.
  * A lock file holding the owner's PID keeps a second process out; a lock left by a dead process is taken over.
  */
 export function acquireDataDirLock(dataDir: string): DataDirLock {
-  const path = join(dataDir, "atelier.lock");
+  const path = join(dataDir, LOCK_FILE);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(path, "wx", 0o600);
