@@ -141,6 +141,10 @@ export async function start(options: StartOptions = {}) {
       db: runtime.database.db,
       server: runtime.process,
       logger,
+      catalog: async () => {
+        await runtime.models.refresh();
+        return { env: runtime.env, models: runtime.models, secrets: runtime.secrets };
+      },
       after: async () => {
         for (const refresh of runtime.afterAdminCommand) await refresh();
       },

@@ -180,7 +180,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     publicPages,
     mediaLinks: links,
     working: work,
-    afterAdminCommand: [() => settings.refresh()],
+    afterAdminCommand: [() => settings.refresh(), () => models.refresh()],
     process: me,
     async close() {
       if (closed) return;

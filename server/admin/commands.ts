@@ -1,3 +1,4 @@
+import { connectionsCommand, modelsCommand } from "#server/admin/catalog-commands.ts";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { DatabaseStartError } from "#server/db/errors.ts";
@@ -192,6 +193,8 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   credits,
   codes,
   config,
+  models: modelsCommand,
+  connections: connectionsCommand,
 };
 
 export function usage(): string {

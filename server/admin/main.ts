@@ -6,6 +6,12 @@ import { openDatabase } from "#server/runtime.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
 import { runAdminCommand, type AdminContext, type AdminOutput } from "#server/admin/commands.ts";
 import { adminSocketPath, sendAdminCommand } from "#server/admin/socket.ts";
+import { adoptLegacyModelSettings } from "#server/modules/catalog/adopt-legacy-settings.ts";
+import { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
+import { secretBox } from "#server/modules/catalog/secret-box.ts";
+import { loadAuthSecret } from "#server/modules/auth/load-auth-secret.ts";
+import { DatabaseStartError } from "#server/db/errors.ts";
+import { fingerprintOf, readSharedConfig } from "#server/modules/installation/agree-on-configuration.ts";
 
 /**
  * `npm run admin -- grant you@example.com`: the operators' commands (server/admin/commands.ts). On the embedded
@@ -35,9 +41,34 @@ async function runInThisProcess(env: Env, args: string[]): Promise<AdminOutput> 
     await applyMigrations(database);
     return database;
   };
+  const db = async () => (await (opening ??= open())).db;
   const ctx: AdminContext = {
     cwd: process.cwd(),
-    db: async () => (await (opening ??= open())).db,
+    db,
+    catalog: async () => {
+      const handle = await db();
+      // An installation upgraded and not started since still has its models' settings where earlier releases kept them.
+      await adoptLegacyModelSettings(handle, env);
+      const authSecret = await loadAuthSecret({ db: handle, configured: env.AUTH_SECRET });
+      // Keys sealed here must open in the servers: the same secret they agreed on.
+      const agreed = (await readSharedConfig(handle)).AUTH_SECRET;
+      if (!env.ENCRYPTION_KEY && agreed && agreed.fingerprint !== fingerprintOf(authSecret))
+        throw new DatabaseStartError(
+          `AUTH_SECRET here differs from the one the servers use (fingerprint ${agreed.fingerprint}): give this command the servers' AUTH_SECRET (or their ENCRYPTION_KEY), or the keys it seals would not open in them.`,
+        );
+      const secrets = secretBox({
+        encryptionKey: env.ENCRYPTION_KEY,
+        authSecret,
+        previous: env.ENCRYPTION_KEY_PREVIOUS,
+      });
+      const models = new ModelRegistry(env, {
+        db: handle,
+        box: secrets,
+        logger: createLogger({ ...env, LOG_LEVEL: "warn" }),
+      });
+      await models.refresh();
+      return { env, models, secrets };
+    },
   };
   try {
     return await runAdminCommand(ctx, args);

@@ -1,5 +1,15 @@
 import type { Db } from "#server/db/client.ts";
 import type { ProcessIdentity } from "#server/modules/installation/register-process.ts";
+import type { Env } from "#server/env.ts";
+import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
+import type { SecretBox } from "#server/modules/catalog/secret-box.ts";
+
+/** The catalog a command reads and changes: the models' registry (read from the database) and the key box. */
+export interface CatalogAccess {
+  env: Env;
+  models: ModelRegistry;
+  secrets: SecretBox;
+}
 
 /** What a command says and how it ends: printed and used as the exit code by the command line. */
 export interface AdminOutput {
@@ -22,6 +32,8 @@ export interface AdminContext {
   cwd: string;
   /** The running server this command runs in, when the command line handed it over (the embedded database). */
   server?: ProcessIdentity;
+  /** The catalog, read again from the database (asked for only by the commands that need it). */
+  catalog?(): Promise<CatalogAccess>;
 }
 
 /** One command of `npm run admin -- <command> …`, an entry of `ADMIN_COMMANDS` (server/admin/commands.ts). */

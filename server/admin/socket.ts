@@ -35,6 +35,8 @@ export interface AdminSocketOptions {
   /** The server itself, as `config` lists it among the running processes. */
   server: ProcessIdentity;
   logger: Logger;
+  /** The server's own catalog (models, connections and the box that seals their keys). */
+  catalog?: AdminContext["catalog"];
   /** Called after every command, to read again what the server keeps in memory from the database. */
   after: () => Promise<void>;
   timeoutMs?: number;
@@ -70,7 +72,7 @@ export async function listenForAdminCommands(options: AdminSocketOptions): Promi
   const running = new Set<Promise<void>>();
 
   const execute = async (args: string[], cwd: string): Promise<AdminOutput> => {
-    const ctx: AdminContext = { db: () => Promise.resolve(db), cwd, server: me };
+    const ctx: AdminContext = { db: () => Promise.resolve(db), cwd, server: me, catalog: options.catalog };
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<AdminOutput>((resolve) => {
       timer = setTimeout(

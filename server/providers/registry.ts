@@ -67,3 +67,17 @@ export function connectionFor(id: string, env: Env): { definition: ProviderDefin
   if (!definition.local && !definition.configured(settings)) throw new Error(`Provider ${id} is not configured`);
   return { definition, settings };
 }
+
+/** What a connection's test found: its key and address work, or why not. */
+export type ConnectionCheckOutcome =
+  | { ok: true; detail?: string }
+  | { ok: false; code: "unauthorized" | "unreachable" | "refused" | "invalid"; detail: string };
+
+/** Tests a connection's settings with its provider, when the provider has a test. */
+export async function checkConnection(id: string, settings: unknown): Promise<ConnectionCheckOutcome> {
+  const definition = providerDefinition(id) as ProviderDefinition & {
+    check?: (settings: unknown, signal: AbortSignal) => Promise<ConnectionCheckOutcome>;
+  };
+  if (!definition.check) return { ok: false, code: "invalid", detail: `${id} has no connection test` };
+  return definition.check(settings, AbortSignal.timeout(15_000));
+}

@@ -1,0 +1,568 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseArgs } from "node:util";
+import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
+import {
+  addModel,
+  CatalogRefusal,
+  changeModel,
+  exportCatalog,
+  importCatalog,
+  parseCatalogFile,
+  removeModel,
+} from "#server/modules/catalog/edit-models.ts";
+import {
+  addConnection,
+  changeConnection,
+  recordConnectionCheck,
+  removeConnection,
+} from "#server/modules/catalog/edit-connections.ts";
+import type { CatalogEntry } from "#server/modules/catalog/catalog.ts";
+import { CATALOG_ID, type ModelDefinition } from "#server/modules/catalog/model-definition.ts";
+import { checkConnection, isProviderId, providerDefinition } from "#server/providers/registry.ts";
+import type { Capability } from "#server/providers/definition.ts";
+import {
+  IMAGE_ASPECT_RATIOS,
+  VIDEO_ASPECT_RATIOS,
+  VIDEO_DURATIONS,
+  VIDEO_STYLES,
+  GENERATION_TOOLS,
+  type GenerationTool,
+} from "#common/generation.ts";
+import {
+  ok,
+  refused,
+  refusedWithUsage as fail,
+  type AdminCommand,
+  type AdminContext,
+  type CatalogAccess,
+} from "#server/admin/output.ts";
+
+async function catalogOf(ctx: AdminContext): Promise<CatalogAccess> {
+  if (!ctx.catalog) throw new Error("this command needs the catalog");
+  return ctx.catalog();
+}
+
+/** Runs a change, turning a refusal into its one line. */
+async function refusing(work: () => Promise<ReturnType<typeof ok>>) {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof CatalogRefusal) return refused(`${error.message}\n`);
+    throw error;
+  }
+}
+
+type Parsed = { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
+
+const parse = (
+  args: string[],
+  options: NonNullable<NonNullable<Parameters<typeof parseArgs>[0]>["options"]>,
+): Parsed | { error: string } => {
+  try {
+    const { values, positionals } = parseArgs({ args, options, allowPositionals: true, strict: true });
+    return { values: values as Parsed["values"], positionals };
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+};
+
+/** A model as `models list --json` prints it. */
+function listed(e: CatalogEntry) {
+  const d = e.definition;
+  return {
+    id: e.id,
+    kind: d.kind,
+    name: d.name,
+    source: e.source,
+    enabled: d.enabled,
+    visibility: d.visibility,
+    offered: e.state === "on",
+    state: e.state,
+    tools: d.kind === "chat" ? ["chat"] : d.tools,
+    price: d.price,
+    bindings: d.bindings,
+    connections: e.resolved.map((b) => (b as { connection?: string }).connection),
+  };
+}
+
+const STATES: Record<CatalogEntry["state"], string> = {
+  on: "offered",
+  off: "disabled",
+  configOff: "disabled by DISABLED_MODELS",
+  noProvider: "no connection",
+};
+
+function priceText(d: ModelDefinition): string {
+  if (d.kind === "chat") return `${d.price.inputPerMillion}/${d.price.outputPerMillion} per M tokens`;
+  const unit = d.price.unit === "videoSecond" ? "second" : d.price.unit;
+  return `${d.price.credits} per ${unit}`;
+}
+
+/** `image`, `video` or `second`: the unit of `models add --unit`. */
+const UNITS = { image: "image", video: "video", second: "videoSecond" } as const;
+
+/** A catalog id from a provider's model id: its last parts, lower-cased, other characters as dashes. */
+export function idFromProviderModel(model: string): string {
+  const parts = model.split("/");
+  const meaningful = parts.length > 1 ? parts.slice(1).join("-") : model;
+  return meaningful
+    .toLowerCase()
+    .replace(/[^a-z0-9._-]+/g, "-")
+    .replace(/^[-._]+|[-._]+$/g, "")
+    .slice(0, 100);
+}
+
+/** A new model with the common parameters, as `models add` makes it (the console's "add" does the same). */
+export function newModelDefinition(o: {
+  kind: "image" | "video" | "chat";
+  provider: string;
+  model: string;
+  name?: string;
+  credits: number;
+  outputCredits?: number;
+  unit?: "image" | "video" | "videoSecond";
+  tools?: GenerationTool[];
+  connection?: string;
+  enabled: boolean;
+}): Record<string, unknown> {
+  const binding = { provider: o.provider, model: o.model, ...(o.connection ? { connection: o.connection } : {}) };
+  const common = { name: o.name ?? o.model, enabled: o.enabled, visibility: "everyone", bindings: [binding] };
+  if (o.kind === "chat")
+    return {
+      kind: "chat",
+      ...common,
+      price: { inputPerMillion: o.credits, outputPerMillion: o.outputCredits ?? o.credits },
+      contextTokens: 32_000,
+      maxOutputTokens: 4_096,
+      vision: false,
+      tools: false,
+    };
+  if (o.kind === "video")
+    return {
+      kind: "video",
+      ...common,
+      tools: ["text-to-video"],
+      price: { unit: o.unit ?? "video", credits: o.credits },
+      options: {
+        aspectRatios: [...VIDEO_ASPECT_RATIOS],
+        maxCount: 1,
+        durations: [...VIDEO_DURATIONS],
+        styles: [...VIDEO_STYLES],
+        negativePrompt: false,
+        seed: false,
+        strength: false,
+      },
+      expectedSeconds: 120,
+      timeoutSeconds: 900,
+    };
+  const tools = o.tools ?? ["text-to-image"];
+  return {
+    kind: "image",
+    ...common,
+    tools,
+    price: { unit: "image", credits: o.credits },
+    options: {
+      aspectRatios: [...IMAGE_ASPECT_RATIOS],
+      maxCount: 4,
+      negativePrompt: false,
+      seed: true,
+      strength: tools.includes("image-to-image"),
+    },
+    expectedSeconds: 20,
+    timeoutSeconds: 300,
+  };
+}
+
+/** `key=value`: the value as JSON when it reads as JSON (numbers, booleans, arrays), else as text; empty removes. */
+function assignments(pairs: string[]): { path: string[]; value: unknown }[] | string {
+  const out: { path: string[]; value: unknown }[] = [];
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    if (at <= 0) return `Not key=value: ${pair}`;
+    const key = pair.slice(0, at);
+    const text = pair.slice(at + 1);
+    let value: unknown;
+    if (text !== "")
+      try {
+        value = JSON.parse(text);
+      } catch {
+        value = text;
+      }
+    out.push({ path: key.split("."), value });
+  }
+  return out;
+}
+
+function assign(target: Record<string, unknown>, path: string[], value: unknown) {
+  let at: Record<string, unknown> = target;
+  for (const key of path.slice(0, -1)) {
+    const next = at[key];
+    if (!next || typeof next !== "object" || Array.isArray(next)) at[key] = {};
+    at = at[key] as Record<string, unknown>;
+  }
+  const last = path.at(-1)!;
+  if (value === undefined) delete at[last];
+  else at[last] = value;
+}
+
+const MODELS_USAGE = `  models list [--json]     every model of the catalog, built-in and added, offered or not
+  models add <provider>:<provider-model-id> --credits <n> [--unit image|video|second] [--kind image|video|chat]
+             [--id <id>] [--name <name>] [--tools text-to-image,image-to-image] [--connection <id>]
+             [--output-credits <n>] [--enable]
+                           add a model (disabled unless --enable); chat prices are per million tokens
+  models set <id> <key=value>…  change fields (price.credits=4 enabled=false options.seed=true names.de=…)
+  models enable|disable <id>    offer it, or stop offering it everywhere
+  models remove <id>       remove an added model (a built-in one goes back to its built-in definition)
+  models export            print the whole catalog as JSON (models export > catalog.json)
+  models import <file>     apply a catalog file: checked whole, applied in one transaction`;
+
+export const modelsCommand: AdminCommand = {
+  usage: MODELS_USAGE,
+  async run(ctx, args) {
+    const [sub, ...rest] = args;
+    switch (sub) {
+      case "list": {
+        const parsed = parse(rest, { json: { type: "boolean" } });
+        if ("error" in parsed) return fail(parsed.error);
+        const { models } = await catalogOf(ctx);
+        const entries = models.entries();
+        if (parsed.values.json) return ok(`${JSON.stringify(entries.map(listed), null, 2)}\n`);
+        const rows = entries.map((e) => [
+          e.id,
+          e.definition.kind,
+          priceText(e.definition),
+          STATES[e.state],
+          e.source === "builtin"
+            ? e.changed.length
+              ? `built-in, changed: ${e.changed.join(", ")}`
+              : "built-in"
+            : "added",
+          e.definition.bindings.map((b) => `${b.connection ?? b.provider}:${b.model}`).join(", "),
+        ]);
+        const widths = [0, 1, 2, 3, 4].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+        return ok(`${rows.map((r) => r.map((c, i) => (i < 5 ? c.padEnd(widths[i]!) : c)).join("  ")).join("\n")}\n`);
+      }
+      case "add": {
+        const parsed = parse(rest, {
+          credits: { type: "string" },
+          "output-credits": { type: "string" },
+          unit: { type: "string" },
+          kind: { type: "string" },
+          id: { type: "string" },
+          name: { type: "string" },
+          tools: { type: "string" },
+          connection: { type: "string" },
+          enable: { type: "boolean" },
+        });
+        if ("error" in parsed) return fail(parsed.error);
+        const { values, positionals } = parsed;
+        const target = positionals[0];
+        if (positionals.length !== 1 || !target)
+          return fail("Usage: models add <provider>:<provider-model-id> --credits <n>");
+        const colon = target.indexOf(":");
+        const provider = colon > 0 ? target.slice(0, colon) : "";
+        const model = target.slice(colon + 1).trim();
+        if (!isProviderId(provider) || !model)
+          return fail(
+            `Name the model as <provider>:<provider-model-id>, the provider one of Atelier's (such as fal, replicate, openai, google).`,
+          );
+        const whole = (name: string, v: unknown) =>
+          typeof v === "string" && /^\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : null;
+        const credits = whole("credits", values.credits);
+        if (credits === null) return fail("--credits must be a whole number (the price per unit, in credits).");
+        const outputCredits =
+          values["output-credits"] === undefined ? undefined : whole("output-credits", values["output-credits"]);
+        if (outputCredits === null) return fail("--output-credits must be a whole number.");
+        const unitName = values.unit as string | undefined;
+        if (unitName !== undefined && !Object.hasOwn(UNITS, unitName)) return fail("--unit is image, video or second.");
+        const unit = unitName === undefined ? undefined : UNITS[unitName as keyof typeof UNITS];
+        const kindName =
+          (values.kind as string | undefined) ?? (unit === undefined || unit === "image" ? "image" : "video");
+        if (!["image", "video", "chat"].includes(kindName)) return fail("--kind is image, video or chat.");
+        const kind = kindName as "image" | "video" | "chat";
+        if ((kind === "image" && unit !== undefined && unit !== "image") || (kind === "video" && unit === "image"))
+          return fail(`A ${kind} model is not priced per ${unitName}.`);
+        if (!providerDefinition(provider).capabilities.includes(kind as Capability))
+          return refused(`${provider} has no ${kind} models.\n`);
+        const tools = (values.tools as string | undefined)?.split(",").map((t) => t.trim());
+        if (tools && !tools.every((t) => (GENERATION_TOOLS as readonly string[]).includes(t)))
+          return fail(`--tools takes ${GENERATION_TOOLS.join(", ")}.`);
+        const id = (values.id as string | undefined) ?? idFromProviderModel(model);
+        if (!CATALOG_ID.test(id)) return fail(`${id} is not a model id; give one with --id.`);
+        const { env, models } = await catalogOf(ctx);
+        const connection = values.connection as string | undefined;
+        if (
+          connection !== undefined &&
+          !models.connections().some((c) => c.id === connection && c.provider === provider)
+        )
+          return refused(`No ${provider} connection ${connection} (npm run admin -- connections list).\n`);
+        return refusing(async () => {
+          const added = await addModel({
+            db: await ctx.db(),
+            env,
+            id,
+            actor: CLI_ACTOR,
+            definition: newModelDefinition({
+              kind,
+              provider,
+              model,
+              name: values.name as string | undefined,
+              credits,
+              outputCredits,
+              unit,
+              tools: tools as GenerationTool[] | undefined,
+              connection,
+              enabled: Boolean(values.enable),
+            }),
+          });
+          await models.refresh();
+          const entry = models.entry(id);
+          const offered = entry?.state === "on";
+          return ok(
+            `${added.id}\n`,
+            `Added ${added.id} (${added.name}), ${priceText(added)}, ${
+              offered
+                ? "offered now"
+                : !added.enabled
+                  ? "disabled: offer it with npm run admin -- models enable " + added.id
+                  : `not offered: no ${provider} connection can serve it`
+            }.\n`,
+          );
+        });
+      }
+      case "set": {
+        const [id, ...pairs] = rest;
+        if (!id || pairs.length === 0) return fail("Usage: models set <id> <key=value>…");
+        const changes = assignments(pairs);
+        if (typeof changes === "string") return fail(changes);
+        if (changes.some((c) => c.path[0] === "id" || c.path[0] === "kind"))
+          return refused("A model's id and kind stay; add a new model instead.\n");
+        const { env, models } = await catalogOf(ctx);
+        return refusing(async () => {
+          const changed = await changeModel({
+            db: await ctx.db(),
+            env,
+            id,
+            actor: CLI_ACTOR,
+            change: (current) => {
+              const next = current as unknown as Record<string, unknown>;
+              for (const c of changes) assign(next, c.path, c.value);
+              return next;
+            },
+          });
+          await models.refresh();
+          return ok("", changed ? `${id} changed.\n` : `${id} already had these values.\n`);
+        });
+      }
+      case "enable":
+      case "disable": {
+        const [id, ...extra] = rest;
+        if (!id || extra.length > 0) return fail(`Usage: models ${sub} <id>`);
+        const { env, models } = await catalogOf(ctx);
+        return refusing(async () => {
+          const changed = await changeModel({
+            db: await ctx.db(),
+            env,
+            id,
+            actor: CLI_ACTOR,
+            change: (current) => ({ ...current, enabled: sub === "enable" }),
+          });
+          await models.refresh();
+          const state = models.entry(id)?.state;
+          return ok(
+            "",
+            `${id} ${changed ? "is now" : "was already"} ${sub === "enable" ? "enabled" : "disabled"}${
+              sub === "enable" && state !== "on" && state ? ` (not offered: ${STATES[state]})` : ""
+            }.\n`,
+          );
+        });
+      }
+      case "remove": {
+        const [id, ...extra] = rest;
+        if (!id || extra.length > 0) return fail("Usage: models remove <id>");
+        const { env, models } = await catalogOf(ctx);
+        return refusing(async () => {
+          const removed = await removeModel({ db: await ctx.db(), env, id, actor: CLI_ACTOR });
+          await models.refresh();
+          return ok(
+            "",
+            removed
+              ? models.entry(id)
+                ? `${id} is back to its built-in definition.\n`
+                : `${id} is removed.\n`
+              : `${id} has no changes to remove.\n`,
+          );
+        });
+      }
+      case "export": {
+        if (rest.length > 0) return fail("Usage: models export > catalog.json");
+        const { models } = await catalogOf(ctx);
+        return ok(`${JSON.stringify(exportCatalog(models.entries()), null, 2)}\n`);
+      }
+      case "import": {
+        const [file, ...extra] = rest;
+        if (!file || extra.length > 0) return fail("Usage: models import <file>");
+        let text: string;
+        try {
+          text = await readFile(resolve(ctx.cwd, file), "utf8");
+        } catch (error) {
+          return refused(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+        }
+        return refusing(async () => {
+          const records = parseCatalogFile(text);
+          const { env, models } = await catalogOf(ctx);
+          const { changed } = await importCatalog({ db: await ctx.db(), env, records, actor: CLI_ACTOR });
+          await models.refresh();
+          return ok(
+            "",
+            changed.length === 0
+              ? `The catalog already matches ${file}: nothing changed.\n`
+              : `${changed.length} model(s) changed: ${changed.join(", ")}.\n`,
+          );
+        });
+      }
+      default:
+        return fail(sub ? `Unknown models command: ${sub}` : undefined);
+    }
+  },
+};
+
+const CONNECTIONS_USAGE = `  connections list [--json]  every provider connection: the environment's and those added
+  connections add <provider> [--key <key>] [--base-url <url>] [--set <name=value>]… [--name <name>] [--id <id>]
+                           add a connection (its key sealed in the database); it serves at once
+  connections test <id>    check its key and address with the provider (nothing is generated)
+  connections enable|disable|remove <id>`;
+
+export const connectionsCommand: AdminCommand = {
+  usage: CONNECTIONS_USAGE,
+  async run(ctx, args) {
+    const [sub, ...rest] = args;
+    switch (sub) {
+      case "list": {
+        const parsed = parse(rest, { json: { type: "boolean" } });
+        if ("error" in parsed) return fail(parsed.error);
+        const { models } = await catalogOf(ctx);
+        const rows = models.connections().map((c) => ({
+          id: c.id,
+          name: c.name,
+          provider: c.provider,
+          source: c.source === "builtin" ? "environment" : "added",
+          enabled: c.enabled,
+          serves: c.enabled && !c.problem,
+          problem: c.problem ?? null,
+          // The last four characters of each key, never more.
+          keys: c.secretHints,
+          settings: Object.fromEntries(
+            Object.entries(c.settings ?? {}).filter(
+              ([key]) => !(providerDefinition(c.provider).secrets as readonly string[]).includes(key),
+            ),
+          ),
+          check: c.check ?? null,
+        }));
+        if (parsed.values.json) return ok(`${JSON.stringify(rows, null, 2)}\n`);
+        const lines = rows
+          .filter((r) => r.source === "added" || r.serves)
+          .map((r) =>
+            [
+              r.id.padEnd(20),
+              r.provider.padEnd(18),
+              r.source.padEnd(12),
+              !r.enabled
+                ? "disabled"
+                : r.problem === "unreadable"
+                  ? "key unreadable"
+                  : r.problem
+                    ? "incomplete"
+                    : "serves",
+              Object.entries(r.keys)
+                .map(([k, v]) => `${k} …${v}`)
+                .join(" "),
+              r.check ? `tested ${r.check.ok ? "ok" : `failing (${r.check.message ?? ""})`} ${r.check.at}` : "",
+            ]
+              .join("  ")
+              .trimEnd(),
+          );
+        return ok(`${lines.join("\n")}\n`);
+      }
+      case "add": {
+        const parsed = parse(rest, {
+          key: { type: "string" },
+          "base-url": { type: "string" },
+          set: { type: "string", multiple: true },
+          name: { type: "string" },
+          id: { type: "string" },
+        });
+        if ("error" in parsed) return fail(parsed.error);
+        const { values, positionals } = parsed;
+        const provider = positionals[0];
+        if (positionals.length !== 1 || !provider) return fail("Usage: connections add <provider> --key <key>");
+        if (!isProviderId(provider)) return refused(`No provider ${provider}.\n`);
+        const settings: Record<string, unknown> = {};
+        if (values.key !== undefined) settings[providerDefinition(provider).secrets[0] ?? "apiKey"] = values.key;
+        if (values["base-url"] !== undefined) settings.baseURL = values["base-url"];
+        const more = assignments((values.set as string[] | undefined) ?? []);
+        if (typeof more === "string") return fail(more);
+        for (const m of more) assign(settings, m.path, m.value);
+        const { models, secrets } = await catalogOf(ctx);
+        return refusing(async () => {
+          const added = await addConnection({
+            db: await ctx.db(),
+            box: secrets,
+            provider,
+            id: values.id as string | undefined,
+            input: { name: values.name as string | undefined, settings },
+            actor: CLI_ACTOR,
+          });
+          await models.refresh();
+          return ok(`${added.id}\n`, `Added the ${provider} connection ${added.id}; it serves now.\n`);
+        });
+      }
+      case "test": {
+        const [id, ...extra] = rest;
+        if (!id || extra.length > 0) return fail("Usage: connections test <id>");
+        const { models } = await catalogOf(ctx);
+        const connection = models.connections().find((c) => c.id === id);
+        if (!connection) return refused(`No connection ${id}.\n`);
+        if (!connection.settings) return refused(`${id}: its key cannot be opened with this installation's key.\n`);
+        const outcome = await checkConnection(connection.provider, connection.settings);
+        if (connection.source === "custom")
+          await recordConnectionCheck(await ctx.db(), id, {
+            ok: outcome.ok,
+            message: outcome.ok ? (outcome.detail ?? null) : `${outcome.code}: ${outcome.detail}`,
+          });
+        return outcome.ok
+          ? ok(`${id}: ok${outcome.detail ? ` (${outcome.detail})` : ""}\n`)
+          : refused(`${id}: ${outcome.code}: ${outcome.detail}\n`);
+      }
+      case "enable":
+      case "disable":
+      case "remove": {
+        const [id, ...extra] = rest;
+        if (!id || extra.length > 0) return fail(`Usage: connections ${sub} <id>`);
+        const { models, secrets } = await catalogOf(ctx);
+        return refusing(async () => {
+          const db = await ctx.db();
+          const done =
+            sub === "remove"
+              ? await removeConnection({ db, id, actor: CLI_ACTOR })
+              : await changeConnection({
+                  db,
+                  box: secrets,
+                  id,
+                  input: { enabled: sub === "enable" },
+                  actor: CLI_ACTOR,
+                });
+          await models.refresh();
+          if (sub === "remove" && !done) return refused(`No connection ${id} was added (the environment's stay).\n`);
+          return ok(
+            "",
+            `${id} ${sub === "remove" ? "is removed" : done ? `is now ${sub}d` : `was already ${sub}d`}.\n`,
+          );
+        });
+      }
+      default:
+        return fail(sub ? `Unknown connections command: ${sub}` : undefined);
+    }
+  },
+};
