@@ -28,6 +28,16 @@ export interface ModelHooks {
 }
 
 /**
+ * Whether a connection works, found without generating anything or spending money. A failure's code says what to do
+ * about it: `unauthorized` (the provider refused the key), `unreachable` (no answer, a timeout, or the provider's own
+ * error), `refused` (an answer that is not a yes: a bad base URL, a path the server does not know, the demo switched
+ * off), `invalid` (settings that cannot be tried). The detail is for the operator's eyes and never holds the key.
+ */
+export type ConnectionCheck =
+  | { ok: true; detail?: string }
+  | { ok: false; code: "unauthorized" | "unreachable" | "refused" | "invalid"; detail: string };
+
+/**
  * One provider adapter: everything Atelier knows of a provider lives in its folder, `server/providers/<id>/`, and
  * reaches the rest of the code through this object, listed once in the registry.
  */
@@ -48,6 +58,8 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
   imageModel?(settings: Settings, providerModelId: string): Promise<ImageModelV4>;
   videoModel?(settings: Settings, providerModelId: string, hooks: ModelHooks): Promise<VideoModelV4>;
   chatModel?(settings: Settings, providerModelId: string): Promise<LanguageModelV4>;
+  /** Tries the connection's key and base URL with the provider's cheapest authenticated read. */
+  check?(settings: Settings, signal: AbortSignal): Promise<ConnectionCheck>;
   /** Maps Atelier's common image parameters onto the provider's inputs. */
   imageInputs?(providerModelId: string, req: ImageRequest): ImageInputs;
   /** Maps Atelier's common video parameters onto the provider's inputs. */

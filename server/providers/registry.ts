@@ -1,5 +1,5 @@
 import type { Env } from "#server/env.ts";
-import type { Capability, ProviderDefinition } from "#server/providers/definition.ts";
+import type { Capability, ConnectionCheck, ProviderDefinition } from "#server/providers/definition.ts";
 import { anthropicProvider } from "#server/providers/anthropic/provider.ts";
 import { demoProvider } from "#server/providers/demo/provider.ts";
 import { falProvider } from "#server/providers/fal/provider.ts";
@@ -68,16 +68,22 @@ export function connectionFor(id: string, env: Env): { definition: ProviderDefin
   return { definition, settings };
 }
 
-/** What a connection's test found: its key and address work, or why not. */
-export type ConnectionCheckOutcome =
-  | { ok: true; detail?: string }
-  | { ok: false; code: "unauthorized" | "unreachable" | "refused" | "invalid"; detail: string };
-
-/** Tests a connection's settings with its provider, when the provider has a test. */
-export async function checkConnection(id: string, settings: unknown): Promise<ConnectionCheckOutcome> {
-  const definition = providerDefinition(id) as ProviderDefinition & {
-    check?: (settings: unknown, signal: AbortSignal) => Promise<ConnectionCheckOutcome>;
-  };
-  if (!definition.check) return { ok: false, code: "invalid", detail: `${id} has no connection test` };
-  return definition.check(settings, AbortSignal.timeout(15_000));
+/**
+ * Tries a connection's settings with its provider's check. Settings the provider's schema refuses, and a provider
+ * without a check, are `invalid` without a request; the schema's complaint names fields, never their values.
+ */
+export async function checkConnection(
+  providerId: string,
+  settings: unknown,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<ConnectionCheck> {
+  const definition = byId.get(providerId);
+  if (!definition) return { ok: false, code: "invalid", detail: `there is no provider ${providerId}` };
+  if (!definition.check) return { ok: false, code: "invalid", detail: `${providerId} connections cannot be checked` };
+  const parsed = definition.connectionSchema.safeParse(settings);
+  if (!parsed.success) {
+    const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.join(".") || "settings"))];
+    return { ok: false, code: "invalid", detail: `settings not valid for ${providerId}: ${fields.join(", ")}` };
+  }
+  return definition.check(parsed.data, signal);
 }

@@ -73,6 +73,7 @@ export interface FakeFal {
  * (submit, status, result, cancel, as queue.fal.run), with output files served from `/files/...`. Queue answers
  * carry status and result URLs on the public host the request was addressed to (X-Forwarded-Host/Proto when a
  * proxy in front says so, otherwise the fake's own `/queue`), using `{owner}/{app}` without the subpath, as fal does.
+ * The Platform API's pricing read is under `/api` (`GET /api/v1/models/pricing`, as api.fal.ai/v1/models/pricing).
  * Any `Key` credential is accepted unless `key` names the one to accept.
  */
 export async function startFakeFal(options: { key?: string } = {}): Promise<FakeFal> {
@@ -233,6 +234,22 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
     return sendJson(res, q.outcome.status, q.outcome.body);
   };
 
+  const pricing = (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    if (req.method !== "GET") return sendJson(res, 405, { detail: "Method Not Allowed" });
+    const ids = url.searchParams.getAll("endpoint_id").flatMap((id) => id.split(","));
+    if (ids.length === 0)
+      return sendJson(res, 422, {
+        detail: [{ loc: ["query", "endpoint_id"], msg: "Field required", type: "missing" }],
+      });
+    const prices = ids.map((id) => ({
+      endpoint_id: id,
+      unit_price: fake.videoModels.test(id) ? 0.1 : 0.025,
+      unit: fake.videoModels.test(id) ? "second" : "image",
+      currency: "USD",
+    }));
+    sendJson(res, 200, { prices, next_cursor: null, has_more: false });
+  };
+
   const server = await listen(async (req, res) => {
     const url = new URL(req.url ?? "/", "http://localhost");
     const raw = await readBody(req);
@@ -262,6 +279,7 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
       ...(typeof forwarded === "string" && { headers: { "x-forwarded-host": forwarded } }),
     });
     const path = url.pathname.replace(/^\/+/, "");
+    if (path === "api/v1/models/pricing") return pricing(req, res, url);
     if (path.startsWith("queue/")) return queue(req, res, path.slice("queue/".length), input);
     if (req.method !== "POST" || !/^[\w.-]+\/[\w.-]+/.test(path)) return sendJson(res, 404, { detail: "Not Found" });
     if (!(await hold(fake.delayMs, res))) return;

@@ -52,7 +52,8 @@ export interface FakeOpenAI {
  * A local OpenAI Images API: `POST /v1/images/generations` (JSON) and `POST /v1/images/edits` (multipart or JSON),
  * checking sizes, `n` and `response_format` per model the way the API does. GPT image models always answer with
  * base64; dall-e models and unknown ones (standing in for an OpenAI-compatible server) with a URL under `/files/`
- * unless asked for `b64_json`. Any `Bearer` key is accepted unless `apiKey` names the one to accept.
+ * unless asked for `b64_json`. `GET /v1/models` lists the image models. Any `Bearer` key is accepted unless `apiKey`
+ * names the one to accept.
  */
 export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeOpenAI> {
   const files = new FileStore();
@@ -180,6 +181,10 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
       });
 
     const route = `${req.method} ${url.pathname}`;
+    if (route === "GET /v1/models") {
+      fake.requests.push({ method: "GET", path: url.pathname });
+      return sendJson(res, 200, { object: "list", data: MODELS }, { "x-request-id": requestId() });
+    }
     if (route !== "POST /v1/images/generations" && route !== "POST /v1/images/edits")
       return error(res, 404, { message: `Invalid URL (${route})`, type: "invalid_request_error" });
     const edit = route === "POST /v1/images/edits";
@@ -241,4 +246,12 @@ async function formFields(raw: Buffer, contentType: string): Promise<Record<stri
 }
 
 const now = () => Math.floor(Date.now() / 1000);
+
+/** What `GET /v1/models` lists, in OpenAI's model object shape. */
+const MODELS = ["gpt-image-1", "dall-e-3", "dall-e-2"].map((id) => ({
+  id,
+  object: "model",
+  created: 1_698_785_189,
+  owned_by: "system",
+}));
 const requestId = () => `req_${randomBytes(16).toString("hex")}`;

@@ -190,8 +190,9 @@ export interface FakeReplicate {
 /**
  * A local Replicate: predictions for official models (`/v1/models/{owner}/{name}/predictions`) and versions
  * (`/v1/predictions`), `Prefer: wait`, polling through `urls.get` with the starting → processing → succeeded
- * lifecycle, cancel, and output files (PNG images, an MP4 for video models) served from `/files/...`. Any
- * `Bearer` (or legacy `Token`) credential is accepted unless `token` names the one to accept.
+ * lifecycle, cancel, output files (PNG images, an MP4 for video models) served from `/files/...`, and the
+ * authenticated account (`GET /v1/account`). Any `Bearer` (or legacy `Token`) credential is accepted unless `token`
+ * names the one to accept.
  */
 export async function startFakeReplicate(options: { token?: string } = {}): Promise<FakeReplicate> {
   const files = new FileStore();
@@ -303,6 +304,9 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
       ...(body && { body: summarize(body) }),
       ...(prefer && { headers: { prefer } }),
     });
+
+    if (req.method === "GET" && url.pathname === "/v1/account")
+      return sendJson(res, 200, { type: "user", username: "atelier-tests", name: "Atelier Tests", github_url: null });
 
     const official = /^\/v1\/models\/([\w.-]+\/[\w.-]+)\/predictions$/.exec(url.pathname);
     if (req.method === "POST" && (official || url.pathname === "/v1/predictions")) {

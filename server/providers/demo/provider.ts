@@ -23,6 +23,11 @@ export const demoProvider = defineProvider({
   imageModel: async () => createDemoImageModel(),
   videoModel: async (_settings, _modelId, hooks) => createDemoVideoModel({ onProgress: hooks.onProgress }),
   chatModel: async () => createPromptHelperModel(),
+  // Nothing to reach: the models run here whenever the demo is on.
+  check: async (settings) =>
+    settings.enabled
+      ? { ok: true, detail: "the demo models run on this machine" }
+      : { ok: false, code: "refused", detail: "the demo models are switched off (DEMO_MODELS)" },
   // Everything as the user gave it: the demo model reads the negative prompt and the strength itself.
   imageInputs: (_modelId, req) => ({
     prompt: req.prompt,

@@ -3,16 +3,27 @@ import { z } from "zod";
 import type { VideoRequest } from "#server/providers/generate.ts";
 import { defineProvider } from "#server/providers/definition.ts";
 import { ProviderHttpError } from "#server/providers/errors.ts";
-import { foldStyle, merge, trustOutputsFrom } from "#server/providers/shared.ts";
+import {
+  checkWithRead,
+  foldStyle,
+  invalidSettings,
+  joinUrl,
+  merge,
+  trustOutputsFrom,
+} from "#server/providers/shared.ts";
 
 const FAL_URL = "https://fal.run";
 const FAL_QUEUE_URL = "https://queue.fal.run";
+/** fal's Platform API (model search, pricing, usage). */
+const FAL_API_URL = "https://api.fal.ai";
+/** An endpoint whose price the connection check reads: one of the built-in catalog's, long on fal. */
+const CHECK_ENDPOINT = "fal-ai/flux/schnell";
 
 const connectionSchema = z.object({
   apiKey: z.string().min(1).optional(),
   /**
-   * Replaces both of fal's hosts: synchronous calls go to it, queued ones (video) to `<baseURL>/queue`; video
-   * outputs are trusted from its host.
+   * Replaces fal's hosts: synchronous calls go to it, queued ones (video) to `<baseURL>/queue`, the Platform API
+   * (the connection check) to `<baseURL>/api`; video outputs are trusted from its host.
    */
   baseURL: z.url({ protocol: /^https?$/ }).optional(),
 });
@@ -37,6 +48,22 @@ export const falProvider = defineProvider({
     // nothing else differs and Atelier does not use webhooks.
     return trustOutputsFrom(model as unknown as VideoModelV4, settings.baseURL);
   },
+  // The Platform API's pricing read (GET /v1/models/pricing), which requires a valid key and costs nothing; its
+  // model search takes a key but does not require one, so it would not tell a wrong key.
+  check: async (settings, signal) =>
+    settings.apiKey
+      ? checkWithRead(
+          {
+            url: joinUrl(
+              settings.baseURL ? joinUrl(settings.baseURL, "/api") : FAL_API_URL,
+              `/v1/models/pricing?endpoint_id=${encodeURIComponent(CHECK_ENDPOINT)}`,
+            ),
+            headers: { authorization: `Key ${settings.apiKey}` },
+            secrets: [settings.apiKey],
+          },
+          signal,
+        )
+      : invalidSettings("no API key is set"),
   // The aspect ratio, the seed, and the negative prompt and strength as model inputs.
   imageInputs: (_modelId, req) => ({
     prompt: req.prompt,

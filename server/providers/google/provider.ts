@@ -1,7 +1,15 @@
 import { z } from "zod";
 import type { VideoRequest } from "#server/providers/generate.ts";
 import { defineProvider } from "#server/providers/definition.ts";
-import { foldNegative, foldStyle, merge, trustOutputsFrom } from "#server/providers/shared.ts";
+import {
+  checkWithRead,
+  foldNegative,
+  foldStyle,
+  invalidSettings,
+  joinUrl,
+  merge,
+  trustOutputsFrom,
+} from "#server/providers/shared.ts";
 
 // Passed explicitly: left unset, the SDK would read process.env itself.
 const GOOGLE_URL = "https://generativelanguage.googleapis.com/v1beta";
@@ -97,4 +105,18 @@ export const googleProvider = defineProvider({
       { negativePrompt: req.negativePrompt, durationSeconds: veoDuration(req) },
     ),
   }),
+  // models.list (GET /v1beta/models; the default base URL is the AI SDK's), one model asked for. Google refuses a
+  // wrong key with 400 INVALID_ARGUMENT and the reason API_KEY_INVALID, a missing one with 403.
+  check: async (settings, signal) =>
+    settings.apiKey
+      ? checkWithRead(
+          {
+            url: joinUrl(settings.baseURL ?? GOOGLE_URL, "/models?pageSize=1"),
+            headers: { "x-goog-api-key": settings.apiKey },
+            secrets: [settings.apiKey],
+            unauthorized: (status, body) => status === 400 && body.includes('"API_KEY_INVALID"'),
+          },
+          signal,
+        )
+      : invalidSettings("no API key is set"),
 });

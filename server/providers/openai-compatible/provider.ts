@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ImageAspectRatio } from "#server/providers/generate.ts";
 import { defineProvider } from "#server/providers/definition.ts";
-import { foldNegative } from "#server/providers/shared.ts";
+import { checkWithRead, foldNegative, invalidSettings, joinUrl } from "#server/providers/shared.ts";
 
 const connectionSchema = z.object({
   baseURL: z.url({ protocol: /^https?$/ }).optional(),
@@ -51,6 +51,19 @@ export const openaiCompatibleProvider = defineProvider({
     Boolean(settings.baseURL) && (capability !== "chat" || settings.chatModels.length > 0),
   imageModel: async (settings, modelId) => (await compatibleClient(settings)).imageModel(modelId),
   chatModel: async (settings, modelId) => (await compatibleClient(settings)).chatModel(modelId),
+  // OpenAI's list models (GET /models), which Ollama, vLLM, LM Studio, LocalAI and OpenRouter all serve; the key
+  // only when there is one.
+  check: async (settings, signal) =>
+    settings.baseURL
+      ? checkWithRead(
+          {
+            url: joinUrl(settings.baseURL, "/models"),
+            headers: settings.apiKey ? { authorization: `Bearer ${settings.apiKey}` } : {},
+            secrets: [settings.apiKey],
+          },
+          signal,
+        )
+      : invalidSettings("no base URL is set"),
   imageInputs: (_modelId, req) => ({
     prompt: foldNegative(req),
     size: SDXL_SIZES[req.aspectRatio],

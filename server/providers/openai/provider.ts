@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { ImageAspectRatio } from "#server/providers/generate.ts";
 import { defineProvider } from "#server/providers/definition.ts";
-import { foldNegative } from "#server/providers/shared.ts";
+import { checkWithRead, foldNegative, invalidSettings, joinUrl } from "#server/providers/shared.ts";
 
 // Passed explicitly: left unset, the SDK would read process.env itself.
 const OPENAI_URL = "https://api.openai.com/v1";
@@ -53,6 +53,18 @@ export const openaiProvider = defineProvider({
   configured: (settings) => Boolean(settings.apiKey),
   imageModel: async (settings, modelId) => (await openaiClient(settings)).image(modelId),
   chatModel: async (settings, modelId) => (await openaiClient(settings)).chat(modelId),
+  // List models (GET /models): authenticated, free, and generates nothing.
+  check: async (settings, signal) =>
+    settings.apiKey
+      ? checkWithRead(
+          {
+            url: joinUrl(settings.baseURL ?? OPENAI_URL, "/models"),
+            headers: { authorization: `Bearer ${settings.apiKey}` },
+            secrets: [settings.apiKey],
+          },
+          signal,
+        )
+      : invalidSettings("no API key is set"),
   // GPT image models take neither seed nor aspect ratio, and have no strength or negative prompt.
   imageInputs: (modelId, req) => ({
     prompt: foldNegative(req),

@@ -1,6 +1,13 @@
 import { z } from "zod";
 import { defineProvider } from "#server/providers/definition.ts";
-import { foldStyle, merge, trustOutputsFrom } from "#server/providers/shared.ts";
+import {
+  checkWithRead,
+  foldStyle,
+  invalidSettings,
+  joinUrl,
+  merge,
+  trustOutputsFrom,
+} from "#server/providers/shared.ts";
 
 // Passed explicitly: left unset, the SDK would read process.env itself.
 const REPLICATE_URL = "https://api.replicate.com/v1";
@@ -32,6 +39,22 @@ export const replicateProvider = defineProvider({
   imageModel: async (settings, modelId) => (await replicateClient(settings)).image(modelId),
   videoModel: async (settings, modelId) =>
     trustOutputsFrom((await replicateClient(settings)).video(modelId), settings.baseURL),
+  // The authenticated account (GET /account): whose the token is, at no cost.
+  check: async (settings, signal) =>
+    settings.apiToken
+      ? checkWithRead(
+          {
+            url: joinUrl(settings.baseURL ?? REPLICATE_URL, "/account"),
+            headers: { authorization: `Bearer ${settings.apiToken}` },
+            secrets: [settings.apiToken],
+            describe: (account) => {
+              const username = (account as { username?: unknown } | null)?.username;
+              return typeof username === "string" ? `account ${username}` : undefined;
+            },
+          },
+          signal,
+        )
+      : invalidSettings("no API token is set"),
   // The aspect ratio, the seed, and the negative prompt and strength as model inputs.
   imageInputs: (_modelId, req) => ({
     prompt: req.prompt,
