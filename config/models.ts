@@ -67,6 +67,11 @@ export interface CatalogModel<B extends Binding = ResolvedBinding> extends Model
   timeoutSeconds: number;
 }
 
+/** A model's name in a language: its own there when it has one, its product name otherwise. */
+export function displayName(model: Pick<ModelPresentation, "name" | "names">, locale: string): string {
+  return model.names?.[locale as Locale] ?? model.name;
+}
+
 /** A model as a job keeps it from its submission: what it runs on, what it costs and how long it may take. */
 export type ModelSnapshot = Pick<
   CatalogModel,

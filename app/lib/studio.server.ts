@@ -1,5 +1,5 @@
 import { data } from "react-router";
-import type { Ctx } from "#app/lib/request.server.ts";
+import { pathLocale, type Ctx } from "#app/lib/request.server.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
 import type { Env } from "#server/env.ts";
 import type { Runtime } from "#server/runtime.ts";
@@ -18,8 +18,15 @@ export function toolOf(toolId: string | undefined, kind: "image" | "video"): Gen
 }
 
 /** The offered models that can do a tool (administrators also see those offered to them only). */
-export function modelsFor(runtime: Pick<Runtime, "models">, tool: GenerationTool, viewer: { role: string }) {
-  return listModels(runtime.models, { admin: viewer.role === "admin" }).filter((m) => m.tools.includes(tool));
+export function modelsFor(
+  runtime: Pick<Runtime, "models">,
+  tool: GenerationTool,
+  viewer: { role: string },
+  request: Request,
+) {
+  return listModels(runtime.models, { admin: viewer.role === "admin" }, pathLocale(request)).filter((m) =>
+    m.tools.includes(tool),
+  );
 }
 
 /** One of the viewer's generations, or a 404 (unknown, someone else's, or not of this tool). */

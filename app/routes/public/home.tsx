@@ -11,6 +11,7 @@ import { seoMeta } from "#app/seo.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { pathLocale, serverContextOf } from "#app/lib/request.server.ts";
 import { listShowcase } from "#server/modules/generation/list-showcase.ts";
+import { displayName } from "#config/models.ts";
 import { LOCALE_TAGS, hrefIn, localeOfPath, localizedUrl } from "#common/locales.ts";
 import { formatNumber } from "#common/format.ts";
 import { useRoot } from "#app/lib/use-site.ts";
@@ -71,7 +72,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     showcase,
     models: runtime.models.media().map((m) => ({
       id: m.id,
-      name: m.name,
+      name: displayName(m, pathLocale(request)),
       kind: m.kind,
       price: t(`home:models.${m.price.unit}`, { count: m.price.credits }),
     })),

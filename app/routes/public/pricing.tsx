@@ -8,6 +8,7 @@ import { serverT } from "#server/i18n/translations.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireViewer } from "#app/lib/auth.server.ts";
+import { displayName } from "#config/models.ts";
 import { pathLocale, serverContextOf, formOf } from "#app/lib/request.server.ts";
 import { siteWithSettings } from "#server/modules/settings/settings-store.ts";
 import { startCheckout } from "#server/modules/payments/start-checkout.ts";
@@ -53,9 +54,9 @@ export function loader({ context, request }: Route.LoaderArgs) {
     i18n,
     locale,
     packs,
-    models: runtime.models.media().map(({ id, name, kind, tools, price, offline }) => ({
+    models: runtime.models.media().map(({ id, name, names, kind, tools, price, offline }) => ({
       id,
-      name,
+      name: displayName({ name, names }, locale),
       kind,
       tools,
       price,

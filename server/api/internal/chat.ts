@@ -42,7 +42,7 @@ export function chatRoutes(state: ServerState) {
     .get("/chat/models", guard, (c) => {
       c.header("Cache-Control", "no-store");
       return c.json({
-        models: c.var.runtime.models.chat().map((m) => ({
+        models: c.var.runtime.models.chat({ admin: c.var.viewer.role === "admin" }).map((m) => ({
           id: m.id,
           name: m.name,
           price: m.price,
@@ -58,6 +58,7 @@ export function chatRoutes(state: ServerState) {
       const conversation = await createConversation({
         db: c.var.runtime.database.db,
         models: c.var.runtime.models,
+        admin: c.var.viewer.role === "admin",
         userId: c.var.viewer.id,
         input: await jsonBody(c),
       });
@@ -89,6 +90,7 @@ export function chatRoutes(state: ServerState) {
       await updateConversation({
         db: c.var.runtime.database.db,
         models: c.var.runtime.models,
+        admin: c.var.viewer.role === "admin",
         userId: c.var.viewer.id,
         conversationId: c.req.param("id"),
         input: await jsonBody(c),

@@ -127,7 +127,8 @@ export async function startAnswer(
     .from(chatConversation)
     .where(and(eq(chatConversation.id, a.conversationId), eq(chatConversation.userId, a.userId)));
   if (!conversation) throw new AppError("not_found", "no such conversation");
-  const model = deps.models.findChat(conversation.modelId);
+  // The conversation's model as offered now; one visible to administrators only was chosen by one.
+  const model = deps.models.findChat(conversation.modelId, { admin: true });
   if (!model) throw new AppError("unknown_model", `chat model ${conversation.modelId} is not offered`);
 
   const branch = await branchTo(db, a.conversationId, a.parentId);

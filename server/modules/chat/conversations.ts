@@ -72,15 +72,18 @@ export async function createConversation({
   models,
   userId,
   input,
+  admin = false,
 }: {
   db: Db;
   models: ModelRegistry;
   userId: string;
   input: unknown;
+  /** An administrator may choose the models visible to administrators only. */
+  admin?: boolean;
 }) {
   const parsed = newConversation.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", "a conversation needs a model");
-  const model = models.findChat(parsed.data.model);
+  const model = models.findChat(parsed.data.model, { admin });
   if (!model) throw new AppError("unknown_model", `chat model ${parsed.data.model} is not offered`);
   const [conversation] = await db
     .insert(chatConversation)
@@ -221,18 +224,20 @@ export async function updateConversation({
   userId,
   conversationId,
   input,
+  admin = false,
 }: {
   db: Db;
   models: ModelRegistry;
   userId: string;
   conversationId: string;
   input: unknown;
+  admin?: boolean;
 }) {
   checkConversationId(conversationId);
   const parsed = conversationChange.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", "not a change of a conversation");
   const { title, pinned, folderId, systemPrompt, model, leafId } = parsed.data;
-  if (model !== undefined && !models.findChat(model))
+  if (model !== undefined && !models.findChat(model, { admin }))
     throw new AppError("unknown_model", `chat model ${model} is not offered`);
   if (folderId) {
     const [folder] = await db

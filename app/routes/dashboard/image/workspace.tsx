@@ -21,7 +21,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     tool,
     // A new "reuse settings" or handed-over prompt starts a fresh form.
     formKey: `${tool}:${url.searchParams.get("from") ?? ""}:${url.searchParams.get("prompt") ?? ""}`,
-    models: modelsFor(runtime, tool, viewer),
+    models: modelsFor(runtime, tool, viewer, request),
     initial,
     history,
   };

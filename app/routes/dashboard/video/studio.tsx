@@ -41,7 +41,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     ...studioPage(context, request, "tools.text-to-video.title"),
     workspace,
     formKey: `${from ?? ""}:${url.searchParams.get("prompt") ?? ""}`,
-    models: modelsFor(runtime, "text-to-video", viewer),
+    models: modelsFor(runtime, "text-to-video", viewer, request),
     initial,
     current,
     history: history ?? NO_HISTORY,
