@@ -12,7 +12,7 @@ export async function chatLanguageModel(
   binding: ResolvedChatBinding,
   connections: ConnectionSource,
 ): Promise<LanguageModelV4> {
-  const { definition, settings } = connectionOf(connections, binding);
+  const { definition, settings } = await connectionOf(connections, binding);
   if (!definition.chatModel) throw new Error(`${binding.provider} has no chat models`);
   return definition.chatModel(settings, binding.model);
 }

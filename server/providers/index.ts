@@ -7,11 +7,20 @@ import { runImageModel, runVideoModel, type Output } from "#server/providers/gen
 /** Finds a connection that can serve by its id (the model registry). */
 export interface ConnectionSource {
   connection(id: string): { definition: ProviderDefinition; settings: unknown } | undefined;
+  /** Reads the connections again (one added in another process a moment ago). */
+  refresh?(): Promise<void>;
 }
 
-/** The connection a binding runs on, or `ConnectionUnavailable`. */
-export function connectionOf(source: ConnectionSource, binding: { connection: string }) {
-  const found = source.connection(binding.connection);
+/**
+ * The connection a binding runs on, or `ConnectionUnavailable`. One this process does not know yet (added in
+ * another process since it last read them) is looked for again once.
+ */
+export async function connectionOf(source: ConnectionSource, binding: { connection: string }) {
+  let found = source.connection(binding.connection);
+  if (!found && source.refresh) {
+    await source.refresh();
+    found = source.connection(binding.connection);
+  }
   if (!found) throw new ConnectionUnavailable(`the connection ${binding.connection} cannot serve`);
   return found;
 }
@@ -37,7 +46,7 @@ export interface BindingRun {
 export async function runBinding(r: BindingRun): Promise<Array<Output & { poster?: Uint8Array }>> {
   const { binding, params } = r;
   if (r.model.kind === "video") {
-    const { definition, settings } = connectionOf(r.connections, binding);
+    const { definition, settings } = await connectionOf(r.connections, binding);
     if (!definition.videoModel) throw new Error(`${binding.provider} has no video models`);
     const model = await definition.videoModel!(settings, binding.model, { onProgress: r.onProgress });
     return runVideoModel(model, binding.provider, {
@@ -53,7 +62,7 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
   }
   const providerModel =
     r.tool === "image-to-image" && binding.imageToImageModel ? binding.imageToImageModel : binding.model;
-  const { definition, settings } = connectionOf(r.connections, binding);
+  const { definition, settings } = await connectionOf(r.connections, binding);
   if (!definition.imageModel) throw new Error(`${binding.provider} has no image models`);
   const model = await definition.imageModel(settings, providerModel);
   return runImageModel(model, binding.provider, {

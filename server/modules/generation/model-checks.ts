@@ -107,6 +107,8 @@ export async function runModelCheck(
       .update(modelCheck)
       .set({ ...values, finishedAt: new Date() })
       .where(and(eq(modelCheck.id, checkId), eq(modelCheck.status, "running")));
+  // The test was asked for in another process: this one reads the catalog as it was then.
+  await models.refresh();
   const model = models.anyMedia(check.modelId);
   const binding = model?.bindings[check.binding];
   if (!model || !binding || binding.provider !== check.provider) {

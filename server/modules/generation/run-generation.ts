@@ -61,7 +61,9 @@ export async function runGeneration(
     return;
   }
   // The model as submitted; a job from before snapshots were kept runs on the model as offered now.
-  const model = job.modelSnapshot ? { id: job.modelId, ...job.modelSnapshot } : deps.models.findMedia(job.modelId);
+  const model = job.modelSnapshot
+    ? { id: job.modelId, ...job.modelSnapshot }
+    : (deps.models.findMedia(job.modelId) ?? (await deps.models.refresh(), deps.models.findMedia(job.modelId)));
   if (!model) {
     await finish(deps, job, { failure: kindFailure(job), detail: `model ${job.modelId} is no longer offered` });
     return;
