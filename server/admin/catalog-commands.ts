@@ -430,7 +430,9 @@ export const modelsCommand: AdminCommand = {
 
 const CONNECTIONS_USAGE = `  connections list [--json]  every provider connection: the environment's and those added
   connections add <provider> [--key <key>] [--base-url <url>] [--set <name=value>]… [--name <name>] [--id <id>]
-                           add a connection (its key sealed in the database); it serves at once
+                 [--allow-private-network]
+                           add a connection (its key sealed in the database); it serves at once; a base URL on
+                           plain http or a private network needs --allow-private-network
   connections test <id>    check its key and address with the provider (nothing is generated)
   connections enable|disable|remove <id>`;
 
@@ -492,6 +494,7 @@ export const connectionsCommand: AdminCommand = {
           set: { type: "string", multiple: true },
           name: { type: "string" },
           id: { type: "string" },
+          "allow-private-network": { type: "boolean" },
         });
         if ("error" in parsed) return fail(parsed.error);
         const { values, positionals } = parsed;
@@ -511,7 +514,11 @@ export const connectionsCommand: AdminCommand = {
             box: secrets,
             provider,
             id: values.id as string | undefined,
-            input: { name: values.name as string | undefined, settings },
+            input: {
+              name: values.name as string | undefined,
+              settings,
+              allowPrivateNetwork: Boolean(values["allow-private-network"]),
+            },
             actor: CLI_ACTOR,
           });
           await models.refresh();

@@ -66,6 +66,20 @@ describe.each(backends)("the catalog of models and connections on $name", (backe
     await engine?.close();
   });
 
+  it("refuses a base URL on a private network or plain http unless it is allowed explicitly", async () => {
+    for (const baseURL of [fal.url, "http://fal.example", "https://169.254.169.254/", "https://localhost:8443"])
+      await expect(
+        addConnection({
+          db: db(),
+          box,
+          provider: "fal",
+          input: { settings: { apiKey: "k", baseURL } },
+          actor: CLI_ACTOR,
+        }),
+      ).rejects.toMatchObject({ reason: "invalid", field: "baseURL" });
+    expect(await db().select().from(providerConnection)).toEqual([]);
+  });
+
   it("keeps a connection's key sealed, shows its last four characters, and serves its provider's models at once", async () => {
     const before = await registry();
     expect(before.findMedia("flux-schnell")).toBeUndefined();
@@ -73,7 +87,11 @@ describe.each(backends)("the catalog of models and connections on $name", (backe
       db: db(),
       box,
       provider: "fal",
-      input: { name: "fal main", settings: { apiKey: "fal-primary-key-0001", baseURL: fal.url } },
+      input: {
+        name: "fal main",
+        settings: { apiKey: "fal-primary-key-0001", baseURL: fal.url },
+        allowPrivateNetwork: true,
+      },
       actor: CLI_ACTOR,
     });
     expect(id).toBe("fal-2");
@@ -100,7 +118,7 @@ describe.each(backends)("the catalog of models and connections on $name", (backe
       box,
       provider: "fal",
       id: "fal-backup",
-      input: { settings: { apiKey: "fal-backup-key-0002", baseURL: backup.url } },
+      input: { settings: { apiKey: "fal-backup-key-0002", baseURL: backup.url }, allowPrivateNetwork: true },
       actor: CLI_ACTOR,
     });
     const models = await registry();

@@ -13,6 +13,7 @@ CREATE TABLE "provider_connection" (
 	"sealed_secrets" text,
 	"secret_hints" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"enabled" boolean DEFAULT true NOT NULL,
+	"allow_private_network" boolean DEFAULT false NOT NULL,
 	"position" integer DEFAULT 0 NOT NULL,
 	"checked_at" timestamp with time zone,
 	"check_ok" boolean,

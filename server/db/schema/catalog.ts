@@ -13,6 +13,11 @@ export const providerConnection = pgTable("provider_connection", {
   /** The last four characters of each secret, to tell keys apart without showing them. */
   secretHints: jsonb("secret_hints").$type<Record<string, string>>().notNull().default({}),
   enabled: boolean("enabled").notNull().default(true),
+  /**
+   * Its base URL may be on the operator's own network (a GPU box, Ollama on this machine) or plain http: said
+   * explicitly when the connection is added; otherwise only https on public addresses is accepted.
+   */
+  allowPrivateNetwork: boolean("allow_private_network").notNull().default(false),
   /** Failover order among a provider's connections (lower first; the environment's come before every row). */
   position: integer("position").notNull().default(0),
   checkedAt: timestamp("checked_at", { withTimezone: true }),

@@ -7,6 +7,7 @@ import { BUILT_IN_CONNECTION_IDS, hintsOf } from "./catalog.ts";
 import { CatalogRefusal } from "./edit-models.ts";
 import { CATALOG_ID } from "./model-definition.ts";
 import type { SecretBox } from "./secret-box.ts";
+import { checkOutboundUrlStatically, OutboundError, resolveOutbound } from "#server/net/outbound.ts";
 
 /** A connection as an operator gives it: the provider's settings, secrets included (a blank secret keeps the old). */
 export interface ConnectionInput {
@@ -14,6 +15,31 @@ export interface ConnectionInput {
   settings?: Record<string, unknown>;
   enabled?: boolean;
   position?: number;
+  /** Its base URL may be plain http or on a private network (said explicitly; refused otherwise). */
+  allowPrivateNetwork?: boolean;
+}
+
+/**
+ * A connection's base URL must be https on public addresses, as any URL the server is given, unless the operator
+ * said it is on their own network. Checked with a DNS lookup when it is saved.
+ */
+async function checkBaseUrl(settings: Record<string, unknown>, allowPrivate: boolean): Promise<void> {
+  const raw = settings.baseURL;
+  if (typeof raw !== "string") return;
+  const policy = allowPrivate ? { allowHttp: true, allowAddress: () => true } : {};
+  try {
+    const url = checkOutboundUrlStatically(raw, policy);
+    if (!allowPrivate) await resolveOutbound(url, policy, AbortSignal.timeout(10_000));
+  } catch (error) {
+    if (!(error instanceof OutboundError)) throw error;
+    throw new CatalogRefusal(
+      "invalid",
+      error.refused
+        ? `baseURL: ${error.message}; a server on your own network (or on plain http) must be allowed explicitly`
+        : `baseURL: ${error.message}`,
+      "baseURL",
+    );
+  }
 }
 
 /** The settings checked against the provider's schema, split into the plain ones and the secrets. */
@@ -92,6 +118,7 @@ export async function addConnection({
       `A ${provider} connection needs ${definition.secrets.join(" and ") || "more settings"}.`,
       definition.secrets[0],
     );
+  await checkBaseUrl(values, input.allowPrivateNetwork ?? false);
   const id = await newId(db, provider, wanted);
   const name = input.name?.trim() || id;
   return db.transaction(async (tx) => {
@@ -108,6 +135,7 @@ export async function addConnection({
         sealedSecrets: Object.keys(secrets).length > 0 ? box.seal(JSON.stringify(secrets)) : null,
         secretHints: hintsOf(definition, values),
         enabled: input.enabled ?? true,
+        allowPrivateNetwork: input.allowPrivateNetwork ?? false,
         position: input.position ?? (last?.position ?? 0) + 1,
       })
       .onConflictDoNothing({ target: providerConnection.id })
@@ -166,6 +194,7 @@ export async function changeConnection({
       const merged = { ...row.settings, ...kept, ...given };
       for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
       const split = splitSettings(row.provider, merged);
+      await checkBaseUrl(split.values, input.allowPrivateNetwork ?? row.allowPrivateNetwork);
       if (!split.definition.configured(split.values))
         throw new CatalogRefusal(
           "invalid",
@@ -181,6 +210,7 @@ export async function changeConnection({
     const next = {
       name: input.name?.trim() || row.name,
       enabled: input.enabled ?? row.enabled,
+      allowPrivateNetwork: input.allowPrivateNetwork ?? row.allowPrivateNetwork,
       position: input.position ?? row.position,
       settings: plain,
       sealedSecrets: sealed,
@@ -189,6 +219,7 @@ export async function changeConnection({
     const before = {
       name: row.name,
       enabled: row.enabled,
+      allowPrivateNetwork: row.allowPrivateNetwork,
       position: row.position,
       settings: row.settings,
       secrets: row.secretHints,
@@ -196,6 +227,7 @@ export async function changeConnection({
     const after = {
       name: next.name,
       enabled: next.enabled,
+      allowPrivateNetwork: next.allowPrivateNetwork,
       position: next.position,
       settings: next.settings,
       secrets: next.secretHints,
