@@ -342,6 +342,15 @@ describe.skipIf(!TEST_DATABASE_URL)("the catalog on two web processes sharing Po
         { connection: "fal-backup", outcome: "succeeded" },
       ]);
       expect(backup.requests.some((r) => r.path === "/fal-ai/flux/schnell")).toBe(true);
+
+      // The console's page of the generation says which connection each call went to.
+      const granted = await admin(cli, "grant", "maker@example.com");
+      expect(granted.code, granted.output).toBe(0);
+      const page = await fetch(`${second.url}/user/admin/generations/${id}`, { headers: { Cookie: cookie } });
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      expect(html).toContain(`${connection} (fal) · fal-ai/flux/schnell`);
+      expect(html).toContain("fal-backup (fal) · fal-ai/flux/schnell");
     } finally {
       primary.failRate = 0;
     }

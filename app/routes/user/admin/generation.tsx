@@ -74,7 +74,8 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
     {
       title: t("generation.provider"),
       dataIndex: "provider",
-      render: (v: string, row) => `${v} · ${row.providerModel}`,
+      render: (v: string, row) =>
+        `${row.connection && row.connection !== v ? `${row.connection} (${v})` : v} · ${row.providerModel}`,
     },
     {
       title: t("user.columns.status"),
