@@ -351,6 +351,8 @@ describe.skipIf(!TEST_DATABASE_URL)("the catalog on two web processes sharing Po
       const html = await page.text();
       expect(html).toContain(`${connection} (fal) · fal-ai/flux/schnell`);
       expect(html).toContain("fal-backup (fal) · fal-ai/flux/schnell");
+      // …and which one served it.
+      expect(html).toMatch(/Provider<\/span><span class="ant-descriptions-item-content">fal-backup \(fal\) · /);
     } finally {
       primary.failRate = 0;
     }

@@ -112,5 +112,7 @@ export async function getGenerationRecord({ db, id }: { db: Db; id: string }) {
     ...a,
     connection: (snapshot?.bindings[a.binding] as { connection?: string } | undefined)?.connection ?? null,
   }));
-  return { generation: row, attempts };
+  // The connection of the call that succeeded, beside the provider the generation records.
+  const served = attempts.findLast((a) => a.outcome === "succeeded")?.connection ?? null;
+  return { generation: { ...row, connection: served }, attempts };
 }
