@@ -89,16 +89,30 @@ export async function searchGenerations({
 /** One generation as the console shows it, with each provider call its runs made; null when unknown. */
 export async function getGenerationRecord({ db, id }: { db: Db; id: string }) {
   if (!isUuid(id)) return null;
-  const [row] = await db
-    .select({ ...columns, params: generation.params, negativePrompt: generation.negativePrompt })
+  const [found] = await db
+    .select({
+      ...columns,
+      params: generation.params,
+      negativePrompt: generation.negativePrompt,
+      snapshot: generation.modelSnapshot,
+    })
     .from(generation)
     .innerJoin(user, eq(user.id, generation.userId))
     .where(eq(generation.id, id));
-  if (!row) return null;
-  const attempts = await db
+  if (!found) return null;
+  const { snapshot, ...row } = found;
+  const rows = await db
     .select()
     .from(generationAttempt)
     .where(eq(generationAttempt.generationId, id))
     .orderBy(asc(generationAttempt.id));
-  return { generation: row, attempts };
+  // Which connection each call went to: its binding in the job's snapshot (several connections of one provider
+  // are each a binding). Jobs from before connections have none.
+  const attempts = rows.map((a) => ({
+    ...a,
+    connection: (snapshot?.bindings[a.binding] as { connection?: string } | undefined)?.connection ?? null,
+  }));
+  // The connection of the call that succeeded, beside the provider the generation records.
+  const served = attempts.findLast((a) => a.outcome === "succeeded")?.connection ?? null;
+  return { generation: { ...row, connection: served }, attempts };
 }

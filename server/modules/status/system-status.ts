@@ -231,24 +231,33 @@ const readers = new WeakMap<Runtime, () => Promise<SystemStatus>>();
 
 /**
  * The system's state, read at most once per `STATUS_TTL_MS` however many ask (concurrent askers share one reading),
- * so the status page and its JSON cost nothing under load.
+ * so the status page and its JSON cost nothing under load. A change of the catalog (a model added, enabled or
+ * disabled, here or by another process) is read at once: the models offered are never older than the catalog.
  */
 export function getSystemStatus(runtime: Runtime): Promise<SystemStatus> {
   let reader = readers.get(runtime);
   if (!reader) {
-    let last: { at: number; status: SystemStatus } | null = null;
+    let last: { at: number; status: SystemStatus; catalog: number } | null = null;
     let reading: Promise<SystemStatus> | null = null;
+    let catalog = 0;
+    runtime.models.onChange(() => {
+      catalog++;
+      reading = null;
+    });
     reader = async () => {
-      if (last && Date.now() - last.at < STATUS_TTL_MS) return last.status;
-      reading ??= readSystemStatus(runtime, last?.status ?? null)
+      if (last && last.catalog === catalog && Date.now() - last.at < STATUS_TTL_MS) return last.status;
+      if (reading) return reading;
+      const readFor = catalog;
+      const current: Promise<SystemStatus> = readSystemStatus(runtime, last?.status ?? null)
         .then((status) => {
-          last = { at: Date.now(), status };
+          if (readFor === catalog) last = { at: Date.now(), status, catalog: readFor };
           return status;
         })
         .finally(() => {
-          reading = null;
+          if (reading === current) reading = null;
         });
-      return reading;
+      reading = current;
+      return current;
     };
     readers.set(runtime, reader);
   }

@@ -61,6 +61,10 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   }
 }
 
+/** A provider, and the connection of it that served when it is not the environment's (named as the provider). */
+const servedBy = (provider: string, connection: string | null) =>
+  connection && connection !== provider ? `${connection} (${provider})` : provider;
+
 export default function AdminGeneration({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("admin");
   const { pathname } = useLocation();
@@ -74,7 +78,7 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
     {
       title: t("generation.provider"),
       dataIndex: "provider",
-      render: (v: string, row) => `${v} · ${row.providerModel}`,
+      render: (v: string, row) => `${servedBy(v, row.connection)} · ${row.providerModel}`,
     },
     {
       title: t("user.columns.status"),
@@ -138,7 +142,7 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
               {g.finishedAt ? formatDate(locale, g.finishedAt) : "—"}
             </Descriptions.Item>
             <Descriptions.Item label={t("generation.provider")}>
-              {g.provider ? `${g.provider} · ${g.providerModel}` : "—"}
+              {g.provider ? `${servedBy(g.provider, g.connection)} · ${g.providerModel}` : "—"}
             </Descriptions.Item>
             {g.errorCode && (
               <Descriptions.Item label={t("generation.error")}>
