@@ -185,7 +185,17 @@ describe.skipIf(!TEST_DATABASE_URL)("the catalog on two web processes sharing Po
 
   it("serves a fal connection added on the command line, with no restart, its key sealed", async () => {
     expect((await view.studio()).has("flux-schnell")).toBe(false);
-    const added = await admin(cli, "connections", "add", "fal", "--key", KEY, "--base-url", primary.url);
+    const added = await admin(
+      cli,
+      "connections",
+      "add",
+      "fal",
+      "--key",
+      KEY,
+      "--base-url",
+      primary.url,
+      "--allow-private-network",
+    );
     expect(added.code, added.output).toBe(0);
     connection = added.output.split("\n")[0]!;
 
@@ -260,6 +270,7 @@ describe.skipIf(!TEST_DATABASE_URL)("the catalog on two web processes sharing Po
       "sk-chat-0000-c4a7",
       "--base-url",
       chat.apiUrl,
+      "--allow-private-network",
     );
     expect(openai.code, openai.output).toBe(0);
     chat.toolCall = (body) =>
@@ -299,6 +310,7 @@ describe.skipIf(!TEST_DATABASE_URL)("the catalog on two web processes sharing Po
       BACKUP_KEY,
       "--base-url",
       backup.url,
+      "--allow-private-network",
     );
     expect(added.code, added.output).toBe(0);
     primary.failRate = 1;
