@@ -3,6 +3,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LOCALES } from "#common/locales.ts";
 import { ROOT } from "#server/paths.ts";
+import { connectionsCommand, modelsCommand } from "#server/admin/catalog-commands.ts";
+import { providers } from "#server/providers/registry.ts";
 import { DOC_SLUGS, getDoc, listDocs } from "./get-doc.ts";
 
 const values = {
@@ -44,6 +46,29 @@ describe("documentation pages", () => {
       // The page shows the title itself: no second one in the body
       expect(doc.html).not.toContain("<h1");
     });
+  });
+
+  it("tells operators every models and connections command, option and provider, in every language", () => {
+    const words = (usage: string, command: string) => [
+      ...new Set([
+        ...[...usage.matchAll(new RegExp(`${command} ([a-z|]+)`, "g"))].flatMap((m) => m[1]!.split("|")),
+        ...(usage.match(/--[a-z-]+/g) ?? []),
+      ]),
+    ];
+    const wanted = [
+      ...words(modelsCommand.usage, "models").map((w) => (w.startsWith("--") ? w : `models ${w}`)),
+      ...words(connectionsCommand.usage, "connections").map((w) => (w.startsWith("--") ? w : `connections ${w}`)),
+      ...providers.map((p) => `\`${p.id}\``),
+      "ENCRYPTION_KEY",
+      "ENCRYPTION_KEY_PREVIOUS",
+    ];
+    expect(wanted).toContain("models import");
+    expect(wanted).toContain("connections test");
+    for (const locale of LOCALES) {
+      const page = source(locale, "models");
+      for (const word of wanted) expect(page, `${locale}: ${word}`).toContain(word);
+      expect(source(locale, "configuration"), locale).toContain("`ENCRYPTION_KEY_PREVIOUS`");
+    }
   });
 
   it("has no page for an unknown slug, and lists every page in each language", () => {

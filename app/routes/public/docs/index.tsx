@@ -1,4 +1,5 @@
 import ApiOutlined from "@ant-design/icons-svg/es/asn/ApiOutlined";
+import AppstoreOutlined from "@ant-design/icons-svg/es/asn/AppstoreOutlined";
 import BookOutlined from "@ant-design/icons-svg/es/asn/BookOutlined";
 import NotificationOutlined from "@ant-design/icons-svg/es/asn/NotificationOutlined";
 import CloudServerOutlined from "@ant-design/icons-svg/es/asn/CloudServerOutlined";
@@ -61,6 +62,7 @@ const ICONS: Record<string, React.ReactNode> = {
   "api-keys": <Icon icon={KeyOutlined} />,
   "self-hosting": <Icon icon={CloudServerOutlined} />,
   configuration: <Icon icon={SettingOutlined} />,
+  models: <Icon icon={AppstoreOutlined} />,
   api: <Icon icon={BookOutlined} />,
   openai: <Icon icon={ThunderboltOutlined} />,
   webhooks: <Icon icon={NotificationOutlined} />,
