@@ -23,6 +23,15 @@ describe("the console's connections and models", () => {
   const dataDir = tempDir("atelier-console-");
 
   const get = (path: string, cookie: string) => fetch(`${server.url}${path}`, { headers: { Cookie: cookie } });
+  const post = (path: string, fields: Record<string, string>) =>
+    fetch(`${server.url}${path}`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { Cookie: chief, Origin: server.url, "Sec-Fetch-Site": "same-origin" },
+      body: new URLSearchParams(fields),
+    });
+  const modelOrder = async () =>
+    [...(await (await get("/user/admin/models", chief)).text()).matchAll(/data-model="([^"]+)"/g)].map((m) => m[1]);
   const notice = (page: Page) => page.locator(".admin-notice");
   const say = (key: string, values: Record<string, string> = {}) =>
     Object.entries(values).reduce((s, [k, v]) => s.replace(`{{${k}}}`, v), text("en", "admin", key));
@@ -158,6 +167,83 @@ describe("the console's connections and models", () => {
     await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toContain("is saved");
     await expect.poll(priceOf, { timeout: 15_000 }).toBe("37");
     await page.close();
+  });
+
+  it("keeps the key when an edit leaves it blank, switches a connection off and on, and removes one once confirmed", async () => {
+    const edited = await post("/user/admin/connections?edit=fal-2", {
+      intent: "edit",
+      connection: "fal-2",
+      name: "Studio fal EU",
+      "setting.apiKey": "",
+      "setting.baseURL": fal.url,
+    });
+    expect(edited.status).toBe(200);
+    expect(await edited.text()).toContain(say("connections.saved", { name: "Studio fal EU" }));
+    const tested = await post("/user/admin/connections", { intent: "test", connection: "fal-2" });
+    expect(tested.status).toBe(200);
+    expect(await tested.text()).toContain(say("connections.test.ok", { name: "Studio fal EU" }));
+    const wrong = await post("/user/admin/connections?add=fal", {
+      intent: "add",
+      provider: "fal",
+      name: "Wrong key",
+      "setting.apiKey": "fal-not-the-right-key",
+      "setting.baseURL": fal.url,
+    });
+    expect(await wrong.text()).toContain(say("connections.added", { name: "Wrong key" }));
+    const failed = await post("/user/admin/connections", { intent: "test", connection: "fal-3" });
+    expect(failed.status).toBe(409);
+    expect(await failed.text()).toContain(say("connections.test.unauthorized", { name: "Wrong key" }));
+    const badUrl = await post("/user/admin/connections?add=fal", {
+      intent: "add",
+      provider: "fal",
+      "setting.apiKey": FAL_KEY,
+      "setting.baseURL": "not a url",
+    });
+    expect(badUrl.status).toBe(400);
+    expect(await badUrl.text()).toContain(say("catalog.refused.invalidField", { field: "baseURL" }));
+
+    const disabled = await post("/user/admin/connections", { intent: "disable", connection: "fal-2" });
+    expect(await disabled.text()).toContain('data-state="disabled"');
+    const enabled = await post("/user/admin/connections", { intent: "enable", connection: "fal-2" });
+    expect(await enabled.text()).not.toContain('data-state="disabled"');
+    const builtIn = await post("/user/admin/connections", { intent: "disable", connection: "fal" });
+    expect(builtIn.status).toBe(409);
+
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/connections?remove=fal-3`);
+    await hydrated(page, ".admin-provider-picks");
+    await page.getByRole("button", { name: text("en", "admin", "connections.remove") }).click();
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(say("connections.removed", { name: "Wrong key" }));
+    expect(await page.locator("[data-connection='fal-3']").count()).toBe(0);
+    await page.close();
+  });
+
+  it("duplicates a model switched off, moves it, removes it, and resets a built-in one", async () => {
+    const copied = await post("/user/admin/models", { intent: "duplicate", model: "console-schnell" });
+    expect(await copied.text()).toContain(
+      say("models.duplicated", { model: "Console Schnell", copy: "console-schnell-copy" }),
+    );
+    expect(await studioOffers("console-schnell-copy")).toBe(false);
+    const before = await modelOrder();
+    expect(before.indexOf("console-schnell-copy")).toBe(before.indexOf("console-schnell") + 1);
+    await post("/user/admin/models", { intent: "up", model: "console-schnell-copy" });
+    const after = await modelOrder();
+    expect(after.indexOf("console-schnell-copy")).toBe(after.indexOf("console-schnell") - 1);
+    await post("/user/admin/models", { intent: "up", model: after[0]! });
+    expect(await modelOrder()).toEqual(after);
+
+    const removed = await post("/user/admin/models/console-schnell-copy", { intent: "remove" });
+    expect(removed.status).toBe(302);
+    expect(await modelOrder()).not.toContain("console-schnell-copy");
+    expect((await get("/user/admin/models/console-schnell-copy", chief)).status).toBe(404);
+
+    // demo-image's price was changed above: resetting it brings back the built-in price.
+    const reset = await post("/user/admin/models/demo-image", { intent: "remove" });
+    expect(await reset.text()).toContain(say("models.resetDone", { model: "Atelier Demo Image" }));
+    const pricing = await (await fetch(`${server.url}/pricing`)).text();
+    expect(/<th scope="row">Atelier Demo Image[\s\S]*?class="num">(\d+)</.exec(pricing)?.[1]).toBe("1");
   });
 
   it("keeps the added connection's key out of the database in plain text", async () => {
