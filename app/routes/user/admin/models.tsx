@@ -492,7 +492,7 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
       key: "price",
       render: (_: unknown, row) =>
         row.kind === "chat" ? (
-          <span className="admin-stack">
+          <span className="admin-model-price">
             <span>{t("models.chatPrice", { input: row.credits, output: row.outputCredits })}</span>
           </span>
         ) : (
