@@ -1,7 +1,7 @@
 import { data } from "react-router";
 import type { AdminResult } from "#app/components/admin/user-actions.tsx";
 import { CatalogRefusal } from "#server/modules/catalog/edit-models.ts";
-import { providerDefinition } from "#server/providers/registry.ts";
+import { isProviderId, providerDefinition } from "#server/providers/registry.ts";
 
 /** How the console draws one setting of a provider's connection. */
 export interface SettingField {
@@ -12,6 +12,7 @@ export interface SettingField {
 
 /** A provider's connection settings, read from its schema's shape: secrets, texts, lists and switches. */
 export function settingFieldsOf(provider: string): SettingField[] {
+  if (!isProviderId(provider)) return [];
   const definition = providerDefinition(provider);
   const shape = (definition.connectionSchema as unknown as { shape?: Record<string, unknown> }).shape ?? {};
   return Object.entries(shape).map(([key, schema]) => {

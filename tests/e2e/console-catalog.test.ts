@@ -92,6 +92,10 @@ describe("the console's connections and models", () => {
     await expect.poll(() => row.locator("[data-key-hint]").textContent()).toBe(`…${LAST4}`);
     await expect.poll(() => row.locator("[data-state]").getAttribute("data-state")).toBe("serves");
     expect(await page.content()).not.toContain(FAL_KEY);
+    // The environment's connections are read-only, and the offline demo has nothing to test.
+    const demo = page.locator(".ant-table-row", { has: page.locator("[data-connection='demo']") });
+    expect(await demo.getByRole("button", { name: text("en", "admin", "connections.disable") }).count()).toBe(0);
+    expect(await demo.getByRole("link").count()).toBe(0);
     // Nor in the page as served (its data included), nor in its edit form.
     for (const path of ["/user/admin/connections", "/user/admin/connections?edit=fal-2"]) {
       const html = await (await get(path, chief)).text();
@@ -216,7 +220,7 @@ describe("the console's connections and models", () => {
     await expect
       .poll(() => notice(page).textContent(), { timeout: 10_000 })
       .toBe(say("connections.removed", { name: "Wrong key" }));
-    expect(await page.locator("[data-connection='fal-3']").count()).toBe(0);
+    await expect.poll(() => page.locator("[data-connection='fal-3']").count()).toBe(0);
     await page.close();
   });
 

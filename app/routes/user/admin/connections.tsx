@@ -16,7 +16,7 @@ import {
   recordConnectionCheck,
   removeConnection,
 } from "#server/modules/catalog/edit-connections.ts";
-import { checkConnection, providers } from "#server/providers/registry.ts";
+import { checkConnection, isProviderId, providerDefinition, providers } from "#server/providers/registry.ts";
 import { formatRelative } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
 
@@ -56,6 +56,12 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       source: c.source,
       enabled: c.enabled,
       state,
+      // A provider without a check (the offline demo) has nothing to test.
+      testable:
+        isProviderId(c.provider) &&
+        Boolean(providerDefinition(c.provider).check) &&
+        state !== "unreadable" &&
+        state !== "incomplete",
       hints: c.secretHints,
       plain,
       check: c.check ?? null,
@@ -239,7 +245,7 @@ export default function AdminConnections({ loaderData, actionData }: Route.Compo
       key: "actions",
       render: (_: unknown, row) => (
         <span className="admin-row-actions">
-          {row.state !== "unreadable" && row.state !== "incomplete" && (
+          {row.testable && (
             <RowAction field="connection" value={row.id} intent="test">
               {t("connections.testAction")}
             </RowAction>
