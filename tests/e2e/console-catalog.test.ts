@@ -243,6 +243,23 @@ describe("the console's connections and models", () => {
     expect(await modelOrder()).not.toContain("console-schnell-copy");
     expect((await get("/user/admin/models/console-schnell-copy", chief)).status).toBe(404);
 
+    // A chat model has its own page too, priced per million tokens; saving it as shown changes nothing.
+    const chat = await (await get("/user/admin/models/prompt-helper", chief)).text();
+    expect(chat).toContain('name="input"');
+    expect(chat).toContain('name="output"');
+    const fields = Object.fromEntries(
+      [...chat.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1]!, m[2]!]),
+    );
+    const kept = await post("/user/admin/models/prompt-helper", {
+      ...fields,
+      visibility: "everyone",
+      enabled: "on",
+      "binding.0.target": "provider:demo",
+      intent: "save",
+    });
+    expect(kept.status).toBe(200);
+    expect(await kept.text()).toContain(text("en", "admin", "settings.unchanged"));
+
     // demo-image's price was changed above: resetting it brings back the built-in price.
     const reset = await post("/user/admin/models/demo-image", { intent: "remove" });
     expect(await reset.text()).toContain(say("models.resetDone", { model: "Atelier Demo Image" }));
