@@ -52,6 +52,8 @@ export default [
         route("generations", "routes/user/admin/generations.tsx"),
         route("generations/:id", "routes/user/admin/generation.tsx"),
         route("models", "routes/user/admin/models.tsx"),
+        route("models/:id", "routes/user/admin/model.tsx"),
+        route("connections", "routes/user/admin/connections.tsx"),
         route("codes", "routes/user/admin/codes.tsx"),
         route("settings", "routes/user/admin/settings.tsx"),
         route("audit", "routes/user/admin/audit.tsx"),

@@ -33,7 +33,9 @@ const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/codes.tsx": ["create", "disable"],
   "routes/user/admin/order.tsx": ["refund"],
   "routes/user/admin/generation.tsx": ["refund", "hide"],
-  "routes/user/admin/models.tsx": ["enable", "disable", "price", "check"],
+  "routes/user/admin/models.tsx": ["enable", "disable", "price", "check", "add", "duplicate", "up", "down", "remove"],
+  "routes/user/admin/model.tsx": ["save", "remove"],
+  "routes/user/admin/connections.tsx": ["add", "test", "edit", "enable", "disable", "remove"],
   "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],
 };
 

@@ -8,6 +8,7 @@ const SECTIONS = [
   { key: "orders", path: "/user/admin/orders", end: false },
   { key: "generations", path: "/user/admin/generations", end: false },
   { key: "models", path: "/user/admin/models", end: false },
+  { key: "connections", path: "/user/admin/connections", end: false },
   { key: "codes", path: "/user/admin/codes", end: false },
   { key: "settings", path: "/user/admin/settings", end: false },
   { key: "audit", path: "/user/admin/audit", end: false },

@@ -11,6 +11,7 @@ export function RowAction({
   intent,
   danger,
   disabled,
+  label,
   children,
 }: {
   field: string;
@@ -18,6 +19,8 @@ export function RowAction({
   intent: string;
   danger?: boolean;
   disabled?: boolean;
+  /** The button's name when its content is a symbol. */
+  label?: string;
   children: React.ReactNode;
 }) {
   const navigation = useNavigation();
@@ -36,6 +39,8 @@ export function RowAction({
         danger={danger}
         disabled={disabled}
         loading={busy}
+        aria-label={label}
+        title={label}
       >
         {children}
       </Button>

@@ -1,0 +1,462 @@
+import { Button, Card, Checkbox, Input, Tag, Typography } from "antd";
+import { useTranslation } from "react-i18next";
+import { data, Form, Link, redirect, useLocation, useNavigation } from "react-router";
+import type { Route } from "./+types/model";
+import { pageMeta } from "#app/lib/page.server.ts";
+import { seoMeta } from "#app/seo.ts";
+import { requireAdmin } from "#app/lib/auth.server.ts";
+import { formOf, localizedPath } from "#app/lib/request.server.ts";
+import { refusalResult } from "#app/lib/catalog-admin.server.ts";
+import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
+import { changeModel, removeModel } from "#server/modules/catalog/edit-models.ts";
+import type { ModelDefinition } from "#server/modules/catalog/model-definition.ts";
+import { providers } from "#server/providers/registry.ts";
+import { hrefIn, LOCALE_NAMES, LOCALES, type Locale } from "#common/locales.ts";
+
+export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+const notFound = () => data({ messageKey: "error.404" }, { status: 404 });
+
+export async function loader({ context, request, params }: Route.LoaderArgs) {
+  const { runtime } = requireAdmin(context, request);
+  await runtime.models.refresh();
+  const entry = runtime.models.entry(params.id);
+  if (!entry) throw notFound();
+  const { locale, i18n, seo } = pageMeta(context, request, ["admin"], (t) => ({
+    title: t("admin:model.title", { model: entry.definition.name }),
+    noindex: true,
+  }));
+  const d = entry.definition;
+  const targets = [
+    ...providers
+      .filter((p) => (p.capabilities as readonly string[]).includes(d.kind))
+      .map((p) => ({ value: `provider:${p.id}`, provider: p.id, connection: null as string | null })),
+    ...runtime.models
+      .connections()
+      .filter((c) => c.source === "custom")
+      .map((c) => ({ value: `connection:${c.id}`, provider: c.provider, connection: c.name })),
+  ];
+  const model = {
+    id: entry.id,
+    kind: d.kind,
+    source: entry.source,
+    changed: entry.changed.length > 0,
+    state: entry.state,
+    name: d.name,
+    names: d.names ?? {},
+    description: d.description ?? {},
+    tags: d.tags ?? [],
+    cover: d.cover ?? "",
+    enabled: d.enabled,
+    visibility: d.visibility,
+    price:
+      d.kind === "chat"
+        ? { input: d.price.inputPerMillion, output: d.price.outputPerMillion, unit: null, credits: null }
+        : { input: null, output: null, unit: d.price.unit, credits: d.price.credits },
+    expectedSeconds: d.kind === "chat" ? null : d.expectedSeconds,
+    timeoutSeconds: d.kind === "chat" ? null : d.timeoutSeconds,
+    bindings: d.bindings.map((b) => ({
+      target: b.connection ? `connection:${b.connection}` : `provider:${b.provider}`,
+      model: b.model,
+      imageToImageModel: "imageToImageModel" in b ? (b.imageToImageModel ?? "") : "",
+      options: b.options ? JSON.stringify(b.options) : "",
+    })),
+  };
+  return { seo, i18n, locale, model, targets };
+}
+
+const textOf = (form: FormData, name: string) => String(form.get(name) ?? "").trim();
+
+/** A whole number from a form (blank: undefined; not a number: NaN, which the model's schema refuses). */
+const numberOf = (form: FormData, name: string) => {
+  const text = textOf(form, name);
+  return text === "" ? undefined : Number(text.replace(",", "."));
+};
+
+export async function action({ context, request, params }: Route.ActionArgs) {
+  const { db, runtime, actor } = requireAdmin(context, request);
+  const form = await formOf(request);
+  const intent = String(form.get("intent") ?? "");
+  const entry = runtime.models.entry(params.id);
+  if (!entry) throw notFound();
+  const values = { model: entry.definition.name };
+  if (intent === "remove") {
+    try {
+      await removeModel({ db, env: runtime.env, id: entry.id, actor });
+    } catch (error) {
+      return refusalResult(intent, error, values);
+    }
+    await runtime.models.refresh();
+    // A removed model has no page; a built-in one set back to its definition keeps it.
+    if (entry.source === "custom") throw redirect(localizedPath(request, "/user/admin/models"));
+    return { intent, ok: "models.resetDone", values } satisfies AdminResult;
+  }
+  if (intent !== "save") throw data({ messageKey: "error.400" }, { status: 400 });
+  const perLocale = (prefix: string) => {
+    const out: Record<string, string> = {};
+    for (const l of LOCALES) {
+      const v = textOf(form, `${prefix}.${l}`);
+      if (v) out[l] = v;
+    }
+    return Object.keys(out).length > 0 ? out : undefined;
+  };
+  // Bindings in the order given by their numbers; a row without a provider model id is left out.
+  const rows: { order: number; index: number; binding: Record<string, unknown> }[] = [];
+  for (let index = 0; form.has(`binding.${index}.target`); index++) {
+    const model = textOf(form, `binding.${index}.model`);
+    if (!model) continue;
+    const [how, target = ""] = textOf(form, `binding.${index}.target`).split(":");
+    const connection = how === "connection" ? runtime.models.connections().find((c) => c.id === target) : undefined;
+    const provider = how === "provider" ? target : connection?.provider;
+    if (!provider || (how === "connection" && !connection))
+      return data<AdminResult>({ intent, error: "models.errors.target", field: `bindings.${index}` }, { status: 400 });
+    const optionsText = textOf(form, `binding.${index}.options`);
+    let options: unknown;
+    if (optionsText) {
+      try {
+        options = JSON.parse(optionsText);
+      } catch {
+        options = null;
+      }
+      if (!options || typeof options !== "object" || Array.isArray(options))
+        return data<AdminResult>(
+          { intent, error: "models.errors.options", field: `bindings.${index}.options` },
+          { status: 400 },
+        );
+    }
+    const imageToImageModel = textOf(form, `binding.${index}.imageToImageModel`);
+    rows.push({
+      order: numberOf(form, `binding.${index}.order`) ?? index + 1,
+      index,
+      binding: {
+        provider,
+        ...(connection ? { connection: connection.id } : {}),
+        model,
+        ...(imageToImageModel && entry.definition.kind !== "chat" ? { imageToImageModel } : {}),
+        ...(options ? { options } : {}),
+      },
+    });
+  }
+  rows.sort((a, b) => a.order - b.order || a.index - b.index);
+  const tags = textOf(form, "tags")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  try {
+    const changed = await changeModel({
+      db,
+      env: runtime.env,
+      id: entry.id,
+      actor,
+      change: (current: ModelDefinition) => {
+        const next: Record<string, unknown> = {
+          ...current,
+          name: textOf(form, "name"),
+          names: perLocale("names"),
+          description: perLocale("description"),
+          tags: tags.length > 0 ? tags : undefined,
+          cover: textOf(form, "cover") || undefined,
+          enabled: form.get("enabled") !== null,
+          visibility: textOf(form, "visibility"),
+          bindings: rows.map((r) => r.binding),
+        };
+        if (current.kind === "chat")
+          next.price = { inputPerMillion: numberOf(form, "input"), outputPerMillion: numberOf(form, "output") };
+        else {
+          next.price = { unit: textOf(form, "unit"), credits: numberOf(form, "credits") };
+          next.expectedSeconds = numberOf(form, "expectedSeconds");
+          next.timeoutSeconds = numberOf(form, "timeoutSeconds");
+        }
+        for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
+        return next;
+      },
+    });
+    await runtime.models.refresh();
+    return { intent, ok: changed ? "model.saved" : "settings.unchanged", values } satisfies AdminResult;
+  } catch (error) {
+    return refusalResult(intent, error, values);
+  }
+}
+
+export default function AdminModel({ loaderData, actionData }: Route.ComponentProps) {
+  const { t } = useTranslation("admin");
+  const { model, targets } = loaderData;
+  const { pathname, search } = useLocation();
+  const result = actionData as AdminResult | undefined;
+  const navigation = useNavigation();
+  const busy = (intent: string) => navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
+  const invalid = (...fields: string[]) =>
+    result?.field && fields.some((f) => result.field === f || result.field!.startsWith(`${f}.`))
+      ? ("error" as const)
+      : undefined;
+  const removing = new URLSearchParams(search).has("remove") && !result?.ok;
+  const canRemove = model.source === "custom" || model.changed;
+  // One empty row more, to add a binding.
+  const bindings = [
+    ...model.bindings,
+    { target: targets[0]?.value ?? "", model: "", imageToImageModel: "", options: "" },
+  ];
+  const field = (name: string, label: string, input: React.ReactNode, grow = false) => (
+    <label className={grow ? "admin-filter admin-filter-grow" : "admin-filter"} key={name}>
+      <span>{label}</span>
+      {input}
+    </label>
+  );
+  return (
+    <div className="page-wide admin-wide">
+      <Link to={hrefIn(pathname, "/user/admin/models")} className="admin-back">
+        {t("model.back")}
+      </Link>
+      <Typography.Title level={1} className="page-title">
+        {model.name}
+      </Typography.Title>
+      <Typography.Paragraph type="secondary">
+        <Typography.Text code>{model.id}</Typography.Text> <Tag>{t(`models.kinds.${model.kind}`)}</Tag>
+        <Tag>{t(`models.states.${model.state}`)}</Tag>
+        {model.source === "custom" && <Tag color="blue">{t("models.customTag")}</Tag>}
+      </Typography.Paragraph>
+      <ResultNotice result={result} />
+      {removing && canRemove && (
+        <Card
+          title={model.source === "custom" ? t("model.removeTitle") : t("model.resetTitle")}
+          className="admin-create-codes"
+        >
+          <Typography.Paragraph>
+            {model.source === "custom"
+              ? t("model.removeConfirm", { model: model.name })
+              : t("model.resetConfirm", { model: model.name })}
+          </Typography.Paragraph>
+          <Form method="post" className="admin-codes-form">
+            <Button htmlType="submit" name="intent" value="remove" danger type="primary" loading={busy("remove")}>
+              {model.source === "custom" ? t("models.remove") : t("models.resetAction")}
+            </Button>
+            <Link to={pathname}>{t("connections.cancel")}</Link>
+          </Form>
+        </Card>
+      )}
+      <Form method="post" className="admin-model-form" data-model-form={model.id}>
+        <Card title={t("model.presentation")} className="admin-create-codes">
+          <div className="admin-codes-form">
+            {field(
+              "name",
+              t("model.name"),
+              <Input name="name" required maxLength={100} defaultValue={model.name} status={invalid("name")} />,
+              true,
+            )}
+            {field(
+              "tags",
+              t("model.tags"),
+              <Input
+                name="tags"
+                defaultValue={model.tags.join(", ")}
+                placeholder={t("model.tagsPlaceholder")}
+                status={invalid("tags")}
+              />,
+              true,
+            )}
+            {field(
+              "cover",
+              t("model.cover"),
+              <Input name="cover" defaultValue={model.cover} placeholder="https://" status={invalid("cover")} />,
+              true,
+            )}
+            {field(
+              "visibility",
+              t("model.visibility"),
+              <select name="visibility" className="admin-select" defaultValue={model.visibility}>
+                <option value="everyone">{t("model.everyone")}</option>
+                <option value="admins">{t("model.admins")}</option>
+              </select>,
+            )}
+            <Checkbox name="enabled" defaultChecked={model.enabled}>
+              {t("model.enabled")}
+            </Checkbox>
+          </div>
+          <details className="admin-details">
+            <summary>{t("model.perLocale")}</summary>
+            <div className="admin-locale-grid">
+              {LOCALES.map((l: Locale) => (
+                <fieldset key={l} className="admin-fieldset">
+                  <legend>{LOCALE_NAMES[l]}</legend>
+                  {field(
+                    `names.${l}`,
+                    t("model.localName"),
+                    <Input
+                      name={`names.${l}`}
+                      maxLength={500}
+                      defaultValue={model.names[l] ?? ""}
+                      status={invalid(`names.${l}`)}
+                    />,
+                  )}
+                  {field(
+                    `description.${l}`,
+                    t("model.description"),
+                    <Input.TextArea
+                      name={`description.${l}`}
+                      rows={2}
+                      maxLength={500}
+                      defaultValue={model.description[l] ?? ""}
+                      status={invalid(`description.${l}`)}
+                    />,
+                  )}
+                </fieldset>
+              ))}
+            </div>
+          </details>
+        </Card>
+        <Card title={t("model.priceAndTime")} className="admin-create-codes">
+          <div className="admin-codes-form">
+            {model.kind === "chat" ? (
+              <>
+                {field(
+                  "input",
+                  t("model.inputPerMillion"),
+                  <Input
+                    name="input"
+                    type="number"
+                    min={0}
+                    step={1}
+                    required
+                    defaultValue={model.price.input ?? 0}
+                    status={invalid("price")}
+                  />,
+                )}
+                {field(
+                  "output",
+                  t("model.outputPerMillion"),
+                  <Input
+                    name="output"
+                    type="number"
+                    min={0}
+                    step={1}
+                    required
+                    defaultValue={model.price.output ?? 0}
+                    status={invalid("price")}
+                  />,
+                )}
+              </>
+            ) : (
+              <>
+                {field(
+                  "credits",
+                  t("model.credits"),
+                  <Input
+                    name="credits"
+                    type="number"
+                    min={0}
+                    step={1}
+                    required
+                    defaultValue={model.price.credits ?? 0}
+                    status={invalid("price")}
+                  />,
+                )}
+                {field(
+                  "unit",
+                  t("model.unit"),
+                  <select name="unit" className="admin-select" defaultValue={model.price.unit ?? "image"}>
+                    {(["image", "video", "videoSecond"] as const).map((u) => (
+                      <option key={u} value={u}>
+                        {t(`models.units.${u}`)}
+                      </option>
+                    ))}
+                  </select>,
+                )}
+                {field(
+                  "expectedSeconds",
+                  t("model.expectedSeconds"),
+                  <Input
+                    name="expectedSeconds"
+                    type="number"
+                    min={0.1}
+                    step="any"
+                    required
+                    defaultValue={model.expectedSeconds ?? 20}
+                    status={invalid("expectedSeconds")}
+                  />,
+                )}
+                {field(
+                  "timeoutSeconds",
+                  t("model.timeoutSeconds"),
+                  <Input
+                    name="timeoutSeconds"
+                    type="number"
+                    min={1}
+                    step={1}
+                    required
+                    defaultValue={model.timeoutSeconds ?? 300}
+                    status={invalid("timeoutSeconds")}
+                  />,
+                )}
+              </>
+            )}
+          </div>
+        </Card>
+        <Card title={t("model.bindings")} className="admin-create-codes">
+          <Typography.Paragraph type="secondary">{t("model.bindingsHint")}</Typography.Paragraph>
+          {bindings.map((b, index) => (
+            <fieldset key={index} className="admin-fieldset admin-codes-form admin-binding" data-binding={index}>
+              <legend>
+                {index < model.bindings.length ? t("model.binding", { n: index + 1 }) : t("model.newBinding")}
+              </legend>
+              {field(
+                `binding.${index}.order`,
+                t("model.order"),
+                <Input name={`binding.${index}.order`} type="number" min={1} step={1} defaultValue={index + 1} />,
+              )}
+              {field(
+                `binding.${index}.target`,
+                t("models.add.target"),
+                <select name={`binding.${index}.target`} className="admin-select" defaultValue={b.target}>
+                  {targets.map((o) => (
+                    <option key={o.value} value={o.value}>
+                      {o.connection
+                        ? t("models.add.onConnection", { connection: o.connection, provider: o.provider })
+                        : t("models.add.onProvider", { provider: o.provider })}
+                    </option>
+                  ))}
+                  {!targets.some((o) => o.value === b.target) && <option value={b.target}>{b.target}</option>}
+                </select>,
+                true,
+              )}
+              {field(
+                `binding.${index}.model`,
+                t("models.add.providerModel"),
+                <Input name={`binding.${index}.model`} defaultValue={b.model} status={invalid(`bindings.${index}`)} />,
+                true,
+              )}
+              {model.kind !== "chat" &&
+                field(
+                  `binding.${index}.imageToImageModel`,
+                  t("model.imageToImageModel"),
+                  <Input name={`binding.${index}.imageToImageModel`} defaultValue={b.imageToImageModel} />,
+                  true,
+                )}
+              {field(
+                `binding.${index}.options`,
+                t("model.options"),
+                <Input.TextArea
+                  name={`binding.${index}.options`}
+                  rows={1}
+                  defaultValue={b.options}
+                  placeholder='{"num_inference_steps": 4}'
+                  status={invalid(`bindings.${index}.options`)}
+                />,
+                true,
+              )}
+            </fieldset>
+          ))}
+        </Card>
+        <div className="admin-codes-form">
+          <Button htmlType="submit" name="intent" value="save" type="primary" loading={busy("save")}>
+            {t("model.save")}
+          </Button>
+          {canRemove && (
+            <Button danger href={`${pathname}?remove=1`}>
+              {model.source === "custom" ? t("models.remove") : t("models.resetAction")}
+            </Button>
+          )}
+        </div>
+      </Form>
+    </div>
+  );
+}
