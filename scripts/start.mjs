@@ -13,8 +13,13 @@ const entry = `${root}build/server/index.js`;
 process.env.ATELIER_PARENT_PID ||= String(process.ppid);
 
 if (!existsSync(entry) || isBuildStale(root)) {
-  process.stdout.write("Building Atelier (the sources changed since the last build)…\n");
-  const result = spawnSync("npm", ["run", "build", "--silent"], { cwd: root, stdio: "inherit", env: process.env });
+  // On stderr, as the build's own output: what a command prints on stdout (an export) stays only that.
+  process.stderr.write("Building Atelier (the sources changed since the last build)…\n");
+  const result = spawnSync("npm", ["run", "build", "--silent"], {
+    cwd: root,
+    stdio: [0, 2, 2],
+    env: process.env,
+  });
   if (result.status !== 0) {
     process.stderr.write("The build failed; see the messages above.\n");
     process.exit(result.status ?? 1);

@@ -214,7 +214,8 @@ const MODELS_USAGE = `  models list [--json]     every model of the catalog, bui
   models set <id> <key=value>…  change fields (price.credits=4 enabled=false options.seed=true names.de=…)
   models enable|disable <id>    offer it, or stop offering it everywhere
   models remove <id>       remove an added model (a built-in one goes back to its built-in definition)
-  models export            print the whole catalog as JSON (models export > catalog.json)
+  models export            print the whole catalog as JSON
+                           (npm run --silent admin -- models export > catalog.json)
   models import <file>     apply a catalog file: checked whole, applied in one transaction`;
 
 export const modelsCommand: AdminCommand = {

@@ -14,7 +14,25 @@ const USAGE = `Usage: npm run admin -- <command> <email>
   config                   show the settings every process shares (site URL, webhook policy, auth secret's
                            fingerprint, storage) and the processes running
   config forget <NAME>     forget one of them (SITE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS, AUTH_SECRET or STORAGE):
-                           the next process to start records its own`;
+                           the next process to start records its own
+  models list [--json]     every model of the catalog, built-in and added, offered or not
+  models add <provider>:<provider-model-id> --credits <n> [--unit image|video|second] [--kind image|video|chat]
+             [--id <id>] [--name <name>] [--tools text-to-image,image-to-image] [--connection <id>]
+             [--output-credits <n>] [--enable]
+                           add a model (disabled unless --enable); chat prices are per million tokens
+  models set <id> <key=value>…  change fields (price.credits=4 enabled=false options.seed=true names.de=…)
+  models enable|disable <id>    offer it, or stop offering it everywhere
+  models remove <id>       remove an added model (a built-in one goes back to its built-in definition)
+  models export            print the whole catalog as JSON
+                           (npm run --silent admin -- models export > catalog.json)
+  models import <file>     apply a catalog file: checked whole, applied in one transaction
+  connections list [--json]  every provider connection: the environment's and those added
+  connections add <provider> [--key <key>] [--base-url <url>] [--set <name=value>]… [--name <name>] [--id <id>]
+                 [--allow-private-network]
+                           add a connection (its key sealed in the database); it serves at once; a base URL on
+                           plain http or a private network needs --allow-private-network
+  connections test <id>    check its key and address with the provider (nothing is generated)
+  connections enable|disable|remove <id>`;
 
 /** A command line that is wrong is answered without opening the database. */
 const noDatabase: AdminContext = {

@@ -29,7 +29,7 @@ export async function runAdmin(args: string[]) {
 /** The running server's answer, or null when no server listens on this data folder. */
 async function runInServer(env: Env, args: string[]): Promise<AdminOutput | null> {
   if (env.DATABASE_URL || dataDirLockOwner(env.DATA_DIR) === null) return null;
-  return sendAdminCommand(adminSocketPath(env.DATA_DIR), { args, cwd: process.cwd() });
+  return sendAdminCommand(adminSocketPath(env.DATA_DIR), { args, cwd: invokedFrom() });
 }
 
 /** Runs the command with a database this process opens (migrated) when the command asks for it, closed after. */
@@ -43,7 +43,7 @@ async function runInThisProcess(env: Env, args: string[]): Promise<AdminOutput> 
   };
   const db = async () => (await (opening ??= open())).db;
   const ctx: AdminContext = {
-    cwd: process.cwd(),
+    cwd: invokedFrom(),
     db,
     catalog: async () => {
       const handle = await db();
@@ -75,4 +75,9 @@ async function runInThisProcess(env: Env, args: string[]): Promise<AdminOutput> 
   } finally {
     await database?.close();
   }
+}
+
+/** The folder the operator ran the command in: npm runs scripts from the project's root and names it INIT_CWD. */
+function invokedFrom(): string {
+  return process.env.INIT_CWD ?? process.cwd();
 }

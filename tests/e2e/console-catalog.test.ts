@@ -84,6 +84,8 @@ describe("the console's connections and models", () => {
     await form.locator("input[name=name]").fill("Studio fal");
     await form.locator("input[name='setting.apiKey']").fill(FAL_KEY);
     await form.locator("input[name='setting.baseURL']").fill(fal.url);
+    // The fake runs on this machine: an address on the operator's own network is allowed explicitly.
+    await form.locator("input[name=allowPrivateNetwork]").check();
     await form.getByRole("button", { name: text("en", "admin", "connections.addSubmit") }).click();
     await expect
       .poll(() => notice(page).textContent(), { timeout: 10_000 })
@@ -180,6 +182,7 @@ describe("the console's connections and models", () => {
       name: "Studio fal EU",
       "setting.apiKey": "",
       "setting.baseURL": fal.url,
+      allowPrivateNetwork: "on",
     });
     expect(edited.status).toBe(200);
     expect(await edited.text()).toContain(say("connections.saved", { name: "Studio fal EU" }));
@@ -192,6 +195,7 @@ describe("the console's connections and models", () => {
       name: "Wrong key",
       "setting.apiKey": "fal-not-the-right-key",
       "setting.baseURL": fal.url,
+      allowPrivateNetwork: "on",
     });
     expect(await wrong.text()).toContain(say("connections.added", { name: "Wrong key" }));
     const failed = await post("/user/admin/connections", { intent: "test", connection: "fal-3" });
@@ -205,6 +209,15 @@ describe("the console's connections and models", () => {
     });
     expect(badUrl.status).toBe(400);
     expect(await badUrl.text()).toContain(say("catalog.refused.invalidField", { field: "baseURL" }));
+    // An address on this machine is refused unless it is allowed explicitly.
+    const local = await post("/user/admin/connections?add=fal", {
+      intent: "add",
+      provider: "fal",
+      "setting.apiKey": FAL_KEY,
+      "setting.baseURL": fal.url,
+    });
+    expect(local.status).toBe(400);
+    expect(await local.text()).toContain(say("catalog.refused.invalidField", { field: "baseURL" }));
 
     const disabled = await post("/user/admin/connections", { intent: "disable", connection: "fal-2" });
     expect(await disabled.text()).toContain('data-state="disabled"');

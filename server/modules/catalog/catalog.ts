@@ -25,6 +25,8 @@ export interface Connection {
   settings: Record<string, unknown> | null;
   /** The last four characters of each secret. */
   secretHints: Record<string, string>;
+  /** Its base URL may be plain http or on a private network (allowed explicitly; the environment's always are). */
+  allowPrivateNetwork?: boolean;
   /** Why it cannot serve: its secrets unreadable, or its settings incomplete or invalid. */
   problem?: "unreadable" | "unconfigured";
   check?: { at: string; ok: boolean; message: string | null };
@@ -39,6 +41,7 @@ export interface ConnectionRow {
   position: number;
   settings: Record<string, unknown> | null;
   secretHints: Record<string, string>;
+  allowPrivateNetwork?: boolean;
   check?: Connection["check"];
 }
 
@@ -164,6 +167,7 @@ export function connectionsOf(env: Env, rows: ConnectionRow[]): Connection[] {
         enabled: row.enabled,
         settings: parsed?.success ? (parsed.data as Record<string, unknown>) : row.settings,
         secretHints: row.secretHints,
+        allowPrivateNetwork: row.allowPrivateNetwork ?? false,
         problem: !row.settings
           ? "unreadable"
           : !parsed?.success || !definition!.configured(parsed.data)

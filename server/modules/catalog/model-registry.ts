@@ -146,6 +146,7 @@ export class ModelRegistry {
         position: row.position,
         settings: readable ? { ...row.settings, ...secrets } : null,
         secretHints: row.secretHints,
+        allowPrivateNetwork: row.allowPrivateNetwork,
         check:
           row.checkedAt && row.checkOk !== null
             ? { at: row.checkedAt.toISOString(), ok: row.checkOk, message: row.checkMessage }

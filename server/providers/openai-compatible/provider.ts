@@ -6,10 +6,10 @@ import { checkWithRead, foldNegative, invalidSettings, joinUrl } from "#server/p
 const connectionSchema = z.object({
   baseURL: z.url({ protocol: /^https?$/ }).optional(),
   apiKey: z.string().min(1).optional(),
-  /** The server's image models, one catalog entry each. */
-  imageModels: z.array(z.string().min(1)),
-  /** The server's chat models, one catalog entry each. */
-  chatModels: z.array(z.string().min(1)),
+  /** The server's image models, one built-in catalog entry each (the environment's connection). */
+  imageModels: z.array(z.string().min(1)).default([]),
+  /** The server's chat models, one built-in catalog entry each (the environment's connection). */
+  chatModels: z.array(z.string().min(1)).default([]),
 });
 type Settings = z.infer<typeof connectionSchema>;
 
@@ -46,9 +46,8 @@ export const openaiCompatibleProvider = defineProvider({
     imageModels: env.OPENAI_COMPATIBLE_IMAGE_MODELS,
     chatModels: env.OPENAI_COMPATIBLE_CHAT_MODELS,
   }),
-  // Chat needs the server's chat models named as well.
-  configured: (settings, capability) =>
-    Boolean(settings.baseURL) && (capability !== "chat" || settings.chatModels.length > 0),
+  // Its models are those the catalog binds to it: the environment's lists, or models added on a connection.
+  configured: (settings) => Boolean(settings.baseURL),
   imageModel: async (settings, modelId) => (await compatibleClient(settings)).imageModel(modelId),
   chatModel: async (settings, modelId) => (await compatibleClient(settings)).chatModel(modelId),
   // OpenAI's list models (GET /models), which Ollama, vLLM, LM Studio, LocalAI and OpenRouter all serve; the key

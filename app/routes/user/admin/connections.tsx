@@ -63,6 +63,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
         state !== "unreadable" &&
         state !== "incomplete",
       hints: c.secretHints,
+      allowPrivateNetwork: c.allowPrivateNetwork ?? false,
       plain,
       check: c.check ?? null,
     };
@@ -94,7 +95,11 @@ export async function action({ context, request }: Route.ActionArgs) {
         db,
         box,
         provider,
-        input: { name: name || undefined, settings: dropNulls(settingsOfForm(provider, form)) },
+        input: {
+          name: name || undefined,
+          settings: dropNulls(settingsOfForm(provider, form)),
+          allowPrivateNetwork: form.get("allowPrivateNetwork") === "on",
+        },
         actor,
       });
       return await done("connections.added", { name: added.name, id: added.id });
@@ -138,7 +143,11 @@ export async function action({ context, request }: Route.ActionArgs) {
           db,
           box,
           id,
-          input: { name: name || undefined, settings: settingsOfForm(connection.provider, form) },
+          input: {
+            name: name || undefined,
+            settings: settingsOfForm(connection.provider, form),
+            allowPrivateNetwork: form.get("allowPrivateNetwork") === "on",
+          },
           actor,
         });
         return await done(changed ? "connections.saved" : "settings.unchanged", { name: name || connection.name });
@@ -310,6 +319,9 @@ export default function AdminConnections({ loaderData, actionData }: Route.Compo
                 status={invalid(f.key)}
               />
             ))}
+            {(providerList.find((p) => p.id === editing.provider)?.fields ?? []).some((f) => f.key === "baseURL") && (
+              <PrivateNetworkBox checked={editing.allowPrivateNetwork} />
+            )}
             <Button htmlType="submit" name="intent" value="edit" type="primary" loading={busy("edit")}>
               {t("connections.save")}
             </Button>
@@ -344,6 +356,7 @@ export default function AdminConnections({ loaderData, actionData }: Route.Compo
             {adding.fields.map((f) => (
               <SettingInput key={f.key} field={f} status={invalid(f.key)} />
             ))}
+            {adding.fields.some((f) => f.key === "baseURL") && <PrivateNetworkBox />}
             <Button htmlType="submit" name="intent" value="add" type="primary" loading={busy("add")}>
               {t("connections.addSubmit")}
             </Button>
@@ -355,6 +368,16 @@ export default function AdminConnections({ loaderData, actionData }: Route.Compo
         {t("connections.hint")}
       </Typography.Paragraph>
     </div>
+  );
+}
+
+/** The explicit allowance of a base URL on the operator's own network or on plain http. */
+function PrivateNetworkBox({ checked = false }: { checked?: boolean }) {
+  const { t } = useTranslation("admin");
+  return (
+    <Checkbox name="allowPrivateNetwork" defaultChecked={checked}>
+      {t("connections.fields.allowPrivateNetwork")}
+    </Checkbox>
   );
 }
 
