@@ -16,7 +16,7 @@ import { createServer } from "vite";
 import { chatConversation, chatMessage, creditEntry, user } from "../server/db/schema/index.ts";
 import { getBalance, grantCredits } from "../server/modules/credits/ledger.ts";
 import { parseEnv } from "../server/env.ts";
-import { chatHold, estimateInput, knownChatModels } from "../config/chat-models.ts";
+import { chatHold, estimateInput } from "../config/chat-models.ts";
 
 // The answer's module reads the translations through Vite's `import.meta.glob`: it is loaded through Vite, as the
 // server's build has it.
@@ -29,6 +29,7 @@ const vite = await createServer({
   optimizeDeps: { noDiscovery: true, include: [] },
 });
 const { startAnswer } = await vite.ssrLoadModule("/server/modules/chat/answer.ts");
+const { ModelRegistry } = await vite.ssrLoadModule("/server/modules/catalog/model-registry.ts");
 
 const ROUNDS = 30;
 const CONCURRENT = 200;
@@ -55,7 +56,8 @@ const env = parseEnv({
   OPENAI_COMPATIBLE_CHAT_MODELS: "bench-model",
   DEMO_MODELS: "false",
 });
-const model = knownChatModels(env).find((m) => m.id === "compat-bench-model");
+const models = ModelRegistry.builtIn(env);
+const model = models.findChat("compat-bench-model");
 
 /** Time to the first token of the fake asked directly, as a client of the provider sees it. */
 async function direct() {
@@ -102,7 +104,7 @@ async function question(db, userId, text) {
 
 async function measure(handle) {
   const db = handle.db;
-  const deps = { db, env, logger };
+  const deps = { db, env, logger, models };
   // Time to first token, through Atelier and directly, alternately.
   const userId = await account(db, 1_000_000);
   const through = [];

@@ -19,11 +19,24 @@ import { createBoss } from "../server/jobs/boss.ts";
 import { createLocalStorage } from "../server/storage/local.ts";
 import { generation, user } from "../server/db/schema/index.ts";
 import { grantCredits } from "../server/modules/credits/ledger.ts";
-import { submitGeneration } from "../server/modules/generation/submit-generation.ts";
-import { runGeneration } from "../server/modules/generation/run-generation.ts";
 import { GENERATION_QUEUE, HEARTBEAT_SECONDS, MAX_RUNS } from "../server/modules/generation/queue.ts";
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_QUEUE } from "../server/modules/webhooks/queue-webhook.ts";
+import { createServer } from "vite";
 import { benchDatabase } from "./postgres.mjs";
+
+// The job's modules reach the offline models, whose prompt helper reads the translations through Vite's
+// `import.meta.glob`: they are loaded through Vite, as the server's build has them.
+const vite = await createServer({
+  configFile: false,
+  root: new URL("..", import.meta.url).pathname,
+  logLevel: "error",
+  server: { middlewareMode: true, hmr: false, ws: false },
+  appType: "custom",
+  optimizeDeps: { noDiscovery: true, include: [] },
+});
+const { submitGeneration } = await vite.ssrLoadModule("/server/modules/generation/submit-generation.ts");
+const { runGeneration } = await vite.ssrLoadModule("/server/modules/generation/run-generation.ts");
+const { ModelRegistry } = await vite.ssrLoadModule("/server/modules/catalog/model-registry.ts");
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 120);
 const CLIENTS = 8;
@@ -50,6 +63,8 @@ async function openEngine(handle, env, { work }) {
   // Ending a generation looks this queue up too (for the webhook it sends when asked for one)
   await boss.createQueue(WEBHOOK_QUEUE, { retryLimit: WEBHOOK_MAX_ATTEMPTS - 1, expireInSeconds: 60 });
   const storage = createLocalStorage(env.DATA_DIR);
+  // The built-in catalog (the offline demo models), as the runtime's registry offers it with nothing added.
+  const models = ModelRegistry.builtIn(env);
   if (work) {
     // As server/jobs/worker.ts does: two workers, each fetching again at once after a job.
     for (let i = 0; i < 2; i++) {
@@ -58,7 +73,7 @@ async function openEngine(handle, env, { work }) {
         try {
           for (const job of jobs) {
             await runGeneration(
-              { db: handle.db, boss, env, storage, logger },
+              { db: handle.db, boss, env, storage, logger, models },
               { generationId: job.data.generationId, signal: job.signal },
             );
           }
@@ -73,6 +88,7 @@ async function openEngine(handle, env, { work }) {
     boss,
     env,
     storage,
+    models,
     async close() {
       await boss.stop({ graceful: true, close: true, timeout: 10_000 });
       await handle.close();
@@ -91,7 +107,7 @@ async function benchUser(db) {
 async function idlePickup(runtime, count = 15) {
   const db = runtime.db;
   const userId = await benchUser(db);
-  const deps = { db, boss: runtime.boss, env: runtime.env, storage: runtime.storage };
+  const deps = { db, boss: runtime.boss, env: runtime.env, storage: runtime.storage, models: runtime.models };
   const pickup = [];
   for (let i = 0; i < count; i++) {
     const { id } = await submitGeneration(deps, {
@@ -124,7 +140,7 @@ async function idlePickup(runtime, count = 15) {
 async function load(runtime) {
   const db = runtime.db;
   const userId = await benchUser(db);
-  const deps = { db, boss: runtime.boss, env: runtime.env, storage: runtime.storage };
+  const deps = { db, boss: runtime.boss, env: runtime.env, storage: runtime.storage, models: runtime.models };
   const submitMs = [];
   const ids = [];
   let next = 0;
@@ -266,4 +282,5 @@ try {
 }
 
 process.stdout.write(`${JSON.stringify(report)}\n`);
+await vite.close();
 process.exit(0);
