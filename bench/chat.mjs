@@ -11,25 +11,17 @@ import { TextDecoderStream } from "node:stream/web";
 import { eq, sql } from "drizzle-orm";
 import pino from "pino";
 import { onBothDatabases } from "./postgres.mjs";
+import { throughVite } from "./through-vite.mjs";
 import { startFakeOpenAIChat } from "../tests/fakes/openai-chat.ts";
-import { createServer } from "vite";
 import { chatConversation, chatMessage, creditEntry, user } from "../server/db/schema/index.ts";
 import { getBalance, grantCredits } from "../server/modules/credits/ledger.ts";
 import { parseEnv } from "../server/env.ts";
 import { chatHold, estimateInput } from "../config/chat-models.ts";
 
-// The answer's module reads the translations through Vite's `import.meta.glob`: it is loaded through Vite, as the
-// server's build has it.
-const vite = await createServer({
-  configFile: false,
-  root: new URL("..", import.meta.url).pathname,
-  logLevel: "error",
-  server: { middlewareMode: true, hmr: false, ws: false },
-  appType: "custom",
-  optimizeDeps: { noDiscovery: true, include: [] },
-});
-const { startAnswer } = await vite.ssrLoadModule("/server/modules/chat/answer.ts");
-const { ModelRegistry } = await vite.ssrLoadModule("/server/modules/catalog/model-registry.ts");
+// The answer's module reads the translations through Vite's `import.meta.glob`: it is loaded through Vite.
+const vite = await throughVite();
+const { startAnswer } = await vite.load("/server/modules/chat/answer.ts");
+const { ModelRegistry } = await vite.load("/server/modules/catalog/model-registry.ts");
 
 const ROUNDS = 30;
 const CONCURRENT = 200;

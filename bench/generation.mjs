@@ -21,22 +21,14 @@ import { generation, user } from "../server/db/schema/index.ts";
 import { grantCredits } from "../server/modules/credits/ledger.ts";
 import { GENERATION_QUEUE, HEARTBEAT_SECONDS, MAX_RUNS } from "../server/modules/generation/queue.ts";
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_QUEUE } from "../server/modules/webhooks/queue-webhook.ts";
-import { createServer } from "vite";
 import { benchDatabase } from "./postgres.mjs";
+import { throughVite } from "./through-vite.mjs";
 
-// The job's modules reach the offline models, whose prompt helper reads the translations through Vite's
-// `import.meta.glob`: they are loaded through Vite, as the server's build has them.
-const vite = await createServer({
-  configFile: false,
-  root: new URL("..", import.meta.url).pathname,
-  logLevel: "error",
-  server: { middlewareMode: true, hmr: false, ws: false },
-  appType: "custom",
-  optimizeDeps: { noDiscovery: true, include: [] },
-});
-const { submitGeneration } = await vite.ssrLoadModule("/server/modules/generation/submit-generation.ts");
-const { runGeneration } = await vite.ssrLoadModule("/server/modules/generation/run-generation.ts");
-const { ModelRegistry } = await vite.ssrLoadModule("/server/modules/catalog/model-registry.ts");
+// The job's modules reach the offline models, whose prompt helper reads its translations through Vite.
+const vite = await throughVite();
+const { submitGeneration } = await vite.load("/server/modules/generation/submit-generation.ts");
+const { runGeneration } = await vite.load("/server/modules/generation/run-generation.ts");
+const { ModelRegistry } = await vite.load("/server/modules/catalog/model-registry.ts");
 
 const JOBS = Number(process.env.BENCH_JOBS ?? 120);
 const CLIENTS = 8;
