@@ -22,7 +22,7 @@ import { hrefIn, type Locale } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
-type ConnectionState = "serves" | "disabled" | "incomplete" | "unreadable";
+type ConnectionState = "serves" | "disabled" | "incomplete" | "notConfigured" | "unreadable";
 
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { runtime } = requireAdmin(context, request);
@@ -47,7 +47,10 @@ export async function loader({ context, request }: Route.LoaderArgs) {
         : !c.enabled
           ? "disabled"
           : c.problem === "unconfigured"
-            ? "incomplete"
+            ? // The environment's connection of a provider whose variables are not set: nothing to complete here.
+              c.source === "builtin"
+              ? "notConfigured"
+              : "incomplete"
             : "serves";
     return {
       id: c.id,
@@ -61,7 +64,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
         isProviderId(c.provider) &&
         Boolean(providerDefinition(c.provider).check) &&
         state !== "unreadable" &&
-        state !== "incomplete",
+        state !== "incomplete" &&
+        state !== "notConfigured",
       hints: c.secretHints,
       allowPrivateNetwork: c.allowPrivateNetwork ?? false,
       plain,
@@ -170,7 +174,13 @@ function dropNulls(settings: Record<string, unknown>) {
 
 type Row = Route.ComponentProps["loaderData"]["connections"][number];
 
-const STATE_COLORS = { serves: "green", disabled: "default", incomplete: "orange", unreadable: "red" } as const;
+const STATE_COLORS = {
+  serves: "green",
+  disabled: "default",
+  incomplete: "orange",
+  notConfigured: "default",
+  unreadable: "red",
+} as const;
 
 export default function AdminConnections({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("admin");
