@@ -268,12 +268,11 @@ export const modelsCommand: AdminCommand = {
           return fail(
             `Name the model as <provider>:<provider-model-id>, the provider one of Atelier's (such as fal, replicate, openai, google).`,
           );
-        const whole = (name: string, v: unknown) =>
+        const whole = (v: unknown) =>
           typeof v === "string" && /^\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : null;
-        const credits = whole("credits", values.credits);
+        const credits = whole(values.credits);
         if (credits === null) return fail("--credits must be a whole number (the price per unit, in credits).");
-        const outputCredits =
-          values["output-credits"] === undefined ? undefined : whole("output-credits", values["output-credits"]);
+        const outputCredits = values["output-credits"] === undefined ? undefined : whole(values["output-credits"]);
         if (outputCredits === null) return fail("--output-credits must be a whole number.");
         const unitName = values.unit as string | undefined;
         if (unitName !== undefined && !Object.hasOwn(UNITS, unitName)) return fail("--unit is image, video or second.");

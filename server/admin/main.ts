@@ -36,8 +36,9 @@ async function runInServer(env: Env, args: string[]): Promise<AdminOutput | null
 async function runInThisProcess(env: Env, args: string[]): Promise<AdminOutput> {
   let database: DbHandle | undefined;
   let opening: Promise<DbHandle> | undefined;
+  const logger = createLogger({ ...env, LOG_LEVEL: "warn" });
   const open = async () => {
-    database = await openDatabase(env, createLogger({ ...env, LOG_LEVEL: "warn" }));
+    database = await openDatabase(env, logger);
     await applyMigrations(database);
     return database;
   };
@@ -64,7 +65,7 @@ async function runInThisProcess(env: Env, args: string[]): Promise<AdminOutput> 
       const models = new ModelRegistry(env, {
         db: handle,
         box: secrets,
-        logger: createLogger({ ...env, LOG_LEVEL: "warn" }),
+        logger,
       });
       await models.refresh();
       return { env, models, secrets };

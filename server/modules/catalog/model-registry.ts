@@ -53,25 +53,28 @@ export class ModelRegistry {
 
   /** Offered image and video models, in order. */
   media(viewer: Viewer = {}): CatalogModel[] {
-    const { media, adminOnly } = this.#catalog;
-    return viewer.admin || adminOnly.size === 0 ? media : media.filter((m) => !adminOnly.has(m.id));
+    return this.#visible(this.#catalog.media, viewer);
   }
 
   /** An offered image or video model. */
   findMedia(id: string, viewer: Viewer = {}): CatalogModel | undefined {
-    const model = this.#catalog.media.find((m) => m.id === id);
-    return model && (viewer.admin || !this.#catalog.adminOnly.has(id)) ? model : undefined;
+    return this.#visible(this.#catalog.media, viewer, id)[0];
   }
 
   /** Offered chat models, in order. */
   chat(viewer: Viewer = {}): ChatModel[] {
-    const { chat, adminOnly } = this.#catalog;
-    return viewer.admin || adminOnly.size === 0 ? chat : chat.filter((m) => !adminOnly.has(m.id));
+    return this.#visible(this.#catalog.chat, viewer);
   }
 
   findChat(id: string, viewer: Viewer = {}): ChatModel | undefined {
-    const model = this.#catalog.chat.find((m) => m.id === id);
-    return model && (viewer.admin || !this.#catalog.adminOnly.has(id)) ? model : undefined;
+    return this.#visible(this.#catalog.chat, viewer, id)[0];
+  }
+
+  /** The offered models `viewer` may see (the one with `id`, when given): administrators see those kept for them. */
+  #visible<M extends { id: string }>(models: M[], viewer: Viewer, id?: string): M[] {
+    const { adminOnly } = this.#catalog;
+    if (id === undefined && (viewer.admin || adminOnly.size === 0)) return models;
+    return models.filter((m) => (id === undefined || m.id === id) && (viewer.admin || !adminOnly.has(m.id)));
   }
 
   /** Every model of the catalog, offered or not, with its source and state (the console, `models list`). */
