@@ -6,10 +6,6 @@ import { checkWithRead, foldNegative, invalidSettings, joinUrl } from "#server/p
 const connectionSchema = z.object({
   baseURL: z.url({ protocol: /^https?$/ }).optional(),
   apiKey: z.string().min(1).optional(),
-  /** The server's image models, one built-in catalog entry each (the environment's connection). */
-  imageModels: z.array(z.string().min(1)).default([]),
-  /** The server's chat models, one built-in catalog entry each (the environment's connection). */
-  chatModels: z.array(z.string().min(1)).default([]),
 });
 type Settings = z.infer<typeof connectionSchema>;
 
@@ -43,8 +39,6 @@ export const openaiCompatibleProvider = defineProvider({
   builtInConnection: (env): Settings => ({
     baseURL: env.OPENAI_COMPATIBLE_BASE_URL,
     apiKey: env.OPENAI_COMPATIBLE_API_KEY,
-    imageModels: env.OPENAI_COMPATIBLE_IMAGE_MODELS,
-    chatModels: env.OPENAI_COMPATIBLE_CHAT_MODELS,
   }),
   // Its models are those the catalog binds to it: the environment's lists, or models added on a connection.
   configured: (settings) => Boolean(settings.baseURL),
