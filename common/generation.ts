@@ -1,4 +1,14 @@
 import { z } from "zod";
+import {
+  checkParameters,
+  parameterValuesSchema,
+  priceOf,
+  type ModelPrice,
+  type ParameterField,
+  type ParameterValues,
+} from "./model-parameters.ts";
+
+export { priceOf, type ModelPrice };
 
 export const GENERATION_KINDS = ["image", "video"] as const;
 export type GenerationKind = (typeof GENERATION_KINDS)[number];
@@ -42,11 +52,6 @@ export const KIND_OF_TOOL: Record<GenerationTool, GenerationKind> = {
   "text-to-video": "video",
 };
 
-export interface ModelPrice {
-  unit: "image" | "video" | "videoSecond";
-  credits: number;
-}
-
 export interface ModelOptions {
   aspectRatios: readonly AspectRatio[];
   /** Most images one request may ask for. */
@@ -57,18 +62,19 @@ export interface ModelOptions {
   seed: boolean;
   /** Image-to-image strength. */
   strength: boolean;
+  /** The resolutions it makes ("720p", "1080p", "2K"…), the first the default; none: the provider's own. */
+  resolutions?: readonly string[];
+  /** Whether it can add sound to a video (off unless asked). */
+  audio?: boolean;
 }
 
-/** Credits a request costs: per image times the count, per video, or per second of video. */
-export function priceOf(price: ModelPrice, params: { count: number; duration?: number }): number {
-  switch (price.unit) {
-    case "image":
-      return price.credits * params.count;
-    case "video":
-      return price.credits;
-    case "videoSecond":
-      return price.credits * (params.duration ?? 5);
-  }
+/** The credits a generation costs with the model's price formula, its advanced settings' defaults applied. */
+export function costOf(
+  model: { price: ModelPrice; parameters?: readonly ParameterField[] },
+  params: Pick<GenerationParams, "count" | "duration" | "resolution" | "audio" | "aspectRatio" | "options">,
+): number {
+  const options = checkParameters(model.parameters, params.options);
+  return priceOf(model.price, { ...params, options: options.ok ? options.values : params.options });
 }
 
 /** What a generation was asked for, besides prompt, model and input image. */
@@ -80,7 +86,15 @@ export interface GenerationParams {
   strength?: number;
   style?: VideoStyle;
   duration?: VideoDuration;
+  /** One of the model's resolutions (none: the provider's default). */
+  resolution?: string;
+  /** Sound with the video. */
+  audio?: boolean;
+  /** The model's advanced settings, checked against its fields, defaults included. */
+  options?: ParameterValues;
 }
+
+const resolution = z.string().trim().min(1).max(40).optional();
 
 const prompt = z
   .string()
@@ -100,6 +114,8 @@ export const submitSchema = z.discriminatedUnion("tool", [
     aspectRatio: z.enum(IMAGE_ASPECT_RATIOS).default("1:1"),
     count: z.coerce.number().int().min(1).max(MAX_IMAGE_COUNT).default(1),
     seed: z.coerce.number().int().min(0).max(MAX_SEED).optional(),
+    resolution,
+    options: parameterValuesSchema.optional(),
   }),
   z.strictObject({
     tool: z.literal("image-to-image"),
@@ -113,6 +129,8 @@ export const submitSchema = z.discriminatedUnion("tool", [
     /** An uploaded input image (asset id) or an https URL to fetch. */
     inputAssetId: z.uuid().optional(),
     inputUrl: z.url().max(2048).optional(),
+    resolution,
+    options: parameterValuesSchema.optional(),
   }),
   z.strictObject({
     tool: z.literal("text-to-video"),
@@ -126,6 +144,9 @@ export const submitSchema = z.discriminatedUnion("tool", [
       .default(5),
     aspectRatio: z.enum(VIDEO_ASPECT_RATIOS).default("16:9"),
     seed: z.coerce.number().int().min(0).max(MAX_SEED).optional(),
+    resolution,
+    audio: z.boolean().optional(),
+    options: parameterValuesSchema.optional(),
   }),
 ]);
 export type SubmitInput = z.input<typeof submitSchema>;

@@ -1,7 +1,9 @@
 import type { ProviderWith } from "#server/providers/registry.ts";
 import type { Locale } from "#common/locales.ts";
+import type { ParameterField } from "#common/model-parameters.ts";
+import type { InputMapping } from "#common/input-mapping.ts";
 import {
-  priceOf,
+  costOf as formulaCost,
   type ModelOptions,
   type ModelPrice,
   IMAGE_ASPECT_RATIOS,
@@ -33,6 +35,8 @@ export interface Binding {
   connection?: string;
   /** Fixed inputs sent with every request, in the provider's own names. */
   options?: Record<string, unknown>;
+  /** Where each of Atelier's common parameters goes in the provider's input (read from its schema). */
+  mapping?: InputMapping;
 }
 
 /** A binding as the registry resolved it: on one connection that can serve now. */
@@ -61,6 +65,8 @@ export interface CatalogModel<B extends Binding = ResolvedBinding> extends Model
   /** What the provider charges per unit, in the currency of the credit packs (for the margin; never billed). */
   cost?: number;
   options: ModelOptions;
+  /** Its own settings beyond the common ones, offered as advanced controls. */
+  parameters?: ParameterField[];
   /** Seconds a job usually takes, until the model's own recent durations are known. */
   expectedSeconds: number;
   /** A run taking longer is stopped, failed and refunded. */
@@ -75,7 +81,7 @@ export function displayName(model: Pick<ModelPresentation, "name" | "names">, lo
 /** A model as a job keeps it from its submission: what it runs on, what it costs and how long it may take. */
 export type ModelSnapshot = Pick<
   CatalogModel,
-  "name" | "kind" | "tools" | "bindings" | "price" | "options" | "expectedSeconds" | "timeoutSeconds"
+  "name" | "kind" | "tools" | "bindings" | "price" | "options" | "parameters" | "expectedSeconds" | "timeoutSeconds"
 >;
 
 const IMAGE_RATIOS = IMAGE_ASPECT_RATIOS;
@@ -259,10 +265,10 @@ export function compatibleId(model: string): string {
   return `compat-${model.replace(/[^\w.-]+/g, "-").toLowerCase()}`;
 }
 
-/** Credits a request costs: per image times the count, per video, or per second of video. */
+/** Credits a request costs: the model's price formula over what was asked (see `priceOf`). */
 export function costOf(
-  model: Pick<CatalogModel, "price">,
-  params: Pick<GenerationParams, "count" | "duration">,
+  model: Pick<CatalogModel, "price" | "parameters">,
+  params: Pick<GenerationParams, "count" | "duration" | "resolution" | "audio" | "aspectRatio" | "options">,
 ): number {
-  return priceOf(model.price, params);
+  return formulaCost(model, params);
 }

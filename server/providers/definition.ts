@@ -53,6 +53,8 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
   builtInConnection(env: Env): Settings;
   /** Whether a connection can serve (a capability): its credential, or what else the provider needs, is set. */
   configured(settings: Settings, capability?: Capability): boolean;
+  /** The key its SDK models read provider options under, when it is not the provider's id. */
+  optionsKey?: string;
   /** Runs on this machine: its models are made without asking whether a connection is configured. */
   local?: boolean;
   imageModel?(settings: Settings, providerModelId: string): Promise<ImageModelV4>;

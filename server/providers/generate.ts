@@ -2,7 +2,7 @@ import type { Experimental_VideoModelV4 as VideoModelV4, ImageModelV4, JSONValue
 import type { ImageInputs, VideoInputs } from "#server/providers/definition.ts";
 import { createDownload, DownloadError, experimental_generateVideo, generateImage } from "ai";
 import { providerDefinition, type ProviderId } from "#server/providers/registry.ts";
-import { foldStyle, trustedOutputOrigin } from "#server/providers/shared.ts";
+import { foldStyle, merge, trustedOutputOrigin } from "#server/providers/shared.ts";
 
 export type ImageAspectRatio = "1:1" | "4:3" | "3:4" | "16:9" | "9:16";
 export type VideoAspectRatio = "16:9" | "9:16" | "1:1";
@@ -24,6 +24,8 @@ export interface ImageRequest {
   abortSignal: AbortSignal;
   /** The catalog's fixed options for this binding; request values (negative prompt, strength) take precedence. */
   providerOptions?: ProviderOptions;
+  /** The provider's own input fields for this request (the binding's mapping and the advanced settings); they win. */
+  providerInputs?: (prompt: string) => Record<string, JSONValue>;
 }
 
 export interface VideoRequest {
@@ -37,6 +39,7 @@ export interface VideoRequest {
   providerOptions?: ProviderOptions;
   /** How often to ask an asynchronous provider whether the video is ready (default 5 s). */
   pollIntervalMs?: number;
+  providerInputs?: (prompt: string) => Record<string, JSONValue>;
 }
 
 export interface Output {
@@ -80,7 +83,18 @@ export async function runImageModel(model: ImageModelV4, provider: ProviderId, r
 function imageInputs(modelId: string, provider: string, req: ImageRequest): ImageInputs {
   const definition = providerDefinition(provider);
   if (!definition.imageInputs) throw new Error(`${provider} has no image models`);
-  return definition.imageInputs(modelId, req);
+  return withProviderInputs(definition.optionsKey ?? provider, definition.imageInputs(modelId, req), req);
+}
+
+/** The request's own provider fields over what the adapter made of it. */
+function withProviderInputs<T extends { prompt: string; providerOptions: ProviderOptions }>(
+  key: string,
+  inputs: T,
+  req: { providerInputs?: (prompt: string) => Record<string, JSONValue> },
+): T {
+  const own = req.providerInputs?.(inputs.prompt);
+  if (!own || Object.keys(own).length === 0) return inputs;
+  return { ...inputs, providerOptions: merge(inputs.providerOptions, key, {}, own) };
 }
 
 /**
@@ -118,9 +132,10 @@ export async function runVideoModel(model: VideoModelV4, provider: ProviderId, r
 
 function videoInputs(modelId: string, provider: string, req: VideoRequest): VideoInputs {
   const definition = providerDefinition(provider);
-  return definition.videoInputs
+  const inputs = definition.videoInputs
     ? definition.videoInputs(modelId, req)
     : { prompt: foldStyle(req), providerOptions: req.providerOptions ?? {} };
+  return withProviderInputs(definition.optionsKey ?? provider, inputs, req);
 }
 
 /**

@@ -3,6 +3,7 @@ import type { GenerationKind, GenerationParams, GenerationTool } from "#common/g
 import type { ProviderDefinition } from "#server/providers/definition.ts";
 import { ConnectionUnavailable } from "#server/providers/errors.ts";
 import { runImageModel, runVideoModel, type Output } from "#server/providers/generate.ts";
+import { mappedInputs } from "#server/providers/map-inputs.ts";
 
 /** Finds a connection that can serve by its id (the model registry). */
 export interface ConnectionSource {
@@ -56,7 +57,20 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
       duration: params.duration ?? 5,
       aspectRatio: params.aspectRatio as "16:9",
       seed: params.seed,
-      providerOptions: fixedOptions(binding),
+      providerOptions: fixedOptions(definition, binding),
+      providerInputs: (prompt) =>
+        mappedInputs(
+          binding.mapping,
+          {
+            prompt,
+            seed: params.seed,
+            aspectRatio: params.aspectRatio,
+            duration: params.duration ?? 5,
+            resolution: params.resolution,
+            audio: params.audio,
+          },
+          params.options,
+        ),
       abortSignal: r.abortSignal,
     });
   }
@@ -73,12 +87,27 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
     seed: params.seed,
     inputImage: r.tool === "image-to-image" ? r.inputImage : undefined,
     strength: params.strength,
-    providerOptions: fixedOptions(binding),
+    providerOptions: fixedOptions(definition, binding),
+    providerInputs: (prompt) =>
+      mappedInputs(
+        binding.mapping,
+        {
+          prompt,
+          negativePrompt: r.negativePrompt,
+          seed: params.seed,
+          count: params.count,
+          aspectRatio: params.aspectRatio,
+          inputImage: r.tool === "image-to-image" ? r.inputImage : undefined,
+          strength: params.strength,
+          resolution: params.resolution,
+        },
+        params.options,
+      ),
     abortSignal: r.abortSignal,
   });
 }
 
 /** The binding's fixed inputs, under its provider's name as the AI SDK reads provider options. */
-function fixedOptions(binding: ResolvedBinding) {
-  return binding.options ? ({ [binding.provider]: binding.options } as never) : undefined;
+function fixedOptions(definition: ProviderDefinition, binding: ResolvedBinding) {
+  return binding.options ? ({ [definition.optionsKey ?? binding.provider]: binding.options } as never) : undefined;
 }

@@ -294,6 +294,7 @@ export function mediaModelOf(e: CatalogEntry): CatalogModel {
     price: d.price,
     ...(d.cost === undefined ? {} : { cost: d.cost }),
     options: d.options,
+    ...(d.parameters?.length ? { parameters: d.parameters } : {}),
     expectedSeconds: d.expectedSeconds,
     timeoutSeconds: d.timeoutSeconds,
   };

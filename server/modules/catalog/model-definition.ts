@@ -2,6 +2,8 @@ import { z } from "zod";
 import { LOCALES } from "#common/locales.ts";
 import { GENERATION_TOOLS, IMAGE_ASPECT_RATIOS, VIDEO_DURATIONS, VIDEO_STYLES } from "#common/generation.ts";
 import { isProviderId } from "#server/providers/registry.ts";
+import { parameterFieldSchema, priceSchema } from "#common/model-parameters.ts";
+import { inputMappingSchema } from "#common/input-mapping.ts";
 
 /** A model's or a connection's id: what URLs, the APIs and the command line name it by. */
 export const CATALOG_ID = /^[a-z0-9][a-z0-9._-]{0,99}$/;
@@ -19,6 +21,8 @@ export const bindingSchema = z.strictObject({
   imageToImageModel: z.string().trim().min(1).max(300).optional(),
   /** Fixed inputs sent to the provider with every request (its own names). */
   options: z.record(z.string().min(1).max(100), z.json()).optional(),
+  /** Where the common parameters go in the provider's input (read from its schema). */
+  mapping: inputMappingSchema.optional(),
 });
 
 const presentation = {
@@ -53,18 +57,23 @@ const options = z.strictObject({
   negativePrompt: z.boolean(),
   seed: z.boolean(),
   strength: z.boolean(),
+  resolutions: z.array(z.string().trim().min(1).max(40)).min(1).max(20).optional(),
+  audio: z.boolean().optional(),
 });
 
 const media = {
   ...presentation,
   tools: z.array(z.enum(GENERATION_TOOLS)).min(1),
-  price: z.strictObject({
-    unit: z.enum(["image", "video", "videoSecond"]),
-    credits: z.number().int().min(0).max(1_000_000),
-  }),
+  price: priceSchema,
   /** What the provider charges per unit, in the currency of the credit packs (for the margin; never billed). */
   cost: z.number().min(0).max(100_000).optional(),
   options,
+  /** Its own settings beyond the common ones (the provider's input names), offered as advanced controls. */
+  parameters: z
+    .array(parameterFieldSchema)
+    .max(60)
+    .refine((fields) => new Set(fields.map((f) => f.name)).size === fields.length, "each setting once")
+    .optional(),
   expectedSeconds: z.number().min(0.1).max(86_400),
   timeoutSeconds: z.number().int().min(1).max(86_400),
 };

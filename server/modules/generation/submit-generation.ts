@@ -11,6 +11,7 @@ import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { costOf, type CatalogModel, type ModelSnapshot } from "#config/models.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
+import { checkParameters } from "#common/model-parameters.ts";
 import { KIND_OF_TOOL, submitSchema, type GenerationParams, type SubmitRequest } from "#common/generation.ts";
 import { enqueueGenerationInTx, warmGenerationQueue } from "./queue.ts";
 import { fetchImageUrl } from "./fetch-image-url.ts";
@@ -131,6 +132,7 @@ function snapshotOf(m: CatalogModel): ModelSnapshot {
     bindings: m.bindings,
     price: m.price,
     options: m.options,
+    ...(m.parameters ? { parameters: m.parameters } : {}),
     expectedSeconds: m.expectedSeconds,
     timeoutSeconds: m.timeoutSeconds,
   };
@@ -163,6 +165,22 @@ function checkOptions(model: CatalogModel, r: SubmitRequest): GenerationParams {
     throw refuse(`aspectRatio: ${model.id} takes ${allowed}`, "aspectRatioUnsupported", { allowed });
   }
   if (r.seed !== undefined && !options.seed) throw refuse(`seed: ${model.id} takes none`, "seedUnsupported");
+  if (r.resolution !== undefined && !options.resolutions?.includes(r.resolution)) {
+    const allowed = options.resolutions?.join(", ") ?? "";
+    if (!allowed) throw refuse(`resolution: ${model.id} takes none`, "resolutionUnsupported");
+    throw refuse(`resolution: ${model.id} takes ${allowed}`, "resolutionNotOffered", { allowed });
+  }
+  const advanced = checkParameters(model.parameters, r.options);
+  if (!advanced.ok) {
+    throw refuse(advanced.detail, advanced.reason === "unknown" ? "settingUnknown" : "settingInvalid", {
+      setting: model.parameters?.find((f) => f.name === advanced.field)?.label ?? advanced.field,
+    });
+  }
+  const common = {
+    seed: r.seed,
+    ...(r.resolution !== undefined ? { resolution: r.resolution } : {}),
+    ...(Object.keys(advanced.values).length > 0 ? { options: advanced.values } : {}),
+  };
   if (r.tool === "text-to-video") {
     if (options.durations && !options.durations.includes(r.duration)) {
       const allowed = options.durations.join(", ");
@@ -172,7 +190,15 @@ function checkOptions(model: CatalogModel, r: SubmitRequest): GenerationParams {
       const allowed = options.styles.join(", ");
       throw refuse(`style: ${model.id} takes ${allowed}`, "styleUnsupported", { allowed });
     }
-    return { aspectRatio: r.aspectRatio, count: 1, seed: r.seed, style: r.style, duration: r.duration };
+    if (r.audio && !options.audio) throw refuse(`audio: ${model.id} makes no sound`, "audioUnsupported");
+    return {
+      aspectRatio: r.aspectRatio,
+      count: 1,
+      ...common,
+      style: r.style,
+      duration: r.duration,
+      ...(options.audio ? { audio: r.audio ?? false } : {}),
+    };
   }
   if (r.count > options.maxCount) {
     throw refuse(`count: at most ${options.maxCount}`, "countTooHigh", { max: options.maxCount });
@@ -183,7 +209,7 @@ function checkOptions(model: CatalogModel, r: SubmitRequest): GenerationParams {
   return {
     aspectRatio: r.aspectRatio,
     count: r.count,
-    seed: r.seed,
+    ...common,
     ...(r.tool === "image-to-image" && options.strength ? { strength: r.strength } : {}),
   };
 }

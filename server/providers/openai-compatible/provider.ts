@@ -33,6 +33,7 @@ async function compatibleClient(settings: Settings) {
 /** Any server speaking OpenAI's API (Ollama, vLLM, LM Studio, OpenRouter, LocalAI): images and chat. */
 export const openaiCompatibleProvider = defineProvider({
   id: "openai-compatible",
+  optionsKey: "openaiCompatible",
   capabilities: ["image", "chat"],
   connectionSchema,
   secrets: ["apiKey"],

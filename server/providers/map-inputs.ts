@@ -1,0 +1,67 @@
+import type { JSONValue } from "@ai-sdk/provider";
+import { RATIO_SIZES, type InputMapping } from "#common/input-mapping.ts";
+import type { AspectRatio, VideoStyle } from "#common/generation.ts";
+import type { ParameterValues } from "#common/model-parameters.ts";
+
+/** A request in Atelier's common terms, as a binding's mapping reads it. */
+export interface CommonInputs {
+  /** The text as the provider's adapter made it (a video's style folded in). */
+  prompt: string;
+  negativePrompt?: string;
+  seed?: number;
+  count?: number;
+  aspectRatio: AspectRatio;
+  inputImage?: { bytes: Uint8Array; mediaType: string };
+  strength?: number;
+  duration?: number;
+  resolution?: string;
+  audio?: boolean;
+  style?: VideoStyle;
+}
+
+/**
+ * The provider's input fields for a request: the common parameters where the binding's mapping puts them, then the
+ * model's advanced settings under their own names (they are the provider's). Sent over what the adapter sends for
+ * any model, so a mapped field wins.
+ */
+export function mappedInputs(
+  mapping: InputMapping | undefined,
+  r: CommonInputs,
+  advanced: ParameterValues | undefined,
+): Record<string, JSONValue> {
+  const out: Record<string, JSONValue> = {};
+  const set = (field: string | undefined, value: JSONValue | undefined) => {
+    if (field && value !== undefined) out[field] = value;
+  };
+  if (mapping) {
+    set(mapping.prompt, r.prompt);
+    set(mapping.negativePrompt, r.negativePrompt?.trim() || undefined);
+    set(mapping.seed, r.seed);
+    set(mapping.count, r.count);
+    if (mapping.aspectRatio) {
+      const { field, values, sizeObject } = mapping.aspectRatio;
+      set(field, sizeObject ? { ...RATIO_SIZES[r.aspectRatio] } : (values?.[r.aspectRatio] ?? r.aspectRatio));
+    }
+    if (mapping.width && mapping.height) {
+      set(mapping.width, RATIO_SIZES[r.aspectRatio].width);
+      set(mapping.height, RATIO_SIZES[r.aspectRatio].height);
+    }
+    if (r.inputImage && mapping.inputImage) {
+      const url = dataUrl(r.inputImage);
+      set(mapping.inputImage.field, mapping.inputImage.list ? [url] : url);
+    }
+    set(mapping.strength, r.inputImage ? r.strength : undefined);
+    if (mapping.duration && r.duration !== undefined) {
+      const { field, as, suffix } = mapping.duration;
+      set(field, as === "integer" ? r.duration : `${r.duration}${suffix ?? ""}`);
+    }
+    set(mapping.resolution, r.resolution);
+    set(mapping.audio, r.audio);
+  }
+  for (const [name, value] of Object.entries(advanced ?? {})) out[name] = value;
+  return out;
+}
+
+function dataUrl(image: { bytes: Uint8Array; mediaType: string }): string {
+  return `data:${image.mediaType};base64,${Buffer.from(image.bytes).toString("base64")}`;
+}
