@@ -1,6 +1,7 @@
 import type { Experimental_VideoModelV4 as VideoModelV4, ImageModelV4, LanguageModelV4 } from "@ai-sdk/provider";
 import type { z } from "zod";
 import type { Env } from "#server/env.ts";
+import type { ModelDescription } from "#server/modules/catalog/model-description.ts";
 import type { ImageAspectRatio, ImageRequest, ProviderOptions, VideoRequest } from "#server/providers/generate.ts";
 
 /** What a provider can make. */
@@ -62,6 +63,11 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
   chatModel?(settings: Settings, providerModelId: string): Promise<LanguageModelV4>;
   /** Tries the connection's key and base URL with the provider's cheapest authenticated read. */
   check?(settings: Settings, signal: AbortSignal): Promise<ConnectionCheck>;
+  /**
+   * Reads one of its models from the provider's own schema (`ModelDescription`), or throws `DescribeRefusal`.
+   * Used to add a model by id, on the console and the command line.
+   */
+  describe?(settings: Settings, providerModelId: string, signal: AbortSignal): Promise<ModelDescription>;
   /** Maps Atelier's common image parameters onto the provider's inputs. */
   imageInputs?(providerModelId: string, req: ImageRequest): ImageInputs;
   /** Maps Atelier's common video parameters onto the provider's inputs. */
