@@ -33,10 +33,9 @@ export interface ModelDescription {
 
 /** Why a model could not be described: the connection refused, the id is unknown, or the schema is not one we read. */
 export class DescribeRefusal extends Error {
-  constructor(
-    readonly code: "unknown_model" | "unreachable" | "unauthorized" | "unsupported",
-    message: string,
-  ) {
+  readonly code: "unknown_model" | "unreachable" | "unauthorized" | "unsupported";
+  constructor(code: DescribeRefusal["code"], message: string) {
     super(message);
+    this.code = code;
   }
 }
