@@ -8,7 +8,7 @@ import type { PgBoss } from "#server/jobs/boss.ts";
 import { warmWebhookQueue } from "#server/modules/webhooks/queue-webhook.ts";
 import type { ModelSnapshot } from "#config/models.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
-import type { FailureCode } from "#common/generation.ts";
+import { costOf, type FailureCode } from "#common/generation.ts";
 import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError, type ProviderFailure } from "#server/providers/errors.ts";
 import { MAX_RUNS } from "./queue.ts";
@@ -228,10 +228,13 @@ export async function runGeneration(
   log.info({ durationMs, outputs: stored.length, provider: provider.provider }, "generation succeeded");
 }
 
-/** Images are charged per image actually delivered (a provider may return fewer); anything else as held. */
-function chargeFor(model: Pick<ModelSnapshot, "price">, job: Generation, delivered: number): number {
-  if (model.price.unit !== "image") return job.creditsHeld;
-  return Math.min(job.creditsHeld, model.price.credits * Math.min(delivered, job.params.count));
+/**
+ * Images are charged per image actually delivered (a provider may return fewer): the price of the images delivered
+ * by the same formula, never more than was held; anything else as held.
+ */
+function chargeFor(model: Pick<ModelSnapshot, "price" | "parameters">, job: Generation, delivered: number): number {
+  if (model.price.unit !== "image" || delivered >= job.params.count) return job.creditsHeld;
+  return Math.min(job.creditsHeld, costOf(model, { ...job.params, count: Math.max(0, delivered) }));
 }
 
 const kindFailure = (job: Generation): FailureCode => (job.kind === "video" ? "video_failed" : "image_failed");
