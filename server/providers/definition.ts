@@ -1,4 +1,9 @@
-import type { Experimental_VideoModelV4 as VideoModelV4, ImageModelV4, LanguageModelV4 } from "@ai-sdk/provider";
+import type {
+  Experimental_VideoModelV4 as VideoModelV4,
+  ImageModelV4,
+  JSONValue,
+  LanguageModelV4,
+} from "@ai-sdk/provider";
 import type { z } from "zod";
 import type { Env } from "#server/env.ts";
 import type { ModelDescription } from "#server/modules/catalog/model-description.ts";
@@ -56,6 +61,8 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
   configured(settings: Settings, capability?: Capability): boolean;
   /** The key its SDK models read provider options under, when it is not the provider's id. */
   optionsKey?: string;
+  /** The provider's own input fields as its SDK models take them in provider options (when they rename some). */
+  inputFields?(fields: Record<string, JSONValue>, kind: "image" | "video"): Record<string, JSONValue>;
   /** Runs on this machine: its models are made without asking whether a connection is configured. */
   local?: boolean;
   imageModel?(settings: Settings, providerModelId: string): Promise<ImageModelV4>;

@@ -1,5 +1,5 @@
 import type { Experimental_VideoModelV4 as VideoModelV4, ImageModelV4, JSONValue } from "@ai-sdk/provider";
-import type { ImageInputs, VideoInputs } from "#server/providers/definition.ts";
+import type { ImageInputs, ProviderDefinition, VideoInputs } from "#server/providers/definition.ts";
 import { createDownload, DownloadError, experimental_generateVideo, generateImage } from "ai";
 import { providerDefinition, type ProviderId } from "#server/providers/registry.ts";
 import { foldStyle, merge, trustedOutputOrigin } from "#server/providers/shared.ts";
@@ -83,18 +83,23 @@ export async function runImageModel(model: ImageModelV4, provider: ProviderId, r
 function imageInputs(modelId: string, provider: string, req: ImageRequest): ImageInputs {
   const definition = providerDefinition(provider);
   if (!definition.imageInputs) throw new Error(`${provider} has no image models`);
-  return withProviderInputs(definition.optionsKey ?? provider, definition.imageInputs(modelId, req), req);
+  return withProviderInputs(definition, "image", definition.imageInputs(modelId, req), req);
 }
 
 /** The request's own provider fields over what the adapter made of it. */
 function withProviderInputs<T extends { prompt: string; providerOptions: ProviderOptions }>(
-  key: string,
+  definition: ProviderDefinition,
+  kind: "image" | "video",
   inputs: T,
   req: { providerInputs?: (prompt: string) => Record<string, JSONValue> },
 ): T {
   const own = req.providerInputs?.(inputs.prompt);
   if (!own || Object.keys(own).length === 0) return inputs;
-  return { ...inputs, providerOptions: merge(inputs.providerOptions, key, {}, own) };
+  const fields = definition.inputFields ? definition.inputFields(own, kind) : own;
+  return {
+    ...inputs,
+    providerOptions: merge(inputs.providerOptions, definition.optionsKey ?? definition.id, {}, fields),
+  };
 }
 
 /**
@@ -135,7 +140,7 @@ function videoInputs(modelId: string, provider: string, req: VideoRequest): Vide
   const inputs = definition.videoInputs
     ? definition.videoInputs(modelId, req)
     : { prompt: foldStyle(req), providerOptions: req.providerOptions ?? {} };
-  return withProviderInputs(definition.optionsKey ?? provider, inputs, req);
+  return withProviderInputs(definition, "video", inputs, req);
 }
 
 /**

@@ -29,6 +29,18 @@ const connectionSchema = z.object({
 });
 type Settings = z.infer<typeof connectionSchema>;
 
+/** The inputs fal's image model renames from camelCase (its own list). */
+const CAMEL_CASED: Record<string, string> = {
+  image_url: "imageUrl",
+  mask_url: "maskUrl",
+  guidance_scale: "guidanceScale",
+  num_inference_steps: "numInferenceSteps",
+  enable_safety_checker: "enableSafetyChecker",
+  output_format: "outputFormat",
+  sync_mode: "syncMode",
+  safety_tolerance: "safetyTolerance",
+};
+
 /** fal.ai: image and video models, by endpoint id. */
 export const falProvider = defineProvider({
   id: "fal",
@@ -37,6 +49,12 @@ export const falProvider = defineProvider({
   secrets: ["apiKey"],
   builtInConnection: (env): Settings => ({ apiKey: env.FAL_KEY, baseURL: env.FAL_BASE_URL }),
   configured: (settings) => Boolean(settings.apiKey),
+  // fal's image model takes a few inputs under camelCase names (it warns on their snake_case names) and passes every
+  // other name through as it is; its video model passes them all as they are.
+  inputFields: (fields, kind) =>
+    kind === "video"
+      ? fields
+      : Object.fromEntries(Object.entries(fields).map(([name, value]) => [CAMEL_CASED[name] ?? name, value])),
   imageModel: async (settings, modelId) => {
     const { createFal } = await import("@ai-sdk/fal");
     return createFal({ apiKey: settings.apiKey, baseURL: settings.baseURL ?? FAL_URL }).image(modelId);
