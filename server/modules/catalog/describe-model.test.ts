@@ -5,7 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelDefinitionSchema } from "#server/modules/catalog/model-definition.ts";
 import { DescribeRefusal, type ModelDescription } from "#server/modules/catalog/model-description.ts";
 import type { Connection } from "#server/modules/catalog/catalog.ts";
+import { checkParameters } from "#common/model-parameters.ts";
 import { describeFal } from "#server/providers/fal/describe.ts";
+import { runBinding } from "#server/providers/index.ts";
+import { providerDefinition } from "#server/providers/registry.ts";
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 import { listen, sendJson, startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
@@ -268,6 +271,93 @@ describe("describing models through the providers' adapters", () => {
     );
     expect(openaiRefusal.code).toBe("unsupported");
     expect((await refusal(describeWith({ provider: "nobody", model: "x" }))).code).toBe("unsupported");
+  });
+});
+
+describe("generating with a proposed model", () => {
+  /** Runs the proposed model's binding on a connection, as a job does, with some advanced values. */
+  async function generate(
+    connection: Connection,
+    proposed: ReturnType<typeof proposeDefinition>["definition"],
+    params: Parameters<typeof runBinding>[0]["params"],
+  ) {
+    if (proposed.kind === "chat") throw new Error("a media model was proposed");
+    const checked = checkParameters(proposed.parameters, params.options);
+    if (!checked.ok) throw new Error(checked.detail);
+    return runBinding({
+      connections: {
+        connection: () => ({ definition: providerDefinition(connection.provider), settings: connection.settings }),
+      },
+      model: { kind: proposed.kind },
+      binding: { ...proposed.bindings[0]!, connection: connection.id },
+      tool: proposed.tools[0]!,
+      prompt: "a lighthouse at dusk",
+      params: { ...params, options: checked.values },
+      abortSignal: AbortSignal.timeout(60_000),
+    });
+  }
+
+  it("sends fal's FLUX.1 [dev] the mapped inputs and the advanced settings", async () => {
+    const falMain = falConnection();
+    const described = await describeWith({ provider: "fal", model: "fal-ai/flux/dev" }, falMain);
+    const { definition } = proposeDefinition(described, { credits: 2 });
+    const outputs = await generate(falMain, definition, {
+      aspectRatio: "16:9",
+      count: 2,
+      seed: 11,
+      options: { guidance_scale: "5", acceleration: "high" },
+    });
+    expect(outputs).toHaveLength(2);
+    const sent = fal.requests.filter((r) => r.method === "POST").at(-1);
+    expect(sent?.path).toBe("/fal-ai/flux/dev");
+    expect(sent?.body).toMatchObject({
+      prompt: "a lighthouse at dusk",
+      image_size: "landscape_16_9",
+      seed: 11,
+      guidance_scale: 5,
+      acceleration: "high",
+      num_inference_steps: 28,
+      enable_safety_checker: true,
+      output_format: "jpeg",
+    });
+  });
+
+  it("sends fal's Kling 2.5 Turbo Pro its duration as fal's string, through the queue", async () => {
+    const falMain = falConnection();
+    const described = await describeWith(
+      { provider: "fal", model: "fal-ai/kling-video/v2.5-turbo/pro/text-to-video" },
+      falMain,
+    );
+    const { definition } = proposeDefinition(described, { credits: 30 });
+    // Finished at the first poll: this test is about what is sent.
+    fal.pollsToFinish = 0;
+    await generate(falMain, definition, { aspectRatio: "9:16", count: 1, duration: 10, options: { cfg_scale: 0.7 } });
+    const sent = fal.requests.filter((r) => r.method === "POST").at(-1);
+    expect(sent?.path).toBe("/queue/fal-ai/kling-video/v2.5-turbo/pro/text-to-video");
+    expect(sent?.body).toMatchObject({ aspect_ratio: "9:16", duration: "10", cfg_scale: 0.7 });
+  }, 60_000);
+
+  it("sends Replicate's flux-dev the mapped inputs and the advanced settings", async () => {
+    const main = replicateConnection();
+    const described = await describeWith({ provider: "replicate", model: "black-forest-labs/flux-dev" }, main);
+    const { definition } = proposeDefinition(described, { credits: 2 });
+    const outputs = await generate(main, definition, {
+      aspectRatio: "3:4",
+      count: 3,
+      options: { go_fast: false, megapixels: "0.25" },
+    });
+    expect(outputs).toHaveLength(3);
+    const sent = replicate.requests.filter((r) => r.method === "POST").at(-1);
+    expect(sent?.path).toBe("/v1/models/black-forest-labs/flux-dev/predictions");
+    expect((sent?.body as { input: unknown }).input).toMatchObject({
+      prompt: "a lighthouse at dusk",
+      aspect_ratio: "3:4",
+      go_fast: false,
+      megapixels: "0.25",
+      guidance: 3,
+      output_quality: 80,
+      disable_safety_checker: false,
+    });
   });
 });
 
