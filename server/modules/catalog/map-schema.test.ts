@@ -261,6 +261,18 @@ describe("other shapes providers use", () => {
     expect(luma.options.durations).toEqual([5]);
     expect(luma.options.aspectRatios).toEqual(["16:9", "9:16"]);
     expect(luma.options.resolutions).toEqual(["540p", "720p", "1080p"]);
+    const many = mapSchema(
+      {
+        type: "object",
+        properties: {
+          prompt: { type: "string" },
+          resolution: { enum: [...Array.from({ length: 30 }, (_, i) => `${i + 1}p`), "x".repeat(41)], default: "1p" },
+        },
+      },
+      {},
+      "video",
+    );
+    expect(many.options.resolutions).toHaveLength(20);
     expect(
       mappedInputs(luma.mapping, { prompt: "x", aspectRatio: "16:9", duration: 5, resolution: "720p" }, {}),
     ).toEqual({

@@ -178,7 +178,12 @@ export function mapSchema(
   if (kind === "video") mapDuration({ pick, take, mapping, options });
 
   const resolution = pick(RESOLUTION);
-  const resolutions = resolution ? stringChoices(resolution.schema) : undefined;
+  // As many as a catalog model may list (20, each a short name).
+  const resolutions = resolution
+    ? stringChoices(resolution.schema)
+        ?.filter((r) => r.trim().length > 0 && r.length <= 40)
+        .slice(0, 20)
+    : undefined;
   if (resolution && resolutions?.length) {
     take(resolution);
     mapping.resolution = resolution.name;
