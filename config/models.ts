@@ -629,6 +629,7 @@ export const modelCatalog: CatalogModel<Binding>[] = [
         model: "fal-ai/kling-video/v2.5-turbo/pro/text-to-video",
         mapping: {
           prompt: "prompt",
+          negativePrompt: "negative_prompt",
           aspectRatio: { field: "aspect_ratio" },
           duration: { field: "duration", as: "string" },
         },
@@ -638,6 +639,7 @@ export const modelCatalog: CatalogModel<Binding>[] = [
         model: "kwaivgi/kling-v2.5-turbo-pro",
         mapping: {
           prompt: "prompt",
+          negativePrompt: "negative_prompt",
           aspectRatio: { field: "aspect_ratio" },
           duration: { field: "duration", as: "integer" },
         },
@@ -670,6 +672,7 @@ export const modelCatalog: CatalogModel<Binding>[] = [
         model: "fal-ai/kling-video/v2.6/pro/text-to-video",
         mapping: {
           prompt: "prompt",
+          negativePrompt: "negative_prompt",
           aspectRatio: { field: "aspect_ratio" },
           duration: { field: "duration", as: "string" },
           audio: "generate_audio",
@@ -798,6 +801,7 @@ export const modelCatalog: CatalogModel<Binding>[] = [
         options: { resolution: "720p" },
         mapping: {
           prompt: "prompt",
+          negativePrompt: "negative_prompt",
           seed: "seed",
           aspectRatio: { field: "aspect_ratio" },
           duration: { field: "duration", as: "string" },
