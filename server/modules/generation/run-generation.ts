@@ -6,7 +6,7 @@ import { asset, generation, generationAttempt } from "#server/db/schema/index.ts
 import type { Storage } from "#server/storage/storage.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { warmWebhookQueue } from "#server/modules/webhooks/queue-webhook.ts";
-import type { ModelSnapshot } from "#config/models.ts";
+import { costOf, type ModelSnapshot } from "#config/models.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import type { FailureCode } from "#common/generation.ts";
 import { runBinding } from "#server/providers/index.ts";
@@ -228,10 +228,13 @@ export async function runGeneration(
   log.info({ durationMs, outputs: stored.length, provider: provider.provider }, "generation succeeded");
 }
 
-/** Images are charged per image actually delivered (a provider may return fewer); anything else as held. */
-function chargeFor(model: Pick<ModelSnapshot, "price">, job: Generation, delivered: number): number {
-  if (model.price.unit !== "image") return job.creditsHeld;
-  return Math.min(job.creditsHeld, model.price.credits * Math.min(delivered, job.params.count));
+/**
+ * What was held, the price shown before submitting; images a provider did not deliver (it may return fewer) are not
+ * charged: the formula's price of those delivered, never more than was held.
+ */
+function chargeFor(model: Pick<ModelSnapshot, "price" | "parameters">, job: Generation, delivered: number): number {
+  if (model.price.unit !== "image" || delivered >= job.params.count) return job.creditsHeld;
+  return Math.min(job.creditsHeld, costOf(model, { ...job.params, count: delivered }));
 }
 
 const kindFailure = (job: Generation): FailureCode => (job.kind === "video" ? "video_failed" : "image_failed");
