@@ -289,6 +289,28 @@ describe(`the price shown before submitting is the charge, for every kind of for
     });
   });
 
+  it("takes the model's settings in a multipart request as JSON text", async () => {
+    const form = new FormData();
+    form.set("model", "f-quality");
+    form.set("prompt", "settings in a form");
+    form.set("options", JSON.stringify({ quality: "low" }));
+    const res = await app.app.request(`${app.origin}/api/v1/images`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}` },
+      body: form,
+    });
+    const created = await json<{ id: string; credits_held: number; options: unknown }>(res, 201);
+    expect(created).toMatchObject({ credits_held: 1, options: { quality: "low" } });
+    expect(await chargedInLedger(created.id)).toBe(1);
+    form.set("options", "{not json");
+    const refused = await app.app.request(`${app.origin}/api/v1/images`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}` },
+      body: form,
+    });
+    expect((await json<{ error: { code: string } }>(refused, 400)).error.code).toBe("bad_request");
+  });
+
   it("refuses a value a model does not take, in the asker's language, and quotes nothing", async () => {
     const res = await api("POST", "/api/v1/images/quote", {
       model: "f-quality",

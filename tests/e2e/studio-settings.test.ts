@@ -176,6 +176,12 @@ describe("the studio prices a model's own settings as it will charge them, in Ch
       resolution: "1080p",
       options: { quality: "high", guidance_scale: 7, num_inference_steps: 28, enable_safety_checker: true },
     });
+    // "Reuse settings" brings the resolution and the model's own settings back, and their price.
+    await page.goto(`${server.url}/dashboard/image/create/text-to-image?from=${id}`);
+    await hydrated(page, ".studio-form");
+    await expect.poll(() => shownCost(page)).toBe(12);
+    await page.locator("#studio-advanced summary").click();
+    expect(Number(await page.locator("#studio-advanced-guidance_scale").inputValue())).toBe(7);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -7,6 +7,7 @@ import { InputImageField, type InputImage } from "#app/components/studio/input-i
 import { FailureAlert, ModelSelect, PromptField } from "#app/components/studio/parts.tsx";
 import { AdvancedSettings, ResolutionField, useModelSettings } from "#app/components/studio/model-settings.tsx";
 import type { GenerationView, ModelView } from "#app/lib/generations.ts";
+import type { ParameterValues } from "#common/model-parameters.ts";
 import { DEFAULT_STRENGTH, MAX_SEED, costOf, type ImageAspectRatio, type SubmitInput } from "#common/generation.ts";
 
 export interface ImageSettings {
@@ -17,6 +18,9 @@ export interface ImageSettings {
   count?: number;
   seed?: number;
   strength?: number;
+  resolution?: string;
+  /** The model's own settings, as a reused generation ran with them. */
+  options?: ParameterValues;
   input?: InputImage | null;
 }
 
@@ -85,7 +89,7 @@ export function ImageStudioForm({
   const [input, setInput] = useState<InputImage | null>(initial.input ?? null);
   const { submit: send, busy, failure } = useSubmitGeneration(onSubmitted);
   const [missing, setMissing] = useState<{ prompt?: boolean; input?: boolean }>({});
-  const settings = useModelSettings(model);
+  const settings = useModelSettings(model, initial);
   const [badSetting, setBadSetting] = useState<string | null>(null);
 
   const ratios = model?.options.aspectRatios ?? [];

@@ -11,9 +11,16 @@ import { checkParameters, type ParameterField, type ParameterValues } from "#com
  * and its advanced fields (their defaults until changed). Each model keeps its own values while the form is open;
  * another model starts from its own defaults.
  */
-export function useModelSettings(model: Pick<ModelView, "id" | "options" | "parameters"> | undefined) {
-  const [state, setState] = useState<{ model: string; values: SettingValues }>({ model: "", values: {} });
-  const [resolution, setResolution] = useState<string | undefined>(undefined);
+export function useModelSettings(
+  model: Pick<ModelView, "id" | "options" | "parameters"> | undefined,
+  initial: { model?: string; resolution?: string; options?: ParameterValues } = {},
+) {
+  // A reused generation's settings, for its own model.
+  const [state, setState] = useState<{ model: string; values: SettingValues }>(() => ({
+    model: initial.options && model && model.id === initial.model ? model.id : "",
+    values: { ...defaultSettings(model?.parameters), ...initial.options },
+  }));
+  const [resolution, setResolution] = useState<string | undefined>(initial.resolution);
   const [audio, setAudio] = useState(false);
   const fields = model?.parameters ?? [];
   const values = state.model === model?.id ? state.values : defaultSettings(fields);
