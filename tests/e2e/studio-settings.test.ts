@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
-import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { signedInContext } from "#tests/support/session.ts";
 import { IMAGE_ASPECT_RATIOS, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS, VIDEO_STYLES } from "#common/generation.ts";
@@ -183,6 +183,34 @@ describe("the studio prices a model's own settings as it will charge them, in Ch
     await page.locator("#studio-advanced summary").click();
     expect(Number(await page.locator("#studio-advanced-guidance_scale").inputValue())).toBe(7);
     expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("keeps a resolution and an advanced setting chosen before the page's scripts ran", async () => {
+    const { context } = await signedInContext(browser, server, "slowphone@example.com");
+    const { page, release } = await openBeforeScripts(context, `${server.url}/dashboard/image/create/text-to-image`);
+    await page.locator(".studio-resolutions .ant-segmented-item", { hasText: "1080p" }).click();
+    await page.locator("#studio-advanced summary").click();
+    await page.fill("#studio-advanced-num_inference_steps", "40");
+    release();
+    await hydrated(page, ".studio-form");
+    await expect.poll(() => shownCost(page)).toBe(4);
+    await expect(page.locator("#studio-advanced").getAttribute("open")).resolves.toBe("");
+    await expect.poll(() => page.locator("#studio-advanced-num_inference_steps").inputValue()).toBe("40");
+    await page.fill("#studio-prompt", "Chosen before the scripts");
+    await page.locator(".studio-submit").click();
+    const card = page.locator(".gen-card").first();
+    await card.waitFor();
+    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join("; ");
+    const { generation } = (await (
+      await fetch(`${server.url}/api/generations/${await card.getAttribute("data-id")}`, {
+        headers: { Cookie: cookie },
+      })
+    ).json()) as { generation: { creditsHeld: number; params: Record<string, unknown> } };
+    expect(generation).toMatchObject({
+      creditsHeld: 4,
+      params: { resolution: "1080p", options: { num_inference_steps: 40 } },
+    });
     await context.close();
   });
 
