@@ -190,7 +190,11 @@ function checkOptions(model: CatalogModel, r: SubmitRequest): GenerationParams {
   }
   const common = {
     seed: r.seed,
-    ...(r.resolution !== undefined ? { resolution: r.resolution } : {}),
+    // Left out, a model's first resolution: the one the studio shows first, priced and sent as asked for, so the
+    // provider never makes its own (maybe dearer) default at the price of the cheapest.
+    ...(r.resolution !== undefined || options.resolutions
+      ? { resolution: r.resolution ?? options.resolutions![0]! }
+      : {}),
     ...(Object.keys(advanced.values).length > 0 ? { options: advanced.values } : {}),
   };
   if (r.tool === "text-to-video") {
