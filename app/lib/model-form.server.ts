@@ -22,6 +22,23 @@ export class EditorRefusal extends Error {
 
 const text = (form: FormData, name: string) => String(form.get(name) ?? "").trim();
 
+/** A value as JSON with its objects' keys sorted: two values the same but for their keys' order read the same. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)))
+      : v,
+  );
+}
+
+/** `next`, or `kept` when they are the same value (so saving a form unchanged changes nothing, not even an order). */
+export function unlessSame<T>(next: T, kept: T): T {
+  return canonical(next) === canonical(kept) ? kept : next;
+}
+
+const sameSet = (a: readonly unknown[], b: readonly unknown[] | undefined) =>
+  b !== undefined && a.length === b.length && a.every((x) => b.includes(x));
+
 /** A decimal number from a form (a comma as the decimal mark too); undefined when blank; NaN when not a number. */
 function decimalOf(form: FormData, name: string): number | undefined {
   const v = text(form, name);
@@ -95,7 +112,7 @@ export function optionsOfForm(form: FormData, base: MediaDefinition): MediaDefin
   const known = ratios.filter((r): r is AspectRatio => (IMAGE_ASPECT_RATIOS as readonly string[]).includes(r));
   if (known.length === 0 || known.length !== ratios.length)
     throw new EditorRefusal("modelEditor.errors.aspectRatios", "limits.aspectRatios");
-  next.aspectRatios = known;
+  next.aspectRatios = sameSet(known, base.options.aspectRatios) ? base.options.aspectRatios : known;
   if (base.kind === "image") {
     const count = decimalOf(form, "limits.maxCount");
     if (count === undefined || !Number.isInteger(count) || count < 1 || count > 10)
@@ -108,8 +125,10 @@ export function optionsOfForm(form: FormData, base: MediaDefinition): MediaDefin
     );
     if (allowed.length === 0 || allowed.length !== durations.length)
       throw new EditorRefusal("modelEditor.errors.durations", "limits.durations");
-    next.durations = allowed;
-    next.audio = form.has("limits.audio");
+    next.durations = sameSet(allowed, base.options.durations) ? base.options.durations : allowed;
+    if (form.has("limits.audio")) next.audio = true;
+    else if (base.options.audio === undefined) delete next.audio;
+    else next.audio = false;
   }
   const resolutions = text(form, "limits.resolutions")
     .split(",")
@@ -119,8 +138,7 @@ export function optionsOfForm(form: FormData, base: MediaDefinition): MediaDefin
     throw new EditorRefusal("modelEditor.errors.resolutions", "limits.resolutions");
   if (resolutions.length > 0) next.resolutions = [...new Set(resolutions)];
   else delete next.resolutions;
-  if (next.audio === false && base.kind === "image") delete next.audio;
-  return next;
+  return unlessSame(next, base.options);
 }
 
 /**
@@ -136,16 +154,17 @@ export function parametersOfForm(form: FormData, base: readonly ParameterField[]
     const label = text(form, `param.${i}.label`);
     if (!label || label.length > 100)
       throw new EditorRefusal("modelEditor.errors.label", `param.${i}.label`, { name: field.name });
-    const next: ParameterField = { ...field, label };
-    delete next.default;
     const raw = text(form, `param.${i}.default`);
+    let value: ParameterField["default"];
     if (raw !== "") {
-      const checked = checkParameters([next], { [field.name]: raw });
+      const checked = checkParameters([{ ...field, default: undefined }], { [field.name]: raw });
       if (!checked.ok)
         throw new EditorRefusal("modelEditor.errors.default", `param.${i}.default`, { name: field.name });
-      next.default = checked.values[field.name];
+      value = checked.values[field.name];
     }
-    out.push(next);
+    const next: ParameterField = { ...field, label, default: value };
+    if (value === undefined) delete next.default;
+    out.push(unlessSame(next, field));
   }
   return out;
 }
@@ -206,7 +225,7 @@ export function priceOfForm(
 export function editedDefinition(form: FormData, base: MediaDefinition): MediaDefinition {
   const parameters = parametersOfForm(form, base.parameters);
   const { price, cost } = priceOfForm(form, parameters);
-  const next: MediaDefinition = { ...base, options: optionsOfForm(form, base), price };
+  const next: MediaDefinition = { ...base, options: optionsOfForm(form, base), price: unlessSame(price, base.price) };
   if (parameters.length > 0) next.parameters = parameters;
   else delete next.parameters;
   if (cost === undefined) delete next.cost;

@@ -208,4 +208,17 @@ describe("adding a model by its id in the console", () => {
     expect(await page.locator("input[name='mult.1.factor']").inputValue()).toBe("1.5");
     await page.close();
   });
+
+  it("saves a model's page as shown without changing anything, built-in image and video models too", async () => {
+    for (const id of ["demo-image", "demo-video", "console-flux-dev"]) {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/user/admin/models/${id}`);
+      await hydrated(page, "form[data-model-form]");
+      await page.getByRole("button", { name: text("en", "admin", "model.save") }).click();
+      await expect
+        .poll(() => notice(page).textContent(), { timeout: 10_000 })
+        .toBe(text("en", "admin", "settings.unchanged"));
+      await page.close();
+    }
+  });
 });

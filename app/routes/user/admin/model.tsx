@@ -25,6 +25,7 @@ import {
   editorRefusalResult,
   mappingOfForm,
   typedOf,
+  unlessSame,
 } from "#app/lib/model-form.server.ts";
 import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import type { ResolvedBinding } from "#config/models.ts";
@@ -168,7 +169,14 @@ export async function action({ context, request, params }: Route.ActionArgs) {
     const imageToImageModel = textOf(form, `binding.${index}.imageToImageModel`);
     let mapping;
     try {
-      mapping = entry.definition.kind === "chat" ? undefined : mappingOfForm(form, `binding.${index}.map.`);
+      const kept = entry.definition.bindings[index];
+      mapping =
+        entry.definition.kind === "chat"
+          ? undefined
+          : unlessSame(
+              mappingOfForm(form, `binding.${index}.map.`),
+              kept && "mapping" in kept ? kept.mapping : undefined,
+            );
     } catch (error) {
       if (!(error instanceof EditorRefusal)) throw error;
       return data({ ...editorRefusalResult(intent, error), typed: typedOf(form) }, { status: 400 });
