@@ -174,8 +174,15 @@ function SettingControl({
  * run too). Each has its label, its description as a hint and its default preset; one button puts all back.
  */
 export function AdvancedSettings({ id, settings }: { id: string; settings: ModelSettings }) {
-  const { t } = useTranslation("studio");
+  const { t, i18n } = useTranslation("studio");
   if (settings.fields.length === 0) return null;
+  // A setting's label and hint are the provider's (or the operator's) in English; in another language, the site's own
+  // words for the settings models commonly have, and the provider's where it has none.
+  const english = i18n.language === "en";
+  const own = (kind: "labels" | "hints", f: ParameterField, fallback: string | undefined) =>
+    !english && fallback !== undefined && i18n.exists(`studio:settings.${kind}.${f.name}`)
+      ? t(`settings.${kind}.${f.name}`)
+      : fallback;
   return (
     <details className="studio-advanced" id={id}>
       <summary className="studio-label">{t("form.advanced")}</summary>
@@ -185,17 +192,17 @@ export function AdvancedSettings({ id, settings }: { id: string; settings: Model
           return (
             <div className="studio-field" key={f.name}>
               <label className="studio-label" htmlFor={control}>
-                {f.label}
+                {own("labels", f, f.label)}
               </label>
               <SettingControl
                 id={control}
-                field={f}
+                field={{ ...f, label: own("labels", f, f.label)! }}
                 value={settings.values[f.name]}
                 onChange={(v) => settings.setValue(f.name, v)}
               />
               {f.description && (
                 <p className="studio-hint" id={`${control}-hint`}>
-                  {f.description}
+                  {own("hints", f, f.description)}
                 </p>
               )}
             </div>
