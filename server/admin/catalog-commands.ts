@@ -18,7 +18,7 @@ import {
   removeConnection,
 } from "#server/modules/catalog/edit-connections.ts";
 import type { CatalogEntry } from "#server/modules/catalog/catalog.ts";
-import { describeModel, proposeDefinition } from "#server/modules/catalog/describe-model.ts";
+import { catalogIdFor, describeModel, proposeDefinition } from "#server/modules/catalog/describe-model.ts";
 import { DescribeRefusal, type ModelDescription } from "#server/modules/catalog/model-description.ts";
 import { DESCRIBE_TIMEOUT_MS } from "#server/providers/shared.ts";
 import { latestModelChecks, runModelCheck, startModelCheck } from "#server/modules/generation/model-checks.ts";
@@ -338,9 +338,22 @@ export const modelsCommand: AdminCommand = {
         const tools = (values.tools as string | undefined)?.split(",").map((t) => t.trim());
         if (tools && !tools.every((t) => (GENERATION_TOOLS as readonly string[]).includes(t)))
           return fail(`--tools takes ${GENERATION_TOOLS.join(", ")}.`);
-        const id = (values.id as string | undefined) ?? idFromProviderModel(model);
-        if (!CATALOG_ID.test(id)) return fail(`${id} is not a model id; give one with --id.`);
+        const given = values.id as string | undefined;
+        if (given !== undefined && !CATALOG_ID.test(given))
+          return fail(`${given} is not a model id; give one with --id.`);
         const { env, models } = await catalogOf(ctx);
+        // As the console proposes it: from the provider's id, with -2, -3… when the catalog already has that one.
+        let id: string;
+        try {
+          id =
+            given ??
+            catalogIdFor(
+              model,
+              models.entries().map((e) => e.id),
+            );
+        } catch {
+          return fail(`${idFromProviderModel(model) || model} is not a model id; give one with --id.`);
+        }
         const connection = values.connection as string | undefined;
         if (
           connection !== undefined &&
