@@ -29,6 +29,7 @@ import {
   GENERATION_TOOLS,
   type GenerationTool,
 } from "#common/generation.ts";
+import { describePrice } from "#common/model-parameters.ts";
 import {
   ok,
   refused,
@@ -95,8 +96,7 @@ const STATES: Record<CatalogEntry["state"], string> = {
 
 function priceText(d: ModelDefinition): string {
   if (d.kind === "chat") return `${d.price.inputPerMillion}/${d.price.outputPerMillion} per M tokens`;
-  const unit = d.price.unit === "videoSecond" ? "second" : d.price.unit;
-  return `${d.price.credits} per ${unit}`;
+  return describePrice(d.price);
 }
 
 /** `image`, `video` or `second`: the unit of `models add --unit`. */

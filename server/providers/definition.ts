@@ -72,9 +72,15 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
   check?(settings: Settings, signal: AbortSignal): Promise<ConnectionCheck>;
   /**
    * Reads one of its models from the provider's own schema (`ModelDescription`), or throws `DescribeRefusal`.
-   * Used to add a model by id, on the console and the command line.
+   * Used to add a model by id, on the console and the command line. `kind` overrides what the provider's schema is
+   * guessed to make, where a guess is all there is (Replicate's outputs are URIs either way).
    */
-  describe?(settings: Settings, providerModelId: string, signal: AbortSignal): Promise<ModelDescription>;
+  describe?(
+    settings: Settings,
+    providerModelId: string,
+    signal: AbortSignal,
+    options?: { kind?: "image" | "video" },
+  ): Promise<ModelDescription>;
   /** Maps Atelier's common image parameters onto the provider's inputs. */
   imageInputs?(providerModelId: string, req: ImageRequest): ImageInputs;
   /** Maps Atelier's common video parameters onto the provider's inputs. */

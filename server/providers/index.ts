@@ -95,7 +95,9 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
           prompt,
           negativePrompt: r.negativePrompt,
           seed: params.seed,
-          count: params.count,
+          // The count is left to the SDK: with more images than one call makes (fal's and Replicate's make one), it
+          // makes several calls, each sending its own count in the provider's field; a mapped count would be sent
+          // with every call and multiply the images.
           aspectRatio: params.aspectRatio,
           inputImage: r.tool === "image-to-image" ? r.inputImage : undefined,
           strength: params.strength,

@@ -1,5 +1,6 @@
 import type { Experimental_VideoModelV4 as VideoModelV4, JSONValue } from "@ai-sdk/provider";
 import type { ConnectionCheck } from "#server/providers/definition.ts";
+import { DescribeRefusal } from "#server/modules/catalog/model-description.ts";
 import type { ImageRequest, ProviderOptions, VideoRequest } from "#server/providers/generate.ts";
 
 /** Lays the engine's defaults, then the catalog's options, then the request's values (unset ones left out). */
@@ -116,6 +117,57 @@ export async function checkWithRead(read: CheckRead, signal: AbortSignal): Promi
     return { ok: false, code: "unauthorized", detail };
   if (status >= 500) return { ok: false, code: "unreachable", detail };
   return { ok: false, code: "refused", detail };
+}
+
+/** How long reading a model's schema waits for the provider's answer (documents run to hundreds of kilobytes). */
+export const DESCRIBE_TIMEOUT_MS = 20_000;
+
+/**
+ * Sends one GET to read a provider model and returns its JSON, or throws `DescribeRefusal`: 401 and 403 a refused key
+ * (`unauthorized`); 404 an unknown id (`unknown_model`); no answer, a timeout, a 5xx or a redirect (not followed, so a
+ * base URL cannot forward the key) an `unreachable` provider; another status or a body that is not JSON `unsupported`.
+ * The provider's own words are kept, its secrets scrubbed. A caller's abort is thrown as is.
+ */
+export async function readForDescribe(read: Omit<CheckRead, "describe">, signal: AbortSignal): Promise<unknown> {
+  const timeout = AbortSignal.timeout(DESCRIBE_TIMEOUT_MS);
+  const host = new URL(read.url).host;
+  const failed = (error: unknown, doing: string): never => {
+    if (signal.aborted) throw signal.reason;
+    if (timeout.aborted)
+      throw new DescribeRefusal("unreachable", `${host} did not answer within ${DESCRIBE_TIMEOUT_MS / 1000} s`);
+    throw new DescribeRefusal("unreachable", `${host} ${doing} (${scrub(networkReason(error), read.secrets)})`);
+  };
+  let response: Response;
+  try {
+    response = await fetch(read.url, {
+      headers: { accept: "application/json", ...read.headers },
+      redirect: "manual",
+      signal: AbortSignal.any([signal, timeout]),
+    });
+  } catch (error) {
+    return failed(error, "could not be reached");
+  }
+  let body: string;
+  try {
+    body = await response.text();
+  } catch (error) {
+    return failed(error, "broke off its answer");
+  }
+  const { status } = response;
+  if (status >= 200 && status < 300) {
+    try {
+      return JSON.parse(body) as unknown;
+    } catch {
+      throw new DescribeRefusal("unsupported", `${host} answered with something other than JSON`);
+    }
+  }
+  const said = scrub(providerMessage(body), read.secrets);
+  const detail = `${host} answered HTTP ${status}${said ? `: ${said}` : ""}`;
+  if (status === 401 || status === 403 || read.unauthorized?.(status, body))
+    throw new DescribeRefusal("unauthorized", detail);
+  if (status === 404) throw new DescribeRefusal("unknown_model", detail);
+  if (status >= 500 || (status >= 300 && status < 400)) throw new DescribeRefusal("unreachable", detail);
+  throw new DescribeRefusal("unsupported", detail);
 }
 
 function describeSafely(describe: CheckRead["describe"], body: string): string | undefined {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import {
   FAKE_MP4,
@@ -73,8 +74,12 @@ export interface FakeFal {
  * (submit, status, result, cancel, as queue.fal.run), with output files served from `/files/...`. Queue answers
  * carry status and result URLs on the public host the request was addressed to (X-Forwarded-Host/Proto when a
  * proxy in front says so, otherwise the fake's own `/queue`), using `{owner}/{app}` without the subpath, as fal does.
- * The Platform API's pricing read is under `/api` (`GET /api/v1/models/pricing`, as api.fal.ai/v1/models/pricing).
- * Any `Key` credential is accepted unless `key` names the one to accept.
+ * The Platform API is under `/api` (as api.fal.ai): the model search by id (`GET /api/v1/models?endpoint_id=…`, with
+ * `expand=openapi-3.0` for each model's OpenAPI document), read from `tests/fakes/schemas/fal/<id with / as __>.json`
+ * (one model object each, as in the answer's `models`), and the pricing read (`GET /api/v1/models/pricing`), from
+ * `tests/fakes/schemas/fal/pricing.json` or a default per image or second. Like fal's Find mode, an unknown id is left
+ * out of the answer (an empty `models` for a single one), not refused. Any `Key` credential is accepted unless `key`
+ * names the one to accept; the model search, which fal serves without a key, refuses only a wrong one.
  */
 export async function startFakeFal(options: { key?: string } = {}): Promise<FakeFal> {
   const files = new FileStore();
@@ -234,20 +239,38 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
     return sendJson(res, q.outcome.status, q.outcome.body);
   };
 
-  const pricing = (req: IncomingMessage, res: ServerResponse, url: URL) => {
+  const pricing = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
     if (req.method !== "GET") return sendJson(res, 405, { detail: "Method Not Allowed" });
     const ids = url.searchParams.getAll("endpoint_id").flatMap((id) => id.split(","));
     if (ids.length === 0)
       return sendJson(res, 422, {
         detail: [{ loc: ["query", "endpoint_id"], msg: "Field required", type: "missing" }],
       });
-    const prices = ids.map((id) => ({
-      endpoint_id: id,
-      unit_price: fake.videoModels.test(id) ? 0.1 : 0.025,
-      unit: fake.videoModels.test(id) ? "second" : "image",
-      currency: "USD",
-    }));
+    const listed = (await readFixture("pricing")) as { prices?: { endpoint_id: string }[] } | undefined;
+    const prices = ids.map(
+      (id) =>
+        listed?.prices?.find((p) => p.endpoint_id === id) ?? {
+          endpoint_id: id,
+          unit_price: fake.videoModels.test(id) ? 0.1 : 0.025,
+          unit: fake.videoModels.test(id) ? "second" : "image",
+          currency: "USD",
+        },
+    );
     sendJson(res, 200, { prices, next_cursor: null, has_more: false });
+  };
+
+  const models = async (req: IncomingMessage, res: ServerResponse, url: URL) => {
+    if (req.method !== "GET") return sendJson(res, 405, { detail: "Method Not Allowed" });
+    const ids = url.searchParams.getAll("endpoint_id").flatMap((id) => id.split(","));
+    const expand = url.searchParams.getAll("expand").flatMap((e) => e.split(","));
+    const found = [];
+    for (const id of ids) {
+      const model = (await readFixture(id.replaceAll("/", "__"))) as Record<string, unknown> | undefined;
+      if (!model) continue;
+      const { openapi, ...rest } = model;
+      found.push(expand.includes("openapi-3.0") ? { ...rest, openapi } : rest);
+    }
+    sendJson(res, 200, { models: found, next_cursor: null, has_more: false });
   };
 
   const server = await listen(async (req, res) => {
@@ -263,7 +286,8 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
       return void res.end(file.body);
     }
     const credential = /^Key (\S+)$/.exec(req.headers.authorization ?? "")?.[1];
-    if (!credential || (options.key !== undefined && credential !== options.key))
+    const keyOptional = req.method === "GET" && url.pathname === "/api/v1/models";
+    if ((!credential && !keyOptional) || (credential && options.key !== undefined && credential !== options.key))
       return sendJson(res, 401, { detail: "Authentication is required to access this application." });
     let input: unknown;
     try {
@@ -280,6 +304,7 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
     });
     const path = url.pathname.replace(/^\/+/, "");
     if (path === "api/v1/models/pricing") return pricing(req, res, url);
+    if (path === "api/v1/models") return models(req, res, url);
     if (path.startsWith("queue/")) return queue(req, res, path.slice("queue/".length), input);
     if (req.method !== "POST" || !/^[\w.-]+\/[\w.-]+/.test(path)) return sendJson(res, 404, { detail: "Not Found" });
     if (!(await hold(fake.delayMs, res))) return;
@@ -290,4 +315,15 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
   fake.url = server.url;
   fake.close = server.close;
   return fake;
+}
+
+/** A fixture of `tests/fakes/schemas/fal/` by its file name (without `.json`), or undefined when there is none. */
+async function readFixture(name: string): Promise<unknown> {
+  if (!/^[\w.-]+$/.test(name)) return undefined;
+  try {
+    return JSON.parse(await readFile(new URL(`./schemas/fal/${name}.json`, import.meta.url), "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import sharp from "sharp";
@@ -190,9 +191,10 @@ export interface FakeReplicate {
 /**
  * A local Replicate: predictions for official models (`/v1/models/{owner}/{name}/predictions`) and versions
  * (`/v1/predictions`), `Prefer: wait`, polling through `urls.get` with the starting → processing → succeeded
- * lifecycle, cancel, output files (PNG images, an MP4 for video models) served from `/files/...`, and the
- * authenticated account (`GET /v1/account`). Any `Bearer` (or legacy `Token`) credential is accepted unless `token`
- * names the one to accept.
+ * lifecycle, cancel, output files (PNG images, an MP4 for video models) served from `/files/...`, the
+ * authenticated account (`GET /v1/account`), and models (`GET /v1/models/{owner}/{name}`, with their latest version's
+ * OpenAPI schema) read from `tests/fakes/schemas/replicate/<owner>__<name>.json`, a 404 for any other. Any `Bearer`
+ * (or legacy `Token`) credential is accepted unless `token` names the one to accept.
  */
 export async function startFakeReplicate(options: { token?: string } = {}): Promise<FakeReplicate> {
   const files = new FileStore();
@@ -308,6 +310,14 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
     if (req.method === "GET" && url.pathname === "/v1/account")
       return sendJson(res, 200, { type: "user", username: "atelier-tests", name: "Atelier Tests", github_url: null });
 
+    const modelRead = /^\/v1\/models\/([\w.-]+)\/([\w.-]+)$/.exec(url.pathname);
+    if (req.method === "GET" && modelRead) {
+      const model = await readModelFixture(`${modelRead[1]}__${modelRead[2]}`);
+      return model
+        ? sendJson(res, 200, model)
+        : problem(res, 404, "Not found", "The requested resource could not be found");
+    }
+
     const official = /^\/v1\/models\/([\w.-]+\/[\w.-]+)\/predictions$/.exec(url.pathname);
     if (req.method === "POST" && (official || url.pathname === "/v1/predictions")) {
       if (!(await hold(fake.delayMs, res))) return;
@@ -360,4 +370,14 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
   fake.apiUrl = `${server.url}/v1`;
   fake.close = server.close;
   return fake;
+}
+
+/** A model of `tests/fakes/schemas/replicate/` (`owner__name`), or undefined when there is none. */
+async function readModelFixture(name: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(new URL(`./schemas/replicate/${name}.json`, import.meta.url), "utf8"));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
 }

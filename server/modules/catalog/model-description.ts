@@ -31,9 +31,12 @@ export interface ModelDescription {
   fromSchema: boolean;
 }
 
-/** Why a model could not be described: the connection refused, the id is unknown, or the schema is not one we read. */
+/**
+ * Why a model could not be described: the id is unknown, the provider could not be reached or refused the key, the
+ * schema is not one we read (or the provider reads none), or no connection of the provider can serve.
+ */
 export class DescribeRefusal extends Error {
-  readonly code: "unknown_model" | "unreachable" | "unauthorized" | "unsupported";
+  readonly code: "unknown_model" | "unreachable" | "unauthorized" | "unsupported" | "no_connection";
   constructor(code: DescribeRefusal["code"], message: string) {
     super(message);
     this.code = code;

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { VideoRequest } from "#server/providers/generate.ts";
 import { defineProvider } from "#server/providers/definition.ts";
 import { ProviderHttpError } from "#server/providers/errors.ts";
+import { describeFal } from "#server/providers/fal/describe.ts";
 import {
   checkWithRead,
   foldStyle,
@@ -72,16 +73,16 @@ export const falProvider = defineProvider({
     settings.apiKey
       ? checkWithRead(
           {
-            url: joinUrl(
-              settings.baseURL ? joinUrl(settings.baseURL, "/api") : FAL_API_URL,
-              `/v1/models/pricing?endpoint_id=${encodeURIComponent(CHECK_ENDPOINT)}`,
-            ),
+            url: joinUrl(platformApi(settings), `/v1/models/pricing?endpoint_id=${encodeURIComponent(CHECK_ENDPOINT)}`),
             headers: { authorization: `Key ${settings.apiKey}` },
             secrets: [settings.apiKey],
           },
           signal,
         )
       : invalidSettings("no API key is set"),
+  // The Platform API's model search with the endpoint's OpenAPI document, and its price.
+  describe: (settings, modelId, signal, options) =>
+    describeFal({ url: platformApi(settings), apiKey: settings.apiKey }, modelId, signal, options),
   // The aspect ratio, the seed, and the negative prompt and strength as model inputs.
   imageInputs: (_modelId, req) => ({
     prompt: req.prompt,
@@ -105,6 +106,11 @@ export const falProvider = defineProvider({
     ),
   }),
 });
+
+/** fal's Platform API, or its stand-in under a base URL. */
+function platformApi(settings: Settings): string {
+  return settings.baseURL ? joinUrl(settings.baseURL, "/api") : FAL_API_URL;
+}
 
 /**
  * The fal model sends the duration as "5s", the form Luma and Veo take. Kling, Wan, MiniMax and most other fal

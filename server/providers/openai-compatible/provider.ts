@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { ImageAspectRatio } from "#server/providers/generate.ts";
 import { defineProvider } from "#server/providers/definition.ts";
+import { describeOpenAICompatible } from "#server/providers/openai-compatible/describe.ts";
 import { checkWithRead, foldNegative, invalidSettings, joinUrl } from "#server/providers/shared.ts";
 
 const connectionSchema = z.object({
@@ -58,6 +59,9 @@ export const openaiCompatibleProvider = defineProvider({
           signal,
         )
       : invalidSettings("no base URL is set"),
+  // Its model list: the id must be on it; the common fields only.
+  describe: (settings, modelId, signal) =>
+    describeOpenAICompatible({ url: settings.baseURL, apiKey: settings.apiKey }, modelId, signal),
   imageInputs: (_modelId, req) => ({
     prompt: foldNegative(req),
     size: SDXL_SIZES[req.aspectRatio],

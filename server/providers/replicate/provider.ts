@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineProvider } from "#server/providers/definition.ts";
+import { describeReplicate } from "#server/providers/replicate/describe.ts";
 import {
   checkWithRead,
   foldStyle,
@@ -55,6 +56,14 @@ export const replicateProvider = defineProvider({
           signal,
         )
       : invalidSettings("no API token is set"),
+  // The model's latest version and its OpenAPI schema.
+  describe: (settings, modelId, signal, options) =>
+    describeReplicate(
+      { url: settings.baseURL ?? REPLICATE_URL, apiToken: settings.apiToken },
+      modelId,
+      signal,
+      options,
+    ),
   // The aspect ratio, the seed, and the negative prompt and strength as model inputs.
   imageInputs: (_modelId, req) => ({
     prompt: req.prompt,
