@@ -18,6 +18,11 @@ import {
   removeConnection,
 } from "#server/modules/catalog/edit-connections.ts";
 import type { CatalogEntry } from "#server/modules/catalog/catalog.ts";
+import { describeModel, proposeDefinition } from "#server/modules/catalog/describe-model.ts";
+import { DescribeRefusal, type ModelDescription } from "#server/modules/catalog/model-description.ts";
+import { DESCRIBE_TIMEOUT_MS } from "#server/providers/shared.ts";
+import { latestModelChecks, runModelCheck, startModelCheck } from "#server/modules/generation/model-checks.ts";
+import pino from "pino";
 import { CATALOG_ID, type ModelDefinition } from "#server/modules/catalog/model-definition.ts";
 import { checkConnection, isProviderId, providerDefinition } from "#server/providers/registry.ts";
 import type { Capability } from "#server/providers/definition.ts";
@@ -206,12 +211,61 @@ function assign(target: Record<string, unknown>, path: string[], value: unknown)
   else at[last] = value;
 }
 
+/** What reading a schema found, as lines for the operator: the tools, where each common setting goes, the rest. */
+function describeMapping(d: ModelDescription): string {
+  const m = d.mapping;
+  const where: string[] = [];
+  const put = (name: string, field: string | undefined, extra = "") => {
+    if (field) where.push(`${name} → ${field}${extra}`);
+  };
+  put("prompt", m.prompt);
+  put("negative prompt", m.negativePrompt);
+  put("seed", m.seed);
+  put("count", m.count, d.options.maxCount > 1 ? ` (at most ${d.options.maxCount})` : "");
+  if (m.aspectRatio)
+    put(
+      "aspect ratio",
+      m.aspectRatio.field,
+      m.aspectRatio.values
+        ? ` (${Object.entries(m.aspectRatio.values)
+            .map(([r, v]) => `${r} as ${v}`)
+            .join(", ")})`
+        : m.aspectRatio.sizeObject
+          ? " (width and height)"
+          : "",
+    );
+  if (m.width && m.height) where.push(`aspect ratio → ${m.width} × ${m.height}`);
+  put("input image", m.inputImage?.field);
+  put("mask", m.mask);
+  put("end image", m.endImage);
+  put("strength", m.strength);
+  put("duration", m.duration?.field, d.options.durations ? ` (${d.options.durations.join(", ")} s)` : "");
+  put("resolution", m.resolution, d.options.resolutions ? ` (${d.options.resolutions.join(", ")})` : "");
+  put("audio", m.audio);
+  const lines = [
+    `Read ${d.provider}:${d.providerModel}${d.fromSchema ? "'s schema" : ""}: a ${d.kind} model, ${d.tools.join(", ") || "no tool yet"}.`,
+    ...(where.length > 0 ? [`  mapped: ${where.join("; ")}`] : []),
+    ...(d.parameters.length > 0
+      ? [
+          `  advanced: ${d.parameters.map((p) => `${p.name} (${p.type}${p.default !== undefined ? `, default ${String(p.default)}` : ""})`).join(", ")}`,
+        ]
+      : []),
+    ...(d.unmet.length > 0 ? [`  cannot be offered yet: ${d.unmet.join("; ")}`] : []),
+    ...(d.cost ? [`  provider's price: ${d.cost.unitPrice} ${d.cost.currency} per ${d.cost.unit}`] : []),
+  ];
+  return `${lines.join("\n")}\n`;
+}
+
 const MODELS_USAGE = `  models list [--json]     every model of the catalog, built-in and added, offered or not
   models add <provider>:<provider-model-id> --credits <n> [--unit image|video|second] [--kind image|video|chat]
              [--id <id>] [--name <name>] [--tools text-to-image,image-to-image] [--connection <id>]
-             [--output-credits <n>] [--enable]
-                           add a model (disabled unless --enable); chat prices are per million tokens
-  models set <id> <key=value>…  change fields (price.credits=4 enabled=false options.seed=true names.de=…)
+             [--output-credits <n>] [--enable] [--no-schema]
+                           add a model (disabled unless --enable); fal, Replicate and OpenAI-compatible models
+                           are read from the provider's schema (their settings, limits and tools) unless
+                           --no-schema; chat prices are per million tokens
+  models set <id> <key=value>…  change fields (price.credits=4 price.multipliers.resolution.1080p=2
+                           price.minimum=5 enabled=false options.seed=true names.de=…)
+  models test <id>         generate once with each of its providers now (a real, paid call) and say if it works
   models enable|disable <id>    offer it, or stop offering it everywhere
   models remove <id>       remove an added model (a built-in one goes back to its built-in definition)
   models export            print the whole catalog as JSON
@@ -255,6 +309,7 @@ export const modelsCommand: AdminCommand = {
           tools: { type: "string" },
           connection: { type: "string" },
           enable: { type: "boolean" },
+          "no-schema": { type: "boolean" },
         });
         if ("error" in parsed) return fail(parsed.error);
         const { values, positionals } = parsed;
@@ -277,14 +332,9 @@ export const modelsCommand: AdminCommand = {
         const unitName = values.unit as string | undefined;
         if (unitName !== undefined && !Object.hasOwn(UNITS, unitName)) return fail("--unit is image, video or second.");
         const unit = unitName === undefined ? undefined : UNITS[unitName as keyof typeof UNITS];
-        const kindName =
-          (values.kind as string | undefined) ?? (unit === undefined || unit === "image" ? "image" : "video");
-        if (!["image", "video", "chat"].includes(kindName)) return fail("--kind is image, video or chat.");
-        const kind = kindName as "image" | "video" | "chat";
-        if ((kind === "image" && unit !== undefined && unit !== "image") || (kind === "video" && unit === "image"))
-          return fail(`A ${kind} model is not priced per ${unitName}.`);
-        if (!providerDefinition(provider).capabilities.includes(kind as Capability))
-          return refused(`${provider} has no ${kind} models.\n`);
+        const kindGiven = values.kind as string | undefined;
+        if (kindGiven !== undefined && !["image", "video", "chat"].includes(kindGiven))
+          return fail("--kind is image, video or chat.");
         const tools = (values.tools as string | undefined)?.split(",").map((t) => t.trim());
         if (tools && !tools.every((t) => (GENERATION_TOOLS as readonly string[]).includes(t)))
           return fail(`--tools takes ${GENERATION_TOOLS.join(", ")}.`);
@@ -297,31 +347,76 @@ export const modelsCommand: AdminCommand = {
           !models.connections().some((c) => c.id === connection && c.provider === provider)
         )
           return refused(`No ${provider} connection ${connection} (npm run admin -- connections list).\n`);
-        return refusing(async () => {
-          const added = await addModel({
-            db: await ctx.db(),
-            env,
+
+        // A provider that publishes its models' schemas: the model as the console would propose it.
+        const readsSchema =
+          providerDefinition(provider).describe !== undefined && kindGiven !== "chat" && !values["no-schema"];
+        let definition: Record<string, unknown>;
+        let mapped = "";
+        if (readsSchema) {
+          let description: ModelDescription;
+          try {
+            description = await describeModel(
+              {
+                connections: models,
+                provider,
+                connection,
+                model,
+                ...(kindGiven ? { kind: kindGiven as "image" | "video" } : {}),
+              },
+              AbortSignal.timeout(DESCRIBE_TIMEOUT_MS + 5_000),
+            );
+          } catch (error) {
+            if (!(error instanceof DescribeRefusal)) throw error;
+            return refused(
+              `Could not read ${provider}:${model}'s schema: ${error.message}.\n` +
+                `Add it with the common settings only with --no-schema.\n`,
+            );
+          }
+          if (unit === "image" && description.kind === "video") return fail("A video model is not priced per image.");
+          if (unit !== undefined && unit !== "image" && description.kind === "image")
+            return fail(`An image model is not priced per ${unitName}.`);
+          if (description.unmet.length > 0 && values.enable)
+            return refused(`${provider}:${model} cannot be offered yet: ${description.unmet.join("; ")}.\n`);
+          const proposed = proposeDefinition(description, {
+            credits,
+            unit,
             id,
-            actor: CLI_ACTOR,
-            definition: newModelDefinition({
-              kind,
-              provider,
-              model,
-              name: values.name as string | undefined,
-              credits,
-              outputCredits,
-              unit,
-              tools: tools as GenerationTool[] | undefined,
-              connection,
-              enabled: Boolean(values.enable),
-            }),
+            name: values.name as string | undefined,
+            enable: Boolean(values.enable),
+            connection,
+          }).definition as Record<string, unknown>;
+          if (tools) proposed.tools = tools;
+          definition = proposed;
+          mapped = describeMapping(description);
+        } else {
+          const kindName = kindGiven ?? (unit === undefined || unit === "image" ? "image" : "video");
+          const kind = kindName as "image" | "video" | "chat";
+          if ((kind === "image" && unit !== undefined && unit !== "image") || (kind === "video" && unit === "image"))
+            return fail(`A ${kind} model is not priced per ${unitName}.`);
+          if (!providerDefinition(provider).capabilities.includes(kind as Capability))
+            return refused(`${provider} has no ${kind} models.\n`);
+          definition = newModelDefinition({
+            kind,
+            provider,
+            model,
+            name: values.name as string | undefined,
+            credits,
+            outputCredits,
+            unit,
+            tools: tools as GenerationTool[] | undefined,
+            connection,
+            enabled: Boolean(values.enable),
           });
+        }
+        return refusing(async () => {
+          const added = await addModel({ db: await ctx.db(), env, id, actor: CLI_ACTOR, definition });
           await models.refresh();
           const entry = models.entry(id);
           const offered = entry?.state === "on";
           return ok(
             `${added.id}\n`,
-            `Added ${added.id} (${added.name}), ${priceText(added)}, ${
+            `${mapped}Added ${added.id} (${added.name}), ${priceText(added)}, ${
               offered
                 ? "offered now"
                 : !added.enabled
@@ -354,6 +449,35 @@ export const modelsCommand: AdminCommand = {
           await models.refresh();
           return ok("", changed ? `${id} changed.\n` : `${id} already had these values.\n`);
         });
+      }
+      case "test": {
+        const [id, ...extra] = rest;
+        if (!id || extra.length > 0) return fail("Usage: models test <id>");
+        const { models } = await catalogOf(ctx);
+        if (!models.entry(id)) return refused(`No model ${id} (npm run admin -- models list).\n`);
+        if (!models.anyMedia(id))
+          return refused(`${id} cannot be tested: it is a chat model, or no connection can serve it.\n`);
+        const db = await ctx.db();
+        const started = await startModelCheck({ db, models, modelId: id, actor: CLI_ACTOR });
+        if ("refused" in started)
+          return refused(
+            started.refused === "running"
+              ? `A test of ${id} is still running.\n`
+              : `${id} cannot be tested: no connection can serve it.\n`,
+          );
+        const logger = pino({ level: "silent" });
+        for (const checkId of started.checkIds) await runModelCheck({ db, models, logger }, { checkId });
+        const results = (await latestModelChecks({ db, models })).filter((c) => c.modelId === id);
+        const lines = results.map(
+          (c) =>
+            `${c.provider} (${models.anyMedia(id)?.bindings[c.binding]?.model ?? "?"}): ${
+              c.status === "succeeded"
+                ? `works, ${((c.durationMs ?? 0) / 1000).toFixed(1)} s`
+                : `${c.errorCode}: ${c.detail}`
+            }`,
+        );
+        const works = results.length > 0 && results.every((c) => c.status === "succeeded");
+        return works ? ok(`${lines.join("\n")}\n`) : { stdout: `${lines.join("\n")}\n`, stderr: "", code: 1 };
       }
       case "enable":
       case "disable": {

@@ -18,9 +18,13 @@ const USAGE = `Usage: npm run admin -- <command> <email>
   models list [--json]     every model of the catalog, built-in and added, offered or not
   models add <provider>:<provider-model-id> --credits <n> [--unit image|video|second] [--kind image|video|chat]
              [--id <id>] [--name <name>] [--tools text-to-image,image-to-image] [--connection <id>]
-             [--output-credits <n>] [--enable]
-                           add a model (disabled unless --enable); chat prices are per million tokens
-  models set <id> <key=value>…  change fields (price.credits=4 enabled=false options.seed=true names.de=…)
+             [--output-credits <n>] [--enable] [--no-schema]
+                           add a model (disabled unless --enable); fal, Replicate and OpenAI-compatible models
+                           are read from the provider's schema (their settings, limits and tools) unless
+                           --no-schema; chat prices are per million tokens
+  models set <id> <key=value>…  change fields (price.credits=4 price.multipliers.resolution.1080p=2
+                           price.minimum=5 enabled=false options.seed=true names.de=…)
+  models test <id>         generate once with each of its providers now (a real, paid call) and say if it works
   models enable|disable <id>    offer it, or stop offering it everywhere
   models remove <id>       remove an added model (a built-in one goes back to its built-in definition)
   models export            print the whole catalog as JSON

@@ -135,6 +135,8 @@ describe.each(backends)("models' own settings and price formulas on $name", (bac
   const submit = (userId: string, input: object) => submitGeneration(deps(), { user: { id: userId }, input });
   const held = async (id: string) =>
     (await db().select({ held: generation.creditsHeld }).from(generation).where(eq(generation.id, id)))[0]!.held;
+  const calls = (endpoint: string) =>
+    fal.requests.filter((r) => r.method === "POST" && r.path.endsWith(endpoint)).length;
   const lastBody = (endpoint: string) =>
     fal.requests.filter((r) => r.method === "POST" && r.path.endsWith(endpoint)).at(-1)?.body as Record<
       string,
@@ -154,13 +156,16 @@ describe.each(backends)("models' own settings and price formulas on $name", (bac
     });
     // 2 credits × 2 images × 2 (50 steps).
     expect(await held(id)).toBe(8);
+    const before = calls("fal-ai/flux/dev");
     await runGeneration(deps(), { generationId: id });
+    // fal's model makes one image a call: two calls of one image each, never two of two.
+    expect(calls("fal-ai/flux/dev") - before).toBe(2);
     const [row] = await db().select().from(generation).where(eq(generation.id, id));
     expect(row).toMatchObject({ status: "succeeded", creditsCharged: 8 });
     expect(lastBody("fal-ai/flux/dev")).toMatchObject({
       prompt: "a lighthouse in fog",
       image_size: "landscape_16_9",
-      num_images: 2,
+      num_images: 1,
       seed: 42,
       num_inference_steps: 50,
       guidance_scale: 7.5,

@@ -23,7 +23,7 @@ const TEST_PROMPT = "A small red lighthouse on a rocky coast under a clear sky";
 const timeoutOf = (model: CatalogModel) => model.timeoutSeconds * 1000;
 
 export type StartModelCheck =
-  | { started: number }
+  | { started: number; checkIds: string[] }
   /** No provider of the model is configured, or a test of it is still running. */
   | { refused: "noProvider" | "running" };
 
@@ -40,7 +40,8 @@ export async function startModelCheck({
   actor,
 }: {
   db: Db;
-  boss: PgBoss;
+  /** The queue that runs the tests; without one (the command line) the caller runs them (`runModelCheck`). */
+  boss?: PgBoss;
   models: ModelRegistry;
   modelId: string;
   actor: AdminActor;
@@ -50,7 +51,7 @@ export async function startModelCheck({
   // One test per connection the model runs on now.
   const bindings = model.bindings.map((binding, index) => ({ binding, index }));
   if (bindings.length === 0) return { refused: "noProvider" };
-  await warmQueue(boss, MODEL_CHECK_QUEUE);
+  if (boss) await warmQueue(boss, MODEL_CHECK_QUEUE);
   const since = new Date(Date.now() - timeoutOf(model));
   return db.transaction(async (tx) => {
     // One test of a model at a time: the lock makes two concurrent requests take turns at this check.
@@ -63,6 +64,7 @@ export async function startModelCheck({
       )
       .limit(1);
     if (running) return { refused: "running" } as const;
+    const checkIds: string[] = [];
     for (const { binding, index } of bindings) {
       const [row] = await tx
         .insert(modelCheck)
@@ -75,11 +77,13 @@ export async function startModelCheck({
           actor: actor.label,
         })
         .returning({ id: modelCheck.id });
-      await sendInTx(boss, tx, MODEL_CHECK_QUEUE, { checkId: row!.id } satisfies ModelCheckJob, {
-        id: row!.id,
-        retryLimit: 0,
-        expireInSeconds: Math.ceil(timeoutOf(model) / 1000) + 120,
-      });
+      checkIds.push(row!.id);
+      if (boss)
+        await sendInTx(boss, tx, MODEL_CHECK_QUEUE, { checkId: row!.id } satisfies ModelCheckJob, {
+          id: row!.id,
+          retryLimit: 0,
+          expireInSeconds: Math.ceil(timeoutOf(model) / 1000) + 120,
+        });
     }
     await recordAdminAction(tx, actor, {
       action: "models.check",
@@ -88,7 +92,7 @@ export async function startModelCheck({
       targetLabel: model.name,
       after: { providers: bindings.map(({ binding }) => binding.provider) },
     });
-    return { started: bindings.length };
+    return { started: bindings.length, checkIds };
   });
 }
 
