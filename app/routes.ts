@@ -52,6 +52,7 @@ export default [
         route("generations", "routes/user/admin/generations.tsx"),
         route("generations/:id", "routes/user/admin/generation.tsx"),
         route("models", "routes/user/admin/models.tsx"),
+        route("models/add", "routes/user/admin/model-add.tsx"),
         route("models/:id", "routes/user/admin/model.tsx"),
         route("connections", "routes/user/admin/connections.tsx"),
         route("codes", "routes/user/admin/codes.tsx"),

@@ -87,8 +87,150 @@ export type ModelSnapshot = Pick<
 const IMAGE_RATIOS = IMAGE_ASPECT_RATIOS;
 
 /**
+ * fal's named image sizes (`image_size`) for Atelier's ratios, as fal's text-to-image models declare them:
+ * square_hd, landscape_4_3, portrait_4_3, landscape_16_9, portrait_16_9.
+ */
+const FAL_IMAGE_SIZES = {
+  "1:1": "square_hd",
+  "4:3": "landscape_4_3",
+  "3:4": "portrait_4_3",
+  "16:9": "landscape_16_9",
+  "9:16": "portrait_16_9",
+} as const;
+
+/** The safety tolerance of BFL's FLUX models on fal: "1" strictest to "6" most permissive. */
+const safetyTolerance = (defaultValue: string): ParameterField => ({
+  name: "safety_tolerance",
+  type: "string",
+  label: "Safety tolerance",
+  description: "1 is the strictest, 6 the most permissive.",
+  default: defaultValue,
+  choices: ["1", "2", "3", "4", "5", "6"],
+});
+
+const safetyChecker = (defaultValue: boolean): ParameterField => ({
+  name: "enable_safety_checker",
+  type: "boolean",
+  label: "Safety checker",
+  default: defaultValue,
+});
+
+const enhancePrompt: ParameterField = {
+  name: "enhance_prompt",
+  type: "boolean",
+  label: "Enhance prompt",
+  description: "Let the model rewrite the prompt for better results.",
+  default: false,
+};
+
+const jpegOrPng: ParameterField = {
+  name: "output_format",
+  type: "string",
+  label: "Output format",
+  default: "jpeg",
+  choices: ["jpeg", "png"],
+};
+
+/** Recraft V3's styles on fal (its `style` choices); the vector ones cost twice as much. */
+const RECRAFT_STYLES = [
+  "any",
+  "realistic_image",
+  "digital_illustration",
+  "vector_illustration",
+  "realistic_image/b_and_w",
+  "realistic_image/hard_flash",
+  "realistic_image/hdr",
+  "realistic_image/natural_light",
+  "realistic_image/studio_portrait",
+  "realistic_image/enterprise",
+  "realistic_image/motion_blur",
+  "realistic_image/evening_light",
+  "realistic_image/faded_nostalgia",
+  "realistic_image/forest_life",
+  "realistic_image/mystic_naturalism",
+  "realistic_image/natural_tones",
+  "realistic_image/organic_calm",
+  "realistic_image/real_life_glow",
+  "realistic_image/retro_realism",
+  "realistic_image/retro_snapshot",
+  "realistic_image/urban_drama",
+  "realistic_image/village_realism",
+  "realistic_image/warm_folk",
+  "digital_illustration/pixel_art",
+  "digital_illustration/hand_drawn",
+  "digital_illustration/grain",
+  "digital_illustration/infantile_sketch",
+  "digital_illustration/2d_art_poster",
+  "digital_illustration/handmade_3d",
+  "digital_illustration/hand_drawn_outline",
+  "digital_illustration/engraving_color",
+  "digital_illustration/2d_art_poster_2",
+  "digital_illustration/antiquarian",
+  "digital_illustration/bold_fantasy",
+  "digital_illustration/child_book",
+  "digital_illustration/child_books",
+  "digital_illustration/cover",
+  "digital_illustration/crosshatch",
+  "digital_illustration/digital_engraving",
+  "digital_illustration/expressionism",
+  "digital_illustration/freehand_details",
+  "digital_illustration/grain_20",
+  "digital_illustration/graphic_intensity",
+  "digital_illustration/hard_comics",
+  "digital_illustration/long_shadow",
+  "digital_illustration/modern_folk",
+  "digital_illustration/multicolor",
+  "digital_illustration/neon_calm",
+  "digital_illustration/noir",
+  "digital_illustration/nostalgic_pastel",
+  "digital_illustration/outline_details",
+  "digital_illustration/pastel_gradient",
+  "digital_illustration/pastel_sketch",
+  "digital_illustration/pop_art",
+  "digital_illustration/pop_renaissance",
+  "digital_illustration/street_art",
+  "digital_illustration/tablet_sketch",
+  "digital_illustration/urban_glow",
+  "digital_illustration/urban_sketching",
+  "digital_illustration/vanilla_dreams",
+  "digital_illustration/young_adult_book",
+  "digital_illustration/young_adult_book_2",
+  "vector_illustration/bold_stroke",
+  "vector_illustration/chemistry",
+  "vector_illustration/colored_stencil",
+  "vector_illustration/contour_pop_art",
+  "vector_illustration/cosmics",
+  "vector_illustration/cutout",
+  "vector_illustration/depressive",
+  "vector_illustration/editorial",
+  "vector_illustration/emotional_flat",
+  "vector_illustration/infographical",
+  "vector_illustration/marker_outline",
+  "vector_illustration/mosaic",
+  "vector_illustration/naivector",
+  "vector_illustration/roundish_flat",
+  "vector_illustration/segmented_colors",
+  "vector_illustration/sharp_contrast",
+  "vector_illustration/thin",
+  "vector_illustration/vector_photo",
+  "vector_illustration/vivid_shapes",
+  "vector_illustration/engraving",
+  "vector_illustration/line_art",
+  "vector_illustration/line_circuit",
+  "vector_illustration/linocut",
+];
+const RECRAFT_VECTOR = Object.fromEntries(
+  RECRAFT_STYLES.filter((s) => s.startsWith("vector_illustration")).map((s) => [s, 2]),
+);
+
+/**
  * The built-in catalog: the seed the operators' changes and added models are merged over (by id). A model is offered
  * only when at least one of its providers has a connection that can serve.
+ *
+ * Provider ids, input fields, choices and defaults are the providers' own, from the pages named with each model. A
+ * model's `parameters` go to every one of its bindings, so a model on two providers declares only the settings both
+ * take. Counts above one are made by the AI SDK as parallel calls of one image each, so no mapping names a count
+ * field. Prices: 1 credit is about US$0.01; `cost` is what the provider charges per unit in US$.
  */
 export const modelCatalog: CatalogModel<Binding>[] = [
   {
@@ -123,17 +265,41 @@ export const modelCatalog: CatalogModel<Binding>[] = [
     timeoutSeconds: 180,
     offline: true,
   },
+  // OpenAI Images API, POST /v1/images/generations (platform.openai.com/docs/api-reference/images/create): quality
+  // auto|low|medium|high, background auto|transparent|opaque, moderation auto|low. A 1024x1024 image costs about
+  // $0.011 (low), $0.042 (medium) and $0.167 (high); "auto" is priced as medium.
   {
     id: "gpt-image-1",
     name: "GPT Image 1",
     kind: "image",
     tools: ["text-to-image", "image-to-image"],
     bindings: [{ provider: "openai", model: "gpt-image-1" }],
-    price: { unit: "image", credits: 8 },
+    price: { unit: "image", credits: 8, multipliers: { quality: { low: 0.25, high: 4 } } },
+    cost: 0.042,
     options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: false, strength: false },
+    parameters: [
+      {
+        name: "quality",
+        type: "string",
+        label: "Quality",
+        default: "auto",
+        choices: ["auto", "low", "medium", "high"],
+      },
+      {
+        name: "background",
+        type: "string",
+        label: "Background",
+        description: "Transparent gives a PNG with an alpha channel.",
+        default: "auto",
+        choices: ["auto", "transparent", "opaque"],
+      },
+      { name: "moderation", type: "string", label: "Moderation", default: "auto", choices: ["auto", "low"] },
+    ],
     expectedSeconds: 40,
     timeoutSeconds: 240,
   },
+  // OpenAI Images API (platform.openai.com/docs/api-reference/images/create): dall-e-3 takes one image a request and
+  // style vivid|natural; $0.04 a standard 1024x1024 image.
   {
     id: "dall-e-3",
     name: "DALL·E 3",
@@ -141,6 +307,7 @@ export const modelCatalog: CatalogModel<Binding>[] = [
     tools: ["text-to-image"],
     bindings: [{ provider: "openai", model: "dall-e-3" }],
     price: { unit: "image", credits: 6 },
+    cost: 0.04,
     options: {
       aspectRatios: ["1:1", "16:9", "9:16"],
       maxCount: 1,
@@ -148,47 +315,338 @@ export const modelCatalog: CatalogModel<Binding>[] = [
       seed: false,
       strength: false,
     },
+    parameters: [{ name: "style", type: "string", label: "Style", default: "vivid", choices: ["vivid", "natural"] }],
     expectedSeconds: 20,
     timeoutSeconds: 180,
   },
+  // fal: fal.ai/models/fal-ai/flux/schnell/api ($0.003 per megapixel). Replicate:
+  // replicate.com/black-forest-labs/flux-schnell/api (num_inference_steps 1–4, default 4; $0.003 per image).
   {
     id: "flux-schnell",
     name: "FLUX.1 [schnell]",
     kind: "image",
     tools: ["text-to-image"],
     bindings: [
-      { provider: "fal", model: "fal-ai/flux/schnell" },
-      { provider: "replicate", model: "black-forest-labs/flux-schnell" },
+      {
+        provider: "fal",
+        model: "fal-ai/flux/schnell",
+        mapping: { prompt: "prompt", seed: "seed", aspectRatio: { field: "image_size", values: FAL_IMAGE_SIZES } },
+      },
+      {
+        provider: "replicate",
+        model: "black-forest-labs/flux-schnell",
+        mapping: { prompt: "prompt", seed: "seed", aspectRatio: { field: "aspect_ratio" } },
+      },
     ],
     price: { unit: "image", credits: 1 },
+    cost: 0.003,
     options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    parameters: [
+      {
+        name: "num_inference_steps",
+        type: "integer",
+        label: "Steps",
+        description: "More steps, more detail; 4 is recommended.",
+        default: 4,
+        minimum: 1,
+        maximum: 4,
+      },
+    ],
     expectedSeconds: 4,
     timeoutSeconds: 120,
   },
+  // fal: fal.ai/models/fal-ai/flux/dev/api and fal.ai/models/fal-ai/flux/dev/image-to-image/api ($0.025 per
+  // megapixel). Replicate: replicate.com/black-forest-labs/flux-dev/api (image-to-image through `image` and
+  // `prompt_strength`). Steps: 1–50, default 28 on both.
   {
     id: "flux-dev",
     name: "FLUX.1 [dev]",
     kind: "image",
     tools: ["text-to-image", "image-to-image"],
     bindings: [
-      { provider: "fal", model: "fal-ai/flux/dev", imageToImageModel: "fal-ai/flux/dev/image-to-image" },
-      { provider: "replicate", model: "black-forest-labs/flux-dev" },
+      {
+        provider: "fal",
+        model: "fal-ai/flux/dev",
+        imageToImageModel: "fal-ai/flux/dev/image-to-image",
+        mapping: {
+          prompt: "prompt",
+          seed: "seed",
+          aspectRatio: { field: "image_size", values: FAL_IMAGE_SIZES },
+          inputImage: { field: "image_url" },
+          strength: "strength",
+        },
+      },
+      {
+        provider: "replicate",
+        model: "black-forest-labs/flux-dev",
+        mapping: {
+          prompt: "prompt",
+          seed: "seed",
+          aspectRatio: { field: "aspect_ratio" },
+          inputImage: { field: "image" },
+          strength: "prompt_strength",
+        },
+      },
     ],
     price: { unit: "image", credits: 3 },
+    cost: 0.025,
     options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: true },
+    parameters: [
+      { name: "num_inference_steps", type: "integer", label: "Steps", default: 28, minimum: 1, maximum: 50 },
+    ],
     expectedSeconds: 10,
     timeoutSeconds: 180,
   },
+  // fal: fal.ai/models/fal-ai/flux-pro/v1.1/api ($0.04 per megapixel).
+  {
+    id: "flux-1-1-pro",
+    name: "FLUX1.1 [pro]",
+    kind: "image",
+    tools: ["text-to-image"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/flux-pro/v1.1",
+        mapping: { prompt: "prompt", seed: "seed", aspectRatio: { field: "image_size", values: FAL_IMAGE_SIZES } },
+      },
+    ],
+    price: { unit: "image", credits: 5 },
+    cost: 0.04,
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    parameters: [safetyTolerance("2"), enhancePrompt, jpegOrPng],
+    expectedSeconds: 8,
+    timeoutSeconds: 180,
+  },
+  // fal: fal.ai/models/fal-ai/flux-pro/kontext/text-to-image/api and, to edit a picture as the prompt says,
+  // fal.ai/models/fal-ai/flux-pro/kontext/api (its `image_url` is required; $0.04 per image).
+  {
+    id: "flux-kontext-pro",
+    name: "FLUX.1 Kontext [pro]",
+    kind: "image",
+    tools: ["text-to-image", "image-to-image"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/flux-pro/kontext/text-to-image",
+        imageToImageModel: "fal-ai/flux-pro/kontext",
+        mapping: {
+          prompt: "prompt",
+          seed: "seed",
+          aspectRatio: { field: "aspect_ratio" },
+          inputImage: { field: "image_url" },
+        },
+      },
+    ],
+    price: { unit: "image", credits: 5 },
+    cost: 0.04,
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    parameters: [
+      { name: "guidance_scale", type: "number", label: "Guidance", default: 3.5, minimum: 1, maximum: 20 },
+      safetyTolerance("2"),
+      enhancePrompt,
+      jpegOrPng,
+    ],
+    expectedSeconds: 10,
+    timeoutSeconds: 180,
+  },
+  // fal: fal.ai/models/fal-ai/flux-2-pro/api (safety_tolerance "1"–"5"; priced by megapixel, from $0.03 an image).
+  {
+    id: "flux-2-pro",
+    name: "FLUX.2 [pro]",
+    kind: "image",
+    tools: ["text-to-image"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/flux-2-pro",
+        mapping: { prompt: "prompt", seed: "seed", aspectRatio: { field: "image_size", values: FAL_IMAGE_SIZES } },
+      },
+    ],
+    price: { unit: "image", credits: 4 },
+    cost: 0.03,
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    parameters: [
+      {
+        name: "safety_tolerance",
+        type: "string",
+        label: "Safety tolerance",
+        description: "1 is the strictest, 5 the most permissive.",
+        default: "2",
+        choices: ["1", "2", "3", "4", "5"],
+      },
+      safetyChecker(true),
+      jpegOrPng,
+    ],
+    expectedSeconds: 12,
+    timeoutSeconds: 180,
+  },
+  // Replicate: replicate.com/black-forest-labs/flux-1.1-pro-ultra/api (aspect_ratio 21:9…9:21, safety_tolerance 1–6,
+  // raw, output_format jpg|png; up to 4 megapixels; $0.06 an image).
+  {
+    id: "flux-1-1-pro-ultra",
+    name: "FLUX1.1 [pro] ultra",
+    kind: "image",
+    tools: ["text-to-image"],
+    bindings: [
+      {
+        provider: "replicate",
+        model: "black-forest-labs/flux-1.1-pro-ultra",
+        mapping: { prompt: "prompt", seed: "seed", aspectRatio: { field: "aspect_ratio" } },
+      },
+    ],
+    price: { unit: "image", credits: 8 },
+    cost: 0.06,
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    parameters: [
+      {
+        name: "raw",
+        type: "boolean",
+        label: "Raw",
+        description: "Less processed, more natural-looking images.",
+        default: false,
+      },
+      {
+        name: "safety_tolerance",
+        type: "integer",
+        label: "Safety tolerance",
+        description: "1 is the strictest, 6 the most permissive.",
+        default: 2,
+        minimum: 1,
+        maximum: 6,
+      },
+      { name: "output_format", type: "string", label: "Output format", default: "jpg", choices: ["jpg", "png"] },
+    ],
+    expectedSeconds: 15,
+    timeoutSeconds: 180,
+  },
+  // fal: fal.ai/models/fal-ai/bytedance/seedream/v4/text-to-image/api ($0.03 per image; `image_size` between 960x960
+  // and 4096x4096 pixels in all, so sent as width and height at about a megapixel).
+  {
+    id: "seedream-4",
+    name: "Seedream 4.0",
+    kind: "image",
+    tools: ["text-to-image"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/bytedance/seedream/v4/text-to-image",
+        mapping: { prompt: "prompt", seed: "seed", aspectRatio: { field: "image_size", sizeObject: true } },
+      },
+    ],
+    price: { unit: "image", credits: 4 },
+    cost: 0.03,
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    parameters: [
+      safetyChecker(true),
+      {
+        name: "enhance_prompt_mode",
+        type: "string",
+        label: "Prompt enhancement",
+        description: "Standard gives better results, fast takes less time.",
+        default: "standard",
+        choices: ["standard", "fast"],
+      },
+    ],
+    expectedSeconds: 15,
+    timeoutSeconds: 180,
+  },
+  // fal: fal.ai/models/fal-ai/ideogram/v3/api (rendering_speed TURBO|BALANCED|QUALITY; about $0.03, $0.06 and $0.09
+  // an image).
+  {
+    id: "ideogram-3",
+    name: "Ideogram 3.0",
+    kind: "image",
+    tools: ["text-to-image"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/ideogram/v3",
+        mapping: {
+          prompt: "prompt",
+          negativePrompt: "negative_prompt",
+          seed: "seed",
+          aspectRatio: { field: "image_size", values: FAL_IMAGE_SIZES },
+        },
+      },
+    ],
+    price: { unit: "image", credits: 8, multipliers: { rendering_speed: { TURBO: 0.5, QUALITY: 1.5 } } },
+    cost: 0.06,
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: true, seed: true, strength: false },
+    parameters: [
+      {
+        name: "rendering_speed",
+        type: "string",
+        label: "Rendering speed",
+        default: "BALANCED",
+        choices: ["TURBO", "BALANCED", "QUALITY"],
+      },
+      {
+        name: "expand_prompt",
+        type: "boolean",
+        label: "Magic prompt",
+        description: "Let Ideogram expand the prompt.",
+        default: true,
+      },
+      { name: "style", type: "string", label: "Style", choices: ["AUTO", "GENERAL", "REALISTIC", "DESIGN"] },
+    ],
+    expectedSeconds: 15,
+    timeoutSeconds: 180,
+  },
+  // fal: fal.ai/models/fal-ai/recraft/v3/text-to-image/api (about $0.04 an image; "vector images cost 2X as much").
+  {
+    id: "recraft-3",
+    name: "Recraft V3",
+    kind: "image",
+    tools: ["text-to-image"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/recraft/v3/text-to-image",
+        mapping: { prompt: "prompt", aspectRatio: { field: "image_size", values: FAL_IMAGE_SIZES } },
+      },
+    ],
+    price: { unit: "image", credits: 5, multipliers: { style: RECRAFT_VECTOR } },
+    cost: 0.04,
+    options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: false, strength: false },
+    parameters: [
+      { name: "style", type: "string", label: "Style", default: "realistic_image", choices: RECRAFT_STYLES },
+      safetyChecker(false),
+    ],
+    expectedSeconds: 15,
+    timeoutSeconds: 180,
+  },
+  // fal: fal.ai/models/fal-ai/kling-video/v2.5-turbo/pro/text-to-video/api (duration "5"|"10", aspect_ratio
+  // 16:9|9:16|1:1; about $0.07 a second). Replicate: replicate.com/kwaivgi/kling-v2.5-turbo-pro/api (duration 5|10 as
+  // an integer). The fal-only cfg_scale is left out: settings go to both providers.
   {
     id: "kling-video",
     name: "Kling 2.5 Turbo",
     kind: "video",
     tools: ["text-to-video"],
     bindings: [
-      { provider: "fal", model: "fal-ai/kling-video/v2.5-turbo/pro/text-to-video" },
-      { provider: "replicate", model: "kwaivgi/kling-v2.5-turbo-pro" },
+      {
+        provider: "fal",
+        model: "fal-ai/kling-video/v2.5-turbo/pro/text-to-video",
+        mapping: {
+          prompt: "prompt",
+          negativePrompt: "negative_prompt",
+          aspectRatio: { field: "aspect_ratio" },
+          duration: { field: "duration", as: "string" },
+        },
+      },
+      {
+        provider: "replicate",
+        model: "kwaivgi/kling-v2.5-turbo-pro",
+        mapping: {
+          prompt: "prompt",
+          negativePrompt: "negative_prompt",
+          aspectRatio: { field: "aspect_ratio" },
+          duration: { field: "duration", as: "integer" },
+        },
+      },
     ],
-    price: { unit: "videoSecond", credits: 6 },
+    price: { unit: "videoSecond", credits: 8 },
+    cost: 0.07,
     options: {
       aspectRatios: VIDEO_ASPECT_RATIOS,
       maxCount: 1,
@@ -201,6 +659,226 @@ export const modelCatalog: CatalogModel<Binding>[] = [
     expectedSeconds: 180,
     timeoutSeconds: 900,
   },
+  // fal: fal.ai/models/fal-ai/kling-video/v2.6/pro/text-to-video/api (duration "5"|"10", aspect_ratio 16:9|9:16|1:1,
+  // generate_audio on by default, cfg_scale 0.5). About $0.07 a second, twice that with sound.
+  {
+    id: "kling-2-6",
+    name: "Kling 2.6 Pro",
+    kind: "video",
+    tools: ["text-to-video"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/kling-video/v2.6/pro/text-to-video",
+        mapping: {
+          prompt: "prompt",
+          negativePrompt: "negative_prompt",
+          aspectRatio: { field: "aspect_ratio" },
+          duration: { field: "duration", as: "string" },
+          audio: "generate_audio",
+        },
+      },
+    ],
+    price: { unit: "videoSecond", credits: 8, multipliers: { audio: { true: 2 } } },
+    cost: 0.07,
+    options: {
+      aspectRatios: VIDEO_ASPECT_RATIOS,
+      maxCount: 1,
+      durations: VIDEO_DURATIONS,
+      styles: VIDEO_STYLES,
+      negativePrompt: true,
+      seed: false,
+      strength: false,
+      audio: true,
+    },
+    parameters: [
+      {
+        name: "cfg_scale",
+        type: "number",
+        label: "Prompt adherence",
+        description: "Higher follows the prompt more closely, lower leaves the model more freedom.",
+        default: 0.5,
+        minimum: 0,
+        maximum: 1,
+      },
+    ],
+    expectedSeconds: 180,
+    timeoutSeconds: 900,
+  },
+  // fal: fal.ai/models/fal-ai/minimax/hailuo-2.3/standard/text-to-video/api: 768p clips of "6" or "10" seconds and
+  // no aspect ratio (16:9); only the 10-second one is one of Atelier's lengths. About $0.56 a 10-second clip.
+  {
+    id: "hailuo-2-3",
+    name: "Hailuo 2.3",
+    kind: "video",
+    tools: ["text-to-video"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/minimax/hailuo-2.3/standard/text-to-video",
+        mapping: { prompt: "prompt", duration: { field: "duration", as: "string" } },
+      },
+    ],
+    price: { unit: "video", credits: 70 },
+    cost: 0.56,
+    options: {
+      aspectRatios: ["16:9"],
+      maxCount: 1,
+      durations: [10],
+      styles: VIDEO_STYLES,
+      negativePrompt: false,
+      seed: false,
+      strength: false,
+    },
+    parameters: [
+      {
+        name: "prompt_optimizer",
+        type: "boolean",
+        label: "Prompt optimizer",
+        description: "Let the model rewrite the prompt.",
+        default: true,
+      },
+    ],
+    expectedSeconds: 240,
+    timeoutSeconds: 900,
+  },
+  // fal: fal.ai/models/fal-ai/bytedance/seedance/v1.5/pro/text-to-video/api (resolution 480p|720p|1080p, duration
+  // "4"–"12", generate_audio, camera_fixed). Priced per second at 720p with sound (about $0.05 a second), half that
+  // without sound or at 480p, 2.25 times at 1080p.
+  {
+    id: "seedance-1-5-pro",
+    name: "Seedance 1.5 Pro",
+    kind: "video",
+    tools: ["text-to-video"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/bytedance/seedance/v1.5/pro/text-to-video",
+        options: { resolution: "720p" },
+        mapping: {
+          prompt: "prompt",
+          seed: "seed",
+          aspectRatio: { field: "aspect_ratio" },
+          duration: { field: "duration", as: "string" },
+          resolution: "resolution",
+          audio: "generate_audio",
+        },
+      },
+    ],
+    price: {
+      unit: "videoSecond",
+      credits: 7,
+      multipliers: { resolution: { "480p": 0.5, "1080p": 2.25 }, audio: { false: 0.5 } },
+    },
+    cost: 0.052,
+    options: {
+      aspectRatios: VIDEO_ASPECT_RATIOS,
+      maxCount: 1,
+      durations: VIDEO_DURATIONS,
+      styles: VIDEO_STYLES,
+      negativePrompt: false,
+      seed: true,
+      strength: false,
+      resolutions: ["720p", "480p", "1080p"],
+      audio: true,
+    },
+    parameters: [{ name: "camera_fixed", type: "boolean", label: "Fixed camera", default: false }, safetyChecker(true)],
+    expectedSeconds: 120,
+    timeoutSeconds: 900,
+  },
+  // fal: fal.ai/models/fal-ai/wan-25-preview/text-to-video/api (duration "5"|"10", resolution 480p|720p|1080p,
+  // aspect_ratio 16:9|9:16|1:1, negative_prompt up to 500 characters). $0.05, $0.10 and $0.15 a second at 480p, 720p
+  // and 1080p; sent at 720p unless another resolution is asked for (fal's own default is 1080p).
+  {
+    id: "wan-2-5",
+    name: "Wan 2.5",
+    kind: "video",
+    tools: ["text-to-video"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/wan-25-preview/text-to-video",
+        options: { resolution: "720p" },
+        mapping: {
+          prompt: "prompt",
+          negativePrompt: "negative_prompt",
+          seed: "seed",
+          aspectRatio: { field: "aspect_ratio" },
+          duration: { field: "duration", as: "string" },
+          resolution: "resolution",
+        },
+      },
+    ],
+    price: { unit: "videoSecond", credits: 13, multipliers: { resolution: { "480p": 0.5, "1080p": 1.5 } } },
+    cost: 0.1,
+    options: {
+      aspectRatios: VIDEO_ASPECT_RATIOS,
+      maxCount: 1,
+      durations: VIDEO_DURATIONS,
+      styles: VIDEO_STYLES,
+      negativePrompt: true,
+      seed: true,
+      strength: false,
+      resolutions: ["720p", "480p", "1080p"],
+    },
+    parameters: [
+      {
+        name: "enable_prompt_expansion",
+        type: "boolean",
+        label: "Prompt expansion",
+        description: "Let the model rewrite short prompts; takes longer.",
+        default: true,
+      },
+      safetyChecker(true),
+    ],
+    expectedSeconds: 180,
+    timeoutSeconds: 900,
+  },
+  // fal: fal.ai/models/fal-ai/luma-dream-machine/ray-2/api (duration "5s"|"9s", resolution 540p|720p|1080p: "720p
+  // costs 2x more, 1080p costs 4x more"; aspect ratios without 1:1). About $0.50 a 5-second clip at 540p.
+  {
+    id: "luma-ray-2",
+    name: "Luma Ray 2",
+    kind: "video",
+    tools: ["text-to-video"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/luma-dream-machine/ray-2",
+        mapping: {
+          prompt: "prompt",
+          aspectRatio: { field: "aspect_ratio" },
+          duration: { field: "duration", as: "string", suffix: "s" },
+          resolution: "resolution",
+        },
+      },
+    ],
+    price: { unit: "video", credits: 60, multipliers: { resolution: { "720p": 2, "1080p": 4 } } },
+    cost: 0.5,
+    options: {
+      aspectRatios: ["16:9", "9:16"],
+      maxCount: 1,
+      durations: [5],
+      styles: VIDEO_STYLES,
+      negativePrompt: false,
+      seed: false,
+      strength: false,
+      resolutions: ["540p", "720p", "1080p"],
+    },
+    parameters: [
+      {
+        name: "loop",
+        type: "boolean",
+        label: "Loop",
+        description: "Blend the end of the video into its beginning.",
+        default: false,
+      },
+    ],
+    expectedSeconds: 120,
+    timeoutSeconds: 900,
+  },
+  // Google's Gemini API, models/{id}:generateContent with generationConfig.imageConfig.aspectRatio and seed
+  // (ai.google.dev/gemini-api/docs/image-generation); image output is billed as tokens (about $0.039 an image).
   {
     id: "nano-banana-2-1",
     name: "Nano Banana 2.1",
@@ -208,10 +886,12 @@ export const modelCatalog: CatalogModel<Binding>[] = [
     tools: ["text-to-image", "image-to-image"],
     bindings: [{ provider: "google", model: "gemini-nano-banana-2.1" }],
     price: { unit: "image", credits: 3 },
+    cost: 0.039,
     options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
     expectedSeconds: 12,
     timeoutSeconds: 180,
   },
+  // Gemini 3 Pro Image on the Gemini API (ai.google.dev/gemini-api/docs/nanobanana): $0.134 an image at 1K or 2K.
   {
     id: "nano-banana-pro",
     name: "Nano Banana Pro",
@@ -219,10 +899,13 @@ export const modelCatalog: CatalogModel<Binding>[] = [
     tools: ["text-to-image", "image-to-image"],
     bindings: [{ provider: "google", model: "gemini-3-pro-image" }],
     price: { unit: "image", credits: 8 },
+    cost: 0.134,
     options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: false, seed: true, strength: false },
     expectedSeconds: 25,
     timeoutSeconds: 240,
   },
+  // Veo on the Gemini API, models/{id}:predictLongRunning (ai.google.dev/gemini-api/docs/video): aspectRatio 16:9|9:16,
+  // durationSeconds 4|6|8, negativePrompt, seed; billed per second of video.
   {
     id: "veo-3-1",
     name: "Veo 3.1",

@@ -72,6 +72,8 @@ export async function initialSettings(options: {
         count: g.params.count,
         seed: g.params.seed,
         strength: g.params.strength,
+        ...(g.params.resolution !== undefined ? { resolution: g.params.resolution } : {}),
+        ...(g.params.options ? { options: g.params.options } : {}),
         input: g.input ? { assetId: g.input.id, preview: g.input.thumbUrl ?? g.input.url, label: g.prompt } : null,
       };
     }

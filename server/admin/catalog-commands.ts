@@ -243,7 +243,7 @@ function describeMapping(d: ModelDescription): string {
   put("resolution", m.resolution, d.options.resolutions ? ` (${d.options.resolutions.join(", ")})` : "");
   put("audio", m.audio);
   const lines = [
-    `Read ${d.provider}:${d.providerModel}${d.fromSchema ? "'s schema" : ""}: a ${d.kind} model, ${d.tools.join(", ") || "no tool yet"}.`,
+    `Read ${d.provider}:${d.providerModel}${d.fromSchema ? "'s schema" : ""}: ${d.kind === "image" ? "an image" : "a video"} model, ${d.tools.join(", ") || "no tool yet"}.`,
     ...(where.length > 0 ? [`  mapped: ${where.join("; ")}`] : []),
     ...(d.parameters.length > 0
       ? [

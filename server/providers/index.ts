@@ -38,6 +38,8 @@ export interface BindingRun {
   abortSignal: AbortSignal;
   /** Real progress (0–1), from models that report it. */
   onProgress?: (fraction: number) => void;
+  /** How often to ask an asynchronous provider whether a video is ready (default 5 s). */
+  pollIntervalMs?: number;
 }
 
 /**
@@ -72,6 +74,7 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
           params.options,
         ),
       abortSignal: r.abortSignal,
+      pollIntervalMs: r.pollIntervalMs,
     });
   }
   const providerModel =

@@ -236,8 +236,10 @@ describe.each(backends)("models' own settings and price formulas on $name", (bac
       model: "schema-video",
       prompt: "waves",
       duration: 5,
-      resolution: "720p",
     });
+    // No resolution asked for: the model's first, priced and sent as such; no sound unless asked.
     expect(await held(silent.id)).toBe(35);
+    const [queued] = await db().select().from(generation).where(eq(generation.id, silent.id));
+    expect(queued!.params).toMatchObject({ resolution: "720p", audio: false });
   });
 });

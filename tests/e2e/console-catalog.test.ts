@@ -168,7 +168,7 @@ describe("the console's connections and models", () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/user/admin/models/demo-image`);
     await hydrated(page, "form[data-model-form]");
-    await page.locator("input[name=credits]").fill("37");
+    await page.locator("input[name='price.credits']").fill("37");
     await page.getByRole("button", { name: text("en", "admin", "model.save") }).click();
     await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toContain("is saved");
     await expect.poll(priceOf, { timeout: 15_000 }).toBe("37");

@@ -97,7 +97,10 @@ describe("adding models by id on the command line", () => {
     // What the schema gave, shown to the operator.
     expect(added.output).toMatch(/aspect ratio → image_size \(1:1 as square_hd/);
     expect(added.output).toMatch(/count → num_images/);
-    expect(added.output).toMatch(/advanced: .*guidance_scale \(number, default 3\.5\).*num_inference_steps/);
+    expect(added.output).toMatch(/an image model, text-to-image/);
+    expect(added.output).toMatch(
+      /advanced: .*num_inference_steps \(integer, default 28\).*guidance_scale \(number, default 3\.5\)/,
+    );
     expect(added.output).toMatch(/enable_safety_checker/);
     const model = await listed("schema-flux");
     expect(model).toMatchObject({

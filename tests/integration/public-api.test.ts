@@ -144,6 +144,7 @@ describe(`the public API on ${backend}`, () => {
       "/generations/{id}",
       "/generations/{id}/cancel",
       "/images",
+      "/images/quote",
       "/models",
       "/v1/chat/completions",
       "/v1/images/edits",
@@ -154,6 +155,7 @@ describe(`the public API on ${backend}`, () => {
       "/v1/videos/{id}",
       "/v1/videos/{id}/content",
       "/videos",
+      "/videos/quote",
     ]);
     // The OpenAI-compatible API's paths are on the site's origin, not under /api/v1.
     for (const [path, item] of Object.entries(doc.paths))
@@ -285,6 +287,25 @@ describe(`the public API on ${backend}`, () => {
     expect(nowhere.status).toBe(404);
     expect(((await nowhere.json()) as { error: { code: string } }).error.code).toBe("not_found");
     expect(checked).toBeGreaterThan(20);
+  });
+
+  it("quotes a request as creating it would hold it, as documented, holding nothing", async () => {
+    const { secret } = await newKey(bob, "Quotes");
+    const start = (await api(secret, "GET", "/credits")).body as { available: number };
+    const image = await api(secret, "POST", "/images/quote", {
+      body: { model: "demo-image", prompt: "A lighthouse at dusk", count: 3, image_url: "https://example.com/a.png" },
+    });
+    expect(image).toMatchObject({
+      status: 200,
+      body: { object: "quote", model: "demo-image", tool: "image-to-image", credits: 3 },
+    });
+    const video = await api(secret, "POST", "/videos/quote", { body: { model: "demo-video", prompt: "Waves" } });
+    expect(video).toMatchObject({ status: 200, body: { tool: "text-to-video", credits: 5 } });
+    const refused = await api(secret, "POST", "/images/quote", {
+      body: { model: "demo-image", prompt: "x", options: { guidance_scale: 3 } },
+    });
+    expect(refused).toMatchObject({ status: 422, body: { error: { code: "invalid_options" } } });
+    expect(((await api(secret, "GET", "/credits")).body as { available: number }).available).toBe(start.available);
   });
 
   it("refuses missing, unknown, deactivated and deleted keys, and keeps users apart", async () => {

@@ -5,8 +5,10 @@ import { useTranslation } from "react-i18next";
 import { SubmitFooter, useSubmitGeneration } from "#app/components/studio/submit.tsx";
 import { InputImageField, type InputImage } from "#app/components/studio/input-image.tsx";
 import { FailureAlert, ModelSelect, PromptField } from "#app/components/studio/parts.tsx";
+import { AdvancedSettings, ResolutionField, useModelSettings } from "#app/components/studio/model-settings.tsx";
 import type { GenerationView, ModelView } from "#app/lib/generations.ts";
-import { DEFAULT_STRENGTH, MAX_SEED, priceOf, type ImageAspectRatio, type SubmitInput } from "#common/generation.ts";
+import type { ParameterValues } from "#common/model-parameters.ts";
+import { DEFAULT_STRENGTH, MAX_SEED, costOf, type ImageAspectRatio, type SubmitInput } from "#common/generation.ts";
 
 export interface ImageSettings {
   model?: string;
@@ -16,6 +18,9 @@ export interface ImageSettings {
   count?: number;
   seed?: number;
   strength?: number;
+  resolution?: string;
+  /** The model's own settings, as a reused generation ran with them. */
+  options?: ParameterValues;
   input?: InputImage | null;
 }
 
@@ -84,12 +89,15 @@ export function ImageStudioForm({
   const [input, setInput] = useState<InputImage | null>(initial.input ?? null);
   const { submit: send, busy, failure } = useSubmitGeneration(onSubmitted);
   const [missing, setMissing] = useState<{ prompt?: boolean; input?: boolean }>({});
+  const settings = useModelSettings(model, initial);
+  const [badSetting, setBadSetting] = useState<string | null>(null);
 
   const ratios = model?.options.aspectRatios ?? [];
   const maxCount = model?.options.maxCount ?? 1;
   const effectiveRatio = ratios.includes(ratio) ? ratio : (ratios[0] ?? "1:1");
   const effectiveCount = Math.min(count, maxCount);
-  const cost = model ? priceOf(model.price, { count: effectiveCount }) : 0;
+  // Priced with exactly what is sent, by the function that prices the charge.
+  const cost = model ? costOf(model, { count: effectiveCount, aspectRatio: effectiveRatio, ...settings.sent }) : 0;
   const countOptions = useMemo(
     () => Array.from({ length: maxCount }, (_, i) => ({ value: i + 1, label: String(i + 1) })),
     [maxCount],
@@ -108,6 +116,9 @@ export function ImageStudioForm({
       document.getElementById(lacks.prompt ? "studio-prompt" : "studio-input")?.focus();
       return;
     }
+    const problem = settings.problem();
+    setBadSetting(problem ?? null);
+    if (problem) return;
     const body: SubmitInput = {
       tool,
       model: model.id,
@@ -116,6 +127,7 @@ export function ImageStudioForm({
       count: effectiveCount,
       ...(model.options.negativePrompt && negative.trim() ? { negativePrompt: negative } : {}),
       ...(model.options.seed && fixedSeed ? { seed } : {}),
+      ...settings.sent,
       ...(tool === "image-to-image"
         ? {
             strength,
@@ -220,6 +232,7 @@ export function ImageStudioForm({
           <p className="studio-hint">{t("form.strengthHint")}</p>
         </Field>
       )}
+      <ResolutionField id="studio-resolution" settings={settings} />
       {model.options.seed && (
         <Field label={t("form.seed")}>
           <div className="studio-seed">
@@ -251,6 +264,12 @@ export function ImageStudioForm({
             )}
           </div>
         </Field>
+      )}
+      <AdvancedSettings id="studio-advanced" settings={settings} />
+      {badSetting && (
+        <p className="studio-field-error" role="alert">
+          {t("messages:generation.errors.settingInvalid", { model: model.name, setting: badSetting })}
+        </p>
       )}
       <SubmitFooter
         cost={cost}

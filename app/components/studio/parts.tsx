@@ -4,6 +4,7 @@ import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { GenerationView, ModelView } from "#app/lib/generations.ts";
 import { formatNumber } from "#common/format.ts";
+import { isFormula, lowestUnitCredits } from "#app/lib/model-settings.ts";
 import { PROMPT_MAX, type GenerationStatus } from "#common/generation.ts";
 import { CONNECT_PROVIDER_PATH } from "#common/demo.ts";
 import { hrefIn, isLocale, type Locale } from "#common/locales.ts";
@@ -37,10 +38,15 @@ export function DemoNotice({ list = false }: { list?: boolean }) {
   );
 }
 
-/** "1 credit / image", "6 credits / second of video". */
+/**
+ * "1 credit / image", "6 credits / second"; a price whose settings change it (a resolution, sound, a quality…) or
+ * that has a minimum reads "from 3 credits / second", its cheapest unit.
+ */
 export function PriceLabel({ model }: { model: Pick<ModelView, "price"> }) {
   const { t } = useTranslation("studio");
-  return <>{t(`price.${model.price.unit}`, { count: model.price.credits })}</>;
+  if (!isFormula(model.price)) return <>{t(`price.${model.price.unit}`, { count: model.price.credits })}</>;
+  const unit = t(`price.${model.price.unit}`, { count: lowestUnitCredits(model.price) });
+  return <>{t("price.from", { price: unit })}</>;
 }
 
 /** The models for a tool, each with its price and, where it applies, the "Offline demo" tag. */

@@ -20,6 +20,12 @@ import {
 } from "#app/components/studio/parts.tsx";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import {
+  AdvancedSettings,
+  AudioField,
+  ResolutionField,
+  useModelSettings,
+} from "#app/components/studio/model-settings.tsx";
+import {
   isOpen,
   resultPath,
   useGenerationList,
@@ -31,7 +37,7 @@ import {
 import {
   VIDEO_DURATIONS,
   VIDEO_STYLES,
-  priceOf,
+  costOf,
   type SubmitInput,
   type VideoAspectRatio,
   type VideoDuration,
@@ -67,6 +73,8 @@ function VideoForm({
   const [ratio, setRatio] = useState<VideoAspectRatio>(initial.aspectRatio ?? "16:9");
   const { submit: send, busy, failure } = useSubmitGeneration(onSubmitted);
   const [missingPrompt, setMissingPrompt] = useState(false);
+  const settings = useModelSettings(model);
+  const [badSetting, setBadSetting] = useState<string | null>(null);
 
   if (!model) return <FailureAlert code="unknown_model" fallback={t("messages:msg.generation.unknownModel")} />;
   const styles = (model.options.styles ?? VIDEO_STYLES) as readonly VideoStyle[];
@@ -75,7 +83,15 @@ function VideoForm({
   const effectiveDuration = durations.includes(duration) ? duration : durations[0]!;
   const effectiveRatio = ratios.includes(ratio) ? ratio : ratios[0]!;
   const effectiveStyle = styles.includes(style) ? style : styles[0]!;
-  const cost = priceOf(model.price, { count: 1, duration: effectiveDuration });
+  const audio = model.options.audio ? { audio: settings.audio } : {};
+  // Priced with exactly what is sent, by the function that prices the charge.
+  const cost = costOf(model, {
+    count: 1,
+    duration: effectiveDuration,
+    aspectRatio: effectiveRatio,
+    ...settings.sent,
+    ...audio,
+  });
 
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
@@ -85,6 +101,9 @@ function VideoForm({
       document.getElementById("video-prompt")?.focus();
       return;
     }
+    const problem = settings.problem();
+    setBadSetting(problem ?? null);
+    if (problem) return;
     const body: SubmitInput = {
       tool: "text-to-video",
       model: model.id,
@@ -92,6 +111,8 @@ function VideoForm({
       style: effectiveStyle,
       duration: effectiveDuration,
       aspectRatio: effectiveRatio,
+      ...settings.sent,
+      ...audio,
     };
     await send(body);
   };
@@ -166,6 +187,14 @@ function VideoForm({
           options={ratios.map((r) => ({ value: r, label: r }))}
         />
       </div>
+      <ResolutionField id="video-resolution" settings={settings} />
+      <AudioField id="video-audio" settings={settings} available={Boolean(model.options.audio)} />
+      <AdvancedSettings id="video-advanced" settings={settings} />
+      {badSetting && (
+        <p className="studio-field-error" role="alert">
+          {t("messages:generation.errors.settingInvalid", { model: model.name, setting: badSetting })}
+        </p>
+      )}
       <SubmitFooter
         cost={cost}
         busy={busy}

@@ -21,6 +21,7 @@ import { Card } from "#app/components/ui/display.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
 import { JsonLd } from "#app/components/json-ld.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
+import { isFormula, lowestUnitCredits } from "#app/lib/model-settings.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -74,7 +75,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       id: m.id,
       name: displayName(m, pathLocale(request)),
       kind: m.kind,
-      price: t(`home:models.${m.price.unit}`, { count: m.price.credits }),
+      price: isFormula(m.price)
+        ? t("home:models.from", { price: t(`home:models.${m.price.unit}`, { count: lowestUnitCredits(m.price) }) })
+        : t(`home:models.${m.price.unit}`, { count: m.price.credits }),
     })),
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import CheckCircleFilled from "@ant-design/icons-svg/es/asn/CheckCircleFilled";
 import LockOutlined from "@ant-design/icons-svg/es/asn/LockOutlined";
 import { useTranslation } from "react-i18next";
+import { isFormula, lowestUnitCredits } from "#app/lib/model-settings.ts";
 import { Form, Link, data, redirect, useLocation, useNavigation, useSearchParams } from "react-router";
 import type { Route } from "./+types/pricing";
 import { serverT } from "#server/i18n/translations.ts";
@@ -211,7 +212,9 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
                     {m.tools.map((tool) => t(`pricing.models.toolNames.${tool}`)).join(", ")}
                   </td>
                   <td data-label={t("pricing.models.price")} className="num">
-                    {formatNumber(locale, m.price.credits)}
+                    {isFormula(m.price)
+                      ? t("pricing.models.from", { price: formatNumber(locale, lowestUnitCredits(m.price)) })
+                      : formatNumber(locale, m.price.credits)}
                   </td>
                   <td data-label={t("pricing.models.unit")}>{t(`pricing.models.units.${m.price.unit}`)}</td>
                 </tr>

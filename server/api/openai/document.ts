@@ -57,7 +57,9 @@ const imageFields = {
   output_format: { type: "string", enum: ["png", "jpeg", "webp"], description: "Converted on the way." },
   output_compression: int("Quality of JPEG and WebP output.", { minimum: 0, maximum: 100 }),
   background: { type: "string", enum: ["auto", "opaque"], description: "`transparent` is refused." },
-  quality: str("Accepted; changes nothing here."),
+  quality: str(
+    "The model's own `quality` setting, for a model that declares one (`auto`: its default); otherwise accepted and left.",
+  ),
   negative_prompt: str("What to keep out, for models that take it."),
   seed: int("The same seed gives the same image, for models that take it.", { minimum: 0 }),
 };

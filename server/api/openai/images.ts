@@ -82,6 +82,7 @@ export function imagesRoutes(options: ImagesOptions) {
       count: countFor(model.options.maxCount, request.n),
       ...(request.negative_prompt ? { negativePrompt: request.negative_prompt } : {}),
       ...(request.seed != null ? { seed: request.seed } : {}),
+      ...qualityFor(model, request.quality),
     });
     return answer(c, id, request);
   };
@@ -116,6 +117,7 @@ export function imagesRoutes(options: ImagesOptions) {
       ...(request.strength != null && model.options.strength ? { strength: request.strength } : {}),
       ...(request.negative_prompt ? { negativePrompt: request.negative_prompt } : {}),
       ...(request.seed != null ? { seed: request.seed } : {}),
+      ...qualityFor(model, request.quality),
     });
     return answer(c, id, request);
   };
@@ -178,6 +180,15 @@ export function imagesRoutes(options: ImagesOptions) {
   };
 
   return { generations, edits };
+}
+
+/**
+ * OpenAI's `quality` as the model's own `quality` setting, when it declares one ("auto": its default). A model
+ * without one makes what it makes, as before.
+ */
+function qualityFor(model: { parameters?: readonly { name: string }[] }, quality: string | null | undefined) {
+  if (!quality || quality === "auto" || !model.parameters?.some((f) => f.name === "quality")) return {};
+  return { options: { quality } };
 }
 
 /** OpenAI's `n` within the model's own limit (a request for more is refused, not cut). */

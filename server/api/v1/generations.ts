@@ -3,6 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { ServerState } from "#server/http/state.ts";
 import { AppError } from "#server/errors.ts";
 import { submitGeneration } from "#server/modules/generation/submit-generation.ts";
+import { quoteGeneration } from "#server/modules/generation/quote-generation.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { pollGeneration } from "#server/modules/generation/poll-generation.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
@@ -16,6 +17,66 @@ import { apiApp, type KeyEnv } from "./env.ts";
 import { presentGeneration } from "./present.ts";
 import { routes } from "./routes.ts";
 import type { ApiLimits } from "#server/modules/api-keys/verify-api-key.ts";
+import type { CreateImageSchema, CreateVideoSchema } from "./schemas.ts";
+import type { z } from "@hono/zod-openapi";
+
+type ImageBody = Omit<z.output<typeof CreateImageSchema>, "options"> & { options?: unknown };
+
+/** An image request's tool: image to image when it has an input image. */
+const imageTool = (fields: ImageBody, hasFile: boolean) =>
+  hasFile || fields.image_url ? ("image-to-image" as const) : ("text-to-image" as const);
+
+/** `POST /images`' body as a generation request (what creating it and quoting it both check). */
+function imageInput(fields: ImageBody, tool: "text-to-image" | "image-to-image", inputAssetId?: string) {
+  if (tool === "text-to-image" && fields.strength !== undefined) {
+    throw new AppError("invalid_options", "strength: only for image to image (send image or image_url)", {
+      key: "generation.errors.strengthWithoutImage",
+    });
+  }
+  return {
+    tool,
+    model: fields.model,
+    prompt: fields.prompt,
+    ...(fields.negative_prompt ? { negativePrompt: fields.negative_prompt } : {}),
+    aspectRatio: fields.aspect_ratio,
+    count: fields.count,
+    ...(fields.seed !== undefined ? { seed: fields.seed } : {}),
+    ...(fields.resolution !== undefined ? { resolution: fields.resolution } : {}),
+    ...(fields.options !== undefined ? { options: fields.options } : {}),
+    ...(tool === "image-to-image"
+      ? {
+          ...(fields.strength !== undefined ? { strength: fields.strength } : {}),
+          ...(inputAssetId ? { inputAssetId } : { inputUrl: fields.image_url }),
+        }
+      : {}),
+  };
+}
+
+/** `POST /videos`' body as a generation request. */
+function videoInput(body: z.output<typeof CreateVideoSchema>) {
+  return {
+    tool: "text-to-video",
+    model: body.model,
+    prompt: body.prompt,
+    style: body.style,
+    duration: body.duration,
+    aspectRatio: body.aspect_ratio,
+    ...(body.seed !== undefined ? { seed: body.seed } : {}),
+    ...(body.resolution !== undefined ? { resolution: body.resolution } : {}),
+    ...(body.audio !== undefined ? { audio: body.audio } : {}),
+    ...(body.options !== undefined ? { options: body.options } : {}),
+  };
+}
+
+/** A multipart form's `options`: a JSON object in text. */
+function optionsOfForm(text: string | undefined): unknown {
+  if (text === undefined || text === "") return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new AppError("bad_request", "options: a JSON object of the model's settings");
+  }
+}
 
 /** `/images`, `/videos` and `/generations…`: creating generations, reading, canceling and deleting them. */
 export function generationsApi(state: ServerState, options: { origin: string; limits: ApiLimits }) {
@@ -50,6 +111,12 @@ export function generationsApi(state: ServerState, options: { origin: string; li
     return c.json(await generationJson(c, id), 201);
   };
 
+  /** The price of a request for the key's owner, as creating it would hold it. */
+  const quote = (c: Context<KeyEnv>, input: Record<string, unknown>) => ({
+    object: "quote" as const,
+    ...quoteGeneration({ models: c.var.runtime.models }, { user: { id: c.var.apiUserId }, input }),
+  });
+
   return (
     apiApp()
       .openapi({ ...routes.createImage, middleware: write }, async (c) => {
@@ -58,55 +125,27 @@ export function generationsApi(state: ServerState, options: { origin: string; li
         const file = multipart ? (body as { image?: unknown }).image : undefined;
         const bytes = file instanceof File ? new Uint8Array(await file.arrayBuffer()) : null;
         if (file !== undefined && !bytes) throw new AppError("input_image_required", "image: expected a file");
-        const fields = { ...body, image: undefined };
-        const tool = bytes || fields.image_url ? "image-to-image" : "text-to-image";
-        if (tool === "text-to-image" && fields.strength !== undefined) {
-          throw new AppError("invalid_options", "strength: only for image to image (send image or image_url)", {
-            key: "generation.errors.strengthWithoutImage",
-          });
-        }
+        const { image: _image, ...sent } = body as typeof body & { image?: unknown };
+        const fields: ImageBody = multipart ? { ...sent, options: optionsOfForm(sent.options as string) } : sent;
+        const tool = imageTool(fields, Boolean(bytes));
+        // Read (a strength without an image refused) before the upload is stored, to leave no unused file behind.
+        imageInput(fields, tool);
         const { database, env, storage } = c.var.runtime;
-        // Before the upload is stored: a refused URL must not leave an unused file behind
         if (fields.webhook_url !== undefined) checkWebhookUrl(fields.webhook_url, env);
         const inputAssetId = bytes
           ? (await saveInputImage({ db: database.db, storage, userId: c.var.apiUserId, bytes })).id
           : undefined;
-        return submit(
-          c,
-          {
-            tool,
-            model: fields.model,
-            prompt: fields.prompt,
-            ...(fields.negative_prompt ? { negativePrompt: fields.negative_prompt } : {}),
-            aspectRatio: fields.aspect_ratio,
-            count: fields.count,
-            ...(fields.seed !== undefined ? { seed: fields.seed } : {}),
-            ...(tool === "image-to-image"
-              ? {
-                  ...(fields.strength !== undefined ? { strength: fields.strength } : {}),
-                  ...(inputAssetId ? { inputAssetId } : { inputUrl: fields.image_url }),
-                }
-              : {}),
-          },
-          fields.webhook_url,
-        );
+        return submit(c, imageInput(fields, tool, inputAssetId), fields.webhook_url);
       })
       .openapi({ ...routes.createVideo, middleware: write }, async (c) => {
         const body = c.req.valid("json");
-        return submit(
-          c,
-          {
-            tool: "text-to-video",
-            model: body.model,
-            prompt: body.prompt,
-            style: body.style,
-            duration: body.duration,
-            aspectRatio: body.aspect_ratio,
-            ...(body.seed !== undefined ? { seed: body.seed } : {}),
-          },
-          body.webhook_url,
-        );
+        return submit(c, videoInput(body), body.webhook_url);
       })
+      .openapi({ ...routes.quoteImage, middleware: key }, (c) => {
+        const fields = c.req.valid("json");
+        return c.json(quote(c, imageInput(fields, imageTool(fields, false))), 200);
+      })
+      .openapi({ ...routes.quoteVideo, middleware: key }, (c) => c.json(quote(c, videoInput(c.req.valid("json"))), 200))
       .openapi({ ...routes.list, middleware: key }, async (c) => {
         const page = await listGenerations({
           db: c.var.runtime.database.db,

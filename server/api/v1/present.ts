@@ -3,6 +3,7 @@ import type { EntryView } from "#server/modules/credits/list-entries.ts";
 import type { listModels } from "#server/modules/generation/list-models.ts";
 import type { MediaLinks } from "#server/modules/generation/media-links.ts";
 import { demoFields } from "#common/demo.ts";
+import { parametersJsonSchema } from "#common/model-parameters.ts";
 
 /** How long the links in the public API's answers (and webhooks) open a private file without a session. */
 export const API_LINK_SECONDS = 24 * 60 * 60;
@@ -40,6 +41,9 @@ export function presentGeneration(g: GenerationView, origin: string, links?: Med
     strength: g.params.strength ?? null,
     style: g.params.style ?? null,
     duration: g.params.duration ?? null,
+    resolution: g.params.resolution ?? null,
+    audio: g.params.audio ?? null,
+    options: g.params.options ?? null,
     status: g.status,
     progress: g.progress,
     eta_seconds: g.etaSeconds,
@@ -72,7 +76,10 @@ export function presentModel(m: ReturnType<typeof listModels>[number]) {
       negative_prompt: m.options.negativePrompt,
       seed: m.options.seed,
       strength: m.options.strength,
+      resolutions: m.options.resolutions ? [...m.options.resolutions] : null,
+      audio: Boolean(m.options.audio),
     },
+    parameters: parametersJsonSchema(m.parameters),
     expected_seconds: m.expectedSeconds,
     offline: m.offline,
   };

@@ -12,6 +12,7 @@ import {
   LedgerSchema,
   ListGenerationsQuery,
   ModelSchema,
+  QuoteSchema,
 } from "./schemas.ts";
 
 /*
@@ -105,6 +106,36 @@ export const routes = {
       body: { required: true, content: { "application/json": { schema: CreateVideoSchema } } },
     },
     responses: { 201: generationResponse("Created and queued."), ...WRITE_ERRORS },
+  }),
+  quoteImage: route({
+    method: "post",
+    path: "/images/quote",
+    tags: ["Generations"],
+    summary: "Price an image generation",
+    description:
+      "What `POST /images` with the same JSON body would cost now, computed by the same code as the charge (the model's price formula with its settings and their defaults). Checks the request like creating it would, and starts, holds and stores nothing.",
+    request: { body: { required: true, content: { "application/json": { schema: CreateImageSchema } } } },
+    responses: {
+      200: { content: { "application/json": { schema: QuoteSchema } }, description: "The price." },
+      400: WRITE_ERRORS[400],
+      422: errorDocument("Invalid options (`invalid_options`, `prompt_invalid`)."),
+      ...COMMON_ERRORS,
+    },
+  }),
+  quoteVideo: route({
+    method: "post",
+    path: "/videos/quote",
+    tags: ["Generations"],
+    summary: "Price a video generation",
+    description:
+      "What `POST /videos` with the same body would cost now, computed by the same code as the charge. Starts, holds and stores nothing.",
+    request: { body: { required: true, content: { "application/json": { schema: CreateVideoSchema } } } },
+    responses: {
+      200: { content: { "application/json": { schema: QuoteSchema } }, description: "The price." },
+      400: WRITE_ERRORS[400],
+      422: errorDocument("Invalid options (`invalid_options`, `prompt_invalid`)."),
+      ...COMMON_ERRORS,
+    },
   }),
   list: route({
     method: "get",

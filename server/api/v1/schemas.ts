@@ -39,8 +39,33 @@ export const ErrorSchema = z
 
 const price = z.object({
   unit: z.enum(["image", "video", "videoSecond"]).openapi({ description: "What `credits` is charged per." }),
-  credits: z.number().int().openapi({ example: 1 }),
+  credits: z.number().openapi({ example: 1 }),
+  multipliers: z
+    .record(z.string(), z.record(z.string(), z.number()))
+    .optional()
+    .openapi({
+      description:
+        "Factors by setting and value (`resolution`, `duration`, `count`, `audio`, `aspectRatio` or one of the model's `parameters`); other values count once. The total is rounded up to whole credits.",
+      example: { resolution: { "1080p": 2 } },
+    }),
+  minimum: z.number().int().optional().openapi({ description: "No request costs less.", example: 2 }),
 });
+
+/** A model's own settings, as a JSON Schema object (`parameters` of a model, `options` of a request). */
+const advanced = z
+  .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+  .optional()
+  .openapi({
+    description:
+      "The model's own settings (its `parameters` in `GET /models`), by name; those left out take their default.",
+    example: { guidance_scale: 3.5 },
+  });
+const resolution = z
+  .string()
+  .min(1)
+  .max(40)
+  .optional()
+  .openapi({ description: "One of the model's `resolutions`; without it, the provider's default.", example: "1080p" });
 
 export const ModelSchema = z
   .object({
@@ -57,6 +82,22 @@ export const ModelSchema = z
       negative_prompt: z.boolean(),
       seed: z.boolean(),
       strength: z.boolean(),
+      resolutions: z
+        .array(z.string())
+        .nullable()
+        .openapi({ example: ["720p", "1080p"] }),
+      audio: z.boolean().openapi({ description: "Whether it can add sound to a video (`audio: true`)." }),
+    }),
+    parameters: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "The model's own settings as a JSON Schema object: what a request's `options` may hold, with types, limits, choices and defaults.",
+      example: {
+        type: "object",
+        properties: {
+          guidance_scale: { type: "number", title: "Guidance scale", minimum: 1, maximum: 20, default: 3.5 },
+        },
+        additionalProperties: false,
+      },
     }),
     expected_seconds: z.number().openapi({ description: "Typical time to finish one request.", example: 2 }),
     offline: z.boolean().openapi({ description: "Runs on the server itself, without a provider." }),
@@ -92,6 +133,15 @@ export const GenerationSchema = z
     strength: z.number().nullable(),
     style: z.enum(VIDEO_STYLES).nullable(),
     duration: z.number().int().nullable(),
+    resolution: z.string().nullable(),
+    audio: z.boolean().nullable(),
+    options: z
+      .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+      .nullable()
+      .openapi({
+        description: "The model's own settings it ran with, defaults included.",
+        example: null,
+      }),
     status: z.enum(GENERATION_STATUSES).openapi({ example: "queued" }),
     progress: z.number().int().min(0).max(100).openapi({ example: 0 }),
     eta_seconds: z.number().int().nullable().openapi({ description: "Estimated seconds left while running." }),
@@ -159,11 +209,18 @@ export const CreateImageSchema = z
       .max(2048)
       .optional()
       .openapi({ description: "Image to image: an https URL of the input image.", example: undefined }),
+    resolution,
+    options: advanced,
     webhook_url: webhookUrl,
   })
   .openapi("CreateImage");
 
 export const CreateImageMultipartSchema = CreateImageSchema.extend({
+  options: z
+    .string()
+    .max(20_000)
+    .optional()
+    .openapi({ description: "The model's own settings as a JSON object in text.", example: '{"guidance_scale":3.5}' }),
   image: z
     .any()
     .optional()
@@ -178,9 +235,24 @@ export const CreateVideoSchema = z
     duration: z.union([z.literal(5), z.literal(10)]).default(5),
     aspect_ratio: z.enum(VIDEO_ASPECT_RATIOS).default("16:9"),
     seed,
+    resolution,
+    audio: z.boolean().optional().openapi({ description: "Sound with the video, for a model with `audio`." }),
+    options: advanced,
     webhook_url: webhookUrl,
   })
   .openapi("CreateVideo");
+
+export const QuoteSchema = z
+  .object({
+    object: z.literal("quote"),
+    model: z.string().openapi({ example: "demo-image" }),
+    tool: z.enum(GENERATION_TOOLS),
+    credits: z.number().int().openapi({
+      description: "What creating it with the same body would hold now, and charge when it succeeds.",
+      example: 2,
+    }),
+  })
+  .openapi({ title: "Quote" });
 
 export const ListGenerationsQuery = z.strictObject({
   kind: z.enum(GENERATION_KINDS).optional(),

@@ -5,8 +5,8 @@ import type { Db } from "#server/db/client.ts";
 import { asset, chatConversation, chatMessage, generation, type ChatPart } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { serverT } from "#server/i18n/translations.ts";
-import { submitGeneration, type SubmitDeps } from "#server/modules/generation/submit-generation.ts";
-import { costOf, type CatalogModel } from "#config/models.ts";
+import { checkGeneration, submitGeneration, type SubmitDeps } from "#server/modules/generation/submit-generation.ts";
+import type { CatalogModel } from "#config/models.ts";
 import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
 import {
   IMAGE_ASPECT_RATIOS,
@@ -14,7 +14,6 @@ import {
   PROMPT_MAX,
   VIDEO_ASPECT_RATIOS,
   VIDEO_STYLES,
-  submitSchema,
   type GenerationTool,
   type SubmitInput,
 } from "#common/generation.ts";
@@ -90,12 +89,13 @@ export async function startToolGeneration(
   return id;
 }
 
-/** The model a tool's request names and what the request costs there now; `unknown_model` when it is not offered. */
+/**
+ * The model a tool's request names and what the request costs there now, checked and priced by the code that
+ * submits it (its settings' defaults included): the price the card shows is the price held.
+ */
 function priced(deps: ChatToolDeps, request: SubmitInput) {
-  const model = deps.models.findMedia(String(request.model));
-  const parsed = submitSchema.safeParse(request);
-  if (!model || !parsed.success) throw new AppError("unknown_model", "no model for this request");
-  return { model, cost: costOf(model, parsed.data as Parameters<typeof costOf>[1]), prompt: parsed.data.prompt };
+  const { model, cost, request: parsed } = checkGeneration(deps.models, {}, request);
+  return { model, cost, prompt: parsed.prompt };
 }
 
 /** Whether a generation of this cost waits for its author (CHAT_CONFIRM_ABOVE_CREDITS; 0: every one does). */

@@ -102,6 +102,8 @@ describe("the API reference made from the served OpenAPI document", () => {
     expect(field(field(models.fields, "data")!.fields, "price")!.fields!.map((f) => f.name)).toEqual([
       "unit",
       "credits",
+      "multipliers",
+      "minimum",
     ]);
     expect(reference.objects.map((o) => o.name)).toEqual(["Error", "Generation"]);
     const generation = reference.objects[1]!.shape.fields!;

@@ -10,6 +10,7 @@ export function listModels(models: Pick<ModelRegistry, "media">, viewer: Viewer 
     tools: m.tools,
     price: m.price,
     options: m.options,
+    ...(m.parameters?.length ? { parameters: m.parameters } : {}),
     offline: Boolean(m.offline),
     expectedSeconds: m.expectedSeconds,
   }));

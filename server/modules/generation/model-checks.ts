@@ -9,6 +9,7 @@ import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
+import { checkParameters } from "#common/model-parameters.ts";
 
 export const MODEL_CHECK_QUEUE = "model.check";
 
@@ -120,6 +121,9 @@ export async function runModelCheck(
     return;
   }
   const deadline = AbortSignal.timeout(timeoutOf(model));
+  // The model's own settings at their defaults, as a request that leaves them alone sends them.
+  const defaults = checkParameters(model.parameters, {});
+  const options = defaults.ok ? defaults.values : {};
   const started = performance.now();
   try {
     const outputs = await runBinding({
@@ -130,8 +134,8 @@ export async function runModelCheck(
       prompt: TEST_PROMPT,
       params:
         model.kind === "video"
-          ? { aspectRatio: "16:9", count: 1, duration: 5, style: "cinematic" }
-          : { aspectRatio: "1:1", count: 1 },
+          ? { aspectRatio: "16:9", count: 1, duration: 5, style: "cinematic", options }
+          : { aspectRatio: "1:1", count: 1, options },
       abortSignal: signal ? AbortSignal.any([signal, deadline]) : deadline,
     });
     const durationMs = Math.round(performance.now() - started);

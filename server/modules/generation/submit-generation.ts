@@ -54,12 +54,7 @@ export async function submitGeneration(
   options: SubmitOptions,
 ): Promise<{ id: string; repeated: boolean }> {
   if (deps.settings?.current().maintenance.enabled) throw new AppError("maintenance", "new generations are paused");
-  const parsed = submitSchema.safeParse(options.input);
-  if (!parsed.success) throw requestError(parsed.error.issues[0]);
-  const request = parsed.data;
-  const model = deps.models.findMedia(request.model, { admin: options.user.role === "admin" });
-  if (!model || model.kind !== KIND_OF_TOOL[request.tool]) throw new AppError("unknown_model", request.model);
-  const params = checkOptions(model, request);
+  const { request, model, params, cost } = checkGeneration(deps.models, options.user, options.input);
 
   const key = options.idempotencyKey;
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
@@ -75,7 +70,6 @@ export async function submitGeneration(
   }
 
   const inputAssetId = request.tool === "image-to-image" ? await inputFor(deps, options.user.id, request) : null;
-  const cost = costOf(model, params);
   const id = randomUUID();
   await warmGenerationQueue(deps.boss);
   try {
@@ -121,6 +115,24 @@ export async function submitGeneration(
     throw error;
   }
   return { id, repeated: false };
+}
+
+/**
+ * A request parsed and checked against its model, and what it costs: what submitting holds and what a quote (the
+ * public API's, the chat's confirmation) says, by the same code. Reads nothing but the catalog and writes nothing.
+ */
+export function checkGeneration(
+  models: Pick<ModelRegistry, "findMedia">,
+  user: { role?: string | null },
+  input: unknown,
+): { request: SubmitRequest; model: CatalogModel; params: GenerationParams; cost: number } {
+  const parsed = submitSchema.safeParse(input);
+  if (!parsed.success) throw requestError(parsed.error.issues[0]);
+  const request = parsed.data;
+  const model = models.findMedia(request.model, { admin: user.role === "admin" });
+  if (!model || model.kind !== KIND_OF_TOOL[request.tool]) throw new AppError("unknown_model", request.model);
+  const params = checkOptions(model, request);
+  return { request, model, params, cost: costOf(model, params) };
 }
 
 /** What a job keeps of its model: an edit of the model after this never changes the job or its charge. */
@@ -178,7 +190,11 @@ function checkOptions(model: CatalogModel, r: SubmitRequest): GenerationParams {
   }
   const common = {
     seed: r.seed,
-    ...(r.resolution !== undefined ? { resolution: r.resolution } : {}),
+    // Left out, a model's first resolution: the one the studio shows first, priced and sent as asked for, so the
+    // provider never makes its own (maybe dearer) default at the price of the cheapest.
+    ...(r.resolution !== undefined || options.resolutions
+      ? { resolution: r.resolution ?? options.resolutions![0]! }
+      : {}),
     ...(Object.keys(advanced.values).length > 0 ? { options: advanced.values } : {}),
   };
   if (r.tool === "text-to-video") {

@@ -1,6 +1,7 @@
 import { Button, Card, Checkbox, Input, Tag, Typography } from "antd";
+import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
-import { data, Form, Link, redirect, useLocation, useNavigation } from "react-router";
+import { data, Form, Link, redirect, useLocation, useNavigation, useRevalidator } from "react-router";
 import type { Route } from "./+types/model";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
@@ -8,6 +9,26 @@ import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf, localizedPath } from "#app/lib/request.server.ts";
 import { refusalResult } from "#app/lib/catalog-admin.server.ts";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
+import { HealthLine } from "#app/components/admin/health-line.tsx";
+import {
+  LimitsEditor,
+  MappingEditor,
+  ParametersEditor,
+  PriceEditor,
+  schemaFields,
+  TypedValues,
+} from "#app/components/admin/model-editor.tsx";
+import {
+  creditValueOf,
+  editedDefinition,
+  EditorRefusal,
+  editorRefusalResult,
+  mappingOfForm,
+  typedOf,
+  unlessSame,
+} from "#app/lib/model-form.server.ts";
+import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
+import type { ResolvedBinding } from "#config/models.ts";
 import { changeModel, removeModel } from "#server/modules/catalog/edit-models.ts";
 import type { ModelDefinition } from "#server/modules/catalog/model-definition.ts";
 import { providers } from "#server/providers/registry.ts";
@@ -18,8 +39,8 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
 const notFound = () => data({ messageKey: "error.404" }, { status: 404 });
 
 export async function loader({ context, request, params }: Route.LoaderArgs) {
-  const { runtime } = requireAdmin(context, request);
-  await runtime.models.refresh();
+  const { db, runtime } = requireAdmin(context, request);
+  await Promise.all([runtime.settings.refresh(), runtime.models.refresh()]);
   const entry = runtime.models.entry(params.id);
   if (!entry) throw notFound();
   const { locale, i18n, seo } = pageMeta(context, request, ["admin"], (t) => ({
@@ -62,7 +83,26 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
       options: b.options ? JSON.stringify(b.options) : "",
     })),
   };
-  return { seo, i18n, locale, model, targets };
+  // The model's mapping, limits, advanced settings and price formula, and the latest test on each connection.
+  const media = d.kind === "chat" ? null : d;
+  const checks = media
+    ? (await latestModelChecks({ db, models: runtime.models })).filter((c) => c.modelId === entry.id)
+    : [];
+  const editor = media && {
+    kind: media.kind,
+    mappings: media.bindings.map((b) => ({ mapping: b.mapping, fields: schemaFields(b.mapping, media.parameters) })),
+    options: media.options,
+    parameters: media.parameters ?? [],
+    price: media.price,
+    cost: media.cost ?? null,
+    health: (entry.resolved as ResolvedBinding[]).map((b, index) => ({
+      provider: b.provider,
+      check: checks.find((c) => c.binding === index && c.provider === b.provider) ?? null,
+    })),
+  };
+  const { currency, creditValue } = creditValueOf(runtime.settings.current().packs);
+  const added = new URL(request.url).searchParams.has("added");
+  return { seo, i18n, locale, model, targets, editor, currency, creditValue, added, now: new Date().toISOString() };
 }
 
 const textOf = (form: FormData, name: string) => String(form.get(name) ?? "").trim();
@@ -80,6 +120,8 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   const entry = runtime.models.entry(params.id);
   if (!entry) throw notFound();
   const values = { model: entry.definition.name };
+  if (entry.definition.kind !== "chat" && (intent === "check" || intent === "enable" || intent === "disable"))
+    return testOrSwitch({ db, runtime, actor, id: entry.id, intent, values });
   if (intent === "remove") {
     try {
       await removeModel({ db, env: runtime.env, id: entry.id, actor });
@@ -125,6 +167,20 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         );
     }
     const imageToImageModel = textOf(form, `binding.${index}.imageToImageModel`);
+    let mapping;
+    try {
+      const kept = entry.definition.bindings[index];
+      mapping =
+        entry.definition.kind === "chat"
+          ? undefined
+          : unlessSame(
+              mappingOfForm(form, `binding.${index}.map.`),
+              kept && "mapping" in kept ? kept.mapping : undefined,
+            );
+    } catch (error) {
+      if (!(error instanceof EditorRefusal)) throw error;
+      return data({ ...editorRefusalResult(intent, error), typed: typedOf(form) }, { status: 400 });
+    }
     rows.push({
       order: numberOf(form, `binding.${index}.order`) ?? index + 1,
       index,
@@ -134,6 +190,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         model,
         ...(imageToImageModel && entry.definition.kind !== "chat" ? { imageToImageModel } : {}),
         ...(options ? { options } : {}),
+        ...(mapping ? { mapping } : {}),
       },
     });
   }
@@ -163,7 +220,11 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         if (current.kind === "chat")
           next.price = { inputPerMillion: numberOf(form, "input"), outputPerMillion: numberOf(form, "output") };
         else {
-          next.price = { unit: textOf(form, "unit"), credits: numberOf(form, "credits") };
+          const edited = editedDefinition(form, current);
+          next.price = edited.price;
+          next.cost = edited.cost;
+          next.options = edited.options;
+          next.parameters = edited.parameters;
           next.expectedSeconds = numberOf(form, "expectedSeconds");
           next.timeoutSeconds = numberOf(form, "timeoutSeconds");
         }
@@ -174,15 +235,73 @@ export async function action({ context, request, params }: Route.ActionArgs) {
     await runtime.models.refresh();
     return { intent, ok: changed ? "model.saved" : "settings.unchanged", values } satisfies AdminResult;
   } catch (error) {
+    if (error instanceof EditorRefusal)
+      return data({ ...editorRefusalResult(intent, error), typed: typedOf(form) }, { status: 400 });
+    return refusalResult(intent, error, values);
+  }
+}
+
+/** Tests the model on each connection it runs on, or switches it on or off. */
+async function testOrSwitch({
+  db,
+  runtime,
+  actor,
+  id,
+  intent,
+  values,
+}: {
+  db: ReturnType<typeof requireAdmin>["db"];
+  runtime: ReturnType<typeof requireAdmin>["runtime"];
+  actor: ReturnType<typeof requireAdmin>["actor"];
+  id: string;
+  intent: "check" | "enable" | "disable";
+  values: Record<string, string>;
+}) {
+  if (intent === "check") {
+    const outcome = await startModelCheck({ db, boss: runtime.boss, models: runtime.models, modelId: id, actor });
+    if ("refused" in outcome)
+      return data<AdminResult>(
+        { intent, error: outcome.refused === "running" ? "models.checkRunning" : "models.checkNoProvider", values },
+        { status: 409 },
+      );
+    return { intent, ok: "models.checkStarted", values } satisfies AdminResult;
+  }
+  try {
+    const changed = await changeModel({
+      db,
+      env: runtime.env,
+      id,
+      actor,
+      change: (current) => ({ ...current, enabled: intent === "enable" }),
+    });
+    await runtime.models.refresh();
+    return {
+      intent,
+      ok: !changed ? "settings.unchanged" : intent === "enable" ? "models.enabled" : "models.disabled",
+      values,
+    } satisfies AdminResult;
+  } catch (error) {
     return refusalResult(intent, error, values);
   }
 }
 
 export default function AdminModel({ loaderData, actionData }: Route.ComponentProps) {
   const { t } = useTranslation("admin");
-  const { model, targets } = loaderData;
+  const { model, targets, editor } = loaderData;
+  const locale = loaderData.locale as Locale;
   const { pathname, search } = useLocation();
-  const result = actionData as AdminResult | undefined;
+  const result = actionData as (AdminResult & { typed?: Record<string, string[]> }) | undefined;
+  // While a test runs, the page asks for its outcome every 2 seconds (before the scripts, a reload shows it).
+  const revalidator = useRevalidator();
+  const testing = editor?.health.some((h) => h.check?.status === "running") ?? false;
+  useEffect(() => {
+    if (!testing) return;
+    const timer = setInterval(() => {
+      if (revalidator.state === "idle") void revalidator.revalidate();
+    }, 2000);
+    return () => clearInterval(timer);
+  }, [testing, revalidator]);
+  const typed = result?.intent === "save" && result.error ? result.typed : undefined;
   const navigation = useNavigation();
   const busy = (intent: string) => navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
   const invalid = (...fields: string[]) =>
@@ -215,7 +334,46 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
         <Tag>{t(`models.states.${model.state}`)}</Tag>
         {model.source === "custom" && <Tag color="blue">{t("models.customTag")}</Tag>}
       </Typography.Paragraph>
-      <ResultNotice result={result} />
+      <ResultNotice
+        result={result ?? (loaderData.added ? { ok: "modelAdd.added", values: { model: model.name } } : undefined)}
+      />
+      {editor && (
+        <Card title={t("modelEditor.testTitle")} className="admin-create-codes" data-test-card>
+          <div className="admin-stack admin-editor-gap" data-health={model.id}>
+            <span>
+              <Tag data-state={model.state}>{t(`models.states.${model.state}`)}</Tag>
+            </span>
+            {editor.health.map((h, index) => (
+              <HealthLine
+                key={`${h.provider}-${index}`}
+                provider={h.provider}
+                check={h.check}
+                locale={locale}
+                now={new Date(loaderData.now)}
+              />
+            ))}
+          </div>
+          <Form method="post" className="admin-codes-form admin-editor-actions">
+            {editor.health.length > 0 && (
+              <Button htmlType="submit" name="intent" value="check" loading={busy("check")} disabled={testing}>
+                {t("models.check")}
+              </Button>
+            )}
+            {model.enabled ? (
+              <Button htmlType="submit" name="intent" value="disable" danger loading={busy("disable")}>
+                {t("models.disable")}
+              </Button>
+            ) : (
+              <Button htmlType="submit" name="intent" value="enable" type="primary" loading={busy("enable")}>
+                {t("models.enable")}
+              </Button>
+            )}
+          </Form>
+          <Typography.Paragraph type="secondary" className="admin-hint">
+            {t("models.checkHint")}
+          </Typography.Paragraph>
+        </Card>
+      )}
       {removing && canRemove && (
         <Card
           title={model.source === "custom" ? t("model.removeTitle") : t("model.resetTitle")}
@@ -234,229 +392,245 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
           </Form>
         </Card>
       )}
-      <Form method="post" className="admin-model-form" data-model-form={model.id}>
-        <Card title={t("model.presentation")} className="admin-create-codes">
-          <div className="admin-codes-form">
-            {field(
-              "name",
-              t("model.name"),
-              <Input name="name" required maxLength={100} defaultValue={model.name} status={invalid("name")} />,
-              true,
-            )}
-            {field(
-              "tags",
-              t("model.tags"),
-              <Input
-                name="tags"
-                defaultValue={model.tags.join(", ")}
-                placeholder={t("model.tagsPlaceholder")}
-                status={invalid("tags")}
-              />,
-              true,
-            )}
-            {field(
-              "cover",
-              t("model.cover"),
-              <Input name="cover" defaultValue={model.cover} placeholder="https://" status={invalid("cover")} />,
-              true,
-            )}
-            {field(
-              "visibility",
-              t("model.visibility"),
-              <select name="visibility" className="admin-select" defaultValue={model.visibility}>
-                <option value="everyone">{t("model.everyone")}</option>
-                <option value="admins">{t("model.admins")}</option>
-              </select>,
-            )}
-            <Checkbox name="enabled" defaultChecked={model.enabled}>
-              {t("model.enabled")}
-            </Checkbox>
-          </div>
-          <details className="admin-details">
-            <summary>{t("model.perLocale")}</summary>
-            <div className="admin-locale-grid">
-              {LOCALES.map((l: Locale) => (
-                <fieldset key={l} className="admin-fieldset">
-                  <legend>{LOCALE_NAMES[l]}</legend>
-                  {field(
-                    `names.${l}`,
-                    t("model.localName"),
-                    <Input
-                      name={`names.${l}`}
-                      maxLength={500}
-                      defaultValue={model.names[l] ?? ""}
-                      status={invalid(`names.${l}`)}
-                    />,
-                  )}
-                  {field(
-                    `description.${l}`,
-                    t("model.description"),
-                    <Input.TextArea
-                      name={`description.${l}`}
-                      rows={2}
-                      maxLength={500}
-                      defaultValue={model.description[l] ?? ""}
-                      status={invalid(`description.${l}`)}
-                    />,
-                  )}
-                </fieldset>
-              ))}
-            </div>
-          </details>
-        </Card>
-        <Card title={t("model.priceAndTime")} className="admin-create-codes">
-          <div className="admin-codes-form">
-            {model.kind === "chat" ? (
-              <>
-                {field(
-                  "input",
-                  t("model.inputPerMillion"),
-                  <Input
-                    name="input"
-                    type="number"
-                    min={0}
-                    step={1}
-                    required
-                    defaultValue={model.price.input ?? 0}
-                    status={invalid("price")}
-                  />,
-                )}
-                {field(
-                  "output",
-                  t("model.outputPerMillion"),
-                  <Input
-                    name="output"
-                    type="number"
-                    min={0}
-                    step={1}
-                    required
-                    defaultValue={model.price.output ?? 0}
-                    status={invalid("price")}
-                  />,
-                )}
-              </>
-            ) : (
-              <>
-                {field(
-                  "credits",
-                  t("model.credits"),
-                  <Input
-                    name="credits"
-                    type="number"
-                    min={0}
-                    step={1}
-                    required
-                    defaultValue={model.price.credits ?? 0}
-                    status={invalid("price")}
-                  />,
-                )}
-                {field(
-                  "unit",
-                  t("model.unit"),
-                  <select name="unit" className="admin-select" defaultValue={model.price.unit ?? "image"}>
-                    {(["image", "video", "videoSecond"] as const).map((u) => (
-                      <option key={u} value={u}>
-                        {t(`models.units.${u}`)}
-                      </option>
-                    ))}
-                  </select>,
-                )}
-                {field(
-                  "expectedSeconds",
-                  t("model.expectedSeconds"),
-                  <Input
-                    name="expectedSeconds"
-                    type="number"
-                    min={0.1}
-                    step="any"
-                    required
-                    defaultValue={model.expectedSeconds ?? 20}
-                    status={invalid("expectedSeconds")}
-                  />,
-                )}
-                {field(
-                  "timeoutSeconds",
-                  t("model.timeoutSeconds"),
-                  <Input
-                    name="timeoutSeconds"
-                    type="number"
-                    min={1}
-                    step={1}
-                    required
-                    defaultValue={model.timeoutSeconds ?? 300}
-                    status={invalid("timeoutSeconds")}
-                  />,
-                )}
-              </>
-            )}
-          </div>
-        </Card>
-        <Card title={t("model.bindings")} className="admin-create-codes">
-          <Typography.Paragraph type="secondary">{t("model.bindingsHint")}</Typography.Paragraph>
-          {bindings.map((b, index) => (
-            <fieldset key={index} className="admin-fieldset admin-codes-form admin-binding" data-binding={index}>
-              <legend>
-                {index < model.bindings.length ? t("model.binding", { n: index + 1 }) : t("model.newBinding")}
-              </legend>
+      <TypedValues values={typed} field={typed ? result?.field : undefined}>
+        <Form method="post" className="admin-model-form" data-model-form={model.id}>
+          <Card title={t("model.presentation")} className="admin-create-codes">
+            <div className="admin-codes-form">
               {field(
-                `binding.${index}.order`,
-                t("model.order"),
-                <Input name={`binding.${index}.order`} type="number" min={1} step={1} defaultValue={index + 1} />,
-              )}
-              {field(
-                `binding.${index}.target`,
-                t("models.add.target"),
-                <select name={`binding.${index}.target`} className="admin-select" defaultValue={b.target}>
-                  {targets.map((o) => (
-                    <option key={o.value} value={o.value}>
-                      {o.connection
-                        ? t("models.add.onConnection", { connection: o.connection, provider: o.provider })
-                        : t("models.add.onProvider", { provider: o.provider })}
-                    </option>
-                  ))}
-                  {!targets.some((o) => o.value === b.target) && <option value={b.target}>{b.target}</option>}
-                </select>,
+                "name",
+                t("model.name"),
+                <Input name="name" required maxLength={100} defaultValue={model.name} status={invalid("name")} />,
                 true,
               )}
               {field(
-                `binding.${index}.model`,
-                t("models.add.providerModel"),
-                <Input name={`binding.${index}.model`} defaultValue={b.model} status={invalid(`bindings.${index}`)} />,
-                true,
-              )}
-              {model.kind !== "chat" &&
-                field(
-                  `binding.${index}.imageToImageModel`,
-                  t("model.imageToImageModel"),
-                  <Input name={`binding.${index}.imageToImageModel`} defaultValue={b.imageToImageModel} />,
-                  true,
-                )}
-              {field(
-                `binding.${index}.options`,
-                t("model.options"),
-                <Input.TextArea
-                  name={`binding.${index}.options`}
-                  rows={1}
-                  defaultValue={b.options}
-                  placeholder='{"num_inference_steps": 4}'
-                  status={invalid(`bindings.${index}.options`)}
+                "tags",
+                t("model.tags"),
+                <Input
+                  name="tags"
+                  defaultValue={model.tags.join(", ")}
+                  placeholder={t("model.tagsPlaceholder")}
+                  status={invalid("tags")}
                 />,
                 true,
               )}
-            </fieldset>
-          ))}
-        </Card>
-        <div className="admin-codes-form">
-          <Button htmlType="submit" name="intent" value="save" type="primary" loading={busy("save")}>
-            {t("model.save")}
-          </Button>
-          {canRemove && (
-            <Button danger href={`${pathname}?remove=1`}>
-              {model.source === "custom" ? t("models.remove") : t("models.resetAction")}
-            </Button>
+              {field(
+                "cover",
+                t("model.cover"),
+                <Input name="cover" defaultValue={model.cover} placeholder="https://" status={invalid("cover")} />,
+                true,
+              )}
+              {field(
+                "visibility",
+                t("model.visibility"),
+                <select name="visibility" className="admin-select" defaultValue={model.visibility}>
+                  <option value="everyone">{t("model.everyone")}</option>
+                  <option value="admins">{t("model.admins")}</option>
+                </select>,
+              )}
+              <Checkbox name="enabled" defaultChecked={model.enabled}>
+                {t("model.enabled")}
+              </Checkbox>
+            </div>
+            <details className="admin-details">
+              <summary>{t("model.perLocale")}</summary>
+              <div className="admin-locale-grid">
+                {LOCALES.map((l: Locale) => (
+                  <fieldset key={l} className="admin-fieldset">
+                    <legend>{LOCALE_NAMES[l]}</legend>
+                    {field(
+                      `names.${l}`,
+                      t("model.localName"),
+                      <Input
+                        name={`names.${l}`}
+                        maxLength={500}
+                        defaultValue={model.names[l] ?? ""}
+                        status={invalid(`names.${l}`)}
+                      />,
+                    )}
+                    {field(
+                      `description.${l}`,
+                      t("model.description"),
+                      <Input.TextArea
+                        name={`description.${l}`}
+                        rows={2}
+                        maxLength={500}
+                        defaultValue={model.description[l] ?? ""}
+                        status={invalid(`description.${l}`)}
+                      />,
+                    )}
+                  </fieldset>
+                ))}
+              </div>
+            </details>
+          </Card>
+          <Card
+            title={model.kind === "chat" ? t("model.priceAndTime") : t("modelEditor.time")}
+            className="admin-create-codes"
+          >
+            <div className="admin-codes-form">
+              {model.kind === "chat" ? (
+                <>
+                  {field(
+                    "input",
+                    t("model.inputPerMillion"),
+                    <Input
+                      name="input"
+                      type="number"
+                      min={0}
+                      step={1}
+                      required
+                      defaultValue={model.price.input ?? 0}
+                      status={invalid("price")}
+                    />,
+                  )}
+                  {field(
+                    "output",
+                    t("model.outputPerMillion"),
+                    <Input
+                      name="output"
+                      type="number"
+                      min={0}
+                      step={1}
+                      required
+                      defaultValue={model.price.output ?? 0}
+                      status={invalid("price")}
+                    />,
+                  )}
+                </>
+              ) : (
+                <>
+                  {field(
+                    "expectedSeconds",
+                    t("model.expectedSeconds"),
+                    <Input
+                      name="expectedSeconds"
+                      type="number"
+                      min={0.1}
+                      step="any"
+                      required
+                      defaultValue={model.expectedSeconds ?? 20}
+                      status={invalid("expectedSeconds")}
+                    />,
+                  )}
+                  {field(
+                    "timeoutSeconds",
+                    t("model.timeoutSeconds"),
+                    <Input
+                      name="timeoutSeconds"
+                      type="number"
+                      min={1}
+                      step={1}
+                      required
+                      defaultValue={model.timeoutSeconds ?? 300}
+                      status={invalid("timeoutSeconds")}
+                    />,
+                  )}
+                </>
+              )}
+            </div>
+          </Card>
+          {editor && (
+            <>
+              <Card title={t("modelEditor.price")} className="admin-create-codes">
+                <PriceEditor
+                  price={editor.price}
+                  cost={editor.cost}
+                  parameters={editor.parameters}
+                  locale={locale}
+                  currency={loaderData.currency}
+                  creditValue={loaderData.creditValue}
+                />
+              </Card>
+              <Card title={t("modelEditor.limitsTitle")} className="admin-create-codes">
+                <LimitsEditor kind={editor.kind} options={editor.options} />
+              </Card>
+              <Card title={t("modelEditor.parameters")} className="admin-create-codes">
+                <ParametersEditor parameters={editor.parameters} />
+              </Card>
+            </>
           )}
-        </div>
-      </Form>
+          <Card title={t("model.bindings")} className="admin-create-codes">
+            <Typography.Paragraph type="secondary">{t("model.bindingsHint")}</Typography.Paragraph>
+            {bindings.map((b, index) => (
+              <fieldset key={index} className="admin-fieldset admin-codes-form admin-binding" data-binding={index}>
+                <legend>
+                  {index < model.bindings.length ? t("model.binding", { n: index + 1 }) : t("model.newBinding")}
+                </legend>
+                {field(
+                  `binding.${index}.order`,
+                  t("model.order"),
+                  <Input name={`binding.${index}.order`} type="number" min={1} step={1} defaultValue={index + 1} />,
+                )}
+                {field(
+                  `binding.${index}.target`,
+                  t("models.add.target"),
+                  <select name={`binding.${index}.target`} className="admin-select" defaultValue={b.target}>
+                    {targets.map((o) => (
+                      <option key={o.value} value={o.value}>
+                        {o.connection
+                          ? t("models.add.onConnection", { connection: o.connection, provider: o.provider })
+                          : t("models.add.onProvider", { provider: o.provider })}
+                      </option>
+                    ))}
+                    {!targets.some((o) => o.value === b.target) && <option value={b.target}>{b.target}</option>}
+                  </select>,
+                  true,
+                )}
+                {field(
+                  `binding.${index}.model`,
+                  t("models.add.providerModel"),
+                  <Input
+                    name={`binding.${index}.model`}
+                    defaultValue={b.model}
+                    status={invalid(`bindings.${index}`)}
+                  />,
+                  true,
+                )}
+                {editor && index < model.bindings.length && (
+                  <details className="admin-details admin-editor-binding-map" open={index === 0}>
+                    <summary>{t("modelEditor.mapping")}</summary>
+                    <MappingEditor
+                      prefix={`binding.${index}.map.`}
+                      kind={editor.kind}
+                      mapping={editor.mappings[index]?.mapping}
+                      fields={editor.mappings[index]?.fields ?? []}
+                    />
+                  </details>
+                )}
+                {model.kind !== "chat" &&
+                  field(
+                    `binding.${index}.imageToImageModel`,
+                    t("model.imageToImageModel"),
+                    <Input name={`binding.${index}.imageToImageModel`} defaultValue={b.imageToImageModel} />,
+                    true,
+                  )}
+                {field(
+                  `binding.${index}.options`,
+                  t("model.options"),
+                  <Input.TextArea
+                    name={`binding.${index}.options`}
+                    rows={1}
+                    defaultValue={b.options}
+                    placeholder='{"num_inference_steps": 4}'
+                    status={invalid(`bindings.${index}.options`)}
+                  />,
+                  true,
+                )}
+              </fieldset>
+            ))}
+          </Card>
+          <div className="admin-codes-form">
+            <Button htmlType="submit" name="intent" value="save" type="primary" loading={busy("save")}>
+              {t("model.save")}
+            </Button>
+            {canRemove && (
+              <Button danger href={`${pathname}?remove=1`}>
+                {model.source === "custom" ? t("models.remove") : t("models.resetAction")}
+              </Button>
+            )}
+          </div>
+        </Form>
+      </TypedValues>
     </div>
   );
 }

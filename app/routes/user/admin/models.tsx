@@ -12,6 +12,7 @@ import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { RowAction } from "#app/components/admin/row-action.tsx";
 import { PeriodFilter } from "#app/components/admin/filter-form.tsx";
+import { HealthLine } from "#app/components/admin/health-line.tsx";
 import type { ResolvedBinding } from "#config/models.ts";
 import { modelStats } from "#server/modules/generation/model-stats.ts";
 import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
@@ -23,7 +24,7 @@ import { duplicateModel, moveModel } from "#server/modules/catalog/arrange-model
 import { providers } from "#server/providers/registry.ts";
 import { GENERATION_TOOLS, type GenerationTool } from "#common/generation.ts";
 import { periodOf, periodStart } from "#common/admin.ts";
-import { currencyDigits, formatMoney, formatNumber, formatRelative, formatSeconds } from "#common/format.ts";
+import { currencyDigits, formatMoney, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
@@ -534,6 +535,11 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
       </Typography.Title>
       <Typography.Paragraph type="secondary">{t("models.subtitle")}</Typography.Paragraph>
       <ResultNotice result={result} />
+      <p>
+        <Button type="primary" href={hrefIn(pathname, "/user/admin/models/add")} data-add-by-id>
+          {t("modelAdd.title")}
+        </Button>
+      </p>
       <AddModel targets={targets} result={result} />
       <PeriodFilter period={period} label={t("models.periodLabel")} />
       <PagedTable paged={allRows(models)} param="page" columns={columns} empty={t("models.empty")} />
@@ -544,50 +550,6 @@ export default function AdminModels({ loaderData, actionData }: Route.ComponentP
         {t("models.checkHint")}
       </Typography.Paragraph>
     </div>
-  );
-}
-
-const HEALTH_COLORS = { running: "processing", succeeded: "success", failed: "error" } as const;
-
-/** A provider's latest health test: testing, working (and how long it took) or failing (and why), and when. */
-function HealthLine({
-  provider,
-  check,
-  locale,
-  now,
-}: {
-  provider: string;
-  check: ModelRow["providers"][number]["check"];
-  locale: Locale;
-  now: Date;
-}) {
-  const { t } = useTranslation("admin");
-  if (!check)
-    return (
-      <span data-provider={provider} data-status="never">
-        <Tag color="blue">{t("models.health.never", { provider })}</Tag>
-      </span>
-    );
-  const label =
-    check.status === "running"
-      ? t("models.health.running", { provider })
-      : check.status === "succeeded"
-        ? t("models.health.succeeded", { provider, duration: formatSeconds(locale, (check.durationMs ?? 0) / 1000) })
-        : t("models.health.failed", { provider, code: check.errorCode ?? "" });
-  return (
-    <span className="admin-stack" data-provider={provider} data-status={check.status}>
-      <span>
-        <Tag color={HEALTH_COLORS[check.status]}>{label}</Tag>
-      </span>
-      {check.status === "failed" && check.detail && (
-        <Typography.Text type="secondary" className="admin-clip" title={check.detail}>
-          {check.detail}
-        </Typography.Text>
-      )}
-      <Typography.Text type="secondary">
-        {t("models.health.when", { time: formatRelative(locale, check.createdAt, now), actor: check.actor })}
-      </Typography.Text>
-    </span>
   );
 }
 
