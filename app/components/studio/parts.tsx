@@ -67,6 +67,8 @@ export function ModelSelect({
       className="studio-model-select"
       value={value}
       onChange={onChange}
+      // A catalog of many models is found by typing part of a name.
+      showSearch={models.length > 6 ? { optionFilterProp: "title" } : false}
       options={models.map((m) => ({
         value: m.id,
         label: (
