@@ -91,8 +91,9 @@ describe("the documentation's examples, run as written", () => {
   it("the REST API guide: every curl command, then the JavaScript and the Python program", async () => {
     const blocks = examples("api", origin);
     const bash = blocks.filter((b) => b.language === "bash" && b.code.includes("curl"));
-    expect(bash.length).toBe(5);
-    const [credits, image, poll, fromFile, video] = bash as [
+    expect(bash.length).toBe(6);
+    const [credits, image, poll, fromFile, video, quote] = bash as [
+      (typeof bash)[0],
       (typeof bash)[0],
       (typeof bash)[0],
       (typeof bash)[0],
@@ -112,6 +113,13 @@ describe("the documentation's examples, run as written", () => {
     const clip = JSON.parse(await shell(video.code)) as { id: string; kind: string };
     expect(clip.kind).toBe("video");
     expect(await settled(clip.id)).toBe("succeeded");
+    // The quote answers as the guide shows it, with what creating the same request would cost
+    expect(JSON.parse(await shell(quote.code))).toEqual({
+      object: "quote",
+      model: "demo-image",
+      tool: "text-to-image",
+      credits: 2,
+    });
 
     const js = blocks.find((b) => b.language === "js")!;
     writeFileSync(join(work, "example.mjs"), js.code);

@@ -5,6 +5,7 @@ import { LOCALES } from "#common/locales.ts";
 import { ROOT } from "#server/paths.ts";
 import { connectionsCommand, modelsCommand } from "#server/admin/catalog-commands.ts";
 import { providers } from "#server/providers/registry.ts";
+import { PRICE_UNITS, PRICED_SETTINGS } from "#common/model-parameters.ts";
 import { DOC_SLUGS, getDoc, listDocs } from "./get-doc.ts";
 
 const values = {
@@ -68,6 +69,38 @@ describe("documentation pages", () => {
       const page = source(locale, "models");
       for (const word of wanted) expect(page, `${locale}: ${word}`).toContain(word);
       expect(source(locale, "configuration"), locale).toContain("`ENCRYPTION_KEY_PREVIOUS`");
+    }
+  });
+
+  it("tells operators how a model is added by its id, mapped and priced, and developers its settings and quote, in every language", () => {
+    const settings = PRICED_SETTINGS.map((s) => `\`${s}\``);
+    const operators = [
+      "expand=openapi-3.0",
+      "/v1/models/pricing?endpoint_id=",
+      "/v1/models/{owner}/{name}",
+      "`GET /models`",
+      "price.multipliers.",
+      "price.minimum=",
+      "`sync_mode`",
+      ...settings,
+    ];
+    const developers = [
+      "`POST /api/v1/images/quote`",
+      "`POST /api/v1/videos/quote`",
+      "`options`",
+      "`resolution`",
+      "`resolutions`",
+      "`audio`",
+      "`parameters`",
+      "`multipliers`",
+      "`minimum`",
+      "`invalid_options`",
+      ...PRICE_UNITS.map((u) => `\`${u}\``),
+      ...settings,
+    ];
+    for (const locale of LOCALES) {
+      for (const word of operators) expect(source(locale, "models"), `${locale}: ${word}`).toContain(word);
+      for (const word of developers) expect(source(locale, "api"), `${locale}: ${word}`).toContain(word);
     }
   });
 
