@@ -65,7 +65,11 @@ const resolution = z
   .min(1)
   .max(40)
   .optional()
-  .openapi({ description: "One of the model's `resolutions`; without it, the model's first one (the price then counts that one).", example: "1080p" });
+  .openapi({
+    description:
+      "One of the model's `resolutions`; without it, the model's first one (the price then counts that one).",
+    example: "1080p",
+  });
 
 export const ModelSchema = z
   .object({
