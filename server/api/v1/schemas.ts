@@ -60,16 +60,10 @@ const advanced = z
       "The model's own settings (its `parameters` in `GET /models`), by name; those left out take their default.",
     example: { guidance_scale: 3.5 },
   });
-const resolution = z
-  .string()
-  .min(1)
-  .max(40)
-  .optional()
-  .openapi({
-    description:
-      "One of the model's `resolutions`; without it, the model's first one (the price then counts that one).",
-    example: "1080p",
-  });
+const resolution = z.string().min(1).max(40).optional().openapi({
+  description: "One of the model's `resolutions`; without it, the model's first one (the price then counts that one).",
+  example: "1080p",
+});
 
 export const ModelSchema = z
   .object({
