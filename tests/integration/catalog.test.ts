@@ -276,25 +276,36 @@ describe.skipIf(!TEST_DATABASE_URL)("the catalog on two web processes sharing Po
     chat.toolCall = (body) =>
       body.messages.at(-1)?.role === "tool" ? null : { name: "generate_image", arguments: '{"prompt":"a fox"}' };
 
-    const added = await admin(cli, "models", "add", "fal:fal-ai/flux-pro/v1.1", "--credits", "5", "--enable");
+    // Read from fal's schema; named apart from the built-in model of the same endpoint.
+    const added = await admin(
+      cli,
+      "models",
+      "add",
+      "fal:fal-ai/flux-pro/v1.1",
+      "--credits",
+      "5",
+      "--name",
+      "Added FLUX pro",
+      "--enable",
+    );
     expect(added.code, added.output).toBe(0);
     const id = added.output.split("\n")[0]!;
     expect(id).toBe("flux-pro-v1.1");
     // The chat's image tool takes the first model offered for it: this one, placed first.
     const first = await admin(cli, "models", "set", id, "position=0");
     expect(first.code, first.output).toBe(0);
-    await offeredEverywhere(id, "fal-ai/flux-pro/v1.1", true);
+    await offeredEverywhere(id, "Added FLUX pro", true);
     await waitFor(
       "the added model to come first on the second process",
       async () => [...(await view.studio())][0] === id,
       { timeoutMs: WITHIN_MS, intervalMs: 200 },
     );
-    expect(await chatsImageModel()).toBe("fal-ai/flux-pro/v1.1");
+    expect(await chatsImageModel()).toBe("Added FLUX pro");
 
     const disabled = await admin(cli, "models", "disable", id);
     expect(disabled.code, disabled.output).toBe(0);
-    await offeredEverywhere(id, "fal-ai/flux-pro/v1.1", false);
-    expect(await chatsImageModel()).not.toBe("fal-ai/flux-pro/v1.1");
+    await offeredEverywhere(id, "Added FLUX pro", false);
+    expect(await chatsImageModel()).not.toBe("Added FLUX pro");
     chat.toolCall = null;
   });
 
