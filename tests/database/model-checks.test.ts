@@ -66,14 +66,14 @@ describe.each(backends)("models' health tests on $name", (backend) => {
 
   it("generates for real on each configured provider, keeps the outcome and its duration, and audits the test", async () => {
     const before = openai.requests.length;
-    expect(await check("gpt-image-1")).toEqual({ started: 1 });
+    expect(await check("gpt-image-1")).toMatchObject({ started: 1, checkIds: expect.any(Array) });
     // One real generation request reached the provider.
     expect(openai.requests.slice(before).map((r) => r.path)).toEqual(["/v1/images/generations"]);
     const [result] = await latest("gpt-image-1");
     expect(result).toMatchObject({ provider: "openai", status: "succeeded", errorCode: null, actor: actor.label });
     expect(result!.durationMs).toBeGreaterThanOrEqual(0);
     // Both providers of a model with two are tested, each on its own.
-    expect(await check("flux-schnell")).toEqual({ started: 2 });
+    expect(await check("flux-schnell")).toMatchObject({ started: 2, checkIds: expect.any(Array) });
     expect((await latest("flux-schnell")).map((c) => [c.provider, c.status])).toEqual([
       ["fal", "succeeded"],
       ["replicate", "succeeded"],
@@ -118,7 +118,7 @@ describe.each(backends)("models' health tests on $name", (backend) => {
       modelId: "flux-dev",
       actor,
     });
-    expect(first).toEqual({ started: 2 });
+    expect(first).toMatchObject({ started: 2, checkIds: expect.any(Array) });
     const again = await Promise.all([
       startModelCheck({ db: db(), boss, models: ModelRegistry.builtIn(env), modelId: "flux-dev", actor }),
       startModelCheck({ db: db(), boss, models: ModelRegistry.builtIn(env), modelId: "flux-dev", actor }),
@@ -137,7 +137,7 @@ describe.each(backends)("models' health tests on $name", (backend) => {
     // And a new test may start.
     expect(
       await startModelCheck({ db: db(), boss, models: ModelRegistry.builtIn(env), modelId: "flux-dev", actor }),
-    ).toEqual({ started: 2 });
+    ).toMatchObject({ started: 2, checkIds: expect.any(Array) });
   });
 
   it("refuses a model without a configured provider", async () => {
