@@ -42,9 +42,13 @@ describe("API keys in Chromium", () => {
     await new Promise((r) => receiver?.close(r));
   });
 
-  // A toast stays three seconds; its call may take a moment on a loaded machine.
+  // A toast stays three seconds and its call may take a moment on a loaded machine: the page itself watches for it
+  // (reading the notices from the test between polls could miss one that came and went).
   const toast = (page: Page, message: string) =>
-    expect.poll(() => page.locator(".ant-message-notice").allTextContents(), { timeout: 5000 }).toContain(message);
+    page
+      .locator(".ant-message-notice", { hasText: new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) })
+      .first()
+      .waitFor({ timeout: 10_000 });
   const call = (secret: string, path = "/api/v1/credits") =>
     fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${secret}` } });
 
