@@ -81,8 +81,9 @@ describe("the admin console", () => {
   const notice = (page: Page) => page.locator(".admin-notice");
 
   beforeAll(async () => {
-    const port = await freePort();
     [stripe, openai] = await Promise.all([startFakeStripe(), startFakeOpenAI({ apiKey: "sk-console-test" })]);
+    // After the fakes listen: their own ports could otherwise be the one handed out here.
+    const port = await freePort();
     [server, browser] = await Promise.all([
       startServer({
         PORT: String(port),

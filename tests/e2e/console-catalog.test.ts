@@ -45,8 +45,9 @@ describe("the console's connections and models", () => {
   };
 
   beforeAll(async () => {
-    const port = await freePort();
     fal = await startFakeFal({ key: FAL_KEY });
+    // After the fake listens: its own port could otherwise be the one handed out here.
+    const port = await freePort();
     [server, browser] = await Promise.all([
       startServer({
         PORT: String(port),

@@ -353,8 +353,10 @@ describe("a slow provider in the image studio", () => {
   let openai: FakeOpenAI;
 
   beforeAll(async () => {
-    const port = await freePort();
+    // The fake first: a port handed out by freePort is free only until something else listens, and the fake's own
+    // listen may be given the same one.
     openai = await startFakeOpenAI();
+    const port = await freePort();
     // Long enough to cancel in; the job is stopped long before.
     openai.delayMs = 60_000;
     [server, browser] = await Promise.all([

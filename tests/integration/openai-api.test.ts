@@ -611,8 +611,9 @@ describe(`the OpenAI-compatible API when a job outlasts the wait or fails, on ${
   let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
 
   beforeAll(async () => {
-    const port = await freePort();
     fake = await startFakeOpenAI();
+    // After the fake listens: its own port could otherwise be the one handed out here.
+    const port = await freePort();
     db = TEST_DATABASE_URL ? await createTestDatabase() : undefined;
     // gpt-image-1 through a local OpenAI that takes its time, and a request that waits one second for it.
     server = await startServer({
