@@ -3,7 +3,7 @@ import type { Locale } from "#common/locales.ts";
 import type { ParameterField } from "#common/model-parameters.ts";
 import type { InputMapping } from "#common/input-mapping.ts";
 import {
-  costOf as formulaCost,
+  costOf,
   type ModelOptions,
   type ModelPrice,
   IMAGE_ASPECT_RATIOS,
@@ -11,7 +11,6 @@ import {
   VIDEO_DURATIONS,
   VIDEO_STYLES,
   type GenerationKind,
-  type GenerationParams,
   type GenerationTool,
 } from "#common/generation.ts";
 
@@ -949,9 +948,4 @@ export function compatibleId(model: string): string {
 }
 
 /** Credits a request costs: the model's price formula over what was asked (see `priceOf`). */
-export function costOf(
-  model: Pick<CatalogModel, "price" | "parameters">,
-  params: Pick<GenerationParams, "count" | "duration" | "resolution" | "audio" | "aspectRatio" | "options">,
-): number {
-  return formulaCost(model, params);
-}
+export { costOf };

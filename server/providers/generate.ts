@@ -2,7 +2,7 @@ import type { Experimental_VideoModelV4 as VideoModelV4, ImageModelV4, JSONValue
 import type { ImageInputs, ProviderDefinition, VideoInputs } from "#server/providers/definition.ts";
 import { createDownload, DownloadError, experimental_generateVideo, generateImage } from "ai";
 import { providerDefinition, type ProviderId } from "#server/providers/registry.ts";
-import { foldStyle, merge, trustedOutputOrigin } from "#server/providers/shared.ts";
+import { dataUrl, foldStyle, merge, trustedOutputOrigin } from "#server/providers/shared.ts";
 
 export type ImageAspectRatio = "1:1" | "4:3" | "3:4" | "16:9" | "9:16";
 export type VideoAspectRatio = "16:9" | "9:16" | "1:1";
@@ -168,8 +168,4 @@ function outputDownload(model: VideoModelV4) {
       mediaType: response.headers.get("content-type") ?? undefined,
     };
   };
-}
-
-function dataUrl(image: { bytes: Uint8Array; mediaType: string }): string {
-  return `data:${image.mediaType};base64,${Buffer.from(image.bytes).toString("base64")}`;
 }

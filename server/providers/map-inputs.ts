@@ -2,6 +2,7 @@ import type { JSONValue } from "@ai-sdk/provider";
 import { RATIO_SIZES, type InputMapping } from "#common/input-mapping.ts";
 import type { AspectRatio, VideoStyle } from "#common/generation.ts";
 import type { ParameterValues } from "#common/model-parameters.ts";
+import { dataUrl } from "#server/providers/shared.ts";
 
 /** A request in Atelier's common terms, as a binding's mapping reads it. */
 export interface CommonInputs {
@@ -60,8 +61,4 @@ export function mappedInputs(
   }
   for (const [name, value] of Object.entries(advanced ?? {})) out[name] = value;
   return out;
-}
-
-function dataUrl(image: { bytes: Uint8Array; mediaType: string }): string {
-  return `data:${image.mediaType};base64,${Buffer.from(image.bytes).toString("base64")}`;
 }

@@ -214,3 +214,8 @@ function scrub(text: string, secrets: readonly (string | undefined)[]): string {
   for (const secret of secrets) if (secret) clean = clean.replaceAll(secret, "[redacted]");
   return clean.replace(/\S*\*{3,}\S*/g, "[redacted]");
 }
+
+/** An image as a data URL, the form providers take inline inputs in. */
+export function dataUrl(image: { bytes: Uint8Array; mediaType: string }): string {
+  return `data:${image.mediaType};base64,${Buffer.from(image.bytes).toString("base64")}`;
+}
