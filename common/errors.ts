@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   unknown_field: { status: 400, messageKey: "api.errors.unknownField" },
   prompt_invalid: { status: 422, messageKey: "generation.errors.promptLength" },
   input_image_required: { status: 422, messageKey: "generation.errors.inputRequired" },
+  mask_required: { status: 422, messageKey: "generation.errors.maskRequired" },
   input_image_invalid: { status: 415, messageKey: "generation.errors.inputInvalid" },
   input_image_too_large: { status: 413, messageKey: "generation.errors.inputTooLarge" },
   input_url_refused: { status: 400, messageKey: "generation.errors.inputUrlRefused" },

@@ -1,5 +1,14 @@
 import { z } from "zod";
 import {
+  EXTEND_MAX_SIDE_PIXELS,
+  GENERATION_TOOLS,
+  TOOLS,
+  UPSCALE_FACTORS,
+  type GenerationTool,
+  type ToolSpec,
+  type UpscaleFactor,
+} from "./tools.ts";
+import {
   checkParameters,
   parameterValuesSchema,
   priceOf,
@@ -9,12 +18,10 @@ import {
 } from "./model-parameters.ts";
 
 export { priceOf, type ModelPrice };
+export { GENERATION_TOOLS, type GenerationTool };
 
 export const GENERATION_KINDS = ["image", "video"] as const;
 export type GenerationKind = (typeof GENERATION_KINDS)[number];
-
-export const GENERATION_TOOLS = ["text-to-image", "image-to-image", "text-to-video"] as const;
-export type GenerationTool = (typeof GENERATION_TOOLS)[number];
 
 export const GENERATION_STATUSES = ["queued", "processing", "succeeded", "failed", "canceled"] as const;
 export type GenerationStatus = (typeof GENERATION_STATUSES)[number];
@@ -39,19 +46,6 @@ export const MAX_IMAGE_COUNT = 4;
 export const DEFAULT_STRENGTH = 0.6;
 export const MAX_SEED = 2_147_483_647;
 
-/** The tool ids in dashboard URLs. */
-export const TOOL_IDS = {
-  "7595af7e": "text-to-image",
-  "927fb8ad": "image-to-image",
-  "5afe14a8": "text-to-video",
-} as const satisfies Record<string, GenerationTool>;
-
-export const KIND_OF_TOOL: Record<GenerationTool, GenerationKind> = {
-  "text-to-image": "image",
-  "image-to-image": "image",
-  "text-to-video": "video",
-};
-
 export interface ModelOptions {
   aspectRatios: readonly AspectRatio[];
   /** Most images one request may ask for. */
@@ -66,12 +60,19 @@ export interface ModelOptions {
   resolutions?: readonly string[];
   /** Whether it can add sound to a video (off unless asked). */
   audio?: boolean;
+  /** The upscaling factors it offers (upscalers; default 2 and 4). */
+  scales?: readonly UpscaleFactor[];
 }
 
 /** The credits a generation costs with the model's price formula, its advanced settings' defaults applied. */
 export function costOf(
   model: { price: ModelPrice; parameters?: readonly ParameterField[] },
-  params: Pick<GenerationParams, "count" | "duration" | "resolution" | "audio" | "aspectRatio" | "options">,
+  params: Pick<
+    GenerationParams,
+    "count" | "duration" | "resolution" | "audio" | "aspectRatio" | "options" | "scale"
+  > & {
+    tool?: GenerationTool;
+  },
 ): number {
   const options = checkParameters(model.parameters, params.options);
   return priceOf(model.price, { ...params, options: options.ok ? options.values : params.options });
@@ -92,6 +93,20 @@ export interface GenerationParams {
   audio?: boolean;
   /** The model's advanced settings, checked against its fields, defaults included. */
   options?: ParameterValues;
+  /** Upscaling: how many times larger. */
+  scale?: UpscaleFactor;
+  /** Extending the canvas: pixels added on each side of the input image. */
+  extend?: ExtendPadding;
+  /** The generation this one was made from (its input image's, or the one it varies). */
+  parentId?: string;
+}
+
+/** Pixels added on each side of an image. */
+export interface ExtendPadding {
+  top: number;
+  right: number;
+  bottom: number;
+  left: number;
 }
 
 const resolution = z.string().trim().min(1).max(40).optional();
@@ -101,56 +116,126 @@ const prompt = z
   .transform((s) => s.trim())
   .pipe(z.string().min(1).max(PROMPT_MAX));
 
+const image = {
+  /** An uploaded image or one of the user's results (asset id), or an https URL to fetch. */
+  assetId: z.uuid().optional(),
+  url: z.url().max(2048).optional(),
+};
+const side = z.coerce.number().int().min(0).max(EXTEND_MAX_SIDE_PIXELS).default(0);
+
+/** One tool's request fields, as its row in the table of tools says. */
+function requestSchema(spec: ToolSpec) {
+  const takes = (p: (typeof spec.params)[number]) => spec.params.includes(p);
+  const video = spec.kind === "video";
+  return z.strictObject({
+    tool: z.literal(spec.id as GenerationTool),
+    model: z.string().min(1).max(100),
+    prompt:
+      spec.prompt === "required"
+        ? prompt
+        : spec.prompt === "optional"
+          ? z.string().trim().max(PROMPT_MAX).default("")
+          : z
+              .literal("")
+              .optional()
+              .transform(() => ""),
+    ...(takes("negativePrompt") ? { negativePrompt: z.string().trim().max(PROMPT_MAX).optional() } : {}),
+    ...(takes("aspectRatio")
+      ? {
+          aspectRatio: video ? z.enum(VIDEO_ASPECT_RATIOS).default("16:9") : z.enum(IMAGE_ASPECT_RATIOS).default("1:1"),
+        }
+      : {}),
+    ...(takes("count") ? { count: z.coerce.number().int().min(1).max(MAX_IMAGE_COUNT).default(1) } : {}),
+    ...(takes("seed") ? { seed: z.coerce.number().int().min(0).max(MAX_SEED).optional() } : {}),
+    ...(takes("strength") ? { strength: z.coerce.number().min(0).max(1).default(DEFAULT_STRENGTH) } : {}),
+    ...(takes("style") ? { style: z.enum(VIDEO_STYLES).default("cinematic") } : {}),
+    ...(takes("duration")
+      ? {
+          duration: z.coerce
+            .number()
+            .int()
+            .refine((d): d is VideoDuration => (VIDEO_DURATIONS as readonly number[]).includes(d))
+            .default(5),
+        }
+      : {}),
+    ...(takes("resolution") ? { resolution } : {}),
+    ...(takes("audio") ? { audio: z.boolean().optional() } : {}),
+    ...(takes("options") ? { options: parameterValuesSchema.optional() } : {}),
+    ...(spec.image ? { inputAssetId: image.assetId, inputUrl: image.url } : {}),
+    ...(spec.mask ? { maskAssetId: image.assetId, maskUrl: image.url } : {}),
+    ...(spec.endImage ? { endAssetId: image.assetId, endUrl: image.url } : {}),
+    ...(spec.scale
+      ? {
+          scale: z.coerce
+            .number()
+            .int()
+            .refine((d): d is UpscaleFactor => (UPSCALE_FACTORS as readonly number[]).includes(d), {
+              message: `scale: ${UPSCALE_FACTORS.join(" or ")}`,
+            })
+            .default(2),
+        }
+      : {}),
+    ...(spec.extend
+      ? {
+          /** A new ratio for the canvas (the image centred in it), or pixels on each side. */
+          extendTo: z.enum(IMAGE_ASPECT_RATIOS).optional(),
+          extend: z.strictObject({ top: side, right: side, bottom: side, left: side }).optional(),
+        }
+      : {}),
+  });
+}
+
 /**
- * A generation request as the pages and the public API send it. Limits that depend on the model (its ratios,
- * counts, durations, whether it takes a negative prompt or a seed) are checked against the catalog on submit.
+ * A generation request as the pages and the public API send it, one shape per tool (its row in the table of tools
+ * says which fields it takes). Limits that depend on the model (its ratios, counts, durations, whether it takes a
+ * negative prompt or a seed) are checked against the catalog on submit.
  */
-export const submitSchema = z.discriminatedUnion("tool", [
-  z.strictObject({
-    tool: z.literal("text-to-image"),
-    model: z.string().min(1).max(100),
-    prompt,
-    negativePrompt: z.string().trim().max(PROMPT_MAX).optional(),
-    aspectRatio: z.enum(IMAGE_ASPECT_RATIOS).default("1:1"),
-    count: z.coerce.number().int().min(1).max(MAX_IMAGE_COUNT).default(1),
-    seed: z.coerce.number().int().min(0).max(MAX_SEED).optional(),
-    resolution,
-    options: parameterValuesSchema.optional(),
-  }),
-  z.strictObject({
-    tool: z.literal("image-to-image"),
-    model: z.string().min(1).max(100),
-    prompt,
-    negativePrompt: z.string().trim().max(PROMPT_MAX).optional(),
-    aspectRatio: z.enum(IMAGE_ASPECT_RATIOS).default("1:1"),
-    count: z.coerce.number().int().min(1).max(MAX_IMAGE_COUNT).default(1),
-    seed: z.coerce.number().int().min(0).max(MAX_SEED).optional(),
-    strength: z.coerce.number().min(0).max(1).default(DEFAULT_STRENGTH),
-    /** An uploaded input image (asset id) or an https URL to fetch. */
-    inputAssetId: z.uuid().optional(),
-    inputUrl: z.url().max(2048).optional(),
-    resolution,
-    options: parameterValuesSchema.optional(),
-  }),
-  z.strictObject({
-    tool: z.literal("text-to-video"),
-    model: z.string().min(1).max(100),
-    prompt,
-    style: z.enum(VIDEO_STYLES).default("cinematic"),
-    duration: z.coerce
-      .number()
-      .int()
-      .refine((d): d is VideoDuration => (VIDEO_DURATIONS as readonly number[]).includes(d))
-      .default(5),
-    aspectRatio: z.enum(VIDEO_ASPECT_RATIOS).default("16:9"),
-    seed: z.coerce.number().int().min(0).max(MAX_SEED).optional(),
-    resolution,
-    audio: z.boolean().optional(),
-    options: parameterValuesSchema.optional(),
-  }),
-]);
-export type SubmitInput = z.input<typeof submitSchema>;
-export type SubmitRequest = z.output<typeof submitSchema>;
+export const submitSchema = z
+  .discriminatedUnion(
+    "tool",
+    TOOLS.map((t) => requestSchema(t)) as unknown as [
+      ReturnType<typeof requestSchema>,
+      ...ReturnType<typeof requestSchema>[],
+    ],
+  )
+  .transform((r) => r as unknown as SubmitRequest);
+
+/** A generation request, whatever its tool, with the defaults its tool gives. */
+export interface SubmitRequest {
+  tool: GenerationTool;
+  model: string;
+  /** Empty for a tool that reads none. */
+  prompt: string;
+  negativePrompt?: string;
+  /** Absent for tools whose output takes its input image's shape. */
+  aspectRatio?: AspectRatio;
+  count?: number;
+  seed?: number;
+  strength?: number;
+  style?: VideoStyle;
+  duration?: VideoDuration;
+  resolution?: string;
+  audio?: boolean;
+  options?: ParameterValues;
+  inputAssetId?: string;
+  inputUrl?: string;
+  maskAssetId?: string;
+  maskUrl?: string;
+  endAssetId?: string;
+  endUrl?: string;
+  scale?: UpscaleFactor;
+  extendTo?: ImageAspectRatio;
+  extend?: ExtendPadding;
+}
+
+/** What a request may carry, in its loosest form (the schema checks it per tool). */
+export type SubmitInput = { tool: GenerationTool; model: string } & Partial<
+  Omit<SubmitRequest, "tool" | "model" | "count" | "scale" | "duration"> & {
+    count: number | string;
+    scale: number | string;
+    duration: number | string;
+  }
+>;
 
 export const listSchema = z.strictObject({
   kind: z.enum(GENERATION_KINDS).optional(),

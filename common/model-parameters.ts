@@ -150,8 +150,8 @@ export type PriceUnit = (typeof PRICE_UNITS)[number];
 
 /**
  * A model's price: credits per image, per video or per second of video, times a multiplier for each setting whose
- * value the formula names (a resolution, a duration, the count, a quality, audio on, or any advanced setting by its
- * name), rounded up to whole credits, and never under the minimum.
+ * value the formula names (a resolution, a duration, the count, a quality, audio on, the tool, the upscaling factor,
+ * or any advanced setting by its name), rounded up to whole credits, and never under the minimum.
  */
 export interface ModelPrice {
   unit: PriceUnit;
@@ -162,7 +162,7 @@ export interface ModelPrice {
 }
 
 /** The settings a formula can name besides the advanced ones. */
-export const PRICED_SETTINGS = ["count", "duration", "resolution", "audio", "aspectRatio"] as const;
+export const PRICED_SETTINGS = ["count", "duration", "resolution", "audio", "aspectRatio", "tool", "scale"] as const;
 
 export const priceSchema = z.strictObject({
   unit: z.enum(PRICE_UNITS),
@@ -184,6 +184,10 @@ export interface PricedRequest {
   resolution?: string;
   audio?: boolean;
   aspectRatio?: string;
+  /** The tool asked for ("upscale"…): a model serving several can price each. */
+  tool?: string;
+  /** Upscaling's factor. */
+  scale?: number;
   /** The advanced settings, defaults included (`checkParameters`). */
   options?: ParameterValues;
 }
@@ -218,6 +222,10 @@ function settingValue(setting: string, r: PricedRequest): ParameterValue | undef
       return r.audio ?? false;
     case "aspectRatio":
       return r.aspectRatio;
+    case "tool":
+      return r.tool;
+    case "scale":
+      return r.scale;
     default:
       return r.options?.[setting];
   }

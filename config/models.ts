@@ -236,7 +236,8 @@ export const modelCatalog: CatalogModel<Binding>[] = [
     id: "demo-image",
     name: "Atelier Demo Image",
     kind: "image",
-    tools: ["text-to-image", "image-to-image"],
+    // The offline model serves every image tool, so a new instance shows them all.
+    tools: ["text-to-image", "image-to-image", "inpaint", "outpaint", "upscale", "remove-background"],
     bindings: [{ provider: "demo", model: "demo-image" }],
     price: { unit: "image", credits: 1 },
     options: { aspectRatios: IMAGE_RATIOS, maxCount: 4, negativePrompt: true, seed: true, strength: true },
@@ -248,7 +249,7 @@ export const modelCatalog: CatalogModel<Binding>[] = [
     id: "demo-video",
     name: "Atelier Demo Video",
     kind: "video",
-    tools: ["text-to-video"],
+    tools: ["text-to-video", "image-to-video"],
     bindings: [{ provider: "demo", model: "demo-video" }],
     price: { unit: "video", credits: 5 },
     options: {

@@ -4,7 +4,8 @@ import { api, UnreadableAnswer, type ApiErrorBody } from "#app/lib/api.ts";
 import type { GenerationView, MediaView } from "#server/modules/generation/get-generation.ts";
 import type { listModels } from "#server/modules/generation/list-models.ts";
 import type { SubmitInput } from "#common/generation.ts";
-import { OPEN_STATUSES, TOOL_IDS, type GenerationTool } from "#common/generation.ts";
+import { OPEN_STATUSES } from "#common/generation.ts";
+import { toolPath } from "#common/tools.ts";
 
 export type { GenerationView, MediaView };
 
@@ -13,16 +14,9 @@ export type ModelView = ReturnType<typeof listModels>[number];
 
 export const isOpen = (g: Pick<GenerationView, "status">) => OPEN_STATUSES.includes(g.status);
 
-/** The tool id a dashboard URL uses for a tool. */
-export function toolIdOf(tool: GenerationTool): keyof typeof TOOL_IDS {
-  return (Object.keys(TOOL_IDS) as (keyof typeof TOOL_IDS)[]).find((id) => TOOL_IDS[id] === tool)!;
-}
-
-/** Where one generation is shown in the dashboard. */
+/** Where one generation is shown in the dashboard: under its tool's workspace. */
 export function resultPath(g: Pick<GenerationView, "id" | "tool">): string {
-  return g.tool === "text-to-video"
-    ? `/dashboard/video/5afe14a8/${g.id}`
-    : `/dashboard/image/${toolIdOf(g.tool)}/${g.id}`;
+  return `${toolPath(g.tool)}/${g.id}`;
 }
 
 /**

@@ -7,13 +7,13 @@ import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { listModels } from "#server/modules/generation/list-models.ts";
-import { TOOL_IDS, type GenerationTool } from "#common/generation.ts";
+import { toolOfHash, type GenerationTool } from "#common/tools.ts";
 import type { ImageSettings } from "#app/components/studio/image-studio.tsx";
 
 /** The tool a dashboard URL's tool id names, or a 404 for anything else. */
 export function toolOf(toolId: string | undefined, kind: "image" | "video"): GenerationTool {
-  const tool = toolId && Object.hasOwn(TOOL_IDS, toolId) ? TOOL_IDS[toolId as keyof typeof TOOL_IDS] : undefined;
-  if (!tool || (kind === "image") !== (tool !== "text-to-video")) throw data(null, { status: 404 });
+  const tool = toolOfHash(toolId, kind);
+  if (!tool) throw data(null, { status: 404 });
   return tool;
 }
 

@@ -63,6 +63,10 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
   optionsKey?: string;
   /** The provider's own input fields as its SDK models take them in provider options (when they rename some). */
   inputFields?(fields: Record<string, JSONValue>, kind: "image" | "video"): Record<string, JSONValue>;
+  /** Its image edits take a mask whose transparent pixels are what changes (OpenAI's), not a white-on-black one. */
+  maskAsAlpha?: boolean;
+  /** Its video models read a last frame from the AI SDK's `frameImages` (others take it through their mapping). */
+  frameImages?: boolean;
   /** Runs on this machine: its models are made without asking whether a connection is configured. */
   local?: boolean;
   imageModel?(settings: Settings, providerModelId: string): Promise<ImageModelV4>;

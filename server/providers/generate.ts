@@ -1,5 +1,7 @@
 import type { Experimental_VideoModelV4 as VideoModelV4, ImageModelV4, JSONValue } from "@ai-sdk/provider";
 import type { ImageInputs, ProviderDefinition, VideoInputs } from "#server/providers/definition.ts";
+import type { GenerationTool } from "#common/tools.ts";
+import sharp from "sharp";
 import { createDownload, DownloadError, experimental_generateVideo, generateImage } from "ai";
 import { providerDefinition, type ProviderId } from "#server/providers/registry.ts";
 import { dataUrl, foldStyle, merge, trustedOutputOrigin } from "#server/providers/shared.ts";
@@ -11,14 +13,32 @@ export type VideoStyle = "cinematic" | "animation" | "realistic" | "documentary"
 /** Options per provider key, as the SDK models read them (`openai`, `replicate`, `fal`, `openaiCompatible`, `demo`). */
 export type ProviderOptions = Record<string, Record<string, JSONValue>>;
 
+/** What made an input image that is itself a result: its provider, prompt, seed and place among its outputs. */
+export interface Origin {
+  provider: string;
+  prompt: string;
+  negativePrompt?: string;
+  seed?: number;
+  position: number;
+}
+
 export interface ImageRequest {
+  /** The tool it serves (the offline demo model reads it; others are told by their inputs). */
+  tool?: GenerationTool;
   prompt: string;
   negativePrompt?: string;
   n: number;
-  aspectRatio: ImageAspectRatio;
+  /** Absent for tools whose output takes the input image's shape. */
+  aspectRatio?: ImageAspectRatio;
   seed?: number;
-  /** Image-to-image: the picture to start from. */
+  /** The picture to start from (image-to-image, a mask edit, upscaling, background removal). */
   inputImage?: { bytes: Uint8Array; mediaType: string };
+  /** A mask of the input image's size: white what changes. */
+  mask?: { bytes: Uint8Array; mediaType: string };
+  /** Upscaling: how many times larger. */
+  scale?: number;
+  /** When the input image is a result: what drew it. */
+  origin?: Origin;
   /** How far to move away from the input image, 0 (keep it) to 1 (ignore it). */
   strength?: number;
   abortSignal: AbortSignal;
@@ -29,7 +49,12 @@ export interface ImageRequest {
 }
 
 export interface VideoRequest {
+  tool?: GenerationTool;
   prompt: string;
+  /** Image-to-video: the first frame. */
+  startImage?: { bytes: Uint8Array; mediaType: string };
+  /** The last frame, when one was given. */
+  endImage?: { bytes: Uint8Array; mediaType: string };
   negativePrompt?: string;
   style: VideoStyle;
   duration: 5 | 10;
@@ -61,7 +86,8 @@ const VIDEO_POLL_TIMEOUT_MS = 60 * 60 * 1000;
 export async function runImageModel(model: ImageModelV4, provider: ProviderId, req: ImageRequest): Promise<Output[]> {
   const { prompt: text, ...settings } = imageInputs(model.modelId, provider, req);
   const input = req.inputImage;
-  const prompt = input ? { text, images: [dataUrl(input)] } : text;
+  const mask = req.mask && providerDefinition(provider).maskAsAlpha ? await maskToAlpha(req.mask) : req.mask;
+  const prompt = input ? { text, images: [dataUrl(input)], ...(mask ? { mask: dataUrl(mask) } : {}) } : text;
   // With n above the model's per-call limit the SDK makes parallel calls; when one fails, stop the others.
   const siblings = new AbortController();
   try {
@@ -78,6 +104,14 @@ export async function runImageModel(model: ImageModelV4, provider: ProviderId, r
     siblings.abort();
     throw error;
   }
+}
+
+/** A white-on-black mask as one whose transparent pixels are what changes (OpenAI's edits). */
+async function maskToAlpha(mask: { bytes: Uint8Array }): Promise<{ bytes: Uint8Array; mediaType: string }> {
+  const grey = sharp(mask.bytes).greyscale();
+  const alpha = await grey.clone().negate().toBuffer();
+  const png = await sharp(mask.bytes).greyscale().joinChannel(alpha).png().toBuffer();
+  return { bytes: new Uint8Array(png), mediaType: "image/png" };
 }
 
 function imageInputs(modelId: string, provider: string, req: ImageRequest): ImageInputs {
@@ -111,9 +145,14 @@ function withProviderInputs<T extends { prompt: string; providerOptions: Provide
 export async function runVideoModel(model: VideoModelV4, provider: ProviderId, req: VideoRequest): Promise<Output[]> {
   const asynchronous = model.doStart != null && model.doStatus != null;
   const inputs = videoInputs(model.modelId, provider, req);
+  const definition = providerDefinition(provider);
   const result = await experimental_generateVideo({
     model,
-    prompt: inputs.prompt,
+    prompt: req.startImage ? { image: dataUrl(req.startImage), text: inputs.prompt } : inputs.prompt,
+    // A last frame goes as the SDK's frame image to models that read one; others get it through their mapping.
+    ...(req.endImage && definition.frameImages
+      ? { frameImages: [{ image: dataUrl(req.endImage), frameType: "last_frame" as const }] }
+      : {}),
     n: 1,
     aspectRatio: req.aspectRatio,
     duration: req.duration,

@@ -2,8 +2,10 @@ import type { ResolvedBinding } from "#config/models.ts";
 import type { GenerationKind, GenerationParams, GenerationTool } from "#common/generation.ts";
 import type { ProviderDefinition } from "#server/providers/definition.ts";
 import { ConnectionUnavailable } from "#server/providers/errors.ts";
-import { runImageModel, runVideoModel, type Output } from "#server/providers/generate.ts";
+import { runImageModel, runVideoModel, type Origin, type Output } from "#server/providers/generate.ts";
 import { mappedInputs } from "#server/providers/map-inputs.ts";
+import { takes, toolSpec } from "#common/tools.ts";
+import type { InputMapping } from "#common/input-mapping.ts";
 
 /** Finds a connection that can serve by its id (the model registry). */
 export interface ConnectionSource {
@@ -26,6 +28,8 @@ export async function connectionOf(source: ConnectionSource, binding: { connecti
   return found;
 }
 
+type Image = { bytes: Uint8Array; mediaType: string };
+
 export interface BindingRun {
   connections: ConnectionSource;
   model: { kind: GenerationKind };
@@ -34,7 +38,14 @@ export interface BindingRun {
   prompt: string;
   negativePrompt?: string;
   params: GenerationParams;
-  inputImage?: { bytes: Uint8Array; mediaType: string };
+  /** The image the tool starts from (a video's first frame). */
+  inputImage?: Image;
+  /** The mask of the input image (white: what changes); an extension's is made from its padding. */
+  mask?: Image;
+  /** A video's last frame. */
+  endImage?: Image;
+  /** When the input image is a result: what drew it (the offline demo model finds its own subject again). */
+  origin?: Origin;
   abortSignal: AbortSignal;
   /** Real progress (0–1), from models that report it. */
   onProgress?: (fraction: number) => void;
@@ -44,25 +55,32 @@ export interface BindingRun {
 
 /**
  * Runs a job on one of its model's bindings, through its provider's definition: the offline demo models here, any
- * other provider over HTTP.
+ * other provider over HTTP. What the tool's row takes is sent; the rest is left to the provider.
  */
 export async function runBinding(r: BindingRun): Promise<Array<Output & { poster?: Uint8Array }>> {
-  const { binding, params } = r;
+  const { binding, params, tool } = r;
+  const spec = toolSpec(tool);
+  const aspectRatio = takes(tool, "aspectRatio") ? params.aspectRatio : undefined;
+  const inputImage = spec.image ? r.inputImage : undefined;
+  const { definition, settings } = await connectionOf(r.connections, binding);
+  const { model: providerModel, mapping } = providerModelFor(binding, tool);
   if (r.model.kind === "video") {
-    const { definition, settings } = await connectionOf(r.connections, binding);
     if (!definition.videoModel) throw new Error(`${binding.provider} has no video models`);
-    const model = await definition.videoModel!(settings, binding.model, { onProgress: r.onProgress });
+    const model = await definition.videoModel!(settings, providerModel, { onProgress: r.onProgress });
     return runVideoModel(model, binding.provider, {
+      tool,
       prompt: r.prompt,
       negativePrompt: r.negativePrompt,
       style: params.style ?? "cinematic",
       duration: params.duration ?? 5,
       aspectRatio: params.aspectRatio as "16:9",
       seed: params.seed,
+      startImage: inputImage,
+      endImage: spec.endImage ? r.endImage : undefined,
       providerOptions: fixedOptions(definition, binding),
       providerInputs: (prompt) =>
         mappedInputs(
-          binding.mapping,
+          mapping,
           {
             prompt,
             seed: params.seed,
@@ -70,6 +88,8 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
             duration: params.duration ?? 5,
             resolution: params.resolution,
             audio: params.audio,
+            inputImage,
+            endImage: spec.endImage ? r.endImage : undefined,
           },
           params.options,
         ),
@@ -77,23 +97,25 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
       pollIntervalMs: r.pollIntervalMs,
     });
   }
-  const providerModel =
-    r.tool === "image-to-image" && binding.imageToImageModel ? binding.imageToImageModel : binding.model;
-  const { definition, settings } = await connectionOf(r.connections, binding);
   if (!definition.imageModel) throw new Error(`${binding.provider} has no image models`);
   const model = await definition.imageModel(settings, providerModel);
+  const mask = spec.mask || spec.extend ? r.mask : undefined;
   return runImageModel(model, binding.provider, {
+    tool: spec.extend ? "inpaint" : tool,
     prompt: r.prompt,
     negativePrompt: r.negativePrompt,
     n: params.count,
-    aspectRatio: params.aspectRatio,
+    aspectRatio,
     seed: params.seed,
-    inputImage: r.tool === "image-to-image" ? r.inputImage : undefined,
+    inputImage,
+    mask,
+    scale: params.scale,
     strength: params.strength,
+    origin: r.origin,
     providerOptions: fixedOptions(definition, binding),
     providerInputs: (prompt) =>
       mappedInputs(
-        binding.mapping,
+        mapping,
         {
           prompt,
           negativePrompt: r.negativePrompt,
@@ -101,8 +123,10 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
           // The count is left to the SDK: with more images than one call makes (fal's and Replicate's make one), it
           // makes several calls, each sending its own count in the provider's field; a mapped count would be sent
           // with every call and multiply the images.
-          aspectRatio: params.aspectRatio,
-          inputImage: r.tool === "image-to-image" ? r.inputImage : undefined,
+          aspectRatio,
+          inputImage,
+          mask,
+          scale: params.scale,
           strength: params.strength,
           resolution: params.resolution,
         },
@@ -110,6 +134,14 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
       ),
     abortSignal: r.abortSignal,
   });
+}
+
+/** The provider's model id and mapping for a tool: the binding's own, unless it names another for that tool. */
+function providerModelFor(binding: ResolvedBinding, tool: GenerationTool): { model: string; mapping?: InputMapping } {
+  if (tool === "image-to-image" && binding.imageToImageModel) {
+    return { model: binding.imageToImageModel, mapping: binding.mapping };
+  }
+  return { model: binding.model, mapping: binding.mapping };
 }
 
 /** The binding's fixed inputs, under its provider's name as the AI SDK reads provider options. */

@@ -11,8 +11,12 @@ export interface CommonInputs {
   negativePrompt?: string;
   seed?: number;
   count?: number;
-  aspectRatio: AspectRatio;
+  /** Absent for tools whose output takes the input image's shape. */
+  aspectRatio?: AspectRatio;
   inputImage?: { bytes: Uint8Array; mediaType: string };
+  mask?: { bytes: Uint8Array; mediaType: string };
+  endImage?: { bytes: Uint8Array; mediaType: string };
+  scale?: number;
   strength?: number;
   duration?: number;
   resolution?: string;
@@ -39,11 +43,11 @@ export function mappedInputs(
     set(mapping.negativePrompt, r.negativePrompt?.trim() || undefined);
     set(mapping.seed, r.seed);
     set(mapping.count, r.count);
-    if (mapping.aspectRatio) {
+    if (mapping.aspectRatio && r.aspectRatio) {
       const { field, values, sizeObject } = mapping.aspectRatio;
       set(field, sizeObject ? { ...RATIO_SIZES[r.aspectRatio] } : (values?.[r.aspectRatio] ?? r.aspectRatio));
     }
-    if (mapping.width && mapping.height) {
+    if (mapping.width && mapping.height && r.aspectRatio) {
       set(mapping.width, RATIO_SIZES[r.aspectRatio].width);
       set(mapping.height, RATIO_SIZES[r.aspectRatio].height);
     }
@@ -51,6 +55,8 @@ export function mappedInputs(
       const url = dataUrl(r.inputImage);
       set(mapping.inputImage.field, mapping.inputImage.list ? [url] : url);
     }
+    if (r.mask) set(mapping.mask, dataUrl(r.mask));
+    if (r.endImage) set(mapping.endImage, dataUrl(r.endImage));
     set(mapping.strength, r.inputImage ? r.strength : undefined);
     if (mapping.duration && r.duration !== undefined) {
       const { field, as, suffix } = mapping.duration;

@@ -190,7 +190,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
         "invalid_options",
         field("style"),
       ],
-      [{ tool: "upscale", model: "demo-image", prompt: "x" }, "invalid_options", field("tool")],
+      [{ tool: "colorize", model: "demo-image", prompt: "x" }, "invalid_options", field("tool")],
       [{ ...image(), extra: 1 }, "unknown_field", ["api.errors.unknownField", { field: "extra" }]],
       [
         { ...image(), inputUrll: "https://example.com/a.png" },

@@ -10,7 +10,6 @@ import { ImageStudioForm, type ImageSettings } from "#app/components/studio/imag
 import { DemoNotice, usePageLocale } from "#app/components/studio/parts.tsx";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import {
-  toolIdOf,
   useGenerationList,
   revealResults,
   useLiveGenerations,
@@ -18,6 +17,7 @@ import {
   type ModelView,
 } from "#app/lib/generations.ts";
 import { hrefIn } from "#common/locales.ts";
+import { toolPath } from "#common/tools.ts";
 
 /** Loads more when the sentinel comes into view; the button is there for keyboards and when observers are not. */
 export function LoadMore({
@@ -142,7 +142,7 @@ export function ImageToolPage({
               <AppstoreOutlined aria-hidden /> {t("nav.gallery")}
             </Link>
           ) : (
-            <Link to={hrefIn(pathname, `/dashboard/image/${toolIdOf(tool)}`)}>{t("nav.history")}</Link>
+            <Link to={hrefIn(pathname, toolPath(tool))}>{t("nav.history")}</Link>
           )}
         </nav>
       </header>

@@ -14,11 +14,11 @@ import {
   describeFailure,
   isOpen,
   setGenerationVisibility,
-  toolIdOf,
   useLiveGenerations,
   type GenerationView,
 } from "#app/lib/generations.ts";
 import { formatDate, formatNumber } from "#common/format.ts";
+import { toolPath } from "#common/tools.ts";
 import { hrefIn } from "#common/locales.ts";
 
 /** The outputs large: images with zoom (a preview with zoom and rotate), a video in a player. */
@@ -118,8 +118,8 @@ export function ResultView({ initial }: { initial: GenerationView }) {
     }
   };
 
-  const workspacePath = isVideo ? "/dashboard/video/5afe14a8" : `/dashboard/image/${toolIdOf(g.tool)}`;
-  const listPath = isVideo ? "/dashboard/video/5afe14a8" : "/dashboard/image";
+  const workspacePath = toolPath(g.tool);
+  const listPath = isVideo ? toolPath(g.tool) : "/dashboard/image";
   const shareUrl =
     typeof window === "undefined" ? `/share/${g.id}` : `${window.location.origin}${hrefIn(pathname, `/share/${g.id}`)}`;
   const took = seconds(g.startedAt, g.finishedAt);

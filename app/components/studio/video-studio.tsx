@@ -43,6 +43,7 @@ import {
   type VideoDuration,
   type VideoStyle,
 } from "#common/generation.ts";
+import { toolPath } from "#common/tools.ts";
 import { hrefIn } from "#common/locales.ts";
 
 export interface VideoSettings {
@@ -417,7 +418,7 @@ export function VideoStudio({
         </div>
         {!workspace && (
           <nav className="studio-head-links" aria-label={t("nav.videos")}>
-            <Link to={hrefIn(pathname, "/dashboard/video/5afe14a8")}>{t("nav.videos")}</Link>
+            <Link to={hrefIn(pathname, toolPath("text-to-video"))}>{t("nav.videos")}</Link>
           </nav>
         )}
       </header>

@@ -53,7 +53,14 @@ export const generation = pgTable(
      * never changes a queued or running job, nor what it costs. Null on jobs submitted before snapshots were kept.
      */
     modelSnapshot: jsonb("model_snapshot").$type<ModelSnapshot>(),
+    /** The image it starts from (a video's first frame), for the tools that take one. */
     inputAssetId: uuid("input_asset_id").references((): AnyPgColumn => asset.id, { onDelete: "set null" }),
+    /** The painted mask of the input image (white: what changes), for the mask tools. */
+    maskAssetId: uuid("mask_asset_id").references((): AnyPgColumn => asset.id, { onDelete: "set null" }),
+    /** A video's last frame, when one was given. */
+    endAssetId: uuid("end_asset_id").references((): AnyPgColumn => asset.id, { onDelete: "set null" }),
+    /** The generation it was made from: the result its input image is, or the one it varies. */
+    parentId: uuid("parent_id").references((): AnyPgColumn => generation.id, { onDelete: "set null" }),
     status: text("status").$type<GenerationStatus>().notNull().default("queued"),
     progress: integer("progress").notNull().default(0),
     creditsHeld: bigint("credits_held", { mode: "number" }).notNull(),
@@ -123,6 +130,10 @@ export const generation = pgTable(
     index("generation_public_idx")
       .on(t.createdAt.desc())
       .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
+    // A result's page lists what was made from it.
+    index("generation_parent_idx")
+      .on(t.parentId)
+      .where(sql`${t.parentId} is not null`),
   ],
 );
 

@@ -1,3 +1,4 @@
+import { kindOfTool } from "#common/tools.ts";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { tool } from "ai";
 import { z } from "zod";
@@ -10,7 +11,6 @@ import type { CatalogModel } from "#config/models.ts";
 import { limitAccountAction } from "#server/modules/rate-limits/account-actions.ts";
 import {
   IMAGE_ASPECT_RATIOS,
-  KIND_OF_TOOL,
   PROMPT_MAX,
   VIDEO_ASPECT_RATIOS,
   VIDEO_STYLES,
@@ -51,7 +51,7 @@ export interface ChatToolDeps extends SubmitDeps {
  * first hosted one otherwise, and whichever there is when there is only one kind.
  */
 function modelFor(deps: ChatToolDeps, tool: GenerationTool, preferOffline: boolean): CatalogModel | undefined {
-  const models = deps.models.media().filter((m) => m.kind === KIND_OF_TOOL[tool] && m.tools.includes(tool));
+  const models = deps.models.media().filter((m) => m.kind === kindOfTool(tool) && m.tools.includes(tool));
   return models.find((m) => Boolean(m.offline) === preferOffline) ?? models[0];
 }
 

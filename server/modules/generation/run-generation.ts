@@ -15,6 +15,9 @@ import { MAX_RUNS } from "./queue.ts";
 import { removeFiles, storeOutputs, UnreadableOutput, type ProviderOutput } from "./store-outputs.ts";
 import { recordDuration, typicalSeconds } from "./estimate.ts";
 import { endGenerationInTx } from "./end-generation.ts";
+import { extendCanvas, fitMask } from "./extend-canvas.ts";
+import { toolSpec } from "#common/tools.ts";
+import type { Origin } from "#server/providers/generate.ts";
 
 export interface RunDeps {
   db: Db;
@@ -97,9 +100,9 @@ export async function runGeneration(
   let failure: ProviderFailure | null = null;
   let binding = 0;
   try {
-    let input: InputImage | null;
+    let inputs: JobInputs;
     try {
-      input = await loadInput(deps, job);
+      inputs = await loadInputs(deps, job);
     } catch (error) {
       if (!(error instanceof InputUnreadable)) throw error;
       if (error.transient && job.attempt < MAX_RUNS) {
@@ -132,7 +135,7 @@ export async function runGeneration(
           prompt: job.prompt,
           negativePrompt: job.negativePrompt ?? undefined,
           params: job.params,
-          inputImage: input ?? undefined,
+          ...inputs,
           abortSignal: signal,
           onProgress: (f) => {
             fraction = Math.max(fraction ?? 0, Math.min(1, f));
@@ -234,7 +237,7 @@ export async function runGeneration(
  */
 function chargeFor(model: Pick<ModelSnapshot, "price" | "parameters">, job: Generation, delivered: number): number {
   if (model.price.unit !== "image" || delivered >= job.params.count) return job.creditsHeld;
-  return Math.min(job.creditsHeld, costOf(model, { ...job.params, count: Math.max(0, delivered) }));
+  return Math.min(job.creditsHeld, costOf(model, { ...job.params, tool: job.tool, count: Math.max(0, delivered) }));
 }
 
 const kindFailure = (job: Generation): FailureCode => (job.kind === "video" ? "video_failed" : "image_failed");
@@ -291,16 +294,66 @@ interface InputImage {
   mediaType: string;
 }
 
-/** The job's input image. Image-to-image never runs without one: when it cannot be read, InputUnreadable. */
-async function loadInput(deps: RunDeps, job: Generation): Promise<InputImage | null> {
-  if (job.tool !== "image-to-image") return null;
+interface JobInputs {
+  inputImage?: InputImage;
+  mask?: InputImage;
+  endImage?: InputImage;
+  origin?: Origin;
+}
+
+/**
+ * The images the job's tool reads: its input image (never run without one: when it cannot be read,
+ * InputUnreadable), the mask (scaled to the input's size; for an extension, made from its padding with the larger
+ * canvas), the end frame, and, when the input is an offline demo result, what drew it.
+ */
+async function loadInputs(deps: RunDeps, job: Generation): Promise<JobInputs> {
+  const spec = toolSpec(job.tool);
+  if (!spec.image) return {};
   // The asset's row goes when its owner deletes it (the column is then set null).
-  if (!job.inputAssetId) throw new InputUnreadable("the input image was deleted", null);
+  let inputImage = await loadAsset(deps, job.inputAssetId, "input image");
+  const out: JobInputs = {};
+  if (spec.extend && job.params.extend) {
+    const extended = await extendCanvas(inputImage, job.params.extend);
+    inputImage = extended.image;
+    out.mask = extended.mask;
+  }
+  if (spec.mask) out.mask = await fitMask(await loadAsset(deps, job.maskAssetId, "mask"), inputImage);
+  if (spec.endImage && job.endAssetId) out.endImage = await loadAsset(deps, job.endAssetId, "end image");
+  out.inputImage = inputImage;
+  if (job.parentId && job.inputAssetId) out.origin = await demoOrigin(deps.db, job.parentId, job.inputAssetId);
+  return out;
+}
+
+/** What drew an input image that is a result: its provider, prompt, seed and place among the outputs. */
+async function demoOrigin(db: Db, parentId: string, assetId: string): Promise<JobInputs["origin"]> {
+  const [row] = await db
+    .select({
+      prompt: generation.prompt,
+      negativePrompt: generation.negativePrompt,
+      params: generation.params,
+      provider: generation.provider,
+      position: asset.position,
+    })
+    .from(asset)
+    .innerJoin(generation, eq(generation.id, asset.generationId))
+    .where(and(eq(asset.id, assetId), eq(generation.id, parentId)));
+  if (!row?.provider) return undefined;
+  return {
+    provider: row.provider,
+    prompt: row.prompt,
+    ...(row.negativePrompt ? { negativePrompt: row.negativePrompt } : {}),
+    ...(row.params.seed !== undefined ? { seed: row.params.seed } : {}),
+    position: row.position,
+  };
+}
+
+async function loadAsset(deps: RunDeps, id: string | null, what: string): Promise<InputImage> {
+  if (!id) throw new InputUnreadable(`the ${what} was deleted`, null);
   const [input] = await deps.db
     .select({ key: asset.storageKey, mimeType: asset.mimeType })
     .from(asset)
-    .where(eq(asset.id, job.inputAssetId));
-  if (!input) throw new InputUnreadable(`input asset ${job.inputAssetId} was deleted`, null);
+    .where(eq(asset.id, id));
+  if (!input) throw new InputUnreadable(`${what} asset ${id} was deleted`, null);
   try {
     const file = await deps.storage.get(input.key);
     if (!file) throw new InputUnreadable(`storage holds no object ${input.key}`, input.key);

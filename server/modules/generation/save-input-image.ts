@@ -2,14 +2,23 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "#server/db/client.ts";
 import { asset } from "#server/db/schema/index.ts";
 import type { Storage } from "#server/storage/storage.ts";
-import { normalizeInputImage } from "./input-image.ts";
+import sharp from "sharp";
+import { normalizeInputImage, type NormalizedInputImage } from "./input-image.ts";
 
 /**
- * Keeps an input image for image-to-image: checked and re-encoded (which drops its metadata), stored, and recorded
- * as the user's private input asset.
+ * Keeps an input image (or a mask) for a tool: checked and re-encoded (which drops its metadata), stored, and
+ * recorded as the user's private input asset. A mask is kept as a lossless grey PNG: white what changes, black what
+ * stays (transparent counts as black).
  */
-export async function saveInputImage(options: { db: Db; storage: Storage; userId: string; bytes: Uint8Array }) {
-  const image = await normalizeInputImage(options.bytes);
+export async function saveInputImage(options: {
+  db: Db;
+  storage: Storage;
+  userId: string;
+  bytes: Uint8Array;
+  mask?: boolean;
+}) {
+  const checked = await normalizeInputImage(options.bytes);
+  const image = options.mask ? await asMask(checked) : checked;
   const ext = image.mediaType === "image/png" ? "png" : "webp";
   const key = `inputs/${options.userId}/${randomBytes(12).toString("hex")}.${ext}`;
   await options.storage.put(key, image.bytes, image.mediaType);
@@ -39,4 +48,9 @@ export async function saveInputImage(options: { db: Db; storage: Storage; userId
     await options.storage.delete(key).catch(() => undefined);
     throw error;
   }
+}
+
+async function asMask(image: NormalizedInputImage): Promise<NormalizedInputImage> {
+  const png = await sharp(image.bytes).flatten({ background: "#000000" }).greyscale().png().toBuffer();
+  return { ...image, bytes: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), mediaType: "image/png" };
 }

@@ -12,7 +12,15 @@ import type { Storage } from "#server/storage/storage.ts";
 import { costOf, type CatalogModel, type ModelSnapshot } from "#config/models.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { checkParameters } from "#common/model-parameters.ts";
-import { KIND_OF_TOOL, submitSchema, type GenerationParams, type SubmitRequest } from "#common/generation.ts";
+import {
+  IMAGE_ASPECT_RATIOS,
+  submitSchema,
+  type AspectRatio,
+  type ExtendPadding,
+  type GenerationParams,
+  type SubmitRequest,
+} from "#common/generation.ts";
+import { EXTEND_MAX_CANVAS, UPSCALE_FACTORS, kindOfTool, takes, toolSpec } from "#common/tools.ts";
 import { enqueueGenerationInTx, warmGenerationQueue } from "./queue.ts";
 import { fetchImageUrl } from "./fetch-image-url.ts";
 import { saveInputImage } from "./save-input-image.ts";
@@ -69,7 +77,7 @@ export async function submitGeneration(
     if (earlier) return earlier;
   }
 
-  const inputAssetId = request.tool === "image-to-image" ? await inputFor(deps, options.user.id, request) : null;
+  const inputs = await inputsFor(deps, options.user.id, request, params);
   const id = randomUUID();
   await warmGenerationQueue(deps.boss);
   try {
@@ -92,9 +100,12 @@ export async function submitGeneration(
         modelId: model.id,
         prompt: request.prompt,
         negativePrompt: "negativePrompt" in request && request.negativePrompt ? request.negativePrompt : null,
-        params,
+        params: inputs.params,
         modelSnapshot: snapshotOf(model),
-        inputAssetId,
+        inputAssetId: inputs.input?.id ?? null,
+        maskAssetId: inputs.mask?.id ?? null,
+        endAssetId: inputs.end?.id ?? null,
+        parentId: inputs.params.parentId ?? null,
         creditsHeld: cost,
         holdId,
         source: options.source ?? "web",
@@ -130,9 +141,9 @@ export function checkGeneration(
   if (!parsed.success) throw requestError(parsed.error.issues[0]);
   const request = parsed.data;
   const model = models.findMedia(request.model, { admin: user.role === "admin" });
-  if (!model || model.kind !== KIND_OF_TOOL[request.tool]) throw new AppError("unknown_model", request.model);
+  if (!model || model.kind !== kindOfTool(request.tool)) throw new AppError("unknown_model", request.model);
   const params = checkOptions(model, request);
-  return { request, model, params, cost: costOf(model, params) };
+  return { request, model, params, cost: costOf(model, { ...params, tool: request.tool }) };
 }
 
 /** What a job keeps of its model: an edit of the model after this never changes the job or its charge. */
@@ -162,17 +173,18 @@ async function byKey(db: Db, userId: string, key: string, requestHash: string) {
   return { id: row.id, repeated: true };
 }
 
-/** The model's own limits: ratios, counts, durations, styles, and which optional fields it takes. */
+/** The model's own limits, for the parameters its tool takes: ratios, counts, durations, styles, scales. */
 function checkOptions(model: CatalogModel, r: SubmitRequest): GenerationParams {
   const { options } = model;
+  const tool = r.tool;
   /** A setting this model does not take: the detail for developers, the catalogue message for people. */
   const refuse = (detail: string, key: string, values: Record<string, string | number> = {}) =>
     new AppError("invalid_options", detail, {
       key: `generation.errors.${key}`,
       values: { model: model.name, ...values },
     });
-  if (!model.tools.includes(r.tool)) throw refuse(`${model.id} does not do ${r.tool}`, "toolUnsupported");
-  if (!options.aspectRatios.includes(r.aspectRatio)) {
+  if (!model.tools.includes(tool)) throw refuse(`${model.id} does not do ${tool}`, "toolUnsupported");
+  if (r.aspectRatio !== undefined && !options.aspectRatios.includes(r.aspectRatio)) {
     const allowed = options.aspectRatios.join(", ");
     throw refuse(`aspectRatio: ${model.id} takes ${allowed}`, "aspectRatioUnsupported", { allowed });
   }
@@ -188,70 +200,180 @@ function checkOptions(model: CatalogModel, r: SubmitRequest): GenerationParams {
       setting: model.parameters?.find((f) => f.name === advanced.field)?.label ?? advanced.field,
     });
   }
-  const common = {
-    seed: r.seed,
-    // Left out, a model's first resolution: the one the studio shows first, priced and sent as asked for, so the
-    // provider never makes its own (maybe dearer) default at the price of the cheapest.
-    ...(r.resolution !== undefined || options.resolutions
-      ? { resolution: r.resolution ?? options.resolutions![0]! }
-      : {}),
-    ...(Object.keys(advanced.values).length > 0 ? { options: advanced.values } : {}),
-  };
-  if (r.tool === "text-to-video") {
-    if (options.durations && !options.durations.includes(r.duration)) {
-      const allowed = options.durations.join(", ");
-      throw refuse(`duration: ${model.id} takes ${allowed}`, "durationUnsupported", { allowed });
-    }
-    if (options.styles && !options.styles.includes(r.style)) {
-      const allowed = options.styles.join(", ");
-      throw refuse(`style: ${model.id} takes ${allowed}`, "styleUnsupported", { allowed });
-    }
-    if (r.audio && !options.audio) throw refuse(`audio: ${model.id} makes no sound`, "audioUnsupported");
-    return {
-      aspectRatio: r.aspectRatio,
-      count: 1,
-      ...common,
-      style: r.style,
-      duration: r.duration,
-      ...(options.audio ? { audio: r.audio ?? false } : {}),
-    };
-  }
-  if (r.count > options.maxCount) {
+  if (r.count !== undefined && r.count > options.maxCount) {
     throw refuse(`count: at most ${options.maxCount}`, "countTooHigh", { max: options.maxCount });
   }
   if (r.negativePrompt && !options.negativePrompt) {
     throw refuse(`negativePrompt: ${model.id} takes none`, "negativePromptUnsupported");
   }
+  if (r.duration !== undefined && options.durations && !options.durations.includes(r.duration)) {
+    const allowed = options.durations.join(", ");
+    throw refuse(`duration: ${model.id} takes ${allowed}`, "durationUnsupported", { allowed });
+  }
+  if (r.style !== undefined && options.styles && !options.styles.includes(r.style)) {
+    const allowed = options.styles.join(", ");
+    throw refuse(`style: ${model.id} takes ${allowed}`, "styleUnsupported", { allowed });
+  }
+  if (r.audio && !options.audio) throw refuse(`audio: ${model.id} makes no sound`, "audioUnsupported");
+  const scales = options.scales ?? UPSCALE_FACTORS;
+  if (r.scale !== undefined && !scales.includes(r.scale)) {
+    const allowed = scales.join(", ");
+    throw refuse(`scale: ${model.id} takes ${allowed}`, "scaleUnsupported", { allowed });
+  }
+  if (toolSpec(tool).extend && !r.extendTo && !(r.extend && Object.values(r.extend).some((n) => n > 0))) {
+    throw new AppError("invalid_options", "extend: a new ratio (extendTo) or pixels on at least one side", {
+      key: "generation.errors.extendRequired",
+    });
+  }
   return {
-    aspectRatio: r.aspectRatio,
-    count: r.count,
-    ...common,
-    ...(r.tool === "image-to-image" && options.strength ? { strength: r.strength } : {}),
+    // Tools whose output takes its input's shape record the input's nearest ratio once it is read.
+    aspectRatio: r.aspectRatio ?? (kindOfTool(tool) === "video" ? "16:9" : "1:1"),
+    count: r.count ?? 1,
+    seed: r.seed,
+    // Left out, a model's first resolution: the one the studio shows first, priced and sent as asked for, so the
+    // provider never makes its own (maybe dearer) default at the price of the cheapest.
+    ...(takes(tool, "resolution") && (r.resolution !== undefined || options.resolutions)
+      ? { resolution: r.resolution ?? options.resolutions![0]! }
+      : {}),
+    ...(Object.keys(advanced.values).length > 0 ? { options: advanced.values } : {}),
+    ...(r.style !== undefined ? { style: r.style } : {}),
+    ...(r.duration !== undefined ? { duration: r.duration } : {}),
+    ...(takes(tool, "audio") && options.audio ? { audio: r.audio ?? false } : {}),
+    ...(r.strength !== undefined && options.strength ? { strength: r.strength } : {}),
+    ...(r.scale !== undefined ? { scale: r.scale } : {}),
+    ...(r.extend ? { extend: r.extend } : {}),
   };
 }
 
-/** The input image: one of the user's own images (uploaded or generated), or one fetched from a URL now. */
-async function inputFor(
+/** An image a request gave: its asset, its size, and the generation it came out of (when it is a result). */
+interface GivenImage {
+  id: string;
+  width: number;
+  height: number;
+  generationId: string | null;
+}
+
+/**
+ * Reads the images a request gives (input, mask, end frame: each one of the user's own images, or fetched from a
+ * URL now) and completes the parameters that depend on them: the shape of tools that follow their input, the
+ * canvas an extension makes, and the generation it was made from. Nothing is written but the fetched images.
+ */
+async function inputsFor(deps: SubmitDeps, userId: string, r: SubmitRequest, params: GenerationParams) {
+  const spec = toolSpec(r.tool);
+  const image = (assetId: string | undefined, url: string | undefined, what: "input" | "mask" | "end") =>
+    assetId || url ? imageFor(deps, userId, { assetId, url }, what) : Promise.resolve(null);
+  const input = spec.image ? await image(r.inputAssetId, r.inputUrl, "input") : null;
+  if (spec.image && !input) {
+    throw new AppError("input_image_required", `${r.tool} needs an input image`);
+  }
+  const mask = spec.mask ? await image(r.maskAssetId, r.maskUrl, "mask") : null;
+  if (spec.mask && !mask) throw new AppError("mask_required", `${r.tool} needs a mask`);
+  const end = spec.endImage ? await image(r.endAssetId, r.endUrl, "end") : null;
+  const out: GenerationParams = { ...params };
+  if (input) {
+    if (!takes(r.tool, "aspectRatio")) out.aspectRatio = nearestRatio(input.width, input.height);
+    if (input.generationId) out.parentId = input.generationId;
+    if (mask && Math.abs(mask.width / mask.height - input.width / input.height) > 0.02) {
+      throw new AppError("invalid_options", "mask: the mask must have the input image's shape", {
+        key: "generation.errors.maskShape",
+      });
+    }
+    if (spec.extend) {
+      const padding = r.extendTo ? paddingTo(input, r.extendTo) : r.extend!;
+      const width = input.width + padding.left + padding.right;
+      const height = input.height + padding.top + padding.bottom;
+      if (width === input.width && height === input.height) {
+        throw new AppError("invalid_options", "extend: the image already has this ratio", {
+          key: "generation.errors.extendRequired",
+        });
+      }
+      if (Math.max(width, height) > EXTEND_MAX_CANVAS) {
+        throw new AppError("invalid_options", `extend: at most ${EXTEND_MAX_CANVAS} pixels a side`, {
+          key: "generation.errors.canvasTooLarge",
+          values: { max: EXTEND_MAX_CANVAS },
+        });
+      }
+      out.extend = padding;
+      out.aspectRatio = nearestRatio(width, height);
+    }
+    if (params.scale && Math.max(input.width, input.height) * params.scale > UPSCALE_MAX_SIDE) {
+      throw new AppError("invalid_options", `scale: the result would be over ${UPSCALE_MAX_SIDE} pixels a side`, {
+        key: "generation.errors.upscaleTooLarge",
+        values: { max: UPSCALE_MAX_SIDE },
+      });
+    }
+  }
+  return { params: out, input, mask, end };
+}
+
+/** The longest side an upscaled image may have. */
+const UPSCALE_MAX_SIDE = 8192;
+
+/** The ratio among Atelier's closest to a size. */
+function nearestRatio(width: number, height: number): AspectRatio {
+  const shape = Math.log(width / height);
+  let best: AspectRatio = "1:1";
+  for (const ratio of IMAGE_ASPECT_RATIOS) {
+    const [w, h] = ratio.split(":").map(Number) as [number, number];
+    const [bw, bh] = best.split(":").map(Number) as [number, number];
+    if (Math.abs(Math.log(w / h) - shape) < Math.abs(Math.log(bw / bh) - shape)) best = ratio;
+  }
+  return best;
+}
+
+/** The pixels that put an image, centred, on a canvas of a ratio (growing one side only). */
+export function paddingTo(image: { width: number; height: number }, ratio: AspectRatio): ExtendPadding {
+  const [w, h] = ratio.split(":").map(Number) as [number, number];
+  let width = image.width;
+  let height = image.height;
+  if (image.width / image.height < w / h) width = Math.round((image.height * w) / h);
+  else height = Math.round((image.width * h) / w);
+  const x = width - image.width;
+  const y = height - image.height;
+  return {
+    top: Math.floor(y / 2),
+    bottom: y - Math.floor(y / 2),
+    left: Math.floor(x / 2),
+    right: x - Math.floor(x / 2),
+  };
+}
+
+/** One image a request gives: one of the user's own images (uploaded or generated), or one fetched from a URL now. */
+async function imageFor(
   deps: SubmitDeps,
   userId: string,
-  r: Extract<SubmitRequest, { tool: "image-to-image" }>,
-): Promise<string> {
-  if (r.inputAssetId) {
+  given: { assetId?: string; url?: string },
+  what: "input" | "mask" | "end",
+): Promise<GivenImage> {
+  if (given.assetId) {
     const [row] = await deps.db
-      .select({ id: asset.id })
+      .select({
+        id: asset.id,
+        width: asset.width,
+        height: asset.height,
+        generationId: asset.generationId,
+        role: asset.role,
+      })
       .from(asset)
       .where(
         // An upload, or one of the user's own generated images ("pick from my gallery").
-        and(eq(asset.id, r.inputAssetId), eq(asset.userId, userId), eq(asset.kind, "image")),
+        and(eq(asset.id, given.assetId), eq(asset.userId, userId), eq(asset.kind, "image")),
       );
-    if (!row) throw new AppError("input_image_required", "no such uploaded image");
-    return row.id;
+    if (!row) {
+      throw what === "mask"
+        ? new AppError("mask_required", "no such uploaded mask")
+        : new AppError("input_image_required", "no such uploaded image");
+    }
+    return {
+      id: row.id,
+      width: row.width ?? 0,
+      height: row.height ?? 0,
+      generationId: row.role === "output" ? row.generationId : null,
+    };
   }
-  if (r.inputUrl) {
-    const bytes = await fetchImageUrl(r.inputUrl);
-    return (await saveInputImage({ db: deps.db, storage: deps.storage, userId, bytes })).id;
-  }
-  throw new AppError("input_image_required", "image-to-image needs an input image");
+  const bytes = await fetchImageUrl(given.url!);
+  const saved = await saveInputImage({ db: deps.db, storage: deps.storage, userId, bytes, mask: what === "mask" });
+  return { id: saved.id, width: saved.width ?? 0, height: saved.height ?? 0, generationId: null };
 }
 
 /** The generation a user's idempotency key already started, if any (whatever it was asked). */

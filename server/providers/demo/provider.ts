@@ -20,6 +20,8 @@ export const demoProvider = defineProvider({
   builtInConnection: (env): Settings => ({ enabled: env.DEMO_MODELS }),
   configured: (settings) => settings.enabled,
   local: true,
+  // The demo's video model animates towards a last frame given as the SDK's frame image.
+  frameImages: true,
   imageModel: async () => createDemoImageModel(),
   videoModel: async (_settings, _modelId, hooks) => createDemoVideoModel({ onProgress: hooks.onProgress }),
   chatModel: async () => createPromptHelperModel(),
@@ -28,7 +30,8 @@ export const demoProvider = defineProvider({
     settings.enabled
       ? { ok: true, detail: "the demo models run on this machine" }
       : { ok: false, code: "refused", detail: "the demo models are switched off (DEMO_MODELS)" },
-  // Everything as the user gave it: the demo model reads the negative prompt and the strength itself.
+  // Everything as the user gave it: the demo model reads the tool, the negative prompt, the strength, the scale and
+  // what drew its input (when a demo result is the input) itself.
   imageInputs: (_modelId, req) => ({
     prompt: req.prompt,
     aspectRatio: req.aspectRatio,
@@ -37,7 +40,14 @@ export const demoProvider = defineProvider({
       req.providerOptions ?? {},
       "demo",
       {},
-      { negativePrompt: req.negativePrompt, strength: req.strength },
+      {
+        tool: req.tool,
+        negativePrompt: req.negativePrompt,
+        strength: req.strength,
+        scale: req.scale,
+        // Only its own results can be drawn again.
+        origin: req.origin?.provider === "demo" ? { ...req.origin } : undefined,
+      },
     ),
   }),
   // The prompt as the user wrote it; the model reads the style and the negative prompt from its options.

@@ -64,7 +64,7 @@ export const openaiCompatibleProvider = defineProvider({
     describeOpenAICompatible({ url: settings.baseURL, apiKey: settings.apiKey }, modelId, signal),
   imageInputs: (_modelId, req) => ({
     prompt: foldNegative(req),
-    size: SDXL_SIZES[req.aspectRatio],
+    size: req.aspectRatio ? SDXL_SIZES[req.aspectRatio] : undefined,
     providerOptions: req.providerOptions ?? {},
   }),
 });

@@ -65,10 +65,12 @@ export const openaiProvider = defineProvider({
           signal,
         )
       : invalidSettings("no API key is set"),
+  // Its edits read a mask's transparent pixels as the area to change.
+  maskAsAlpha: true,
   // GPT image models take neither seed nor aspect ratio, and have no strength or negative prompt.
   imageInputs: (modelId, req) => ({
     prompt: foldNegative(req),
-    size: openaiSize(modelId, req.aspectRatio),
+    size: req.aspectRatio ? openaiSize(modelId, req.aspectRatio) : undefined,
     providerOptions: req.providerOptions ?? {},
   }),
 });

@@ -1,22 +1,23 @@
 import type { Route } from "./+types/result";
 import { ResultView } from "#app/components/studio/result-view.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
-import { ownGeneration, studioPage } from "#app/lib/studio.server.ts";
+import { ownGeneration, studioPage, toolOf } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request, params }: Route.LoaderArgs) {
+  const tool = toolOf(params.toolId, "video");
   const { viewer, runtime, db } = requireViewer(context, request);
   const generation = await ownGeneration({
     db,
     env: runtime.env,
     id: params.id,
     viewerId: viewer.id,
-    tool: "text-to-video",
+    tool,
   });
   return {
-    ...studioPage(context, request, "tools.text-to-video.title"),
+    ...studioPage(context, request, `tools.${tool}.title`),
     generation,
   };
 }

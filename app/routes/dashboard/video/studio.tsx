@@ -1,7 +1,7 @@
 import type { Route } from "./+types/studio";
 import { VideoStudio, type VideoSettings } from "#app/components/studio/video-studio.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
-import { modelsFor, ownGeneration, studioPage } from "#app/lib/studio.server.ts";
+import { modelsFor, ownGeneration, studioPage, toolOf } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
@@ -10,25 +10,27 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
 
 const NO_HISTORY = { items: [], nextCursor: null };
 
-/** `/dashboard/video/create` (the form and what was started there) and `/dashboard/video/5afe14a8` (the form and every video). */
-export async function loader({ context, request }: Route.LoaderArgs) {
-  const { viewer, runtime, db } = requireViewer(context, request);
-  const env = runtime.env;
+/**
+ * `/dashboard/video/create` (the text-to-video form and what was started there) and `/dashboard/video/{tool}` (a
+ * video tool's form and every video).
+ */
+export async function loader({ context, request, params }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const workspace = !url.pathname.endsWith("/create");
+  const tool = workspace ? toolOf((params as { toolId?: string }).toolId, "video") : "text-to-video";
+  const { viewer, runtime, db } = requireViewer(context, request);
+  const env = runtime.env;
   const id = url.searchParams.get("id");
   const from = url.searchParams.get("from");
   const [current, history, source] = await Promise.all([
-    !workspace && id
-      ? ownGeneration({ db, env, id, viewerId: viewer.id, tool: "text-to-video" }).catch(() => null)
-      : null,
+    !workspace && id ? ownGeneration({ db, env, id, viewerId: viewer.id, tool }).catch(() => null) : null,
     workspace
       ? listGenerations({ db, userId: viewer.id, query: { kind: "video", limit: "12" } }).catch(() => null)
       : NO_HISTORY,
     from ? getGeneration({ db, env, id: from, viewerId: viewer.id }).catch(() => null) : null,
   ]);
   const initial: VideoSettings =
-    source?.mine && source.tool === "text-to-video"
+    source?.mine && source.kind === "video"
       ? {
           model: source.model.id,
           prompt: source.prompt,
@@ -38,10 +40,11 @@ export async function loader({ context, request }: Route.LoaderArgs) {
         }
       : { prompt: url.searchParams.get("prompt")?.slice(0, 2000) };
   return {
-    ...studioPage(context, request, "tools.text-to-video.title"),
+    ...studioPage(context, request, `tools.${tool}.title`),
+    tool,
     workspace,
     formKey: `${from ?? ""}:${url.searchParams.get("prompt") ?? ""}`,
-    models: modelsFor(runtime, "text-to-video", viewer, request),
+    models: modelsFor(runtime, tool, viewer, request),
     initial,
     current,
     history: history ?? NO_HISTORY,
