@@ -161,6 +161,8 @@ function requestSchema(spec: ToolSpec) {
     ...(takes("resolution") ? { resolution } : {}),
     ...(takes("audio") ? { audio: z.boolean().optional() } : {}),
     ...(takes("options") ? { options: parameterValuesSchema.optional() } : {}),
+    /** The result this one varies (Variations: the same request with a new seed), linked as its parent. */
+    variationOf: z.uuid().optional(),
     ...(spec.image ? { inputAssetId: image.assetId, inputUrl: image.url } : {}),
     ...(spec.mask ? { maskAssetId: image.assetId, maskUrl: image.url } : {}),
     ...(spec.endImage ? { endAssetId: image.assetId, endUrl: image.url } : {}),
@@ -226,6 +228,7 @@ export interface SubmitRequest {
   scale?: UpscaleFactor;
   extendTo?: ImageAspectRatio;
   extend?: ExtendPadding;
+  variationOf?: string;
 }
 
 /** What a request may carry, in its loosest form (the schema checks it per tool). */

@@ -303,6 +303,14 @@ async function inputsFor(deps: SubmitDeps, userId: string, r: SubmitRequest, par
       });
     }
   }
+  if (r.variationOf) {
+    const [source] = await deps.db
+      .select({ id: generation.id })
+      .from(generation)
+      .where(and(eq(generation.id, r.variationOf), eq(generation.userId, userId)));
+    if (!source) throw new AppError("not_found", "variationOf: no such generation of yours");
+    out.parentId = source.id;
+  }
   return { params: out, input, mask, end };
 }
 
