@@ -130,15 +130,10 @@ function requestSchema(spec: ToolSpec) {
   return z.strictObject({
     tool: z.literal(spec.id as GenerationTool),
     model: z.string().min(1).max(100),
-    prompt:
-      spec.prompt === "required"
-        ? prompt
-        : spec.prompt === "optional"
-          ? z.string().trim().max(PROMPT_MAX).default("")
-          : z
-              .literal("")
-              .optional()
-              .transform(() => ""),
+    // A tool that reads no prompt has no such field (one sent is an unknown field).
+    ...(spec.prompt === "none"
+      ? {}
+      : { prompt: spec.prompt === "required" ? prompt : z.string().trim().max(PROMPT_MAX).default("") }),
     ...(takes("negativePrompt") ? { negativePrompt: z.string().trim().max(PROMPT_MAX).optional() } : {}),
     ...(takes("aspectRatio")
       ? {
@@ -200,7 +195,7 @@ export const submitSchema = z
       ...ReturnType<typeof requestSchema>[],
     ],
   )
-  .transform((r) => r as unknown as SubmitRequest);
+  .transform((r) => ({ prompt: "", ...r }) as unknown as SubmitRequest);
 
 /** A generation request, whatever its tool, with the defaults its tool gives. */
 export interface SubmitRequest {
