@@ -6,6 +6,7 @@ import {
   optionsOfForm,
   parametersOfForm,
   priceOfForm,
+  toolsOfForm,
   type MediaDefinition,
 } from "./model-form.server.ts";
 
@@ -271,6 +272,23 @@ describe("the model editor's form", () => {
     ).toEqual({
       key: "modelEditor.errors.aspectRatios",
       field: "limits.aspectRatios",
+    });
+  });
+
+  it("reads the tools a model serves: at least one, each of its kind, unchanged when the editor was not shown", () => {
+    const base = { kind: "video", tools: ["text-to-video"] } as unknown as MediaDefinition;
+    const shown = (...tools: string[]) =>
+      formOf([["limits.shown", "1"], ...tools.map((t): [string, string] => ["limits.tools", t])]);
+    expect(toolsOfForm(shown("image-to-video", "text-to-video"), base)).toEqual(["text-to-video", "image-to-video"]);
+    expect(toolsOfForm(shown("text-to-video"), base)).toBe(base.tools);
+    expect(toolsOfForm(formOf([]), base)).toBe(base.tools);
+    expect(refusal(() => toolsOfForm(shown(), base))).toEqual({
+      key: "modelEditor.errors.tools",
+      field: "limits.tools",
+    });
+    expect(refusal(() => toolsOfForm(shown("upscale"), base))).toEqual({
+      key: "modelEditor.errors.tools",
+      field: "limits.tools",
     });
   });
 });

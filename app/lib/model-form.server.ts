@@ -1,3 +1,4 @@
+import { toolsOfKind } from "#common/tools.ts";
 import { checkParameters, PRICED_SETTINGS, type ModelPrice, type ParameterField } from "#common/model-parameters.ts";
 import type { InputMapping } from "#common/input-mapping.ts";
 import { IMAGE_ASPECT_RATIOS, VIDEO_DURATIONS, type AspectRatio } from "#common/generation.ts";
@@ -102,6 +103,17 @@ export function mappingOfForm(form: FormData, prefix: string): InputMapping | un
   }
   for (const key of Object.keys(mapping) as (keyof InputMapping)[]) if (mapping[key] === undefined) delete mapping[key];
   return Object.keys(mapping).length > 0 ? mapping : undefined;
+}
+
+/** The tools the editor sends (`limits.tools`): at least one, each of the model's kind; unchanged when not shown. */
+export function toolsOfForm(form: FormData, base: MediaDefinition): MediaDefinition["tools"] {
+  if (!form.has("limits.shown")) return base.tools;
+  const sent = form.getAll("limits.tools").map(String);
+  const ofKind = toolsOfKind(base.kind) as string[];
+  const tools = ofKind.filter((t) => sent.includes(t)) as MediaDefinition["tools"];
+  if (tools.length === 0 || tools.length !== sent.length)
+    throw new EditorRefusal("modelEditor.errors.tools", "limits.tools");
+  return sameSet(tools, base.tools) ? base.tools : tools;
 }
 
 /** The common limits as the editor sends them (`limits.`), over the model's own. */
@@ -225,7 +237,12 @@ export function priceOfForm(
 export function editedDefinition(form: FormData, base: MediaDefinition): MediaDefinition {
   const parameters = parametersOfForm(form, base.parameters);
   const { price, cost } = priceOfForm(form, parameters);
-  const next: MediaDefinition = { ...base, options: optionsOfForm(form, base), price: unlessSame(price, base.price) };
+  const next: MediaDefinition = {
+    ...base,
+    tools: toolsOfForm(form, base),
+    options: optionsOfForm(form, base),
+    price: unlessSame(price, base.price),
+  };
   if (parameters.length > 0) next.parameters = parameters;
   else delete next.parameters;
   if (cost === undefined) delete next.cost;

@@ -1,3 +1,4 @@
+import { toolsOfKind } from "#common/tools.ts";
 import { Checkbox, Input, Tag, Typography } from "antd";
 import { createContext, useContext, useState, type ReactNode } from "react";
 import { useTranslation } from "react-i18next";
@@ -218,13 +219,36 @@ export interface EditorOptions {
 }
 
 /** The common parameters' limits: the ratios, how many images, the durations, the resolutions and sound. */
-export function LimitsEditor({ kind, options }: { kind: MediaKind; options: EditorOptions }) {
+export function LimitsEditor({
+  kind,
+  options,
+  tools,
+}: {
+  kind: MediaKind;
+  options: EditorOptions;
+  /** The tools the model serves now (proposed from its inputs, or as kept). */
+  tools: readonly string[];
+}) {
   const { t } = useTranslation("admin");
   const typed = useTyped();
   const ratios = kind === "image" ? IMAGE_ASPECT_RATIOS : VIDEO_ASPECT_RATIOS;
   return (
     <div className="admin-codes-form" data-limits>
       <input type="hidden" name="limits.shown" value="1" />
+      <fieldset className="admin-filter admin-fieldset admin-editor-checks" data-tools-editor>
+        <legend>{t("modelEditor.tools")}</legend>
+        {toolsOfKind(kind).map((tool) => (
+          <Checkbox
+            key={tool}
+            name="limits.tools"
+            value={tool}
+            defaultChecked={typed.checkedValue("limits.tools", tool, tools.includes(tool))}
+          >
+            {t(`modelAdd.toolNames.${tool}`)}
+          </Checkbox>
+        ))}
+        <p className="admin-hint">{t("modelEditor.toolsHint")}</p>
+      </fieldset>
       <fieldset className="admin-filter admin-fieldset admin-editor-checks">
         <legend>{t("modelEditor.aspectRatios")}</legend>
         {ratios.map((r) => (

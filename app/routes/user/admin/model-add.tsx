@@ -294,7 +294,7 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
               />
             </Card>
             <Card title={t("modelEditor.limitsTitle")} className="admin-create-codes">
-              <LimitsEditor kind={d.kind} options={d.options} />
+              <LimitsEditor kind={d.kind} options={d.options} tools={d.tools} />
             </Card>
             <Card title={t("modelEditor.parameters")} className="admin-create-codes">
               <ParametersEditor parameters={d.parameters ?? []} />

@@ -90,6 +90,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     : [];
   const editor = media && {
     kind: media.kind,
+    tools: media.tools,
     mappings: media.bindings.map((b) => ({ mapping: b.mapping, fields: schemaFields(b.mapping, media.parameters) })),
     options: media.options,
     parameters: media.parameters ?? [],
@@ -542,7 +543,7 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
                 />
               </Card>
               <Card title={t("modelEditor.limitsTitle")} className="admin-create-codes">
-                <LimitsEditor kind={editor.kind} options={editor.options} />
+                <LimitsEditor kind={editor.kind} options={editor.options} tools={editor.tools} />
               </Card>
               <Card title={t("modelEditor.parameters")} className="admin-create-codes">
                 <ParametersEditor parameters={editor.parameters} />

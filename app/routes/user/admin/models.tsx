@@ -1,3 +1,4 @@
+import { toolsOfKind } from "#common/tools.ts";
 import { Button, Card, Checkbox, Input, Tag, Typography, type TableColumnsType } from "antd";
 import { useTranslation } from "react-i18next";
 import { useEffect } from "react";
@@ -22,7 +23,7 @@ import { idFromProviderModel, newModelDefinition } from "#server/admin/catalog-c
 import { refusalResult } from "#app/lib/catalog-admin.server.ts";
 import { duplicateModel, moveModel } from "#server/modules/catalog/arrange-models.ts";
 import { providers } from "#server/providers/registry.ts";
-import { GENERATION_TOOLS, type GenerationTool } from "#common/generation.ts";
+import type { GenerationTool } from "#common/generation.ts";
 import { periodOf, periodStart } from "#common/admin.ts";
 import { currencyDigits, formatMoney, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
@@ -282,8 +283,7 @@ async function addFromForm({
   const unit = text("unit");
   const units = ["image", "video", "videoSecond"] as const;
   const tools = form.getAll("tools").map(String);
-  if (tools.some((t) => !(GENERATION_TOOLS as readonly string[]).includes(t)))
-    return refuse("models.errors.tools", "tools");
+  if (tools.some((t) => !(toolsOfKind("image") as string[]).includes(t))) return refuse("models.errors.tools", "tools");
   try {
     const added = await addModel({
       db,
@@ -630,12 +630,11 @@ function AddModel({
         </label>
         <fieldset className="admin-filter admin-fieldset">
           <legend>{t("models.add.tools")}</legend>
-          <Checkbox name="tools" value="text-to-image" defaultChecked>
-            {t("models.tools.text-to-image")}
-          </Checkbox>
-          <Checkbox name="tools" value="image-to-image">
-            {t("models.tools.image-to-image")}
-          </Checkbox>
+          {toolsOfKind("image").map((tool) => (
+            <Checkbox key={tool} name="tools" value={tool} defaultChecked={tool === "text-to-image"}>
+              {t(`models.tools.${tool}`)}
+            </Checkbox>
+          ))}
         </fieldset>
         <Checkbox name="enabled" defaultChecked>
           {t("models.add.enabled")}
