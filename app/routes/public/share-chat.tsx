@@ -9,6 +9,7 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { getSharedConversation } from "#server/modules/chat/share.ts";
 import { formatDate } from "#common/format.ts";
 import { hrefIn } from "#common/locales.ts";
+import { isTool, kindOfTool } from "#common/tools.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -64,7 +65,11 @@ export default function SharedConversation({ loaderData }: Route.ComponentProps)
                 ) : (
                   <section key={j} className="chat-tool">
                     <header className="chat-tool-head">
-                      <strong>{t(segment.tool === "text-to-video" ? "tools.video" : "tools.image")}</strong>
+                      <strong>
+                        {t(
+                          isTool(segment.tool) && kindOfTool(segment.tool) === "video" ? "tools.video" : "tools.image",
+                        )}
+                      </strong>
                       <span className="chat-tool-model">{segment.model}</span>
                     </header>
                     <p className="chat-tool-prompt">{segment.prompt}</p>
