@@ -11,8 +11,8 @@ import {
   VIDEO_DURATIONS,
   VIDEO_STYLES,
   type GenerationKind,
-  type GenerationTool,
 } from "#common/generation.ts";
+import type { GenerationTool } from "#common/tools.ts";
 
 export type { ModelOptions, ModelPrice };
 
@@ -28,13 +28,21 @@ export type Provider = ProviderWith<"image"> | ProviderWith<"video">;
 export interface Binding {
   provider: Provider;
   model: string;
-  /** The provider's id for image-to-image, when it differs. */
+  /** The provider's id for image-to-image, when it differs (the same as `toolModels["image-to-image"].model`). */
   imageToImageModel?: string;
+  /** The provider's id and mapping for a tool, when they differ from the binding's (see `providerModelFor`). */
+  toolModels?: Partial<Record<GenerationTool, ToolModel>>;
   /** One connection only (its id). */
   connection?: string;
   /** Fixed inputs sent with every request, in the provider's own names. */
   options?: Record<string, unknown>;
   /** Where each of Atelier's common parameters goes in the provider's input (read from its schema). */
+  mapping?: InputMapping;
+}
+
+/** The provider's id for one tool of a binding, and where the common parameters go in its input. */
+export interface ToolModel {
+  model: string;
   mapping?: InputMapping;
 }
 
