@@ -12,7 +12,14 @@ export interface CommonInputs {
   seed?: number;
   count?: number;
   aspectRatio: AspectRatio;
+  /** The image to start from: to edit, extend, upscale or cut out, or a video's first frame. */
   inputImage?: { bytes: Uint8Array; mediaType: string };
+  /** The painted mask of the input image (white changes, black stays), as fal's and Replicate's models take it. */
+  mask?: { bytes: Uint8Array; mediaType: string };
+  /** A video's last frame. */
+  endImage?: { bytes: Uint8Array; mediaType: string };
+  /** The upscale factor. */
+  scale?: number;
   strength?: number;
   duration?: number;
   resolution?: string;
@@ -51,6 +58,9 @@ export function mappedInputs(
       const url = dataUrl(r.inputImage);
       set(mapping.inputImage.field, mapping.inputImage.list ? [url] : url);
     }
+    if (r.mask) set(mapping.mask, dataUrl(r.mask));
+    if (r.endImage) set(mapping.endImage, dataUrl(r.endImage));
+    set(mapping.scale, r.scale);
     set(mapping.strength, r.inputImage ? r.strength : undefined);
     if (mapping.duration && r.duration !== undefined) {
       const { field, as, suffix } = mapping.duration;
