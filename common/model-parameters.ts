@@ -184,6 +184,8 @@ export interface PricedRequest {
   resolution?: string;
   audio?: boolean;
   aspectRatio?: string;
+  /** An upscale's factor: a formula names it as `scale` (`{"scale": {"4": 4}}`). */
+  scale?: number;
   /** The advanced settings, defaults included (`checkParameters`). */
   options?: ParameterValues;
 }
@@ -218,6 +220,8 @@ function settingValue(setting: string, r: PricedRequest): ParameterValue | undef
       return r.audio ?? false;
     case "aspectRatio":
       return r.aspectRatio;
+    case "scale":
+      return r.scale;
     default:
       return r.options?.[setting];
   }
