@@ -28,11 +28,23 @@ describe("mappedInputs", () => {
     expect(sent).toEqual({ image_url: dataUrlOf(1), upscale_factor: 4 });
   });
 
+  it("sends no prompt when there is no text, so the model keeps its own default", () => {
+    const mapping = { prompt: "prompt", inputImage: { field: "image_url" }, scale: "upscale_factor" };
+    const none = mappedInputs(mapping, { prompt: "", aspectRatio: "1:1", inputImage: png(1), scale: 2 }, {});
+    expect(none).not.toHaveProperty("prompt");
+    const some = mappedInputs(mapping, { prompt: "crisp", aspectRatio: "1:1", inputImage: png(1), scale: 2 }, {});
+    expect(some.prompt).toBe("crisp");
+  });
+
   it("leaves out what the request does not have, and what the mapping does not place", () => {
     const mapping = { prompt: "prompt", mask: "mask", endImage: "end_image", scale: "scale" };
     expect(mappedInputs(mapping, { prompt: "x", aspectRatio: "1:1" }, {})).toEqual({ prompt: "x" });
     expect(
-      mappedInputs({ prompt: "prompt" }, { prompt: "x", aspectRatio: "1:1", mask: png(2), endImage: png(3), scale: 2 }, {}),
+      mappedInputs(
+        { prompt: "prompt" },
+        { prompt: "x", aspectRatio: "1:1", mask: png(2), endImage: png(3), scale: 2 },
+        {},
+      ),
     ).toEqual({ prompt: "x" });
   });
 });

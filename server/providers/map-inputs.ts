@@ -42,7 +42,8 @@ export function mappedInputs(
     if (field && value !== undefined) out[field] = value;
   };
   if (mapping) {
-    set(mapping.prompt, r.prompt);
+    // No text leaves the model's own default prompt (an upscaler's "best quality, highres") in place.
+    set(mapping.prompt, r.prompt || undefined);
     set(mapping.negativePrompt, r.negativePrompt?.trim() || undefined);
     set(mapping.seed, r.seed);
     set(mapping.count, r.count);
