@@ -162,7 +162,7 @@ export interface ModelPrice {
 }
 
 /** The settings a formula can name besides the advanced ones. */
-export const PRICED_SETTINGS = ["count", "duration", "resolution", "audio", "aspectRatio"] as const;
+export const PRICED_SETTINGS = ["count", "duration", "resolution", "audio", "aspectRatio", "scale"] as const;
 
 export const priceSchema = z.strictObject({
   unit: z.enum(PRICE_UNITS),
