@@ -26,6 +26,8 @@ export interface InputMapping {
   mask?: string;
   /** A video's last frame. */
   endImage?: string;
+  /** The upscale factor (a number: 2 or 4). */
+  scale?: string;
   strength?: string;
   /** A video's length: sent as a number, or as a string ("5", or with a suffix: "5s"). */
   duration?: { field: string; as: "integer" | "string"; suffix?: string };
@@ -53,6 +55,7 @@ export const inputMappingSchema = z.strictObject({
   inputImage: z.strictObject({ field, list: z.boolean().optional() }).optional(),
   mask: field.optional(),
   endImage: field.optional(),
+  scale: field.optional(),
   strength: field.optional(),
   duration: z
     .strictObject({ field, as: z.enum(["integer", "string"]), suffix: z.string().max(10).optional() })

@@ -50,6 +50,12 @@ describe("priceOf", () => {
     ).toBe(20);
     expect(priceOf({ unit: "image", credits: 2, multipliers: { count: { "4": 0.75 } } }, { count: 4 })).toBe(6);
   });
+  it("multiplies an upscale by its factor where the formula names the scale", () => {
+    const price = { unit: "image" as const, credits: 12, multipliers: { scale: { "4": 4 } } };
+    expect(priceOf(price, { count: 1, scale: 2 })).toBe(12);
+    expect(priceOf(price, { count: 1, scale: 4 })).toBe(48);
+    expect(priceOf(price, { count: 1 })).toBe(12);
+  });
   it("rounds up to whole credits past floating-point noise, and keeps the minimum", () => {
     expect(
       priceOf(

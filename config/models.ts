@@ -11,8 +11,8 @@ import {
   VIDEO_DURATIONS,
   VIDEO_STYLES,
   type GenerationKind,
-  type GenerationTool,
 } from "#common/generation.ts";
+import type { GenerationTool } from "#common/tools.ts";
 
 export type { ModelOptions, ModelPrice };
 
@@ -28,13 +28,21 @@ export type Provider = ProviderWith<"image"> | ProviderWith<"video">;
 export interface Binding {
   provider: Provider;
   model: string;
-  /** The provider's id for image-to-image, when it differs. */
+  /** The provider's id for image-to-image, when it differs (the same as `toolModels["image-to-image"].model`). */
   imageToImageModel?: string;
+  /** The provider's id and mapping for a tool, when they differ from the binding's (see `providerModelFor`). */
+  toolModels?: Partial<Record<GenerationTool, ToolModel>>;
   /** One connection only (its id). */
   connection?: string;
   /** Fixed inputs sent with every request, in the provider's own names. */
   options?: Record<string, unknown>;
   /** Where each of Atelier's common parameters goes in the provider's input (read from its schema). */
+  mapping?: InputMapping;
+}
+
+/** The provider's id for one tool of a binding, and where the common parameters go in its input. */
+export interface ToolModel {
+  model: string;
   mapping?: InputMapping;
 }
 
@@ -615,14 +623,161 @@ export const modelCatalog: CatalogModel<Binding>[] = [
     expectedSeconds: 15,
     timeoutSeconds: 180,
   },
+  // FLUX.1 Fill [pro], for a painted mask (white is repainted, black kept) and, on a larger canvas whose new area the
+  // mask marks, for extending. fal: fal.ai/models/fal-ai/flux-pro/v1/fill/api (image_url and mask_url of the same
+  // size; $0.05 per megapixel). Replicate: replicate.com/black-forest-labs/flux-fill-pro/api (image and mask; about
+  // $0.05 an image). Their other settings differ in name or type (fal's safety_tolerance is a string, Replicate's an
+  // integer), so none is declared.
+  {
+    id: "flux-fill-pro",
+    name: "FLUX.1 Fill [pro]",
+    kind: "image",
+    tools: ["inpaint", "outpaint"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/flux-pro/v1/fill",
+        mapping: { prompt: "prompt", seed: "seed", inputImage: { field: "image_url" }, mask: "mask_url" },
+      },
+      {
+        provider: "replicate",
+        model: "black-forest-labs/flux-fill-pro",
+        mapping: { prompt: "prompt", seed: "seed", inputImage: { field: "image" }, mask: "mask" },
+      },
+    ],
+    price: { unit: "image", credits: 6 },
+    cost: 0.05,
+    options: { aspectRatios: ["1:1"], maxCount: 4, negativePrompt: false, seed: true, strength: false },
+    expectedSeconds: 15,
+    timeoutSeconds: 180,
+  },
+  // fal: fal.ai/models/fal-ai/clarity-upscaler/api (image_url, upscale_factor 1–4, default 2; an optional prompt
+  // defaulting to "masterpiece, best quality, highres"; $0.03 per megapixel of the result). Estimated for a
+  // 1024x1024 input: about $0.12 at ×2 and $0.48 at ×4.
+  {
+    id: "clarity-upscaler",
+    name: "Clarity Upscaler",
+    kind: "image",
+    tools: ["upscale"],
+    bindings: [
+      {
+        provider: "fal",
+        model: "fal-ai/clarity-upscaler",
+        mapping: {
+          prompt: "prompt",
+          seed: "seed",
+          inputImage: { field: "image_url" },
+          scale: "upscale_factor",
+        },
+      },
+    ],
+    price: { unit: "image", credits: 14, multipliers: { scale: { "4": 4 } } },
+    cost: 0.12,
+    options: { aspectRatios: ["1:1"], maxCount: 1, negativePrompt: false, seed: true, strength: false },
+    parameters: [
+      {
+        name: "creativity",
+        type: "number",
+        label: "Creativity",
+        description: "How far the upscale may stray from the picture to add detail.",
+        default: 0.35,
+        minimum: 0,
+        maximum: 1,
+      },
+    ],
+    expectedSeconds: 30,
+    timeoutSeconds: 240,
+  },
+  // Replicate: replicate.com/nightmareai/real-esrgan/api, a community model run by its version (image, scale 0–10,
+  // default 4, face_enhance). Billed by GPU time: estimated at under $0.01 a run.
+  {
+    id: "real-esrgan",
+    name: "Real-ESRGAN",
+    kind: "image",
+    tools: ["upscale"],
+    bindings: [
+      {
+        provider: "replicate",
+        model: "nightmareai/real-esrgan:f121d640bd286e1fdc67f9799164c1d5be36ff74576ee11c803ae5b665dd46aa",
+        mapping: { inputImage: { field: "image" }, scale: "scale" },
+      },
+    ],
+    price: { unit: "image", credits: 1, multipliers: { scale: { "4": 2 } } },
+    cost: 0.005,
+    options: { aspectRatios: ["1:1"], maxCount: 1, negativePrompt: false, seed: false, strength: false },
+    parameters: [
+      {
+        name: "face_enhance",
+        type: "boolean",
+        label: "Face enhancement",
+        description: "Restore faces with GFPGAN while upscaling.",
+        default: false,
+      },
+    ],
+    expectedSeconds: 10,
+    timeoutSeconds: 180,
+  },
+  // fal: fal.ai/models/fal-ai/birefnet/v2/api (image_url; a PNG with the background transparent). fal lists it by
+  // compute time at a price too small to show; charged the least a request costs.
+  {
+    id: "birefnet",
+    name: "BiRefNet background removal",
+    kind: "image",
+    tools: ["remove-background"],
+    bindings: [{ provider: "fal", model: "fal-ai/birefnet/v2", mapping: { inputImage: { field: "image_url" } } }],
+    price: { unit: "image", credits: 1 },
+    options: { aspectRatios: ["1:1"], maxCount: 1, negativePrompt: false, seed: false, strength: false },
+    parameters: [
+      {
+        name: "model",
+        type: "string",
+        label: "Model",
+        description: "Light suits most pictures; Heavy is slower and more accurate; Portrait is made for people.",
+        default: "General Use (Light)",
+        choices: ["General Use (Light)", "General Use (Light 2K)", "General Use (Heavy)", "Matting", "Portrait"],
+      },
+      {
+        name: "operating_resolution",
+        type: "string",
+        label: "Working resolution",
+        default: "1024x1024",
+        choices: ["1024x1024", "2048x2048"],
+      },
+    ],
+    expectedSeconds: 8,
+    timeoutSeconds: 120,
+  },
+  // Replicate: replicate.com/lucataco/remove-bg/api, a community model run by its version (image; a PNG with the
+  // background transparent). Billed by GPU time: estimated at well under a cent a run.
+  {
+    id: "remove-bg",
+    name: "Remove background",
+    kind: "image",
+    tools: ["remove-background"],
+    bindings: [
+      {
+        provider: "replicate",
+        model: "lucataco/remove-bg:95fcc2a26d3899cd6c2691c900465aaeff466285a65c14638cc5f36f34befaf1",
+        mapping: { inputImage: { field: "image" } },
+      },
+    ],
+    price: { unit: "image", credits: 1 },
+    cost: 0.001,
+    options: { aspectRatios: ["1:1"], maxCount: 1, negativePrompt: false, seed: false, strength: false },
+    expectedSeconds: 8,
+    timeoutSeconds: 120,
+  },
   // fal: fal.ai/models/fal-ai/kling-video/v2.5-turbo/pro/text-to-video/api (duration "5"|"10", aspect_ratio
-  // 16:9|9:16|1:1; about $0.07 a second). Replicate: replicate.com/kwaivgi/kling-v2.5-turbo-pro/api (duration 5|10 as
+  // 16:9|9:16|1:1; about $0.07 a second) and, from a start image, its own endpoint
+  // fal.ai/models/fal-ai/kling-video/v2.5-turbo/pro/image-to-video/api (image_url, an optional tail_image_url as the
+  // last frame, no aspect ratio; $0.35 for 5 seconds and $0.07 for each one more). Replicate:
+  // replicate.com/kwaivgi/kling-v2.5-turbo-pro/api (one model for both: start_image and end_image; duration 5|10 as
   // an integer). The fal-only cfg_scale is left out: settings go to both providers.
   {
     id: "kling-video",
     name: "Kling 2.5 Turbo",
     kind: "video",
-    tools: ["text-to-video"],
+    tools: ["text-to-video", "image-to-video"],
     bindings: [
       {
         provider: "fal",
@@ -633,6 +788,18 @@ export const modelCatalog: CatalogModel<Binding>[] = [
           aspectRatio: { field: "aspect_ratio" },
           duration: { field: "duration", as: "string" },
         },
+        toolModels: {
+          "image-to-video": {
+            model: "fal-ai/kling-video/v2.5-turbo/pro/image-to-video",
+            mapping: {
+              prompt: "prompt",
+              negativePrompt: "negative_prompt",
+              inputImage: { field: "image_url" },
+              endImage: "tail_image_url",
+              duration: { field: "duration", as: "string" },
+            },
+          },
+        },
       },
       {
         provider: "replicate",
@@ -642,6 +809,8 @@ export const modelCatalog: CatalogModel<Binding>[] = [
           negativePrompt: "negative_prompt",
           aspectRatio: { field: "aspect_ratio" },
           duration: { field: "duration", as: "integer" },
+          inputImage: { field: "start_image" },
+          endImage: "end_image",
         },
       },
     ],

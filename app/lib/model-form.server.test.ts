@@ -60,6 +60,23 @@ describe("the model editor's form", () => {
       inputImage: { field: "image_urls", list: true },
       duration: { field: "duration", as: "string", suffix: "s" },
     });
+    expect(
+      mappingOfForm(
+        formOf([
+          ["m.shown", "1"],
+          ["m.inputImage", "image_url"],
+          ["m.mask", "mask_url"],
+          ["m.scale", "upscale_factor"],
+          ["m.endImage", "tail_image_url"],
+        ]),
+        "m.",
+      ),
+    ).toEqual({
+      inputImage: { field: "image_url" },
+      mask: "mask_url",
+      scale: "upscale_factor",
+      endImage: "tail_image_url",
+    });
     expect(mappingOfForm(formOf([["m.shown", "1"]]), "m.")).toBeUndefined();
     expect(mappingOfForm(formOf([["m.prompt", "prompt"]]), "m.")).toBeUndefined();
     expect(

@@ -70,6 +70,7 @@ export function mappingOfForm(form: FormData, prefix: string): InputMapping | un
     height: f("height"),
     mask: f("mask"),
     endImage: f("endImage"),
+    scale: f("scale"),
     strength: f("strength"),
     resolution: f("resolution"),
     audio: f("audio"),

@@ -26,14 +26,8 @@ import pino from "pino";
 import { CATALOG_ID, type ModelDefinition } from "#server/modules/catalog/model-definition.ts";
 import { checkConnection, isProviderId, providerDefinition } from "#server/providers/registry.ts";
 import type { Capability } from "#server/providers/definition.ts";
-import {
-  IMAGE_ASPECT_RATIOS,
-  VIDEO_ASPECT_RATIOS,
-  VIDEO_DURATIONS,
-  VIDEO_STYLES,
-  GENERATION_TOOLS,
-  type GenerationTool,
-} from "#common/generation.ts";
+import { IMAGE_ASPECT_RATIOS, VIDEO_ASPECT_RATIOS, VIDEO_DURATIONS, VIDEO_STYLES } from "#common/generation.ts";
+import { GENERATION_TOOLS, type GenerationTool } from "#common/tools.ts";
 import { describePrice } from "#common/model-parameters.ts";
 import {
   ok,
@@ -238,6 +232,7 @@ function describeMapping(d: ModelDescription): string {
   put("input image", m.inputImage?.field);
   put("mask", m.mask);
   put("end image", m.endImage);
+  put("scale", m.scale);
   put("strength", m.strength);
   put("duration", m.duration?.field, d.options.durations ? ` (${d.options.durations.join(", ")} s)` : "");
   put("resolution", m.resolution, d.options.resolutions ? ` (${d.options.resolutions.join(", ")})` : "");

@@ -3,9 +3,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { modelCatalog, type Binding, type CatalogModel } from "#config/models.ts";
 import { RATIO_SIZES } from "#common/input-mapping.ts";
 import { checkParameters, type ParameterField, type ParameterValue } from "#common/model-parameters.ts";
-import type { AspectRatio, GenerationParams, GenerationTool } from "#common/generation.ts";
+import type { AspectRatio, GenerationParams } from "#common/generation.ts";
+import { toolSpec, type GenerationTool } from "#common/tools.ts";
 import { runBinding, type ConnectionSource } from "#server/providers/index.ts";
 import { providerDefinition } from "#server/providers/registry.ts";
+import { providerModelFor } from "#server/providers/tool-model.ts";
+import sharp from "sharp";
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
 import { startFakeGoogle, type FakeGoogle } from "#tests/fakes/google.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
@@ -20,15 +23,17 @@ const SCHEMAS = new URL("../../tests/fakes/schemas/", import.meta.url);
 
 /**
  * Fields the AI SDK puts in every request of a kind whatever the model, which the provider ignores when the model's
- * schema does not name them (fal and Replicate drop unknown input fields): fal's image model always sends
- * `image_size` (the ratio as one of fal's named sizes) and `num_images` (one: counts are parallel calls); its video
- * model always sends `aspect_ratio`. Replicate's image model always sends `aspect_ratio` and `num_outputs`, its video
- * model `aspect_ratio` and `duration`.
+ * schema does not name them (fal and Replicate drop unknown input fields): fal's image model always sends the
+ * `prompt`, `image_size` (the ratio as one of fal's named sizes) and `num_images` (one: counts are parallel calls);
+ * its video model always sends `aspect_ratio`. Replicate's image model always sends the `prompt`, `aspect_ratio` and
+ * `num_outputs`, its video model `aspect_ratio` and `duration`.
  */
 const SDK_FIELDS: Record<"fal" | "replicate", Record<"image" | "video", string[]>> = {
-  fal: { image: ["image_size", "num_images"], video: ["aspect_ratio"] },
-  replicate: { image: ["aspect_ratio", "num_outputs"], video: ["aspect_ratio", "duration"] },
+  fal: { image: ["prompt", "image_size", "num_images"], video: ["aspect_ratio"] },
+  replicate: { image: ["prompt", "aspect_ratio", "num_outputs"], video: ["aspect_ratio", "duration"] },
 };
+
+/** The tools `runBinding` runs itself; the others are run here as it will, each on its provider model and mapping. */
 
 /** The OpenAI Images API's create fields (platform.openai.com/docs/api-reference/images/create). */
 const OPENAI_FIELDS = {
@@ -74,6 +79,8 @@ const KEYS = {
 let fakes: { openai: FakeOpenAI; replicate: FakeReplicate; fal: FakeFal; google: FakeGoogle };
 let connections: ConnectionSource;
 let inputPng: Buffer;
+let endPng: Buffer;
+let maskPng: Buffer;
 
 beforeAll(async () => {
   const [openai, replicate, fal, google] = await Promise.all([
@@ -93,6 +100,20 @@ beforeAll(async () => {
     connection: (id) => (id in settings ? { definition: providerDefinition(id), settings: settings[id] } : undefined),
   };
   inputPng = await fakePng("a picture to start from", 48, 48);
+  endPng = await fakePng("a picture to end on", 40, 40);
+  // White where the picture changes (its middle), black where it stays.
+  maskPng = await sharp({ create: { width: 48, height: 48, channels: 3, background: "#000" } })
+    .composite([
+      {
+        input: await sharp({ create: { width: 24, height: 24, channels: 3, background: "#fff" } })
+          .png()
+          .toBuffer(),
+        left: 12,
+        top: 12,
+      },
+    ])
+    .png()
+    .toBuffer();
 });
 
 afterAll(async () => {
@@ -140,20 +161,13 @@ describe("the built-in catalog", () => {
     "%s sends what the provider's schema takes",
     async (_name, run) => {
       const request = requestFor(run);
-      const outputs = await runBinding({
-        connections,
-        model: run.model,
-        binding: { ...run.binding, connection: run.binding.provider },
-        tool: run.tool,
-        prompt: "a lighthouse on a cliff at dusk",
-        negativePrompt: request.negativePrompt,
-        params: request.params,
-        inputImage:
-          run.tool === "image-to-image" ? { bytes: new Uint8Array(inputPng), mediaType: "image/png" } : undefined,
-        abortSignal: AbortSignal.timeout(30_000),
-        pollIntervalMs: 10,
-      });
+      const outputs = await runTool(run, request);
       expect(outputs.length).toBe(run.model.kind === "image" ? request.params.count : 1);
+      if (run.tool === "upscale") expect((await sharp(outputs[0]!.bytes).metadata()).width).toBe(48 * UPSCALE);
+      if (run.tool === "remove-background") {
+        const cutout = await sharp(outputs[0]!.bytes).metadata();
+        expect([cutout.format, cutout.hasAlpha]).toEqual(["png", true]);
+      }
       const sent = sentInputs(run);
       expect(sent.length, "requests the fake received").toBeGreaterThan(0);
       for (const body of sent) {
@@ -165,6 +179,46 @@ describe("the built-in catalog", () => {
     },
   );
 });
+
+const PROMPT = "a lighthouse on a cliff at dusk";
+const UPSCALE = 4 as const;
+const png = (bytes: Buffer) => ({ bytes: new Uint8Array(bytes), mediaType: "image/png" });
+
+/**
+ * What a tool is given besides its settings: the start image, the mask and the end image it takes. Extending sends
+ * the larger canvas with a mask of its new area, as a mask edit.
+ */
+function inputsFor(tool: GenerationTool) {
+  const spec = toolSpec(tool);
+  return {
+    inputImage: spec.image ? png(inputPng) : undefined,
+    mask: spec.mask || spec.extend ? png(maskPng) : undefined,
+    endImage: spec.endImage ? png(endPng) : undefined,
+    scale: spec.scale ? UPSCALE : undefined,
+  };
+}
+
+/** Runs one tool of a binding through `runBinding`, with the input image, mask, end image and scale its row takes. */
+async function runTool(run: Run, asked: Asked) {
+  const { model, binding, tool } = run;
+  const { params, negativePrompt } = asked;
+  const prompt = toolSpec(tool).prompt === "none" ? "" : PROMPT;
+  const inputs = inputsFor(tool);
+  return runBinding({
+    connections,
+    model,
+    binding: { ...binding, connection: binding.provider },
+    tool,
+    prompt,
+    negativePrompt,
+    params: { ...params, ...(inputs.scale ? { scale: inputs.scale } : {}) },
+    inputImage: inputs.inputImage,
+    mask: inputs.mask,
+    endImage: inputs.endImage,
+    abortSignal: AbortSignal.timeout(30_000),
+    pollIntervalMs: 10,
+  });
+}
 
 interface Asked {
   params: GenerationParams & { options: Record<string, ParameterValue> };
@@ -207,8 +261,10 @@ function otherValue(field: ParameterField): ParameterValue {
 
 /** The model inputs the fake received for this run. */
 function sentInputs({ model, binding, tool }: Run): Record<string, unknown>[] {
-  const id = tool === "image-to-image" && binding.imageToImageModel ? binding.imageToImageModel : binding.model;
+  const id = providerModelFor(binding, tool).model;
   const posts = (requests: RecordedRequest[]) => requests.filter((r) => r.method === "POST");
+  // A Replicate community model runs by its version (`owner/name:version`), an official one by its name.
+  const [name, version] = id.split(":");
   switch (binding.provider) {
     case "fal":
       return posts(fakes.fal.requests)
@@ -216,7 +272,11 @@ function sentInputs({ model, binding, tool }: Run): Record<string, unknown>[] {
         .map((r) => r.body as Record<string, unknown>);
     case "replicate":
       return posts(fakes.replicate.requests)
-        .filter((r) => r.path === `/v1/models/${id}/predictions`)
+        .filter((r) =>
+          version
+            ? r.path === "/v1/predictions" && (r.body as { version?: string }).version === version
+            : r.path === `/v1/models/${name}/predictions`,
+        )
         .map((r) => (r.body as { input: Record<string, unknown> }).input);
     case "openai":
       return posts(fakes.openai.requests).map((r) => r.body as Record<string, unknown>);
@@ -245,15 +305,17 @@ type Schema = {
 };
 
 function fixtureOf({ binding, tool }: Run): { input: Schema; schemas: Record<string, Schema> } {
-  const id = tool === "image-to-image" && binding.imageToImageModel ? binding.imageToImageModel : binding.model;
+  const [id, version] = providerModelFor(binding, tool).model.split(":") as [string, string | undefined];
   const file = `${binding.provider}/${id.replaceAll("/", "__")}.json`;
   const url = new URL(file, SCHEMAS);
   if (!existsSync(url)) throw new Error(`no input schema fixture tests/fakes/schemas/${file}`);
   const json = JSON.parse(readFileSync(url, "utf8")) as Record<string, unknown>;
   if (binding.provider === "replicate") {
-    const schemas = (
-      json as { latest_version: { openapi_schema: { components: { schemas: Record<string, Schema> } } } }
-    ).latest_version.openapi_schema.components.schemas;
+    const latest = (
+      json as { latest_version: { id: string; openapi_schema: { components: { schemas: Record<string, Schema> } } } }
+    ).latest_version;
+    if (version) expect(latest.id, `${file}: the version the catalog runs`).toBe(version);
+    const schemas = latest.openapi_schema.components.schemas;
     return { input: schemas.Input!, schemas };
   }
   // fal's Platform API model entry (`GET /v1/models?endpoint_id=…&expand=openapi-3.0`): the input is the body of
@@ -357,7 +419,7 @@ function checkGoogle(run: Run, body: Record<string, unknown>) {
     parameters: Record<string, unknown>;
   };
   expect(instances).toHaveLength(1);
-  expect(instances[0]!.prompt).toContain("a lighthouse on a cliff at dusk");
+  expect(instances[0]!.prompt).toContain(PROMPT);
   for (const name of Object.keys(parameters)) expect(VEO_PARAMETERS, `${run.model.id}: ${name}`).toContain(name);
   expect(["16:9", "9:16"]).toContain(parameters.aspectRatio);
   expect(parameters.aspectRatio).toBe(asked.aspectRatio);
@@ -371,9 +433,10 @@ function checkGoogle(run: Run, body: Record<string, unknown>) {
 
 function checkMapped(run: Run, asked: Asked, body: Record<string, unknown>) {
   const { params } = asked;
-  const m = run.binding.mapping;
+  const m = providerModelFor(run.binding, run.tool).mapping;
+  const spec = toolSpec(run.tool);
   const where = `${run.model.id} on ${run.binding.provider}`;
-  if (m?.prompt) expect(body[m.prompt], `${where}: prompt`).toContain("a lighthouse on a cliff at dusk");
+  if (m?.prompt && spec.prompt !== "none") expect(body[m.prompt], `${where}: prompt`).toContain(PROMPT);
   if (m?.seed && params.seed !== undefined) expect(body[m.seed], `${where}: seed`).toBe(params.seed);
   if (m?.negativePrompt && asked.negativePrompt)
     expect(body[m.negativePrompt], `${where}: negative prompt`).toBe(asked.negativePrompt);
@@ -391,8 +454,14 @@ function checkMapped(run: Run, asked: Asked, body: Record<string, unknown>) {
   }
   if (m?.resolution && params.resolution) expect(body[m.resolution], `${where}: resolution`).toBe(params.resolution);
   if (m?.audio && params.audio !== undefined) expect(body[m.audio], `${where}: audio`).toBe(params.audio);
-  if (m?.inputImage && run.tool === "image-to-image")
-    expect(body[m.inputImage.field], `${where}: input image`).toMatch(/^data:image\/png;base64,<\d+ bytes>$/);
+  // The fakes record an inline image as its type and size: the three differ in size.
+  const inline = (image: Buffer) => `data:image/png;base64,<${image.length} bytes>`;
+  if (m?.inputImage && spec.image) expect(body[m.inputImage.field], `${where}: input image`).toBe(inline(inputPng));
+  if (spec.image && (run.binding.provider === "fal" || run.binding.provider === "replicate"))
+    expect(m?.inputImage, `${where}: where the input image goes`).toBeDefined();
+  if (spec.mask || spec.extend) expect(body[m!.mask!], `${where}: mask`).toBe(inline(maskPng));
+  if (spec.endImage && m?.endImage) expect(body[m.endImage], `${where}: end image`).toBe(inline(endPng));
+  if (spec.scale) expect(body[m!.scale!], `${where}: scale`).toBe(UPSCALE);
   if (m?.strength && run.tool === "image-to-image" && params.strength !== undefined)
     expect(body[m.strength], `${where}: strength`).toBe(params.strength);
   if (asked.changed) {

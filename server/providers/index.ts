@@ -5,7 +5,7 @@ import { ConnectionUnavailable } from "#server/providers/errors.ts";
 import { runImageModel, runVideoModel, type Origin, type Output } from "#server/providers/generate.ts";
 import { mappedInputs } from "#server/providers/map-inputs.ts";
 import { takes, toolSpec } from "#common/tools.ts";
-import type { InputMapping } from "#common/input-mapping.ts";
+import { providerModelFor } from "#server/providers/tool-model.ts";
 
 /** Finds a connection that can serve by its id (the model registry). */
 export interface ConnectionSource {
@@ -134,14 +134,6 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
       ),
     abortSignal: r.abortSignal,
   });
-}
-
-/** The provider's model id and mapping for a tool: the binding's own, unless it names another for that tool. */
-function providerModelFor(binding: ResolvedBinding, tool: GenerationTool): { model: string; mapping?: InputMapping } {
-  if (tool === "image-to-image" && binding.imageToImageModel) {
-    return { model: binding.imageToImageModel, mapping: binding.mapping };
-  }
-  return { model: binding.model, mapping: binding.mapping };
 }
 
 /** The binding's fixed inputs, under its provider's name as the AI SDK reads provider options. */

@@ -13,9 +13,13 @@ export interface CommonInputs {
   count?: number;
   /** Absent for tools whose output takes the input image's shape. */
   aspectRatio?: AspectRatio;
+  /** The image to start from: to edit, extend, upscale or cut out, or a video's first frame. */
   inputImage?: { bytes: Uint8Array; mediaType: string };
+  /** The painted mask of the input image (white changes, black stays), as fal's and Replicate's models take it. */
   mask?: { bytes: Uint8Array; mediaType: string };
+  /** A video's last frame. */
   endImage?: { bytes: Uint8Array; mediaType: string };
+  /** The upscale factor. */
   scale?: number;
   strength?: number;
   duration?: number;
@@ -39,7 +43,8 @@ export function mappedInputs(
     if (field && value !== undefined) out[field] = value;
   };
   if (mapping) {
-    set(mapping.prompt, r.prompt);
+    // No text leaves the model's own default prompt (an upscaler's "best quality, highres") in place.
+    set(mapping.prompt, r.prompt || undefined);
     set(mapping.negativePrompt, r.negativePrompt?.trim() || undefined);
     set(mapping.seed, r.seed);
     set(mapping.count, r.count);
@@ -57,6 +62,7 @@ export function mappedInputs(
     }
     if (r.mask) set(mapping.mask, dataUrl(r.mask));
     if (r.endImage) set(mapping.endImage, dataUrl(r.endImage));
+    set(mapping.scale, r.scale);
     set(mapping.strength, r.inputImage ? r.strength : undefined);
     if (mapping.duration && r.duration !== undefined) {
       const { field, as, suffix } = mapping.duration;

@@ -5,12 +5,16 @@ import {
   FAKE_MP4,
   FileStore,
   dimensionsForAspect,
+  fakeCutout,
   fakeDimensions,
   fakePng,
   hold,
   listen,
   readBody,
+  requiredInputs,
+  scaledSize,
   sendJson,
+  sizeOfDataUrl,
   summarize,
   type RecordedRequest,
 } from "#tests/fakes/replicate.ts";
@@ -25,6 +29,12 @@ const IMAGE_SIZES: Record<string, [number, number]> = {
 };
 
 const VIDEO_MODELS = /video|kling|minimax|hailuo|wan|veo|seedance|luma|ltx|hunyuan|sora/i;
+/** Endpoints that answer one `image` rather than a list of `images` (fal's upscalers and background removers). */
+const SINGLE_IMAGE_MODELS = /upscal|esrgan|aura-sr|birefnet|rembg|background/i;
+/** Upscalers: the input image times `upscale_factor` (or `scale`), 2 unless asked. */
+const UPSCALE_MODELS = /upscal|esrgan|aura-sr/i;
+/** Background removers: a PNG with an alpha channel. */
+const CUTOUT_MODELS = /birefnet|rembg|background/i;
 
 type QueueStatus = "IN_QUEUE" | "IN_PROGRESS" | "COMPLETED";
 
@@ -66,6 +76,8 @@ export interface FakeFal {
   pollsToFinish: number;
   /** Endpoints whose result is `{ video }` instead of `{ images }`. */
   videoModels: RegExp;
+  /** Endpoints whose result is `{ image }` instead of `{ images }`. */
+  singleImageModels: RegExp;
   close(): Promise<void>;
 }
 
@@ -85,13 +97,14 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
   const files = new FileStore();
 
   const run = async (endpoint: string, input: Record<string, unknown>): Promise<Outcome> => {
-    if (typeof input.prompt !== "string" || !input.prompt)
-      return { status: 422, body: { detail: [{ loc: ["body", "prompt"], msg: "field required", type: "missing" }] } };
-    if (/image-to-image|\/edit|redux/.test(endpoint) && typeof input.image_url !== "string")
-      return {
-        status: 422,
-        body: { detail: [{ loc: ["body", "image_url"], msg: "field required", type: "missing" }] },
-      };
+    // An endpoint of the fixtures is held to its own schema's required inputs; any other needs a prompt, and an
+    // image-to-image or edit endpoint an image.
+    const required =
+      (await requiredOf(endpoint)) ??
+      (/image-to-image|\/edit|redux/.test(endpoint) ? ["prompt", "image_url"] : ["prompt"]);
+    const missing = required.find((name) => input[name] === undefined || input[name] === "");
+    if (missing)
+      return { status: 422, body: { detail: [{ loc: ["body", missing], msg: "field required", type: "missing" }] } };
     if (fake.reject)
       return {
         status: 422,
@@ -124,12 +137,42 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
       };
     }
     const size = input.image_size;
-    const [width, height] =
-      typeof size === "string" && IMAGE_SIZES[size]
+    // An edit, an upscale or a cut-out is the input image's size (an upscaler's times its factor).
+    const inputSize =
+      input.mask_url !== undefined || fake.singleImageModels.test(endpoint)
+        ? await sizeOfDataUrl(input.image_url)
+        : undefined;
+    const [width, height] = inputSize
+      ? UPSCALE_MODELS.test(endpoint)
+        ? scaledSize(inputSize, Number(input.upscale_factor ?? input.scale ?? 2))
+        : inputSize
+      : typeof size === "string" && IMAGE_SIZES[size]
         ? fakeDimensions(...IMAGE_SIZES[size])
         : size && typeof size === "object"
           ? fakeDimensions(Number((size as { width: unknown }).width), Number((size as { height: unknown }).height))
           : dimensionsForAspect(input.aspect_ratio);
+    if (fake.singleImageModels.test(endpoint)) {
+      const path = `/files/${id}/image.png`;
+      const text = `${String(input.prompt ?? endpoint)}#${seed}`;
+      const png = CUTOUT_MODELS.test(endpoint)
+        ? await fakeCutout(text, width, height)
+        : await fakePng(text, width, height);
+      files.put(path, png, "image/png");
+      return {
+        status: 200,
+        body: {
+          image: {
+            url: `${fake.url}${path}`,
+            width,
+            height,
+            content_type: "image/png",
+            file_name: "image.png",
+            file_size: png.length,
+          },
+          ...(UPSCALE_MODELS.test(endpoint) && { seed, timings: { inference: 0.42 } }),
+        },
+      };
+    }
     const count = Math.min(4, Math.max(1, Number(input.num_images ?? 1)));
     const images = [];
     for (let i = 0; i < count; i++) {
@@ -162,6 +205,7 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
     reject: false,
     pollsToFinish: 2,
     videoModels: VIDEO_MODELS,
+    singleImageModels: SINGLE_IMAGE_MODELS,
     close: async () => undefined,
   };
 
@@ -315,6 +359,16 @@ export async function startFakeFal(options: { key?: string } = {}): Promise<Fake
   fake.url = server.url;
   fake.close = server.close;
   return fake;
+}
+
+/** The required inputs of an endpoint of the fixtures (its POST body's schema), or undefined for any other. */
+async function requiredOf(endpoint: string): Promise<string[] | undefined> {
+  const model = (await readFixture(endpoint.replaceAll("/", "__"))) as
+    { openapi?: { paths?: Record<string, unknown>; components?: { schemas?: Record<string, unknown> } } } | undefined;
+  const post = (model?.openapi?.paths?.[`/${endpoint}`] as { post?: unknown } | undefined)?.post as
+    { requestBody?: { content?: { "application/json"?: { schema?: unknown } } } } | undefined;
+  const schema = post?.requestBody?.content?.["application/json"]?.schema;
+  return schema ? requiredInputs(schema, model?.openapi?.components?.schemas) : undefined;
 }
 
 /** A fixture of `tests/fakes/schemas/fal/` by its file name (without `.json`), or undefined when there is none. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import sharp from "sharp";
@@ -20,6 +20,54 @@ export async function fakePng(text: string, width: number, height: number): Prom
   return sharp(raw, { raw: { width, height, channels: 3 } })
     .png()
     .toBuffer();
+}
+
+/**
+ * A cut-out as background removers return it: a PNG with an alpha channel, the subject (an ellipse filling the middle)
+ * opaque and everything around it fully transparent.
+ */
+export async function fakeCutout(text: string, width: number, height: number): Promise<Buffer> {
+  const { data } = await sharp(await fakePng(text, width, height))
+    .ensureAlpha()
+    .raw()
+    .toBuffer({ resolveWithObject: true });
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      const dx = (x + 0.5 - width / 2) / (width * 0.35);
+      const dy = (y + 0.5 - height / 2) / (height * 0.4);
+      if (dx * dx + dy * dy > 1) data[(y * width + x) * 4 + 3] = 0;
+    }
+  return sharp(data, { raw: { width, height, channels: 4 } })
+    .png()
+    .toBuffer();
+}
+
+/** The pixel size of an image sent inline as a data URL, or undefined when the value is not one. */
+export async function sizeOfDataUrl(value: unknown): Promise<[number, number] | undefined> {
+  const match = typeof value === "string" ? /^data:image\/[\w.+-]+;base64,(.*)$/s.exec(value) : null;
+  if (!match) return undefined;
+  try {
+    const { width, height } = await sharp(Buffer.from(match[1]!, "base64")).metadata();
+    return width && height ? [width, height] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What an image model made from an input image is this size: an upscaler's, the input's times its factor. */
+export function scaledSize([width, height]: [number, number], factor: number): [number, number] {
+  const f = Number.isFinite(factor) && factor > 0 ? factor : 1;
+  return [Math.min(2048, Math.round(width * f)), Math.min(2048, Math.round(height * f))];
+}
+
+/** The `required` inputs of a model's input schema (an OpenAPI object, `$ref`s followed), or undefined. */
+export function requiredInputs(input: unknown, schemas: Record<string, unknown> | undefined): string[] | undefined {
+  let schema = input as { $ref?: string; required?: unknown } | undefined;
+  for (let i = 0; i < 4 && typeof schema?.$ref === "string"; i++)
+    schema = schemas?.[schema.$ref.split("/").pop()!] as typeof schema;
+  return Array.isArray(schema?.required)
+    ? schema.required.filter((r): r is string => typeof r === "string")
+    : undefined;
 }
 
 /** Fake pictures are 1/16 of the size asked for (a 1024x1024 request gets 64x64), at least 8 px a side. */
@@ -142,6 +190,12 @@ export async function listen(
 }
 
 const VIDEO_MODELS = /video|kling|minimax|hailuo|wan-|veo|seedance|luma|ray-|hunyuan|ltx/i;
+/** Upscalers: their output is the input image times the factor they were asked for (`scale`, 4 by default). */
+const UPSCALE_MODELS = /upscal|esrgan|swinir/i;
+/** Background removers: their output is a PNG with an alpha channel. */
+const CUTOUT_MODELS = /remove-bg|rembg|background-remov|birefnet/i;
+/** Models whose output is one URI rather than a list (Replicate's `Output` is `{type: string, format: uri}`). */
+const SINGLE_OUTPUT_MODELS = /fill|esrgan|upscal|remove-bg|rembg|background-remov/i;
 
 type Status = "starting" | "processing" | "succeeded" | "failed" | "canceled";
 
@@ -185,6 +239,8 @@ export interface FakeReplicate {
   pollsToFinish: number;
   /** Models whose output is one video URL instead of a list of image URLs. */
   videoModels: RegExp;
+  /** Models that make one image from the input image, as one URL rather than a list. */
+  singleOutputModels: RegExp;
   close(): Promise<void>;
 }
 
@@ -243,7 +299,23 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
       files.put(`/files/${id}/output.mp4`, FAKE_MP4, "video/mp4");
       return { status: "succeeded", output: `${fake.url}/files/${id}/output.mp4`, error: null };
     }
-    const [width, height] = dimensionsForAspect(input.aspect_ratio);
+    // A model working on an input image answers at its size (an upscaler's times the factor), else at the ratio's.
+    const inputSize = (await sizeOfDataUrl(input.image)) ?? (await sizeOfDataUrl(input.input_image));
+    const [width, height] = !inputSize
+      ? dimensionsForAspect(input.aspect_ratio)
+      : UPSCALE_MODELS.test(model)
+        ? scaledSize(inputSize, Number(input.scale ?? 4))
+        : inputSize;
+    const text = `${String(input.prompt ?? model)}#${String(input.seed ?? 0)}`;
+    if (fake.singleOutputModels.test(model)) {
+      const path = `/files/${id}/out.png`;
+      files.put(
+        path,
+        CUTOUT_MODELS.test(model) ? await fakeCutout(text, width, height) : await fakePng(text, width, height),
+        "image/png",
+      );
+      return { status: "succeeded", output: `${fake.url}${path}`, error: null };
+    }
     const count = Math.min(4, Math.max(1, Number(input.num_outputs ?? 1)));
     const output: string[] = [];
     for (let i = 0; i < count; i++) {
@@ -274,6 +346,7 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
     syncWait: true,
     pollsToFinish: 2,
     videoModels: VIDEO_MODELS,
+    singleOutputModels: SINGLE_OUTPUT_MODELS,
     close: async () => undefined,
   };
 
@@ -329,10 +402,13 @@ export async function startFakeReplicate(options: { token?: string } = {}): Prom
       const version = official ? "hidden" : String(body?.version ?? "");
       if (!official && !/^[0-9a-f]{64}$/.test(version))
         return problem(res, 422, "Invalid version or not permitted", "The specified version does not exist");
-      if (!input || typeof input.prompt !== "string" || !input.prompt)
-        return problem(res, 422, "Input validation failed", "- input: prompt is required");
+      // A model of the fixtures is held to its own schema's required inputs; any other needs a prompt.
+      const known = official ? await modelFixture(official[1]!) : await versionFixture(version);
+      const required = known ? (requiredOf(known) ?? []) : ["prompt"];
+      const missing = required.find((name) => input?.[name] === undefined || input[name] === "");
+      if (!input || missing) return problem(res, 422, "Input validation failed", `- input: ${missing} is required`);
       const id = randomBytes(13).toString("hex").slice(0, 26);
-      const model = official?.[1] ?? `version/${version.slice(0, 8)}`;
+      const model = official?.[1] ?? (known ? `${known.owner}/${known.name}` : `version/${version.slice(0, 8)}`);
       const p: Prediction = {
         id,
         model,
@@ -380,4 +456,31 @@ async function readModelFixture(name: string): Promise<unknown> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
     throw error;
   }
+}
+
+interface ModelFixture {
+  owner: string;
+  name: string;
+  latest_version?: { id?: string; openapi_schema?: { components?: { schemas?: Record<string, unknown> } } };
+}
+
+/** The fixture of an official model run by name (`owner/name`). */
+async function modelFixture(model: string): Promise<ModelFixture | undefined> {
+  return (await readModelFixture(model.replace("/", "__"))) as ModelFixture | undefined;
+}
+
+/** The fixture whose latest version is this one, as Replicate runs a community model by its version id. */
+async function versionFixture(version: string): Promise<ModelFixture | undefined> {
+  const dir = new URL("./schemas/replicate/", import.meta.url);
+  for (const file of await readdir(dir)) {
+    if (!file.endsWith(".json")) continue;
+    const model = (await readModelFixture(file.slice(0, -".json".length))) as ModelFixture | undefined;
+    if (model?.latest_version?.id === version) return model;
+  }
+  return undefined;
+}
+
+function requiredOf(model: ModelFixture): string[] | undefined {
+  const schemas = model.latest_version?.openapi_schema?.components?.schemas;
+  return requiredInputs(schemas?.Input, schemas);
 }

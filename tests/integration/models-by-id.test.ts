@@ -205,6 +205,58 @@ describe("adding models by id on the command line", () => {
     expect(sent).toMatchObject({ duration: "10", aspect_ratio: "9:16", cfg_scale: 0.7 });
   });
 
+  it("adds models that need a mask or a start image, offered at once with the tools their inputs serve", async () => {
+    const fill = await must(
+      "models",
+      "add",
+      "fal:fal-ai/flux-pro/v1/fill",
+      "--credits",
+      "6",
+      "--id",
+      "schema-fill",
+      "--enable",
+    );
+    expect(fill.output).toMatch(/an image model, inpaint, outpaint\./);
+    expect(fill.output).toMatch(/input image → image_url; mask → mask_url/);
+    expect(fill.output).not.toMatch(/cannot be offered/);
+    expect(await listed("schema-fill")).toMatchObject({ offered: true, tools: ["inpaint", "outpaint"] });
+
+    const animate = await must(
+      "models",
+      "add",
+      "replicate:kwaivgi/kling-v2.5-turbo-pro",
+      "--kind",
+      "video",
+      "--credits",
+      "8",
+      "--unit",
+      "second",
+      "--id",
+      "schema-animate",
+      "--enable",
+    );
+    expect(animate.output).toMatch(/a video model, text-to-video, image-to-video\./);
+    expect(animate.output).toMatch(/input image → start_image; end image → end_image/);
+    expect(await listed("schema-animate")).toMatchObject({
+      offered: true,
+      tools: ["text-to-video", "image-to-video"],
+    });
+
+    const upscaler = await must(
+      "models",
+      "add",
+      "fal:fal-ai/clarity-upscaler",
+      "--credits",
+      "12",
+      "--id",
+      "schema-upscaler",
+      "--enable",
+    );
+    expect(upscaler.output).toMatch(/an image model, upscale\./);
+    expect(upscaler.output).toMatch(/scale → upscale_factor/);
+    expect(await listed("schema-upscaler")).toMatchObject({ offered: true, tools: ["upscale"] });
+  });
+
   it("refuses an id the provider does not know, saying so, and adds nothing", async () => {
     const done = await admin("models", "add", "fal:fal-ai/no-such-model", "--credits", "1");
     expect(done.code).toBe(1);

@@ -91,3 +91,15 @@ describe("the account forms' limits", () => {
     }
   });
 });
+
+describe("the tools' names", () => {
+  it("name every tool where a model's tools are listed: the pricing page and the console's model reading", async () => {
+    const { GENERATION_TOOLS } = await import("#common/tools.ts");
+    const admin = load("en", "admin");
+    const billing = load("en", "billing");
+    for (const tool of GENERATION_TOOLS) {
+      expect(admin.has(`modelAdd.toolNames.${tool}`), `admin modelAdd.toolNames.${tool}`).toBe(true);
+      expect(billing.has(`pricing.models.toolNames.${tool}`), `billing pricing.models.toolNames.${tool}`).toBe(true);
+    }
+  });
+});

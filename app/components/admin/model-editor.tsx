@@ -51,6 +51,7 @@ const COMMON: Record<MediaKind, readonly (keyof InputMapping)[]> = {
     "height",
     "inputImage",
     "mask",
+    "scale",
     "strength",
     "resolution",
   ],

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { GENERATION_TOOLS as TOOL_IDS } from "#common/tools.ts";
 import {
   DEFAULT_STRENGTH,
   GENERATION_KINDS,
@@ -70,7 +71,7 @@ export const ModelSchema = z
     id: z.string().openapi({ example: "demo-image" }),
     name: z.string().openapi({ example: "Atelier Demo (offline)" }),
     kind: z.enum(GENERATION_KINDS),
-    tools: z.array(z.enum(GENERATION_TOOLS)),
+    tools: z.array(z.enum(TOOL_IDS)),
     price,
     options: z.object({
       aspect_ratios: z.array(z.string()).openapi({ example: ["1:1", "16:9"] }),

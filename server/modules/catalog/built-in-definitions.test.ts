@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { modelCatalog } from "#config/models.ts";
 import { costOf } from "#common/generation.ts";
+import { priceOf } from "#common/model-parameters.ts";
+import { UPSCALE_FACTORS } from "#common/tools.ts";
 import { parseEnv } from "#server/env.ts";
 import { builtInDefinitions } from "#server/modules/catalog/catalog.ts";
 import { modelDefinitionSchema } from "#server/modules/catalog/model-definition.ts";
@@ -18,6 +20,9 @@ describe("the built-in models as definitions", () => {
       expect(definition!.bindings.map((b) => ("mapping" in b ? b.mapping : undefined))).toEqual(
         model.bindings.map((b) => b.mapping),
       );
+      expect(definition!.bindings.map((b) => ("toolModels" in b ? b.toolModels : undefined))).toEqual(
+        model.bindings.map((b) => b.toolModels),
+      );
     }
   });
 
@@ -28,7 +33,10 @@ describe("the built-in models as definitions", () => {
         if (setting === "resolution")
           expect(model.options.resolutions, model.id).toEqual(expect.arrayContaining(values));
         else if (setting === "audio") expect(model.options.audio, model.id).toBe(true);
-        else {
+        else if (setting === "scale") {
+          expect(model.tools, model.id).toContain("upscale");
+          expect(UPSCALE_FACTORS.map(String), model.id).toEqual(expect.arrayContaining(values));
+        } else {
           const field = model.parameters?.find((f) => f.name === setting);
           expect(field, `${model.id}: ${setting}`).toBeDefined();
           if (field?.choices) expect(field.choices.map(String), model.id).toEqual(expect.arrayContaining(values));
@@ -52,5 +60,8 @@ describe("the built-in models as definitions", () => {
     const seedance = model("seedance-1-5-pro");
     const sound = (audio: boolean) => costOf(seedance, { aspectRatio: "16:9", count: 1, duration: 10, audio });
     expect(sound(true)).toBe(2 * sound(false));
+    // fal bills Clarity per megapixel made: four times the pixels at ×4 as at ×2.
+    const clarity = model("clarity-upscaler");
+    expect(priceOf(clarity.price, { count: 1, scale: 4 })).toBe(4 * priceOf(clarity.price, { count: 1, scale: 2 }));
   });
 });

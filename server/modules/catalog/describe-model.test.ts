@@ -145,13 +145,48 @@ describe("describing models through the providers' adapters", () => {
     expect(replicate.requests.at(-1)).toEqual({ method: "GET", path: "/v1/models/black-forest-labs/flux-dev" });
   });
 
+  it.each([
+    ["fal", "fal-ai/flux-pro/v1/fill", "image", ["inpaint", "outpaint"], { mask: "mask_url" }],
+    [
+      "fal",
+      "fal-ai/kling-video/v2.5-turbo/pro/image-to-video",
+      "video",
+      ["image-to-video"],
+      { endImage: "tail_image_url" },
+    ],
+    ["fal", "fal-ai/clarity-upscaler", "image", ["upscale"], { scale: "upscale_factor" }],
+    ["fal", "fal-ai/birefnet/v2", "image", ["remove-background"], { inputImage: { field: "image_url" } }],
+    ["replicate", "black-forest-labs/flux-fill-pro", "image", ["inpaint", "outpaint"], { mask: "mask" }],
+    [
+      "replicate",
+      "kwaivgi/kling-v2.5-turbo-pro",
+      "video",
+      ["text-to-video", "image-to-video"],
+      { endImage: "end_image" },
+    ],
+    ["replicate", "nightmareai/real-esrgan", "image", ["upscale"], { scale: "scale" }],
+    ["replicate", "lucataco/remove-bg", "image", ["remove-background"], { inputImage: { field: "image" } }],
+  ] as const)(
+    "reads %s's %s and proposes it offered, with the tools its inputs serve",
+    async (provider, model, kind, tools, mapped) => {
+      const description = await describeWith(
+        { provider, model },
+        provider === "fal" ? falConnection() : replicateConnection(),
+      );
+      expect(description).toMatchObject({ kind, tools, unmet: [], mapping: mapped });
+      const { definition } = proposeDefinition(description, { credits: 5, enable: true });
+      expect(modelDefinitionSchema.safeParse(definition).success).toBe(true);
+      expect(definition).toMatchObject({ enabled: true, tools, bindings: [{ provider, model, mapping: mapped }] });
+    },
+  );
+
   it("lets the caller say a Replicate model makes videos", async () => {
     const description = await describeWith(
       { provider: "replicate", model: "black-forest-labs/flux-dev", kind: "video" },
       replicateConnection(),
     );
     expect(description.kind).toBe("video");
-    expect(description.tools).toEqual(["text-to-video"]);
+    expect(description.tools).toEqual(["text-to-video", "image-to-video"]);
   });
 
   it("finds an OpenAI-compatible model in the server's list and proposes the common fields", async () => {
@@ -433,7 +468,10 @@ describe("proposing a catalog model from a description", () => {
 
   it("is enabled only when asked and nothing is unmet, and takes the id, name and connection given", () => {
     expect(proposeDefinition(image, { credits: 1, enable: true }).definition.enabled).toBe(true);
-    const blocked = { ...image, unmet: ["It requires a mask (mask_url): editing is not offered yet."] };
+    const blocked = {
+      ...image,
+      unmet: ["It requires an end image (last_frame_image), which a request may leave out."],
+    };
     expect(proposeDefinition(blocked, { credits: 1, enable: true }).definition.enabled).toBe(false);
     const named = proposeDefinition(image, { credits: 1, id: "my-flux", name: "My Flux", connection: "fal-main" });
     expect(named.id).toBe("my-flux");

@@ -209,7 +209,7 @@ describe("other shapes providers use", () => {
     expect(mapped.options.aspectRatios).toEqual(["1:1"]);
   });
 
-  it("puts a required mask and a required start image in unmet", () => {
+  it("maps a required mask and a start image onto the tools they serve, and refuses a required end image", () => {
     const fill = mapSchema(
       {
         type: "object",
@@ -223,7 +223,9 @@ describe("other shapes providers use", () => {
       {},
       "image",
     );
-    expect(fill.unmet).toEqual(["It requires a mask (mask): editing is not offered yet."]);
+    expect(fill.unmet).toEqual([]);
+    expect(fill.tools).toEqual(["inpaint", "outpaint"]);
+    expect(fill.mapping).toEqual({ prompt: "prompt", inputImage: { field: "image" }, mask: "mask" });
     const i2v = mapSchema(
       {
         type: "object",
@@ -237,9 +239,46 @@ describe("other shapes providers use", () => {
       {},
       "video",
     );
-    expect(i2v.tools).toEqual(["text-to-video"]);
-    expect(i2v.unmet).toEqual(["It requires a start image (image_url): image-to-video is not offered yet."]);
+    expect(i2v.tools).toEqual(["image-to-video"]);
+    expect(i2v.unmet).toEqual([]);
+    expect(i2v.mapping.inputImage).toEqual({ field: "image_url" });
     expect(i2v.parameters).toEqual([]);
+    const bothFrames = mapSchema(
+      {
+        type: "object",
+        required: ["prompt", "first_frame_image", "last_frame_image"],
+        properties: {
+          prompt: { type: "string" },
+          first_frame_image: { type: "string", format: "uri" },
+          last_frame_image: { type: "string", format: "uri" },
+        },
+      },
+      {},
+      "video",
+    );
+    expect(bothFrames.mapping.inputImage).toEqual({ field: "first_frame_image" });
+    expect(bothFrames.unmet).toEqual(["It requires an end image (last_frame_image), which a request may leave out."]);
+  });
+
+  it("takes a scale that holds 2 or 4 as an upscaler's factor, and no other", () => {
+    const upscaler = (scale: SchemaObject) =>
+      mapSchema(
+        { type: "object", required: ["image"], properties: { image: { type: "string", format: "uri" }, scale } },
+        {},
+        "image",
+      );
+    expect(upscaler({ type: "number", minimum: 1, maximum: 4 }).mapping.scale).toBe("scale");
+    expect(upscaler({ type: "integer", enum: [2, 4, 8] }).tools).toEqual(["upscale"]);
+    const fixed = upscaler({ type: "integer", minimum: 8, maximum: 16 });
+    expect(fixed.mapping.scale).toBeUndefined();
+    expect(fixed.tools).toEqual(["remove-background"]);
+    const text = mapSchema(
+      { type: "object", properties: { prompt: { type: "string" }, scale: { type: "number" } } },
+      {},
+      "image",
+    );
+    expect(text.mapping.scale).toBeUndefined();
+    expect(text.tools).toEqual(["text-to-image"]);
   });
 
   it("reads durations with a suffix or as integers, resolutions, audio and an optional end image", () => {
@@ -404,11 +443,96 @@ describe("other shapes providers use", () => {
       "image",
     );
     expect(mapped.unmet).toEqual([
-      "It takes no text prompt.",
+      "It takes neither a text prompt nor an input image.",
       "It requires text and declares no default.",
       "It requires voice, which Atelier cannot fill.",
       "It requires style and declares no default.",
     ]);
     expect(mapped.parameters).toEqual([{ name: "width", type: "integer", label: "Width", minimum: 1, maximum: 14142 }]);
+  });
+});
+
+/** A fal fixture's request body, or a Replicate fixture's Input, with the schemas it refers to. */
+function inputOf(path: string): { input: SchemaObject; schemas: Record<string, SchemaObject> } {
+  const doc = fixture(path);
+  if (path.startsWith("replicate/")) {
+    const schemas = doc.latest_version.openapi_schema.components.schemas;
+    return { input: schemas.Input!, schemas };
+  }
+  const schemas = doc.openapi.components.schemas;
+  const name = Object.keys(schemas).find((n) => n !== "QueueStatus")!;
+  return { input: { $ref: `#/components/schemas/${name}` }, schemas };
+}
+
+const mapFixture = (path: string, kind: "image" | "video") => {
+  const { input, schemas } = inputOf(path);
+  return mapSchema(input, schemas, kind);
+};
+
+describe("the real schemas of a model of each tool", () => {
+  it("reads fal's and Replicate's Kling image-to-video: the start frame and the end frame", () => {
+    const turbo = mapFixture("fal/fal-ai__kling-video__v2.5-turbo__pro__image-to-video.json", "video");
+    expect(turbo.tools).toEqual(["image-to-video"]);
+    expect(turbo.unmet).toEqual([]);
+    expect(turbo.mapping).toEqual({
+      prompt: "prompt",
+      negativePrompt: "negative_prompt",
+      inputImage: { field: "image_url" },
+      endImage: "tail_image_url",
+      duration: { field: "duration", as: "string" },
+    });
+    expect(turbo.parameters.map((p) => p.name)).toEqual(["cfg_scale"]);
+    const v26 = mapFixture("fal/fal-ai__kling-video__v2.6__pro__image-to-video.json", "video");
+    expect(v26.tools).toEqual(["image-to-video"]);
+    expect(v26.mapping).toMatchObject({
+      inputImage: { field: "start_image_url" },
+      endImage: "end_image_url",
+      audio: "generate_audio",
+    });
+    expect(v26.parameters).toEqual([]);
+    const replicate = mapFixture("replicate/kwaivgi__kling-v2.5-turbo-pro.json", "video");
+    expect(replicate.tools).toEqual(["text-to-video", "image-to-video"]);
+    expect(replicate.mapping).toMatchObject({ inputImage: { field: "start_image" }, endImage: "end_image" });
+    expect(replicate.unmet).toEqual([]);
+  });
+
+  it("reads FLUX.1 Fill [pro] on fal and on Replicate as inpainting and outpainting with the image and its mask", () => {
+    const fal = mapFixture("fal/fal-ai__flux-pro__v1__fill.json", "image");
+    expect(fal.tools).toEqual(["inpaint", "outpaint"]);
+    expect(fal.unmet).toEqual([]);
+    expect(fal.mapping).toMatchObject({ prompt: "prompt", inputImage: { field: "image_url" }, mask: "mask_url" });
+    const replicate = mapFixture("replicate/black-forest-labs__flux-fill-pro.json", "image");
+    expect(replicate.tools).toEqual(["inpaint", "outpaint"]);
+    expect(replicate.unmet).toEqual([]);
+    expect(replicate.mapping).toMatchObject({ prompt: "prompt", inputImage: { field: "image" }, mask: "mask" });
+    expect(replicate.parameters.find((p) => p.name === "outpaint")).toMatchObject({ default: "None" });
+  });
+
+  it("reads fal's Clarity Upscaler and Replicate's Real-ESRGAN as upscalers with their factor", () => {
+    const clarity = mapFixture("fal/fal-ai__clarity-upscaler.json", "image");
+    expect(clarity.tools).toEqual(["upscale"]);
+    expect(clarity.unmet).toEqual([]);
+    expect(clarity.mapping).toEqual({
+      prompt: "prompt",
+      negativePrompt: "negative_prompt",
+      seed: "seed",
+      inputImage: { field: "image_url" },
+      scale: "upscale_factor",
+    });
+    const esrgan = mapFixture("replicate/nightmareai__real-esrgan.json", "image");
+    expect(esrgan.tools).toEqual(["upscale"]);
+    expect(esrgan.unmet).toEqual([]);
+    expect(esrgan.mapping).toEqual({ inputImage: { field: "image" }, scale: "scale" });
+    expect(esrgan.parameters.map((p) => p.name)).toEqual(["face_enhance"]);
+  });
+
+  it("reads fal's BiRefNet and Replicate's remove-bg as background removers", () => {
+    const birefnet = mapFixture("fal/fal-ai__birefnet__v2.json", "image");
+    expect(birefnet.tools).toEqual(["remove-background"]);
+    expect(birefnet.unmet).toEqual([]);
+    expect(birefnet.mapping).toEqual({ inputImage: { field: "image_url" } });
+    expect(birefnet.parameters.map((p) => p.name)).toContain("operating_resolution");
+    const removeBg = mapFixture("replicate/lucataco__remove-bg.json", "image");
+    expect(removeBg).toMatchObject({ tools: ["remove-background"], unmet: [], parameters: [] });
   });
 });

@@ -4,11 +4,11 @@ import {
   VIDEO_ASPECT_RATIOS,
   VIDEO_DURATIONS,
   type AspectRatio,
-  type GenerationTool,
   type ModelOptions,
   type VideoDuration,
 } from "#common/generation.ts";
 import type { InputMapping } from "#common/input-mapping.ts";
+import { inferTools, UPSCALE_FACTORS } from "#common/tools.ts";
 import { PARAMETER_NAME, type ParameterField, type ParameterValue } from "#common/model-parameters.ts";
 import type { ModelDescription } from "#server/modules/catalog/model-description.ts";
 
@@ -43,20 +43,34 @@ const SEED = ["seed"];
 const COUNT = ["num_images", "num_outputs", "number_of_images"];
 const ASPECT_RATIO = ["aspect_ratio"];
 const NAMED_SIZE = ["image_size"];
-/** An image to start from: image-to-image on an image model, a start frame on a video model. */
-const INPUT_IMAGE = [
-  "image_url",
-  "image",
-  "input_image",
-  "init_image",
-  "image_urls",
+/** An image to start from on an image model: what image-to-image, editing, upscaling and the like work on. */
+const INPUT_IMAGE = ["image_url", "image", "input_image", "init_image", "image_urls"];
+/**
+ * A video's first frame: the names that say so first, then the plain image ones (Replicate's Kling keeps a deprecated
+ * `image` beside `start_image`).
+ */
+const START_IMAGE = [
   "start_image_url",
   "start_image",
   "first_frame_image",
   "first_frame_url",
+  "first_frame",
+  "image_url",
+  "image",
+  "input_image",
 ];
 const MASK = ["mask_url", "mask", "mask_image", "mask_image_url"];
-const END_IMAGE = ["end_image_url", "end_image", "tail_image_url", "last_frame", "last_frame_url", "last_frame_image"];
+const END_IMAGE = [
+  "end_image_url",
+  "end_image",
+  "tail_image_url",
+  "tail_image",
+  "last_frame",
+  "last_frame_url",
+  "last_frame_image",
+];
+/** An upscaler's factor, as a number. */
+const SCALE = ["scale", "upscale_factor", "scale_factor", "upscale"];
 const STRENGTH = ["strength", "prompt_strength"];
 const DURATION = ["duration"];
 const RESOLUTION = ["resolution"];
@@ -119,7 +133,6 @@ export function mapSchema(
 
   const prompt = take(pick(PROMPT));
   if (prompt && typeOf(prompt.schema) === "string") mapping.prompt = prompt.name;
-  else unmet.push("It takes no text prompt.");
 
   const negative = take(pick(NEGATIVE_PROMPT));
   if (negative) {
@@ -144,32 +157,31 @@ export function mapSchema(
 
   mapAspect({ pick, take, mapping, options, ratios, kind });
 
-  const image = pick(INPUT_IMAGE);
+  const image = take(pick(kind === "image" ? INPUT_IMAGE : START_IMAGE));
   if (image) {
-    take(image);
-    if (kind === "image") {
-      mapping.inputImage = typeOf(image.schema) === "array" ? { field: image.name, list: true } : { field: image.name };
-    } else if (image.required) {
-      unmet.push(`It requires a start image (${image.name}): image-to-video is not offered yet.`);
-    }
+    mapping.inputImage = typeOf(image.schema) === "array" ? { field: image.name, list: true } : { field: image.name };
   }
 
-  const mask = pick(MASK);
-  if (mask) {
-    take(mask);
-    if (mask.required) unmet.push(`It requires a mask (${mask.name}): editing is not offered yet.`);
-    else if (kind === "image") mapping.mask = mask.name;
-  }
+  const mask = kind === "image" && image ? take(pick(MASK)) : undefined;
+  if (mask) mapping.mask = mask.name;
 
-  const end = pick(END_IMAGE);
+  const end = kind === "video" && image ? take(pick(END_IMAGE)) : undefined;
   if (end) {
-    take(end);
-    if (end.required) unmet.push(`It requires an end image (${end.name}), which Atelier cannot send yet.`);
-    else if (kind === "video") mapping.endImage = end.name;
+    // A last frame is Atelier's to leave out: a model that cannot make a video without one is not offered.
+    if (end.required) unmet.push(`It requires an end image (${end.name}), which a request may leave out.`);
+    else mapping.endImage = end.name;
   }
+
+  const scale = kind === "image" && image ? pick(SCALE) : undefined;
+  if (scale && takesAFactor(scale.schema)) {
+    take(scale);
+    mapping.scale = scale.name;
+  }
+
+  if (!mapping.prompt && !mapping.inputImage) unmet.push("It takes neither a text prompt nor an input image.");
 
   const strength = pick(STRENGTH);
-  if (strength && isNumeric(strength.schema) && mapping.inputImage) {
+  if (strength && isNumeric(strength.schema) && kind === "image" && mapping.inputImage) {
     take(strength);
     mapping.strength = strength.name;
     options.strength = true;
@@ -216,10 +228,13 @@ export function mapSchema(
     if (parameters.length < PARAMETERS_MAX) parameters.push(field);
   }
 
-  let tools: GenerationTool[];
-  if (kind === "video") tools = ["text-to-video"];
-  else if (mapping.inputImage) tools = image?.required ? ["image-to-image"] : ["text-to-image", "image-to-image"];
-  else tools = ["text-to-image"];
+  const tools = inferTools(kind, {
+    prompt: mapping.prompt !== undefined,
+    image: mapping.inputImage !== undefined,
+    imageRequired: image?.required ?? false,
+    mask: mapping.mask !== undefined,
+    scale: mapping.scale !== undefined,
+  });
 
   return { tools, mapping, options, parameters, unmet };
 }
@@ -317,6 +332,16 @@ function mapDuration({ pick, take, mapping, options }: Mapper) {
   take(duration);
   mapping.duration = suffix ? { field: duration.name, as, suffix } : { field: duration.name, as };
   options.durations = offered;
+}
+
+/** A numeric factor that takes at least one of Atelier's upscale factors (a range holding 2 or 4, or a choice of them). */
+function takesAFactor(s: SchemaObject): boolean {
+  if (!isNumeric(s)) return false;
+  const choices = enumOf(s);
+  if (choices) return UPSCALE_FACTORS.some((f) => choices.includes(f));
+  const min = lowerBound(s, "number") ?? -Infinity;
+  const max = upperBound(s, "number") ?? Infinity;
+  return UPSCALE_FACTORS.some((f) => f >= min && f <= max);
 }
 
 /** An input as an advanced setting, or undefined when it cannot be one (a file, a list, an object). */

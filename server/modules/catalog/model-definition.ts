@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LOCALES } from "#common/locales.ts";
-import { GENERATION_TOOLS, IMAGE_ASPECT_RATIOS, VIDEO_DURATIONS, VIDEO_STYLES } from "#common/generation.ts";
+import { IMAGE_ASPECT_RATIOS, VIDEO_DURATIONS, VIDEO_STYLES } from "#common/generation.ts";
+import { GENERATION_TOOLS } from "#common/tools.ts";
 import { isProviderId } from "#server/providers/registry.ts";
 import { parameterFieldSchema, priceSchema } from "#common/model-parameters.ts";
 import { inputMappingSchema } from "#common/input-mapping.ts";
@@ -17,8 +18,15 @@ export const bindingSchema = z.strictObject({
   /** One connection only; without it, every connection of the provider, in failover order. */
   connection: id.optional(),
   model: z.string().trim().min(1).max(300),
-  /** The provider's id for image-to-image, when it differs. */
+  /** The provider's id for image-to-image, when it differs (the same as `toolModels["image-to-image"].model`). */
   imageToImageModel: z.string().trim().min(1).max(300).optional(),
+  /** The provider's id and mapping for a tool, when they differ from the binding's (fal's Kling: one per tool). */
+  toolModels: z
+    .partialRecord(
+      z.enum(GENERATION_TOOLS),
+      z.strictObject({ model: z.string().trim().min(1).max(300), mapping: inputMappingSchema.optional() }),
+    )
+    .optional(),
   /** Fixed inputs sent to the provider with every request (its own names). */
   options: z.record(z.string().min(1).max(100), z.json()).optional(),
   /** Where the common parameters go in the provider's input (read from its schema). */

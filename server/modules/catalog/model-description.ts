@@ -1,4 +1,4 @@
-import type { GenerationTool } from "#common/generation.ts";
+import type { GenerationTool } from "#common/tools.ts";
 import type { InputMapping } from "#common/input-mapping.ts";
 import type { ParameterField } from "#common/model-parameters.ts";
 import type { ModelOptions } from "#common/generation.ts";
@@ -15,7 +15,7 @@ export interface ModelDescription {
   /** A product name (the provider's display name, or the id made readable). */
   name: string;
   description?: string;
-  /** The tools its inputs serve (an input image → image-to-image; none needs an input it cannot take). */
+  /** The tools its inputs serve (`inferTools`: an input image → image-to-image, a mask → editing, a scale → upscaling…). */
   tools: GenerationTool[];
   /** Where the common parameters go in its input. */
   mapping: InputMapping;

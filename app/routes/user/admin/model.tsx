@@ -168,6 +168,8 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         );
     }
     const imageToImageModel = textOf(form, `binding.${index}.imageToImageModel`);
+    const keptBinding = entry.definition.bindings[index];
+    const keptToolModels = keptBinding && "toolModels" in keptBinding ? keptBinding.toolModels : undefined;
     let mapping;
     try {
       const kept = entry.definition.bindings[index];
@@ -190,6 +192,8 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         ...(connection ? { connection: connection.id } : {}),
         model,
         ...(imageToImageModel && entry.definition.kind !== "chat" ? { imageToImageModel } : {}),
+        // The page does not edit a tool's own provider model: the binding keeps the ones it had.
+        ...(keptToolModels ? { toolModels: keptToolModels } : {}),
         ...(options ? { options } : {}),
         ...(mapping ? { mapping } : {}),
       },
