@@ -2,15 +2,16 @@
 // plain Node `http` server run on the same machine in the same run, then writes bench/results/latest.json.
 // It records; it never fails on a budget. It exits non-zero only when a server cannot be built or started.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath, URLSearchParams } from "node:url";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { isBuildStale, writeBuildStamp } from "../scripts/build-stamp.mjs";
+import { samePage, signUp } from "./account.mjs";
 import { firstLoadJavaScript, lighthouseScores } from "./browser.mjs";
 import { capturePage } from "./floor.mjs";
 import { benchDatabase } from "./postgres.mjs";
@@ -547,42 +548,9 @@ async function benchFloor(captured) {
  * outbox, sign in, create a key on the internal API, create an image on the public one.
  */
 async function prepareApi(base, dataDir) {
-  const email = "bench@bench.invalid";
-  const password = "bench-Harbor-42!";
-  const page = { Origin: base, "Sec-Fetch-Site": "same-origin" };
-  const form = (fields) => new URLSearchParams(fields);
-  await fetch(`${base}/auth/register`, {
-    method: "POST",
-    redirect: "manual",
-    headers: page,
-    body: form({ name: "Bench", email, password, terms: "on" }),
-  });
-  let link = null;
-  const deadline = performance.now() + 30_000;
-  while (!link && performance.now() < deadline) {
-    try {
-      const outbox = join(dataDir, "files", "outbox");
-      for (const file of readdirSync(outbox).filter((f) => f.endsWith(".json"))) {
-        const mail = JSON.parse(readFileSync(join(outbox, file), "utf8"));
-        if (mail.to === email) link = mail.link;
-      }
-    } catch {
-      // The outbox folder appears with the first message
-    }
-    if (!link) await sleep(100);
-  }
-  if (!link) throw new Error("no confirmation e-mail");
-  await fetch(link, { redirect: "manual" });
-  const login = await fetch(`${base}/auth/login`, {
-    method: "POST",
-    redirect: "manual",
-    headers: page,
-    body: form({ email, password }),
-  });
-  const cookie = login.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
+  const page = samePage(base);
+  const cookie = await signUp(base, dataDir);
+  const deadline = performance.now() + 60_000;
   const created = await fetch(`${base}/api/keys`, {
     method: "POST",
     headers: { ...page, Cookie: cookie, "Content-Type": "application/json" },
@@ -602,7 +570,7 @@ async function prepareApi(base, dataDir) {
     const g = await (await fetch(`${base}/api/v1/generations/${generationId}`, { headers: auth })).json();
     if (g.status === "succeeded") break;
     if (g.status !== "queued" && g.status !== "processing") throw new Error(`the image ${g.status}`);
-    if (performance.now() > deadline + 60_000) throw new Error("the image did not finish");
+    if (performance.now() > deadline) throw new Error("the image did not finish");
     await sleep(100);
   }
   return { key, generationId, cookie };
