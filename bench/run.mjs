@@ -55,6 +55,11 @@ const BUDGETS = {
     maxCutOr5xx: 0,
     note: "bench/rolling-restart.mjs: two web processes on PostgreSQL restarted one after the other under a steady load",
   },
+  tools: {
+    maxMaskLegRatio: 1.25,
+    maxPageOverDashboardKiB: 10,
+    note: "bench/tools.mjs: a 10 MB input's and a mask's upload and submit (the mask's leg against the input's), and each tool page's first-load JavaScript against the signed-in dashboard home's",
+  },
   adminOverview: {
     maxP50MsPostgres: 250,
     note: "bench/overview.mjs: the console's 90-day overview over 100,000 generations and 10,000 accounts",
@@ -580,8 +585,20 @@ async function prepareApi(base, dataDir) {
 // Report
 
 function printTable(report) {
-  const { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview, chat, rollingRestart } =
-    report.results;
+  const {
+    plain,
+    atelier,
+    floor,
+    ratios,
+    verdicts,
+    holds,
+    generation,
+    apiKeys,
+    adminOverview,
+    chat,
+    rollingRestart,
+    tools,
+  } = report.results;
   const pad = (v, n) => String(v ?? "–").padEnd(n);
   const padL = (v, n) => String(v ?? "–").padStart(n);
   const mark = (ok) => (ok === undefined || ok === null ? "" : ok ? "  ok" : "  OVER BUDGET");
@@ -679,6 +696,7 @@ function printTable(report) {
     overviewRow("  PGlite", adminOverview.pglite),
     overviewRow("  PostgreSQL", adminOverview.postgres, adminOverview.withinBudget ?? undefined),
     rollingRow(rollingRestart),
+    toolsRow(tools),
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
@@ -748,9 +766,31 @@ function rollingRow(r) {
   return `${name}${r.requests} requests through the balancer in ${r.loadSeconds} s: ${r.cut} cut, ${r.noBackend} with no backend, ${r.serverErrors} 5xx; restart of both processes ${r.restartMs} ms${r.withinBudget ? "" : "  ✗"}`;
 }
 
+/** bench/tools.mjs: a 10 MB input and a mask through the studio's upload and submit; the tools' pages' JavaScript. */
+function benchTools() {
+  const tools = benchScript("tools.mjs", 900_000);
+  const api = tools.postgres?.withinBudget ?? tools.pglite?.withinBudget ?? null;
+  const pages = tools.pglite?.firstLoadJavaScript?.withinBudget ?? null;
+  tools.withinBudget = api === null || pages === null ? null : api && pages;
+  return tools;
+}
+
+function toolsRow(r) {
+  const name = "tools".padEnd(18);
+  const db = r?.pglite;
+  if (!db?.uploadInput) return `${name}${r?.error ?? db?.error ?? "not measured"}`;
+  const ms = (x) => (typeof x?.p50Ms === "number" ? `${x.p50Ms} ms` : (x?.error ?? "–").slice(0, 60));
+  const js = db.firstLoadJavaScript;
+  const pages = js?.pages ? Object.values(js.pages).filter((p) => p.tool && p.status === 200) : [];
+  const heaviest = pages.length ? Math.max(...pages.map((p) => p.gzipKiB)) : null;
+  const editor = js?.maskEditor ? `${js.maskEditor.gzipKiB} KiB` : "none in the build";
+  return `${name}PGlite p50: upload input ${ms(db.uploadInput)}, mask ${ms(db.uploadMask)}; submit image-to-image ${ms(db.submitImageToImage)}, inpaint ${ms(db.submitInpaint)}; mask leg ${db.maskLegRatio ?? "–"}× the input's; first-load JS: dashboard ${js?.referenceKiB ?? "–"} KiB, heaviest tool page ${heaviest ?? "–"} KiB; mask editor chunk ${editor}${r.withinBudget === false ? "  ✗" : ""}`;
+}
+
 /** Scenarios that can be run alone (`npm run bench -- <name>`): their figures replace theirs in latest.json. */
 const SCENARIOS = {
   "rolling-restart": { key: "rollingRestart", run: benchRollingRestart, row: rollingRow },
+  tools: { key: "tools", run: benchTools, row: toolsRow },
 };
 
 async function runOnly(names) {
@@ -894,6 +934,9 @@ async function main() {
   process.stderr.write("bench: a rolling restart of two web processes on PostgreSQL under load…\n");
   const rollingRestart = benchRollingRestart();
 
+  process.stderr.write("bench: the tools: a 10 MB input and a mask, and the tools' pages' JavaScript…\n");
+  const tools = benchTools();
+
   const ratios = {
     pglite: ratiosOf(atelier.pglite, plain),
     postgres: ratiosOf(atelier.postgres, plain),
@@ -932,6 +975,7 @@ async function main() {
       adminOverview,
       chat,
       rollingRestart,
+      tools,
     },
     budgets: BUDGETS,
   };
