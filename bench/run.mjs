@@ -2,15 +2,16 @@
 // plain Node `http` server run on the same machine in the same run, then writes bench/results/latest.json.
 // It records; it never fails on a budget. It exits non-zero only when a server cannot be built or started.
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath, URLSearchParams } from "node:url";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { isBuildStale, writeBuildStamp } from "../scripts/build-stamp.mjs";
+import { samePage, signUp } from "./account.mjs";
 import { firstLoadJavaScript, lighthouseScores } from "./browser.mjs";
 import { capturePage } from "./floor.mjs";
 import { benchDatabase } from "./postgres.mjs";
@@ -53,6 +54,11 @@ const BUDGETS = {
   rollingRestart: {
     maxCutOr5xx: 0,
     note: "bench/rolling-restart.mjs: two web processes on PostgreSQL restarted one after the other under a steady load",
+  },
+  tools: {
+    maxMaskLegRatio: 1.25,
+    maxPageOverDashboardKiB: 10,
+    note: "bench/tools.mjs: a 10 MB input's and a mask's upload and submit (the mask's leg against the input's), and each tool page's first-load JavaScript against the signed-in dashboard home's",
   },
   adminOverview: {
     maxP50MsPostgres: 250,
@@ -547,42 +553,9 @@ async function benchFloor(captured) {
  * outbox, sign in, create a key on the internal API, create an image on the public one.
  */
 async function prepareApi(base, dataDir) {
-  const email = "bench@bench.invalid";
-  const password = "bench-Harbor-42!";
-  const page = { Origin: base, "Sec-Fetch-Site": "same-origin" };
-  const form = (fields) => new URLSearchParams(fields);
-  await fetch(`${base}/auth/register`, {
-    method: "POST",
-    redirect: "manual",
-    headers: page,
-    body: form({ name: "Bench", email, password, terms: "on" }),
-  });
-  let link = null;
-  const deadline = performance.now() + 30_000;
-  while (!link && performance.now() < deadline) {
-    try {
-      const outbox = join(dataDir, "files", "outbox");
-      for (const file of readdirSync(outbox).filter((f) => f.endsWith(".json"))) {
-        const mail = JSON.parse(readFileSync(join(outbox, file), "utf8"));
-        if (mail.to === email) link = mail.link;
-      }
-    } catch {
-      // The outbox folder appears with the first message
-    }
-    if (!link) await sleep(100);
-  }
-  if (!link) throw new Error("no confirmation e-mail");
-  await fetch(link, { redirect: "manual" });
-  const login = await fetch(`${base}/auth/login`, {
-    method: "POST",
-    redirect: "manual",
-    headers: page,
-    body: form({ email, password }),
-  });
-  const cookie = login.headers
-    .getSetCookie()
-    .map((c) => c.split(";")[0])
-    .join("; ");
+  const page = samePage(base);
+  const cookie = await signUp(base, dataDir);
+  const deadline = performance.now() + 60_000;
   const created = await fetch(`${base}/api/keys`, {
     method: "POST",
     headers: { ...page, Cookie: cookie, "Content-Type": "application/json" },
@@ -602,7 +575,7 @@ async function prepareApi(base, dataDir) {
     const g = await (await fetch(`${base}/api/v1/generations/${generationId}`, { headers: auth })).json();
     if (g.status === "succeeded") break;
     if (g.status !== "queued" && g.status !== "processing") throw new Error(`the image ${g.status}`);
-    if (performance.now() > deadline + 60_000) throw new Error("the image did not finish");
+    if (performance.now() > deadline) throw new Error("the image did not finish");
     await sleep(100);
   }
   return { key, generationId, cookie };
@@ -612,8 +585,20 @@ async function prepareApi(base, dataDir) {
 // Report
 
 function printTable(report) {
-  const { plain, atelier, floor, ratios, verdicts, holds, generation, apiKeys, adminOverview, chat, rollingRestart } =
-    report.results;
+  const {
+    plain,
+    atelier,
+    floor,
+    ratios,
+    verdicts,
+    holds,
+    generation,
+    apiKeys,
+    adminOverview,
+    chat,
+    rollingRestart,
+    tools,
+  } = report.results;
   const pad = (v, n) => String(v ?? "–").padEnd(n);
   const padL = (v, n) => String(v ?? "–").padStart(n);
   const mark = (ok) => (ok === undefined || ok === null ? "" : ok ? "  ok" : "  OVER BUDGET");
@@ -711,6 +696,7 @@ function printTable(report) {
     overviewRow("  PGlite", adminOverview.pglite),
     overviewRow("  PostgreSQL", adminOverview.postgres, adminOverview.withinBudget ?? undefined),
     rollingRow(rollingRestart),
+    toolsRow(tools),
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
@@ -780,9 +766,31 @@ function rollingRow(r) {
   return `${name}${r.requests} requests through the balancer in ${r.loadSeconds} s: ${r.cut} cut, ${r.noBackend} with no backend, ${r.serverErrors} 5xx; restart of both processes ${r.restartMs} ms${r.withinBudget ? "" : "  ✗"}`;
 }
 
+/** bench/tools.mjs: a 10 MB input and a mask through the studio's upload and submit; the tools' pages' JavaScript. */
+function benchTools() {
+  const tools = benchScript("tools.mjs", 900_000);
+  const api = tools.postgres?.withinBudget ?? tools.pglite?.withinBudget ?? null;
+  const pages = tools.pglite?.firstLoadJavaScript?.withinBudget ?? null;
+  tools.withinBudget = api === null || pages === null ? null : api && pages;
+  return tools;
+}
+
+function toolsRow(r) {
+  const name = "tools".padEnd(18);
+  const db = r?.pglite;
+  if (!db?.uploadInput) return `${name}${r?.error ?? db?.error ?? "not measured"}`;
+  const ms = (x) => (typeof x?.p50Ms === "number" ? `${x.p50Ms} ms` : (x?.error ?? "–").slice(0, 60));
+  const js = db.firstLoadJavaScript;
+  const pages = js?.pages ? Object.values(js.pages).filter((p) => p.tool && p.status === 200) : [];
+  const heaviest = pages.length ? Math.max(...pages.map((p) => p.gzipKiB)) : null;
+  const editor = js?.maskEditor ? `${js.maskEditor.gzipKiB} KiB` : "none in the build";
+  return `${name}PGlite p50: upload input ${ms(db.uploadInput)}, mask ${ms(db.uploadMask)}; submit image-to-image ${ms(db.submitImageToImage)}, inpaint ${ms(db.submitInpaint)}; mask leg ${db.maskLegRatio ?? "–"}× the input's; first-load JS: dashboard ${js?.referenceKiB ?? "–"} KiB, heaviest tool page ${heaviest ?? "–"} KiB; mask editor chunk ${editor}${r.withinBudget === false ? "  ✗" : ""}`;
+}
+
 /** Scenarios that can be run alone (`npm run bench -- <name>`): their figures replace theirs in latest.json. */
 const SCENARIOS = {
   "rolling-restart": { key: "rollingRestart", run: benchRollingRestart, row: rollingRow },
+  tools: { key: "tools", run: benchTools, row: toolsRow },
 };
 
 async function runOnly(names) {
@@ -926,6 +934,9 @@ async function main() {
   process.stderr.write("bench: a rolling restart of two web processes on PostgreSQL under load…\n");
   const rollingRestart = benchRollingRestart();
 
+  process.stderr.write("bench: the tools: a 10 MB input and a mask, and the tools' pages' JavaScript…\n");
+  const tools = benchTools();
+
   const ratios = {
     pglite: ratiosOf(atelier.pglite, plain),
     postgres: ratiosOf(atelier.postgres, plain),
@@ -964,6 +975,7 @@ async function main() {
       adminOverview,
       chat,
       rollingRestart,
+      tools,
     },
     budgets: BUDGETS,
   };
