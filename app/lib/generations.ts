@@ -78,9 +78,11 @@ export async function deleteGeneration(id: string, locale: string) {
   await api(`/generations/${id}`, { method: "DELETE", headers: localeHeader(locale) });
 }
 
-export async function uploadInputImage(file: Blob, locale: string) {
+export async function uploadInputImage(file: Blob, locale: string, options: { mask?: boolean } = {}) {
   const form = new FormData();
   form.append("file", file);
+  // A mask is kept lossless (white: what changes).
+  if (options.mask) form.append("purpose", "mask");
   const { upload } = await api<{ upload: MediaView }>("/uploads", {
     method: "POST",
     body: form,

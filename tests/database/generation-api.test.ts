@@ -217,6 +217,47 @@ describe(`generations over HTTP with the offline models on ${backend}`, () => {
     });
   });
 
+  it("keeps an uploaded mask as a lossless grey PNG, and edits with it", async () => {
+    const mask = await sharp({ create: { width: 300, height: 200, channels: 3, background: "#000000" } })
+      .composite([
+        { input: { create: { width: 150, height: 200, channels: 3, background: "#ffffff" } }, left: 0, top: 0 },
+      ])
+      .png()
+      .toBuffer();
+    const picture = await sharp({ create: { width: 300, height: 200, channels: 3, background: "#3366cc" } })
+      .png()
+      .toBuffer();
+    const upload = async (bytes: Buffer, purpose?: string) => {
+      const form = new FormData();
+      form.set("file", new Blob([bytes]), "x");
+      if (purpose) form.set("purpose", purpose);
+      const res = await call("POST", "/api/uploads", { cookie: alice, body: form });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { upload: Media }).upload;
+    };
+    const input = await upload(picture);
+    const kept = await upload(mask, "mask");
+    expect(kept.mimeType).toBe("image/png");
+    const bytes = Buffer.from(await (await call("GET", kept.url, { cookie: alice })).arrayBuffer());
+    expect(await sharp(bytes).metadata()).toMatchObject({ format: "png", channels: 1 });
+    const data = await sharp(bytes).extractChannel(0).raw().toBuffer();
+    expect(new Set(data)).toEqual(new Set([0, 255]));
+
+    const res = await call("POST", "/api/generations", {
+      cookie: alice,
+      body: {
+        tool: "inpaint",
+        model: "demo-image",
+        prompt: "a red boat",
+        inputAssetId: input.id,
+        maskAssetId: kept.id,
+      },
+    });
+    expect(res.status).toBe(201);
+    const done = await settled(((await res.json()) as { generation: View }).generation.id);
+    expect(done).toMatchObject({ status: "succeeded", tool: "inpaint", creditsCharged: 1 });
+  });
+
   it("answers every refusal as JSON with a stable code and a message in the caller's language", async () => {
     const noSession = await call("POST", "/api/generations", {
       body: { tool: "text-to-image", model: "demo-image", prompt: "x" },

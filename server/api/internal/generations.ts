@@ -64,18 +64,21 @@ export function generationRoutes(state: ServerState) {
     .post("/uploads", guard, async (c) => {
       const { viewer, runtime } = c.var;
       await limitAccountAction(runtime.database.db, viewer.id, "upload");
-      let file: unknown;
+      let form: FormData;
       try {
-        file = (await c.req.formData()).get("file");
+        form = await c.req.formData();
       } catch {
         throw new AppError("bad_request", "expected a multipart form with a file");
       }
+      const file = form.get("file");
       if (!(file instanceof File)) throw new AppError("input_image_required", "the form has no file");
       const saved = await saveInputImage({
         db: runtime.database.db,
         storage: runtime.storage,
         userId: viewer.id,
         bytes: new Uint8Array(await file.arrayBuffer()),
+        // A painted mask is kept as a lossless grey PNG (white: what changes), never as a lossy picture.
+        mask: form.get("purpose") === "mask",
       });
       return c.json({ upload: mediaView({ ...saved, durationMs: null, thumbKey: null }) }, 201);
     });

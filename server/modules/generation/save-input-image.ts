@@ -51,6 +51,6 @@ export async function saveInputImage(options: {
 }
 
 async function asMask(image: NormalizedInputImage): Promise<NormalizedInputImage> {
-  const png = await sharp(image.bytes).flatten({ background: "#000000" }).greyscale().png().toBuffer();
+  const png = await sharp(image.bytes).flatten({ background: "#000000" }).toColourspace("b-w").png().toBuffer();
   return { ...image, bytes: new Uint8Array(png.buffer, png.byteOffset, png.byteLength), mediaType: "image/png" };
 }
