@@ -229,7 +229,7 @@ describe(`generations over HTTP with the offline models on ${backend}`, () => {
       .toBuffer();
     const upload = async (bytes: Buffer, purpose?: string) => {
       const form = new FormData();
-      form.set("file", new Blob([bytes]), "x");
+      form.set("file", new Blob([new Uint8Array(bytes)]), "x");
       if (purpose) form.set("purpose", purpose);
       const res = await call("POST", "/api/uploads", { cookie: alice, body: form });
       expect(res.status).toBe(201);
