@@ -3,7 +3,7 @@ import sharp from "sharp";
 import type { Experimental_VideoModelV4 as VideoModelV4, SharedV4Warning } from "@ai-sdk/provider";
 import type { H264MP4Encoder } from "h264-mp4-encoder";
 import { VIDEO_STYLES, type VideoDuration, type VideoStyle } from "#common/generation.ts";
-import { yieldToEventLoop } from "#server/providers/demo/image-model.ts";
+import { yieldToEventLoop } from "#server/providers/demo/raster.ts";
 import { indexMp4 } from "#server/providers/demo/mp4-index.ts";
 import { readPrompt, saturate, type PromptReading } from "#server/providers/demo/prompt.ts";
 import {
