@@ -69,7 +69,7 @@ function flatSprite(sprite: Sprite, value: 0 | 1): Sprite {
  * the scene drawn with black ones is exactly their alpha, after whatever stands in front of them. A table under a
  * still life is a prop, not the subject; water is left out so that reflections do not count.
  */
-function subjectCoverage(scene: Scene, width: number, height: number): Uint8Array | null {
+async function subjectCoverage(scene: Scene, width: number, height: number): Promise<Uint8Array | null> {
   const sprites = scene.sprites ?? [];
   const subjects = scene.subjects.map((s, i) => ({ s, sprite: sprites[i] })).filter((x) => x.s.id !== "table");
   if (subjects.length === 0 || subjects.some((x) => !x.sprite)) return null;
@@ -86,7 +86,9 @@ function subjectCoverage(scene: Scene, width: number, height: number): Uint8Arra
     return canvas;
   };
   const white = drawWith(1).data;
+  await yieldToEventLoop();
   const black = drawWith(0).data;
+  await yieldToEventLoop();
   const alpha = new Uint8Array(width * height);
   for (let p = 0, i = 0; p < alpha.length; p++, i += 3) {
     const a = (white[i]! - black[i]! + (white[i + 1]! - black[i + 1]!) + (white[i + 2]! - black[i + 2]!)) / 3;
@@ -135,8 +137,10 @@ async function alphaFromOrigin(image: Raster, origin: DemoOrigin): Promise<Uint8
   const { width, height } = image;
   const [w, h] = fitWithin(width, height, ORIGIN_LONG_SIDE);
   const { reading, scene } = await prepareStill(origin.prompt, origin.negativePrompt, origin.seed >>> 0, w, h);
+  await yieldToEventLoop();
   const picture = createCanvas(w, h);
   renderScene(picture, scene, STILL);
+  await yieldToEventLoop();
   const drawn = new Uint8Array(w * h * 3);
   finish(picture, drawn, 3, stillGrade(reading, scene, origin.seed >>> 0));
   const input = await resizeRaw(rgbAt(image), width, height, 3, w, h, "lanczos3");
@@ -145,7 +149,7 @@ async function alphaFromOrigin(image: Raster, origin: DemoOrigin): Promise<Uint8
   if (difference / drawn.length > SAME_PICTURE) return null;
   await yieldToEventLoop();
 
-  let alpha = subjectCoverage(scene, w, h);
+  let alpha = await subjectCoverage(scene, w, h);
   if (!alpha || cover(alpha) < MIN_COVER) {
     await yieldToEventLoop();
     alpha = frontOfSky(scene, picture);
@@ -379,6 +383,8 @@ export async function removeBackground(
     await yieldToEventLoop();
     alpha = await alphaByColour(image);
   }
+  // Whatever happened above, an empty picture is never the answer.
+  if (alpha && cover(alpha) < MIN_COVER) alpha = null;
   if (!alpha) {
     warnings.push({ type: "other", message: "No distinct subject stood out from a background; nothing was removed." });
   }

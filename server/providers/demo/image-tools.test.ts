@@ -127,6 +127,33 @@ describe("demo image tools", { timeout: 30_000 }, () => {
       expect(Math.max(...after.channels.slice(0, 3).map((c) => c.mean))).toBeGreaterThan(40);
     });
 
+    it("keeps a canvas larger than the scene is drawn at to its size and its unmasked pixels", async () => {
+      const [wide, high] = [2200, 120];
+      const input = await renderDemoImage({ prompt: "desert dunes", seed: 1, width: wide, height: high });
+      const band = (x: number) => x >= 1000 && x < 1400;
+      const { images } = await run({
+        prompt: "neon city at night",
+        seed: 4,
+        files: [file(input)],
+        mask: file(await paint(wide, high, (x) => (band(x) ? [255, 255, 255] : [0, 0, 0]))),
+        providerOptions: { demo: { tool: "inpaint" } },
+      });
+      const [before, after] = [await raw(input), await raw(images[0]!)];
+      expect([after.width, after.height]).toEqual([wide, high]);
+      let kept = 0;
+      let changed = 0;
+      for (let y = 0; y < high; y++) {
+        for (let x = 0; x < wide; x++) {
+          const i = (y * wide + x) * 3;
+          const d = Math.abs(after.data[i]! - before.data[i]!) + Math.abs(after.data[i + 2]! - before.data[i + 2]!);
+          if (!band(x)) kept = Math.max(kept, d);
+          else if (x >= 1100 && x < 1300) changed += d / 2 / (200 * high);
+        }
+      }
+      expect(kept).toBe(0);
+      expect(changed).toBeGreaterThan(25);
+    });
+
     it("blends where the mask is grey", async () => {
       const input = await source();
       const grey = await paint(width, height, () => [128, 128, 128]);
@@ -238,6 +265,25 @@ describe("demo image tools", { timeout: 30_000 }, () => {
       const before = await raw(input);
       const i = Math.round((robot.v - robot.h / 2) * height) * width + Math.round(robot.u * height);
       expect([...out.data.subarray(i * 4, i * 4 + 3)]).toEqual([...before.data.subarray(i * 3, i * 3 + 3)]);
+    });
+
+    it("cuts out the subject of a demo picture that was upscaled since", async () => {
+      const prompt = "a robot in the desert";
+      const source = await renderDemoImage({ prompt, seed: 7, width: 640, height: 360 });
+      const [upscaled] = (
+        await run({ files: [file(source)], providerOptions: { demo: { tool: "upscale", scale: 2 } } })
+      ).images;
+      const { images, warnings } = await run({
+        files: [file(upscaled!)],
+        providerOptions: { demo: { tool: "remove-background", origin: { prompt, seed: 7 } } },
+      });
+      expect(warnings).toEqual([]);
+      const out = await raw(images[0]!, 4);
+      expect([out.width, out.height]).toEqual([1280, 720]);
+      expect(corners(out)).toEqual([0, 0, 0, 0]);
+      const { scene } = await prepareStill(prompt, undefined, 7, 640, 360);
+      const robot = scene.subjects.find((s) => s.id === "robot")!;
+      expect(alphaAt(out, robot.u * 720, (robot.v - robot.h / 2) * 720)).toBe(255);
     });
 
     it.each([

@@ -106,10 +106,10 @@ export async function resizeRaw(
   kernel: ResizeOptions["kernel"] = "lanczos3",
 ): Promise<Uint8Array> {
   if (toWidth === width && toHeight === height) return data;
-  const out = await sharp(data, { raw: { width, height, channels } })
-    .resize(toWidth, toHeight, { fit: "fill", kernel })
-    .raw()
-    .toBuffer();
+  let image = sharp(data, { raw: { width, height, channels } }).resize(toWidth, toHeight, { fit: "fill", kernel });
+  // sharp writes one channel out as three unless told to keep the one.
+  if (channels === 1) image = image.extractChannel(0);
+  const out = await image.raw().toBuffer();
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
