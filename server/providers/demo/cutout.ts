@@ -49,7 +49,7 @@ function rgbAt(image: Raster): Uint8Array {
 
 function cover(alpha: Uint8Array): number {
   let sum = 0;
-  for (const a of alpha) sum += a;
+  for (let i = 0; i < alpha.length; i++) sum += alpha[i]!;
   return sum / (alpha.length * 255);
 }
 
@@ -255,6 +255,7 @@ async function backgroundDistance(rgb: Uint8Array, width: number, height: number
 
   const distance = new Float32Array(width * height);
   const fitted = coefficients.length === 3;
+  const [cr, cg, cb] = (fitted ? coefficients : [[], [], []]) as [number[], number[], number[]];
   await forEachRow(width, height, (y) => {
     const v = ny(y);
     for (let x = 0; x < width; x++) {
@@ -265,9 +266,13 @@ async function backgroundDistance(rgb: Uint8Array, width: number, height: number
       let best = Infinity;
       if (fitted) {
         const u = nx(x);
-        const [cr, cg, cb] = coefficients as [number[], number[], number[]];
-        const at = (k: number[]) => k[0]! + k[1]! * u + k[2]! * v + k[3]! * u * u + k[4]! * u * v + k[5]! * v * v;
-        best = (r - at(cr)) ** 2 + (g - at(cg)) ** 2 + (b - at(cb)) ** 2;
+        const t3 = u * u;
+        const t4 = u * v;
+        const t5 = v * v;
+        const mr = cr[0]! + cr[1]! * u + cr[2]! * v + cr[3]! * t3 + cr[4]! * t4 + cr[5]! * t5;
+        const mg = cg[0]! + cg[1]! * u + cg[2]! * v + cg[3]! * t3 + cg[4]! * t4 + cg[5]! * t5;
+        const mb = cb[0]! + cb[1]! * u + cb[2]! * v + cb[3]! * t3 + cb[4]! * t4 + cb[5]! * t5;
+        best = (r - mr) ** 2 + (g - mg) ** 2 + (b - mb) ** 2;
       }
       for (const c of tones) best = Math.min(best, (r - c[0]!) ** 2 + (g - c[1]!) ** 2 + (b - c[2]!) ** 2);
       distance[p] = Math.sqrt(best);
@@ -337,21 +342,21 @@ async function alphaByColour(image: Raster): Promise<Uint8Array | null> {
       const p = queue[head++]!;
       size++;
       const x = p % w;
-      const visit = (q: number) => {
+      for (let k = 0; k < 4; k++) {
+        if ((k === 0 && x === 0) || (k === 1 && x === w - 1) || (k === 2 && p < w) || (k === 3 && p >= (h - 1) * w)) {
+          continue;
+        }
+        const q = k === 0 ? p - 1 : k === 1 ? p + 1 : k === 2 ? p - w : p + w;
         if (!background[q] && region[q]! < 0) {
           region[q] = id;
           queue[tail++] = q;
         }
-      };
-      if (x > 0) visit(p - 1);
-      if (x < w - 1) visit(p + 1);
-      if (p >= w) visit(p - w);
-      if (p < (h - 1) * w) visit(p + w);
+      }
     }
     sizes.push(size);
   }
   if (sizes.length === 0) return null;
-  const largest = Math.max(...sizes);
+  const largest = sizes.reduce((a, b) => Math.max(a, b), 0);
   const keep = sizes.map((s) => s >= Math.max(largest / 6, w * h * 0.001));
   const hard = new Uint8Array(w * h);
   for (let p = 0; p < w * h; p++) hard[p] = region[p]! >= 0 && keep[region[p]!] ? 255 : 0;
