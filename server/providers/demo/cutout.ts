@@ -177,7 +177,8 @@ function solve(a: number[][], b: number[]): number[] | null {
   return m.map((row, i) => row[n]! / row[i]!);
 }
 
-const terms = (x: number, y: number) => [1, x, y, x * x, x * y, y * y];
+const TERMS = 4;
+const terms = (x: number, y: number) => [1, x, y, x * x + y * y];
 
 /**
  * The background as the borders show it: a smooth colour field (a quadratic in x and y per channel, which covers
@@ -199,13 +200,13 @@ async function backgroundDistance(rgb: Uint8Array, width: number, height: number
 
   let used = border;
   let coefficients: number[][] = [];
-  for (let round = 0; round < 3; round++) {
-    const ata = Array.from({ length: 6 }, () => new Array<number>(6).fill(0));
-    const atb = [0, 1, 2].map(() => new Array<number>(6).fill(0));
+  for (let round = 0; round < 6; round++) {
+    const ata = Array.from({ length: TERMS }, () => new Array<number>(TERMS).fill(0));
+    const atb = [0, 1, 2].map(() => new Array<number>(TERMS).fill(0));
     for (const p of used) {
       const t = terms(nx(p % width), ny(Math.floor(p / width)));
-      for (let i = 0; i < 6; i++) {
-        for (let j = 0; j < 6; j++) ata[i]![j]! += t[i]! * t[j]!;
+      for (let i = 0; i < TERMS; i++) {
+        for (let j = 0; j < TERMS; j++) ata[i]![j]! += t[i]! * t[j]!;
         for (let c = 0; c < 3; c++) atb[c]![i]! += t[i]! * rgb[p * 3 + c]!;
       }
     }
@@ -217,13 +218,14 @@ async function backgroundDistance(rgb: Uint8Array, width: number, height: number
       let d = 0;
       for (let c = 0; c < 3; c++) {
         let v = 0;
-        for (let i = 0; i < 6; i++) v += coefficients[c]![i]! * t[i]!;
+        for (let i = 0; i < TERMS; i++) v += coefficients[c]![i]! * t[i]!;
         d += (rgb[p * 3 + c]! - v) ** 2;
       }
       return Math.sqrt(d);
     };
+    // Trimmed least squares: refit on the best-fitting part of the border, so a subject touching it drops out.
     const sorted = border.map(residual).sort((a, b) => a - b);
-    const cut = Math.max(10, 2.5 * sorted[Math.floor(sorted.length * 0.5)]!);
+    const cut = Math.max(10, sorted[Math.floor(sorted.length * 0.6)]!);
     used = border.filter((p) => residual(p) <= cut);
     if (used.length < 12) break;
   }
@@ -251,7 +253,31 @@ async function backgroundDistance(rgb: Uint8Array, width: number, height: number
     }
     centres = centres.map((c, j) => (counts[j]! > 0 ? sums[j]!.map((s) => s / counts[j]!) : c));
   }
-  const tones = centres.filter((_, j) => counts[j]! >= border.length * 0.2);
+  // A backdrop surrounds the subject: a tone counts only where it lines three of the four sides, so a subject cut off
+  // by one edge (a bust at the bottom) is not taken for background.
+  const sides = centres.map(() => [0, 0, 0, 0]);
+  const sideTotals = [0, 0, 0, 0];
+  for (const p of border) {
+    const x = p % width;
+    const y = Math.floor(p / width);
+    let best = 0;
+    let bestD = Infinity;
+    for (let j = 0; j < k; j++) {
+      const c = centres[j]!;
+      const d = (rgb[p * 3]! - c[0]!) ** 2 + (rgb[p * 3 + 1]! - c[1]!) ** 2 + (rgb[p * 3 + 2]! - c[2]!) ** 2;
+      if (d < bestD) [best, bestD] = [j, d];
+    }
+    const on = [y < ring, y >= height - ring, x < ring, x >= width - ring];
+    for (let side = 0; side < 4; side++) {
+      if (!on[side]) continue;
+      sides[best]![side]!++;
+      sideTotals[side]!++;
+    }
+  }
+  const tones = centres.filter(
+    (_, j) =>
+      counts[j]! >= border.length * 0.15 && sides[j]!.filter((n, side) => n >= sideTotals[side]! * 0.1).length >= 3,
+  );
 
   const distance = new Float32Array(width * height);
   const fitted = coefficients.length === 3;
@@ -266,12 +292,10 @@ async function backgroundDistance(rgb: Uint8Array, width: number, height: number
       let best = Infinity;
       if (fitted) {
         const u = nx(x);
-        const t3 = u * u;
-        const t4 = u * v;
-        const t5 = v * v;
-        const mr = cr[0]! + cr[1]! * u + cr[2]! * v + cr[3]! * t3 + cr[4]! * t4 + cr[5]! * t5;
-        const mg = cg[0]! + cg[1]! * u + cg[2]! * v + cg[3]! * t3 + cg[4]! * t4 + cg[5]! * t5;
-        const mb = cb[0]! + cb[1]! * u + cb[2]! * v + cb[3]! * t3 + cb[4]! * t4 + cb[5]! * t5;
+        const radial = u * u + v * v;
+        const mr = cr[0]! + cr[1]! * u + cr[2]! * v + cr[3]! * radial;
+        const mg = cg[0]! + cg[1]! * u + cg[2]! * v + cg[3]! * radial;
+        const mb = cb[0]! + cb[1]! * u + cb[2]! * v + cb[3]! * radial;
         best = (r - mr) ** 2 + (g - mg) ** 2 + (b - mb) ** 2;
       }
       for (const c of tones) best = Math.min(best, (r - c[0]!) ** 2 + (g - c[1]!) ** 2 + (b - c[2]!) ** 2);

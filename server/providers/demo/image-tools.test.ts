@@ -309,6 +309,29 @@ describe("demo image tools", { timeout: 30_000 }, () => {
       expect(alphaAt(out, 130 + 62, 95)).toBe(0);
     });
 
+    it("keeps a subject cut off by the bottom edge, on a backdrop darker towards its corners", async () => {
+      const [width, height] = [300, 240];
+      const head = (x: number, y: number) => (x - 150) ** 2 + (y - 90) ** 2 < 40 ** 2;
+      const body = (x: number, y: number) => y > 145 && Math.abs(x - 150) < 70 + (y - 145) * 0.5;
+      const input = await paint(width, height, (x, y) => {
+        if (body(x, y)) return [40 + noise(x, y), 60 + (x - 80) / 4, 120];
+        if (head(x, y)) return [230 - (y - 50) / 2, 160, 130];
+        const vignette = 1 - 0.9 * (((x - width / 2) / width) ** 2 + ((y - height / 2) / height) ** 2);
+        return [200 * vignette + noise(x, y), 190 * vignette, 170 * vignette];
+      });
+      const { images, warnings } = await run({
+        files: [file(input)],
+        providerOptions: { demo: { tool: "remove-background" } },
+      });
+      expect(warnings).toEqual([]);
+      const out = await raw(images[0]!, 4);
+      expect(corners(out)).toEqual([0, 0, 0, 0]);
+      expect(alphaAt(out, 150, 90)).toBe(255);
+      expect(alphaAt(out, 150, 235)).toBe(255);
+      expect(alphaAt(out, 60, 90)).toBe(0);
+      expect(alphaAt(out, 250, 90)).toBe(0);
+    });
+
     it("gives the image back whole, never empty, when nothing stands out", async () => {
       const input = await paint(64, 48, (x, y) => [120 + noise(x, y), 130, 140]);
       const { images, warnings } = await run({
