@@ -1,3 +1,4 @@
+import { generateImage } from "ai";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { InvalidArgumentError, type ImageModelV4CallOptions, type ImageModelV4File } from "@ai-sdk/provider";
@@ -152,6 +153,21 @@ describe("demo image tools", { timeout: 30_000 }, () => {
       }
       expect(kept).toBe(0);
       expect(changed).toBeGreaterThan(25);
+    });
+
+    it("takes the image and the mask as the AI SDK's generateImage passes them", async () => {
+      const input = await source();
+      const { image, warnings } = await generateImage({
+        model,
+        prompt: { text: "a quiet ocean at dawn", images: [input], mask: await mask() },
+        seed: 9,
+        providerOptions: { demo: { tool: "inpaint" } },
+      });
+      expect(warnings).toEqual([]);
+      const [before, after] = [await raw(input), await raw(image.uint8Array)];
+      expect([after.width, after.height]).toEqual([width, height]);
+      expect(after.data.subarray(0, width * 3 * 40).equals(before.data.subarray(0, width * 3 * 40))).toBe(true);
+      expect(after.data.equals(before.data)).toBe(false);
     });
 
     it("blends where the mask is grey", async () => {
