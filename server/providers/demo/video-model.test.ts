@@ -310,9 +310,21 @@ describe("demo video model", { timeout: 60_000 }, () => {
       expect(distance(opening, closing)).toBeGreaterThan(2);
     });
 
-    it("refuses an end image without a start, a URL, and bytes that are not an image", async () => {
+    it("takes a start image tagged as the first frame, and refuses an end image alone, a URL and bytes that are not an image", async () => {
       const model = createDemoVideoModel();
       const image = { type: "file" as const, data: await end(), mediaType: "image/png" };
+      // A start image given only as the first of the frame images is the start image all the same.
+      const both = await model.doGenerate!(
+        call({
+          aspectRatio: "9:16",
+          frameImages: [
+            { image, frameType: "first_frame" },
+            { image, frameType: "last_frame" },
+          ],
+        }),
+      );
+      expect(both.warnings).toEqual([]);
+      expect(both.providerMetadata?.demo).toMatchObject({ width: 432, height: 768 });
       await expect(model.doGenerate!(call({ frameImages: [{ image, frameType: "last_frame" }] }))).rejects.toThrow(
         /needs a start image/,
       );

@@ -395,7 +395,8 @@ export function createDemoVideoModel(hooks?: DemoVideoHooks): VideoModelV4 {
         }
       }
       // Image to video: the start frame, and the end frame when one is tagged as the last.
-      const startImage: CallFile | undefined = options.image;
+      const startImage: CallFile | undefined =
+        options.image ?? options.frameImages?.find((f) => f.frameType === "first_frame")?.image;
       const endImage: CallFile | undefined = options.frameImages?.find((f) => f.frameType === "last_frame")?.image;
       if (endImage && !startImage) {
         throw new InvalidArgumentError({ argument: "frameImages", message: "An end image needs a start image." });
