@@ -33,7 +33,9 @@ export interface InpaintOptions {
  */
 async function distanceToKept(mask: Uint8Array, width: number, height: number): Promise<Float32Array> {
   const d = new Float32Array(width * height);
-  for (let p = 0; p < d.length; p++) d[p] = mask[p] === 0 ? 0 : Infinity;
+  await forEachRow(width, height, (y) => {
+    for (let p = y * width, end = p + width; p < end; p++) d[p] = mask[p] === 0 ? 0 : Infinity;
+  });
   const diagonal = Math.SQRT2;
   await forEachRow(width, height, (y) => {
     for (let x = 0; x < width; x++) {
@@ -90,12 +92,14 @@ async function fillFromSurroundings(
   const n = width * height;
   const base: Level = { width, height, colour: new Float32Array(n * 3), weight: new Float32Array(n) };
   let total = 0;
-  for (let p = 0; p < n; p++) {
-    const w = 1 - mask[p]! / 255;
-    base.weight[p] = w;
-    total += w;
-    for (let c = 0; c < 3; c++) base.colour[p * 3 + c] = rgb[p * channels + c]! * w;
-  }
+  await forEachRow(width, height, (y) => {
+    for (let p = y * width, end = p + width; p < end; p++) {
+      const w = 1 - mask[p]! / 255;
+      base.weight[p] = w;
+      total += w;
+      for (let c = 0; c < 3; c++) base.colour[p * 3 + c] = rgb[p * channels + c]! * w;
+    }
+  });
   if (total === 0) return null;
   const levels = [base];
   for (let level = base; level.width > 1 || level.height > 1;) {
@@ -107,7 +111,8 @@ async function fillFromSurroundings(
       colour: new Float32Array(cw * ch * 3),
       weight: new Float32Array(cw * ch),
     };
-    for (let y = 0; y < ch; y++) {
+    const from = level;
+    await forEachRow(cw, ch, (y) => {
       for (let x = 0; x < cw; x++) {
         let w = 0;
         let r = 0;
@@ -115,15 +120,15 @@ async function fillFromSurroundings(
         let b = 0;
         for (let dy = 0; dy < 2; dy++) {
           const sy = 2 * y + dy;
-          if (sy >= level.height) continue;
+          if (sy >= from.height) continue;
           for (let dx = 0; dx < 2; dx++) {
             const sx = 2 * x + dx;
-            if (sx >= level.width) continue;
-            const s = sy * level.width + sx;
-            w += level.weight[s]!;
-            r += level.colour[s * 3]!;
-            g += level.colour[s * 3 + 1]!;
-            b += level.colour[s * 3 + 2]!;
+            if (sx >= from.width) continue;
+            const s = sy * from.width + sx;
+            w += from.weight[s]!;
+            r += from.colour[s * 3]!;
+            g += from.colour[s * 3 + 1]!;
+            b += from.colour[s * 3 + 2]!;
           }
         }
         const k = w > 1 ? 1 / w : 1;
@@ -133,10 +138,9 @@ async function fillFromSurroundings(
         next.colour[o * 3 + 1] = g * k;
         next.colour[o * 3 + 2] = b * k;
       }
-    }
+    });
     levels.push(next);
     level = next;
-    if (level.width * level.height > 4096) await yieldToEventLoop();
   }
   // The top is one pixel with some weight: its colour is the average of everything kept.
   const top = levels[levels.length - 1]!;
