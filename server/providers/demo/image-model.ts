@@ -1,18 +1,15 @@
 import sharp from "sharp";
 import { InvalidArgumentError, type ImageModelV4, type ImageModelV4File, type SharedV4Warning } from "@ai-sdk/provider";
-import { DEFAULT_STRENGTH } from "#common/generation.ts";
-import { mix, readPrompt, type Palette, type Rgb } from "#server/providers/demo/prompt.ts";
-import {
-  buildScene,
-  layoutSeed,
-  createCanvas,
-  paintSubjects,
-  finish,
-  renderScene,
-  seedFrom,
-  STILL,
-  STILL_FINISH,
-} from "#server/providers/demo/scene.ts";
+import { removeBackground, type DemoOrigin } from "#server/providers/demo/cutout.ts";
+import { inpaint } from "#server/providers/demo/edit.ts";
+import { readImage, readMask, yieldToEventLoop } from "#server/providers/demo/raster.ts";
+import { seedFrom } from "#server/providers/demo/scene.ts";
+import { renderDemoImage } from "#server/providers/demo/still.ts";
+import { upscale } from "#server/providers/demo/upscale.ts";
+
+export { yieldToEventLoop } from "#server/providers/demo/raster.ts";
+export { renderDemoImage, type DemoImageOptions } from "#server/providers/demo/still.ts";
+export type { DemoOrigin } from "#server/providers/demo/cutout.ts";
 
 const MODEL_ID = "demo-image";
 const LONG_SIDE = 1024;
@@ -24,22 +21,6 @@ const SIZES: Record<string, [number, number]> = {
   "16:9": [1024, 576],
   "9:16": [576, 1024],
 };
-
-export interface DemoImageOptions {
-  prompt: string;
-  negativePrompt?: string;
-  seed: number;
-  width: number;
-  height: number;
-  /** Image-to-image: the input, already fitted to width × height, as RGB bytes. */
-  input?: Uint8Array;
-  strength?: number;
-}
-
-/** Rendering is synchronous work on the server's only thread; between frames or images, waiting requests get a turn. */
-export function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
 
 /** Other ratios keep their shape with the long side at 1024, rounded to even pixels. */
 function sizeFor(ratio: string | undefined, warnings: SharedV4Warning[]): [number, number] {
@@ -84,95 +65,85 @@ async function decodeInput(file: ImageModelV4File): Promise<{ rgb: Uint8Array; w
   }
 }
 
-/** The palette as a dark-to-light ramp, for recolouring an input image by its brightness. */
-function paletteRamp(palette: Palette): Float32Array {
-  const stops: Rgb[] = [
-    palette.land[3],
-    palette.land[1],
-    palette.skyMid,
-    ...palette.accents,
-    palette.skyHorizon,
-    palette.light,
-  ];
-  const lum = (c: Rgb) => 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
-  stops.sort((a, b) => lum(a) - lum(b));
-  // Stretch so the input's blacks and whites stay near black and white.
-  const ramp: Rgb[] = [mix(stops[0]!, [0, 0, 0], 0.6), ...stops, mix(stops[stops.length - 1]!, [1, 1, 1], 0.6)];
-  const lut = new Float32Array(256 * 3);
-  for (let i = 0; i < 256; i++) {
-    const at = (i / 255) * (ramp.length - 1);
-    const j = Math.min(ramp.length - 2, Math.floor(at));
-    const c = mix(ramp[j]!, ramp[j + 1]!, at - j);
-    lut.set(c, i * 3);
-  }
-  return lut;
+/** The image tools the demo model serves; `outpaint` is the same mask edit of a canvas the server has padded. */
+export const DEMO_IMAGE_TOOLS = [
+  "text-to-image",
+  "image-to-image",
+  "inpaint",
+  "outpaint",
+  "upscale",
+  "remove-background",
+] as const;
+export type DemoImageTool = (typeof DEMO_IMAGE_TOOLS)[number];
+
+/**
+ * The seed the demo model drew output image number `position` (from 0) of a request with: the request's seed, or one
+ * derived from the prompt when it has none, plus the position. With the prompt, this is what `origin` asks for when
+ * a demo result is the input of another tool.
+ */
+export function demoSeedOf(prompt: string, seed: number | undefined, position: number): number {
+  return ((seed ?? seedFrom(prompt)) + position) >>> 0;
 }
 
-/** Renders one PNG. Exposed for tests and samples; the model calls it once per image. */
-export async function renderDemoImage(options: DemoImageOptions): Promise<Uint8Array> {
-  const { width, height } = options;
-  const reading = readPrompt(options.prompt, options.negativePrompt, options.seed);
-  const scene = buildScene(reading, layoutSeed(options.prompt, options.seed), width / height);
-  await paintSubjects(scene, height, reading);
-  const canvas = createCanvas(width, height);
-  renderScene(canvas, scene, STILL);
-  const grade = {
-    ...STILL_FINISH,
-    grainSeed: options.seed,
-    grain: reading.elements.grain ? STILL_FINISH.grain : 0.004,
-  };
-  if (scene.composition === "abstract" && reading.elements.grain) grade.grain = 0.045;
-
-  if (options.input) {
-    const s = Math.min(1, Math.max(0, options.strength ?? DEFAULT_STRENGTH));
-    const input = options.input;
-    const lut = paletteRamp(reading.palette);
-    const tint = 0.08 + 0.5 * s;
-    const artWeight = 0.88 * s ** 1.4;
-    // Posterise more as strength grows: the input turns into flat areas of the prompt's colours.
-    const levels = s > 0.35 ? Math.round(12 - s * 7) : 0;
-    const data = canvas.data;
-    for (let p = 0, i = 0; i < input.length; p += 3, i += 3) {
-      const r = input[i]! / 255;
-      const g = input[i + 1]! / 255;
-      const b = input[i + 2]! / 255;
-      let lum = 0.2126 * r + 0.7152 * g + 0.0722 * b;
-      if (levels > 0) lum = lum + (Math.round(lum * levels) / levels - lum) * Math.min(1, (s - 0.35) * 2);
-      const l = Math.min(255, Math.max(0, Math.round(lum * 255))) * 3;
-      const sr = r + (lut[l]! - r) * tint;
-      const sg = g + (lut[l + 1]! - g) * tint;
-      const sb = b + (lut[l + 2]! - b) * tint;
-      const light = 0.5 + lum;
-      data[p] = sr + (data[p]! * light - sr) * artWeight;
-      data[p + 1] = sg + (data[p + 1]! * light - sg) * artWeight;
-      data[p + 2] = sb + (data[p + 2]! * light - sb) * artWeight;
-    }
-    grade.vignette *= s;
-    grade.saturation = 1 + (grade.saturation - 1) * s;
-    grade.contrast = 1 + (grade.contrast - 1) * s;
-    grade.grain *= s;
-  }
-
-  const out = new Uint8Array(width * height * 3);
-  finish(canvas, out, 3, grade);
-  const png = await sharp(out, { raw: { width, height, channels: 3 } })
-    .png({ compressionLevel: 6, adaptiveFiltering: false })
-    .toBuffer();
-  return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
+interface DemoCallOptions {
+  tool?: DemoImageTool;
+  negativePrompt?: string;
+  strength?: number;
+  scale: number;
+  origin?: DemoOrigin;
 }
 
-function readDemoOptions(options: Record<string, unknown> | undefined): { negativePrompt?: string; strength?: number } {
+/** The demo's own options (`providerOptions.demo`); a value of the wrong shape is refused rather than guessed at. */
+function readDemoOptions(options: Record<string, unknown> | undefined): DemoCallOptions {
   const negativePrompt = options?.negativePrompt;
   const strength = options?.strength;
+  const tool = options?.tool;
+  if (tool !== undefined && !(DEMO_IMAGE_TOOLS as readonly unknown[]).includes(tool)) {
+    throw new InvalidArgumentError({
+      argument: "providerOptions.demo.tool",
+      message: `The offline demo model has no tool ${JSON.stringify(tool)}; it has ${DEMO_IMAGE_TOOLS.join(", ")}.`,
+    });
+  }
+  const scale = options?.scale ?? 2;
+  if (scale !== 2 && scale !== 4) {
+    throw new InvalidArgumentError({ argument: "providerOptions.demo.scale", message: "The scale must be 2 or 4." });
+  }
+  const origin = options?.origin as Partial<DemoOrigin> | undefined;
+  const validOrigin =
+    origin !== undefined &&
+    origin !== null &&
+    typeof origin.prompt === "string" &&
+    typeof origin.seed === "number" &&
+    Number.isInteger(origin.seed) &&
+    (origin.negativePrompt === undefined || typeof origin.negativePrompt === "string");
   return {
+    tool: tool as DemoImageTool | undefined,
     negativePrompt: typeof negativePrompt === "string" ? negativePrompt : undefined,
     strength: typeof strength === "number" && Number.isFinite(strength) ? strength : undefined,
+    scale,
+    origin: validOrigin ? (origin as DemoOrigin) : undefined,
   };
+}
+
+function needsImage(files: ImageModelV4File[] | undefined, tool: DemoImageTool): ImageModelV4File {
+  const file = files?.[0];
+  if (!file) {
+    throw new InvalidArgumentError({ argument: "files", message: `The ${tool} tool needs an input image.` });
+  }
+  return file;
 }
 
 /**
  * The "Offline demo" image model: draws a landscape, seascape, city, sky or abstract piece from the prompt's words
- * on this machine, with no key and no network. Same prompt and seed, same bytes.
+ * on this machine, with no key and no network. Same prompt and seed, same bytes. Besides drawing and image to image
+ * it serves every image tool, chosen by `providerOptions.demo.tool`:
+ *
+ * - `inpaint` (and `outpaint`): `files[0]` and a `mask` of its size (white changes, black keeps, greys blend); the
+ *   scene for the prompt and seed is painted into the masked area with a soft edge, at the input's exact size.
+ * - `upscale`: `files[0]` ×`providerOptions.demo.scale` (2 or 4), Lanczos 3 and a light sharpen; one image.
+ * - `remove-background`: `files[0]` as an RGBA PNG with a transparent background; `providerOptions.demo.origin`
+ *   (`{ prompt, negativePrompt?, seed }`, see `demoSeedOf`) says which demo picture the input is, so its own subject
+ *   is cut out exactly; otherwise the background is found by its colour from the borders.
  */
 export function createDemoImageModel(): ImageModelV4 {
   return {
@@ -181,24 +152,84 @@ export function createDemoImageModel(): ImageModelV4 {
     modelId: MODEL_ID,
     maxImagesPerCall: 4,
     supportsFileInputs: true,
-    supportsMaskInputs: false,
+    supportsMaskInputs: true,
     async doGenerate({ prompt, n, aspectRatio, size, seed, files, mask, providerOptions, abortSignal }) {
       abortSignal?.throwIfAborted();
       const timestamp = new Date();
       const warnings: SharedV4Warning[] = [];
       const demo = readDemoOptions(providerOptions.demo);
       const text = prompt ?? "";
-      const baseSeed = seed ?? seedFrom(text);
-      if (size !== undefined) {
-        warnings.push({ type: "unsupported", feature: "size", details: "Use aspectRatio; the long side is 1024 px." });
+      const tool: DemoImageTool = demo.tool ?? (files?.[0] ? "image-to-image" : "text-to-image");
+      const respond = (images: Uint8Array[]) => {
+        abortSignal?.throwIfAborted();
+        return { images, warnings, response: { timestamp, modelId: MODEL_ID, headers: undefined } };
+      };
+      const masked = tool === "inpaint" || tool === "outpaint";
+      if (mask !== undefined && !masked) warnings.push({ type: "unsupported", feature: "mask" });
+      if (tool === "text-to-image" && files?.length) {
+        warnings.push({ type: "unsupported", feature: "files", details: "Text to image takes no input image." });
       }
-      if (mask !== undefined) warnings.push({ type: "unsupported", feature: "mask" });
-      let [width, height] = sizeFor(aspectRatio, warnings);
+      const fitted = tool === "text-to-image" || tool === "image-to-image";
+      if (size !== undefined) {
+        warnings.push({
+          type: "unsupported",
+          feature: "size",
+          details: fitted ? "Use aspectRatio; the long side is 1024 px." : "The result's size follows the input's.",
+        });
+      }
+      if (!fitted && aspectRatio !== undefined) {
+        warnings.push({
+          type: "unsupported",
+          feature: "aspectRatio",
+          details: "The result's size follows the input's.",
+        });
+      }
+      const single = tool === "upscale" || tool === "remove-background";
+      if (single && n > 1) warnings.push({ type: "unsupported", feature: "n", details: "Made one image." });
 
+      if (tool === "upscale") {
+        if (text.trim()) {
+          warnings.push({ type: "unsupported", feature: "prompt", details: "The demo upscaler takes no prompt." });
+        }
+        return respond([await upscale(needsImage(files, tool), demo.scale)]);
+      }
+
+      if (tool === "remove-background") {
+        if (text.trim()) warnings.push({ type: "unsupported", feature: "prompt" });
+        const image = await readImage(needsImage(files, tool), "files", "input image");
+        abortSignal?.throwIfAborted();
+        return respond([await removeBackground(image, demo.origin, warnings)]);
+      }
+
+      if (masked) {
+        const file = needsImage(files, tool);
+        if (!mask) {
+          throw new InvalidArgumentError({ argument: "mask", message: `The ${tool} tool needs a mask of the image.` });
+        }
+        const image = await readImage(file, "files", "input image");
+        const read = await readMask(mask, "mask");
+        if (read.width !== image.width || read.height !== image.height) {
+          throw new InvalidArgumentError({
+            argument: "mask",
+            message: `The mask is ${read.width}×${read.height} px; it must be the image's size, ${image.width}×${image.height} px.`,
+          });
+        }
+        abortSignal?.throwIfAborted();
+        const images = await inpaint({
+          image,
+          mask: read.data,
+          prompt: text,
+          negativePrompt: demo.negativePrompt,
+          seeds: Array.from({ length: n }, (_, i) => demoSeedOf(text, seed, i)),
+          abortSignal,
+        });
+        return respond(images);
+      }
+
+      let [width, height] = sizeFor(aspectRatio, warnings);
       let input: Uint8Array | undefined;
-      const file = files?.[0];
-      if (file) {
-        const decoded = await decodeInput(file);
+      if (tool === "image-to-image") {
+        const decoded = await decodeInput(needsImage(files, tool));
         abortSignal?.throwIfAborted();
         input = decoded.rgb;
         width = decoded.width;
@@ -214,7 +245,7 @@ export function createDemoImageModel(): ImageModelV4 {
           await renderDemoImage({
             prompt: text,
             negativePrompt: demo.negativePrompt,
-            seed: (baseSeed + i) >>> 0,
+            seed: demoSeedOf(text, seed, i),
             width,
             height,
             input,
@@ -222,8 +253,7 @@ export function createDemoImageModel(): ImageModelV4 {
           }),
         );
       }
-      abortSignal?.throwIfAborted();
-      return { images, warnings, response: { timestamp, modelId: MODEL_ID, headers: undefined } };
+      return respond(images);
     },
   };
 }

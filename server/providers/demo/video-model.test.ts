@@ -1,8 +1,10 @@
 import { experimental_generateVideo as generateVideo } from "ai";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import type { Experimental_VideoModelV4CallOptions as VideoCallOptions } from "@ai-sdk/provider";
+import { InvalidArgumentError, type Experimental_VideoModelV4CallOptions as VideoCallOptions } from "@ai-sdk/provider";
 import { createDemoVideoModel, DEMO_VIDEO_STYLES, renderDemoPoster } from "#server/providers/demo/index.ts";
+import { renderDemoImage } from "#server/providers/demo/still.ts";
+import { demoVideoFrames } from "#server/providers/demo/video-model.ts";
 
 interface Box {
   type: string;
@@ -214,6 +216,124 @@ describe("demo video model", { timeout: 60_000 }, () => {
     controller.abort();
     await expect(createDemoVideoModel().doGenerate!(call({ abortSignal: controller.signal }))).rejects.toMatchObject({
       name: "AbortError",
+    });
+  });
+
+  describe("image to video", () => {
+    const start = () => renderDemoImage({ prompt: "a lighthouse on a cliff", seed: 2, width: 400, height: 240 });
+    const end = () => renderDemoImage({ prompt: "neon city at night", seed: 6, width: 300, height: 300 });
+
+    /** An 8×8 thumbnail's RGB values, for comparing pictures by their broad colours. */
+    async function thumb(rgb: Uint8Array, width: number, height: number, channels: 3 | 4): Promise<Buffer> {
+      return sharp(rgb, { raw: { width, height, channels } })
+        .removeAlpha()
+        .resize(8, 8, { fit: "fill" })
+        .raw()
+        .toBuffer();
+    }
+    const cover = async (png: Uint8Array, width: number, height: number) => {
+      const fitted = await sharp(png).resize(width, height, { fit: "cover" }).removeAlpha().png().toBuffer();
+      return sharp(fitted).resize(8, 8, { fit: "fill" }).raw().toBuffer();
+    };
+    const distance = (a: Buffer, b: Buffer) => a.reduce((sum, v, i) => sum + Math.abs(v - b[i]!), 0) / a.length;
+
+    it("moves from the start image to the end image, as the AI SDK passes them", async () => {
+      const [first, last] = [await start(), await end()];
+      const progress: number[] = [];
+      const result = await generateVideo({
+        model: createDemoVideoModel({ onProgress: (p) => progress.push(p) }),
+        prompt: { image: first, text: "the light turns on" },
+        frameImages: [{ image: last, frameType: "last_frame" }],
+        aspectRatio: "1:1",
+        duration: 5,
+        seed: 4,
+      });
+      const info = describeMp4(result.video.uint8Array);
+      expect(info.seconds).toBeCloseTo(5, 1);
+      expect([info.width, info.height]).toEqual([576, 576]);
+      expect(info.sampleEntries).toEqual(["avc1"]);
+      expect(progress.at(-1)).toBe(1);
+      expect(result.warnings).toEqual([]);
+
+      // The frames the encoder was given: the first is the start image, the last the end image, cover-fitted.
+      const frames = await demoVideoFrames({
+        prompt: "the light turns on",
+        seed: 4,
+        style: "cinematic",
+        duration: 5,
+        aspectRatio: "1:1",
+        startImage: { type: "file", data: first, mediaType: "image/png" },
+        endImage: { type: "file", data: last, mediaType: "image/png" },
+      });
+      const [a, b] = [await cover(first, 576, 576), await cover(last, 576, 576)];
+      const opening = await thumb(frames.draw(0), 576, 576, 4);
+      const closing = await thumb(frames.draw(frames.count - 1), 576, 576, 4);
+      expect(distance(opening, a)).toBeLessThan(4);
+      expect(distance(closing, b)).toBeLessThan(4);
+      expect(distance(a, b)).toBeGreaterThan(20);
+      // The poster is the frame one second in.
+      const poster = await pixels(posterOf(result.providerMetadata));
+      const second = await thumb(frames.draw(frames.posterIndex), 576, 576, 4);
+      expect(distance(await thumb(poster.data, 576, 576, 3), second)).toBeLessThan(2);
+    });
+
+    it("moves across a lone start image, in the offered shape nearest the image's, the same bytes each time", async () => {
+      const model = createDemoVideoModel();
+      const options = call({
+        prompt: "slowly",
+        seed: 5,
+        image: { type: "file", data: Buffer.from(await start()).toString("base64"), mediaType: "image/png" },
+      });
+      const bytes = async () => {
+        const { videos, providerMetadata, warnings } = await model.doGenerate!(options);
+        expect(warnings).toEqual([]);
+        expect(providerMetadata?.demo).toMatchObject({ width: 768, height: 432 });
+        const video = videos[0]!;
+        if (video.type !== "binary") throw new Error("expected bytes");
+        return Buffer.from(video.data);
+      };
+      const once = await bytes();
+      expect(describeMp4(once).seconds).toBeCloseTo(5, 1);
+      expect(once.equals(await bytes())).toBe(true);
+      // The camera moves: the clip does not end where it began.
+      const frames = await demoVideoFrames({
+        prompt: "slowly",
+        seed: 5,
+        style: "cinematic",
+        duration: 5,
+        aspectRatio: "16:9",
+        startImage: { type: "file", data: await start(), mediaType: "image/png" },
+      });
+      const opening = await thumb(frames.draw(0).slice(), 768, 432, 4);
+      const closing = await thumb(frames.draw(frames.count - 1), 768, 432, 4);
+      expect(distance(opening, await cover(await start(), 768, 432))).toBeLessThan(4);
+      expect(distance(opening, closing)).toBeGreaterThan(2);
+    });
+
+    it("takes a start image tagged as the first frame, and refuses an end image alone, a URL and bytes that are not an image", async () => {
+      const model = createDemoVideoModel();
+      const image = { type: "file" as const, data: await end(), mediaType: "image/png" };
+      // A start image given only as the first of the frame images is the start image all the same.
+      const both = await model.doGenerate!(
+        call({
+          aspectRatio: "9:16",
+          frameImages: [
+            { image, frameType: "first_frame" },
+            { image, frameType: "last_frame" },
+          ],
+        }),
+      );
+      expect(both.warnings).toEqual([]);
+      expect(both.providerMetadata?.demo).toMatchObject({ width: 432, height: 768 });
+      await expect(model.doGenerate!(call({ frameImages: [{ image, frameType: "last_frame" }] }))).rejects.toThrow(
+        /needs a start image/,
+      );
+      await expect(
+        model.doGenerate!(call({ image: { type: "url", url: "https://example.com/a.png" } })),
+      ).rejects.toBeInstanceOf(InvalidArgumentError);
+      await expect(
+        model.doGenerate!(call({ image: { type: "file", data: new Uint8Array([1, 2]), mediaType: "image/png" } })),
+      ).rejects.toThrow(/start image could not be read/);
     });
   });
 });

@@ -1,9 +1,14 @@
 import { randomUUID } from "node:crypto";
 import sharp from "sharp";
-import type { Experimental_VideoModelV4 as VideoModelV4, SharedV4Warning } from "@ai-sdk/provider";
+import {
+  InvalidArgumentError,
+  type Experimental_VideoModelV4 as VideoModelV4,
+  type SharedV4Warning,
+} from "@ai-sdk/provider";
 import type { H264MP4Encoder } from "h264-mp4-encoder";
 import { VIDEO_STYLES, type VideoDuration, type VideoStyle } from "#common/generation.ts";
-import { yieldToEventLoop } from "#server/providers/demo/image-model.ts";
+import { animationFrames, imageSize } from "#server/providers/demo/animate.ts";
+import { yieldToEventLoop, type CallFile } from "#server/providers/demo/raster.ts";
 import { indexMp4 } from "#server/providers/demo/mp4-index.ts";
 import { readPrompt, saturate, type PromptReading } from "#server/providers/demo/prompt.ts";
 import {
@@ -43,6 +48,10 @@ export interface DemoVideoOptions {
   style: VideoStyle;
   duration: VideoDuration;
   aspectRatio: VideoRatio;
+  /** Image to video: the start frame, as a file (bytes or base64). The clip moves across it. */
+  startImage?: CallFile;
+  /** Image to video: the frame to end on, when there is one. */
+  endImage?: CallFile;
   abortSignal?: AbortSignal;
   onProgress?: (fraction: number) => void;
 }
@@ -228,23 +237,38 @@ function loadEncoder(): Promise<EncoderFactory> {
 /** The camera pushes in by up to this much: the subjects' drawings are made that much larger to stay sharp. */
 const MAX_ZOOM = 1.2;
 
-/** The frames of a clip, drawn one at a time into one buffer (RGBA). */
-async function framesOf(options: DemoVideoOptions) {
+/** The frames of a clip, drawn one at a time into one buffer (RGBA): the scene, or a move across the start image. */
+export async function demoVideoFrames(options: DemoVideoOptions) {
   const [width, height] = SIZES[options.aspectRatio];
+  const count = options.duration * FPS;
+  const clip = {
+    width,
+    height,
+    count,
+    /** The frame shown as the clip's poster, one second in. */
+    posterIndex: Math.min(count - 1, POSTER_SECONDS * FPS),
+  };
+  if (options.startImage) {
+    const frames = await animationFrames({
+      start: options.startImage,
+      end: options.endImage,
+      width,
+      height,
+      count,
+      style: options.style,
+      seed: options.seed,
+    });
+    return { ...clip, ...frames };
+  }
   const look = looks(options.style);
   const reading = styledReading(readPrompt(options.prompt, options.negativePrompt, options.seed), options.style);
   const scene = buildScene(reading, layoutSeed(options.prompt, options.seed), width / height);
   await paintSubjects(scene, height * MAX_ZOOM, reading);
   const canvas = createCanvas(width, height);
   const rgba = new Uint8Array(width * height * 4);
-  const count = options.duration * FPS;
   return {
-    width,
-    height,
-    count,
+    ...clip,
     rgba,
-    /** The frame shown as the clip's poster, one second in. */
-    posterIndex: Math.min(count - 1, POSTER_SECONDS * FPS),
     draw(i: number): Uint8Array {
       const time = i / FPS;
       renderScene(canvas, scene, look.frame(time, i / (count - 1)));
@@ -265,7 +289,7 @@ const posterPng = async (rgba: Uint8Array, width: number, height: number) => {
 
 /** The poster of the clip these options make (the same PNG as `renderDemoVideo`'s), without rendering the clip. */
 export async function renderDemoPoster(options: DemoVideoOptions): Promise<Uint8Array> {
-  const frames = await framesOf(options);
+  const frames = await demoVideoFrames(options);
   return posterPng(frames.draw(frames.posterIndex), frames.width, frames.height);
 }
 
@@ -273,7 +297,7 @@ export async function renderDemoPoster(options: DemoVideoOptions): Promise<Uint8
 export async function renderDemoVideo(options: DemoVideoOptions): Promise<DemoVideo> {
   const { abortSignal, onProgress } = options;
   abortSignal?.throwIfAborted();
-  const { width, height, count: frames, posterIndex, ...clip } = await framesOf(options);
+  const { width, height, count: frames, posterIndex, ...clip } = await demoVideoFrames(options);
   let poster: Uint8Array | null = null;
   let reported = 0;
   const report = (fraction: number) => {
@@ -344,7 +368,9 @@ function isStyle(value: unknown): value is VideoStyle {
 
 /**
  * The "Offline demo" video model: an animated scene from the prompt in one of five looks, encoded to H.264 MP4 in
- * WebAssembly on this machine. The poster frame and the video's facts come back in `providerMetadata.demo`.
+ * WebAssembly on this machine. Given a start image (`image`, and optionally a `last_frame` in `frameImages`), it
+ * moves a camera across that image instead, dissolving into the end image; the style chooses the move. The poster
+ * frame and the video's facts come back in `providerMetadata.demo`.
  */
 export function createDemoVideoModel(hooks?: DemoVideoHooks): VideoModelV4 {
   return {
@@ -368,14 +394,30 @@ export function createDemoVideoModel(hooks?: DemoVideoHooks): VideoModelV4 {
           });
         }
       }
-      let aspectRatio: VideoRatio = "16:9";
-      if (options.aspectRatio !== undefined) {
+      // Image to video: the start frame, and the end frame when one is tagged as the last.
+      const startImage: CallFile | undefined =
+        options.image ?? options.frameImages?.find((f) => f.frameType === "first_frame")?.image;
+      const endImage: CallFile | undefined = options.frameImages?.find((f) => f.frameType === "last_frame")?.image;
+      if (endImage && !startImage) {
+        throw new InvalidArgumentError({ argument: "frameImages", message: "An end image needs a start image." });
+      }
+      // Without a ratio (or with "adaptive"), a clip from an image takes the offered shape nearest to the image's.
+      const startSize = startImage ? await imageSize(startImage, "image", "start image") : null;
+      const nearest = (): VideoRatio => {
+        if (!startSize) return "16:9";
+        const ratio = Math.log(startSize[0] / startSize[1]);
+        const ratios = Object.keys(SIZES) as VideoRatio[];
+        const distance = (r: VideoRatio) => Math.abs(Math.log(SIZES[r][0] / SIZES[r][1]) - ratio);
+        return ratios.reduce((best, r) => (distance(r) < distance(best) ? r : best));
+      };
+      let aspectRatio: VideoRatio = nearest();
+      if (options.aspectRatio !== undefined && options.aspectRatio !== "adaptive") {
         if (options.aspectRatio in SIZES) aspectRatio = options.aspectRatio as VideoRatio;
         else
           warnings.push({
             type: "unsupported",
             feature: "aspectRatio",
-            details: "Made 16:9; 16:9, 9:16 and 1:1 are offered.",
+            details: `Made ${aspectRatio}; 16:9, 9:16 and 1:1 are offered.`,
           });
       }
       const demo = options.providerOptions.demo;
@@ -389,7 +431,6 @@ export function createDemoVideoModel(hooks?: DemoVideoHooks): VideoModelV4 {
         warnings.push({ type: "unsupported", feature: "fps", details: `Made ${FPS} fps.` });
       }
       if (options.resolution !== undefined) warnings.push({ type: "unsupported", feature: "resolution" });
-      if (options.image || options.frameImages?.length) warnings.push({ type: "unsupported", feature: "image" });
       if (options.inputReferences?.length) warnings.push({ type: "unsupported", feature: "inputReferences" });
       if (options.generateAudio) warnings.push({ type: "unsupported", feature: "generateAudio" });
       if (options.n > 1) warnings.push({ type: "unsupported", feature: "n", details: "Made one video." });
@@ -401,6 +442,8 @@ export function createDemoVideoModel(hooks?: DemoVideoHooks): VideoModelV4 {
         style,
         duration,
         aspectRatio,
+        startImage,
+        endImage,
         abortSignal: options.abortSignal,
         onProgress: hooks?.onProgress,
       });
