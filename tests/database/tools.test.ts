@@ -65,6 +65,13 @@ describe.each(backends)("the tools on $name", (backend) => {
     );
     return codeOf(error);
   };
+  /** The alpha of a stored image at some points. */
+  const alphaAt = async (key: string, points: [number, number][]) => {
+    const file = await storage.get(key);
+    const bytes = Buffer.from(await new Response(file!.body).arrayBuffer());
+    const { data, info } = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    return points.map(([x, y]) => data[(y * info.width + x) * info.channels + 3]);
+  };
   const outputs = (id: string) =>
     db()
       .select()
@@ -185,7 +192,8 @@ describe.each(backends)("the tools on $name", (backend) => {
     await run(id);
     expect(await row(id)).toMatchObject({ status: "succeeded", creditsCharged: 1 });
     const [out] = await outputs(id);
-    expect(out!.width! / out!.height!).toBeCloseTo(711 / 400, 2);
+    // The padded canvas at its exact size: the input in the middle, the model's picture around it.
+    expect(out).toMatchObject({ width: 711, height: 400 });
   });
 
   it("upscales and removes backgrounds without a prompt; varies a result with a new seed, linked to it", async () => {
@@ -197,6 +205,14 @@ describe.each(backends)("the tools on $name", (backend) => {
     await Promise.all([run(up.id), run(cut.id)]);
     expect(await row(up.id)).toMatchObject({ status: "succeeded", creditsCharged: 1 });
     expect(await row(cut.id)).toMatchObject({ status: "succeeded", creditsCharged: 1 });
+    expect((await outputs(up.id))[0]).toMatchObject({ width: 800, height: 600 });
+    const [cutOut] = await outputs(cut.id);
+    expect(cutOut).toMatchObject({ mimeType: "image/png", width: 200, height: 150 });
+    const alpha = await alphaAt(cutOut!.storageKey, [
+      [2, 2],
+      [100, 75],
+    ]);
+    expect(alpha).toEqual([0, 255]);
 
     const again = await submit(userId, {
       tool: "upscale",

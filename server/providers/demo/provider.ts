@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineProvider } from "#server/providers/definition.ts";
 import { createPromptHelperModel } from "#server/providers/demo/chat-model.ts";
-import { createDemoImageModel } from "#server/providers/demo/image-model.ts";
+import { createDemoImageModel, demoSeedOf } from "#server/providers/demo/image-model.ts";
 import { createDemoVideoModel } from "#server/providers/demo/video-model.ts";
 import { merge } from "#server/providers/shared.ts";
 
@@ -45,8 +45,15 @@ export const demoProvider = defineProvider({
         negativePrompt: req.negativePrompt,
         strength: req.strength,
         scale: req.scale,
-        // Only its own results can be drawn again.
-        origin: req.origin?.provider === "demo" ? { ...req.origin } : undefined,
+        // Only its own results can be drawn again: the prompt and the exact seed that drew that image.
+        origin:
+          req.origin?.provider === "demo"
+            ? {
+                prompt: req.origin.prompt,
+                ...(req.origin.negativePrompt ? { negativePrompt: req.origin.negativePrompt } : {}),
+                seed: demoSeedOf(req.origin.prompt, req.origin.seed, req.origin.position),
+              }
+            : undefined,
       },
     ),
   }),
