@@ -18,6 +18,8 @@ export default [
     route("video/:toolId/:id", "routes/dashboard/video/result.tsx"),
     route("chat/:id?", "routes/dashboard/chat.tsx"),
     route("api", "routes/dashboard/api.tsx"),
+    // The mask editor alone, for its end-to-end test; answers 404 unless TEST_ROUTES is on.
+    route("__test/mask-editor", "routes/test/mask-editor.tsx"),
     route("*", "routes/dashboard/not-found.tsx"),
   ]),
   route(":lang?", "routes/public/layout.tsx", [
