@@ -5,6 +5,7 @@ import { freePort, startServer, type TestServer } from "#tests/support/server.ts
 import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { pageApi, signedInContext } from "#tests/support/session.ts";
+import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 import { toolPath, type GenerationTool } from "#common/tools.ts";
 
 /**
@@ -340,6 +341,61 @@ describe("the image tools in Chromium, on the offline models", () => {
     if (DEMO_UPSCALES_TO_SCALE) {
       expect(generation.outputs[0]!.width).toBe(1200);
     }
+    await context.close();
+  });
+});
+
+describe("image tools no offered model serves", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let openai: FakeOpenAI;
+
+  beforeAll(async () => {
+    // The fake first: a port handed out by freePort is free only until something else listens.
+    openai = await startFakeOpenAI();
+    const port = await freePort();
+    [server, browser] = await Promise.all([
+      startServer({
+        PORT: String(port),
+        SITE_URL: `http://127.0.0.1:${port}`,
+        // No demo models: OpenAI's image model makes images from text and from an image, nothing else.
+        DEMO_MODELS: "false",
+        OPENAI_API_KEY: "sk-test",
+        OPENAI_BASE_URL: `${openai.url}/v1`,
+      }),
+      launchBrowser(),
+    ]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await openai?.close();
+  });
+
+  it("offers only the tools some model serves, and says so on the page of one none serves", async () => {
+    const { context } = await signedInContext(browser, server, "unserved@example.com", { viewport: PHONE });
+    const { page, problems } = await open(context, `${server.url}/de/dashboard/image/create/upscale`);
+    await expect(page.locator("h1").textContent()).resolves.toBe(text("de", "studio", "tools.upscale.title"));
+    await expect(page.getByTestId("tool-unserved").textContent()).resolves.toBe(text("de", "studio", "unserved"));
+    await expect(page.locator(".studio-form").count()).resolves.toBe(0);
+    const links = page.locator(".studio-switcher a");
+    await expect(links.allTextContents()).resolves.toEqual([
+      text("de", "studio", "tools.text-to-image.title"),
+      text("de", "studio", "tools.image-to-image.title"),
+    ]);
+    await links.nth(1).click();
+    await page.waitForURL(`${server.url}/de${toolPath("image-to-image")}`);
+    await page.locator(".studio-form").waitFor();
+    // The workspace of an unserved tool is a page too, not a 404.
+    expect((await context.request.get(`${server.url}${toolPath("remove-background")}`)).status()).toBe(200);
+    // The dashboard home offers the served image tools and the video studio.
+    await page.goto(`${server.url}/de/dashboard/home`);
+    await expect(page.locator(".dash-action strong").allTextContents()).resolves.toEqual([
+      text("de", "studio", "tools.text-to-image.title"),
+      text("de", "studio", "tools.image-to-image.title"),
+      text("de", "studio", "tools.text-to-video.title"),
+    ]);
+    expect(problems).toEqual([]);
     await context.close();
   });
 });

@@ -94,9 +94,12 @@ const sizeText = (width: number, height: number) => `${width} × ${height}`;
  */
 function ExtendPreview({
   input,
+  picture,
   padding,
 }: {
   input: { width: number; height: number } | null;
+  /** The input's own picture, drawn where it sits. */
+  picture: string | undefined;
   padding: ExtendPadding;
 }) {
   const image = input ?? { width: 512, height: 512 };
@@ -109,6 +112,7 @@ function ExtendPreview({
     top: percent(padding.top, height),
     width: percent(image.width, width),
     height: percent(image.height, height),
+    ...(picture ? { backgroundImage: `url("${picture}")` } : {}),
   };
   return (
     <div className="extend-preview-frame" aria-hidden>
@@ -335,7 +339,7 @@ export function ImageStudioForm({
               </div>
             )}
             <div className="studio-extend-result">
-              <ExtendPreview input={size} padding={extension ?? NO_PADDING} />
+              <ExtendPreview input={size} picture={input?.preview} padding={extension ?? NO_PADDING} />
               {size && extension && (
                 <p className="studio-hint" data-testid="extend-size">
                   {t("extend.newSize", {

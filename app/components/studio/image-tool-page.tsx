@@ -61,8 +61,15 @@ export function LoadMore({
 function ToolSwitcher({ tool, served }: { tool: GenerationTool; served: readonly GenerationTool[] }) {
   const { t } = useTranslation("studio");
   const { pathname } = useLocation();
+  const nav = useRef<HTMLElement>(null);
+  // On a narrow screen the row scrolls sideways: the current tool is brought into view, without moving the page.
+  useEffect(() => {
+    const row = nav.current;
+    const current = row?.querySelector<HTMLElement>(".is-current");
+    if (row && current) row.scrollLeft = current.offsetLeft - (row.clientWidth - current.offsetWidth) / 2;
+  }, [tool]);
   return (
-    <nav className="studio-switcher" aria-label={t("nav.tools")}>
+    <nav ref={nav} className="studio-switcher" aria-label={t("nav.tools")}>
       {served.map((id) => (
         <Link
           key={id}
