@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Locator, Page } from "playwright-core";
 import sharp from "sharp";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
-import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { pageApi, signedInContext } from "#tests/support/session.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
@@ -323,6 +323,32 @@ describe("the image tools in Chromium, on the offline models", () => {
     await context.close();
   });
 
+  it("keeps a scale and a prompt chosen before the page's scripts ran", async () => {
+    const { context, cookie } = await signedInContext(browser, server, "hasty@example.com", { viewport: PHONE });
+    const { page, release } = await openBeforeScripts(context, `${server.url}/dashboard/image/create/upscale`);
+    await page.locator(".ant-segmented-item", { hasText: "×4" }).click();
+    await page.fill("#studio-prompt", "Typed before the scripts");
+    release();
+    await hydrated(page, ".studio-form");
+    await page.setInputFiles("[data-testid=input-image-file]", {
+      name: "early.png",
+      mimeType: "image/png",
+      buffer: await png(200, 100, { r: 200, g: 80, b: 40 }),
+    });
+    await expect
+      .poll(() => page.getByTestId("upscale-size").textContent())
+      .toBe(text("en", "studio", "upscale.result").replace("{{size}}", "800 × 400"));
+    await page.click(".studio-submit");
+    const card = page.locator(".gen-card").first();
+    await card.waitFor();
+    const { generation } = (await (
+      await pageApi(server, server.url)("GET", `/api/generations/${await card.getAttribute("data-id")}`, cookie)
+    ).json()) as { generation: Generation & { prompt: string } };
+    expect(generation.params.scale).toBe(4);
+    expect(generation.prompt).toBe("Typed before the scripts");
+    await context.close();
+  });
+
   it("upscales an uploaded picture on a phone", async () => {
     const { generation, context } = await runTool({
       tool: "upscale",
@@ -376,7 +402,9 @@ describe("image tools no offered model serves", () => {
     const { context } = await signedInContext(browser, server, "unserved@example.com", { viewport: PHONE });
     const { page, problems } = await open(context, `${server.url}/de/dashboard/image/create/upscale`);
     await expect(page.locator("h1").textContent()).resolves.toBe(text("de", "studio", "tools.upscale.title"));
-    await expect(page.getByTestId("tool-unserved").textContent()).resolves.toBe(text("de", "studio", "unserved"));
+    await expect(page.getByTestId("tool-unserved").locator(".ant-empty-description").textContent()).resolves.toBe(
+      text("de", "studio", "unserved"),
+    );
     await expect(page.locator(".studio-form").count()).resolves.toBe(0);
     const links = page.locator(".studio-switcher a");
     await expect(links.allTextContents()).resolves.toEqual([
