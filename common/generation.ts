@@ -109,6 +109,38 @@ export interface ExtendPadding {
   left: number;
 }
 
+/** The ratio among Atelier's closest to a size. */
+export function nearestRatio(width: number, height: number): AspectRatio {
+  const shape = Math.log(width / height);
+  let best: AspectRatio = "1:1";
+  for (const ratio of IMAGE_ASPECT_RATIOS) {
+    const [w, h] = ratio.split(":").map(Number) as [number, number];
+    const [bw, bh] = best.split(":").map(Number) as [number, number];
+    if (Math.abs(Math.log(w / h) - shape) < Math.abs(Math.log(bw / bh) - shape)) best = ratio;
+  }
+  return best;
+}
+
+/**
+ * The pixels that put an image, centred, on a canvas of a ratio (growing one side only): what the server extends
+ * by, and what the studio previews.
+ */
+export function paddingTo(image: { width: number; height: number }, ratio: AspectRatio): ExtendPadding {
+  const [w, h] = ratio.split(":").map(Number) as [number, number];
+  let width = image.width;
+  let height = image.height;
+  if (image.width / image.height < w / h) width = Math.round((image.height * w) / h);
+  else height = Math.round((image.width * h) / w);
+  const x = width - image.width;
+  const y = height - image.height;
+  return {
+    top: Math.floor(y / 2),
+    bottom: y - Math.floor(y / 2),
+    left: Math.floor(x / 2),
+    right: x - Math.floor(x / 2),
+  };
+}
+
 const resolution = z.string().trim().min(1).max(40).optional();
 
 const prompt = z

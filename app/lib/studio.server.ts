@@ -7,7 +7,7 @@ import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { listModels } from "#server/modules/generation/list-models.ts";
-import { toolOfHash, type GenerationTool } from "#common/tools.ts";
+import { toolOfHash, toolsOfKind, type GenerationTool, type ToolKind } from "#common/tools.ts";
 import type { ImageSettings } from "#app/components/studio/image-studio.tsx";
 
 /** The tool a dashboard URL's tool id names, or a 404 for anything else. */
@@ -27,6 +27,12 @@ export function modelsFor(
   return listModels(runtime.models, { admin: viewer.role === "admin" }, pathLocale(request)).filter((m) =>
     m.tools.includes(tool),
   );
+}
+
+/** The tools of a kind that at least one offered model serves, in the table's order: what a studio offers. */
+export function toolsServed(runtime: Pick<Runtime, "models">, kind: ToolKind, viewer: { role: string }) {
+  const models = listModels(runtime.models, { admin: viewer.role === "admin" });
+  return toolsOfKind(kind).filter((tool) => models.some((m) => m.tools.includes(tool)));
 }
 
 /** One of the viewer's generations, or a 404 (unknown, someone else's, or not of this tool). */
@@ -74,7 +80,16 @@ export async function initialSettings(options: {
         strength: g.params.strength,
         ...(g.params.resolution !== undefined ? { resolution: g.params.resolution } : {}),
         ...(g.params.options ? { options: g.params.options } : {}),
-        input: g.input ? { assetId: g.input.id, preview: g.input.thumbUrl ?? g.input.url, label: g.prompt } : null,
+        input: g.input
+          ? {
+              assetId: g.input.id,
+              preview: g.input.thumbUrl ?? g.input.url,
+              label: g.prompt,
+              full: g.input.url,
+              width: g.input.width ?? undefined,
+              height: g.input.height ?? undefined,
+            }
+          : null,
       };
     }
   }

@@ -1,14 +1,33 @@
-import { useMemo, useState, type FormEvent, type ReactNode } from "react";
+import { useMemo, useState, type CSSProperties, type FormEvent, type ReactNode } from "react";
 import { Button, Input, InputNumber, Segmented, Slider, Switch, Tooltip } from "antd";
 import { ThunderboltOutlined, ReloadOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { SubmitFooter, useSubmitGeneration } from "#app/components/studio/submit.tsx";
 import { InputImageField, type InputImage } from "#app/components/studio/input-image.tsx";
+import { MaskField, type MaskValue } from "#app/components/studio/mask-field.tsx";
 import { FailureAlert, ModelSelect, PromptField } from "#app/components/studio/parts.tsx";
 import { AdvancedSettings, ResolutionField, useModelSettings } from "#app/components/studio/model-settings.tsx";
 import type { GenerationView, ModelView } from "#app/lib/generations.ts";
 import type { ParameterValues } from "#common/model-parameters.ts";
-import { DEFAULT_STRENGTH, MAX_SEED, costOf, type ImageAspectRatio, type SubmitInput } from "#common/generation.ts";
+import {
+  DEFAULT_STRENGTH,
+  IMAGE_ASPECT_RATIOS,
+  MAX_SEED,
+  costOf,
+  nearestRatio,
+  paddingTo,
+  type ExtendPadding,
+  type ImageAspectRatio,
+  type SubmitInput,
+} from "#common/generation.ts";
+import {
+  EXTEND_MAX_SIDE_PIXELS,
+  UPSCALE_FACTORS,
+  takes,
+  toolSpec,
+  type GenerationTool,
+  type UpscaleFactor,
+} from "#common/tools.ts";
 
 export interface ImageSettings {
   model?: string;
@@ -22,6 +41,8 @@ export interface ImageSettings {
   /** The model's own settings, as a reused generation ran with them. */
   options?: ParameterValues;
   input?: InputImage | null;
+  /** Upscaling: how many times larger. */
+  scale?: number;
 }
 
 const randomSeed = () => Math.floor(Math.random() * MAX_SEED);
@@ -59,10 +80,57 @@ function Field({
   );
 }
 
+const SIDES = ["top", "right", "bottom", "left"] as const;
+/** The side of the box the extension's preview is drawn in, in CSS pixels. */
+const PREVIEW_BOX = 96;
+const NO_PADDING: ExtendPadding = { top: 0, right: 0, bottom: 0, left: 0 };
+
+/** "2048 × 2048" */
+const sizeText = (width: number, height: number) => `${width} × ${height}`;
+
 /**
- * The text-to-image and image-to-image form: prompt, model with its price, ratio, count, seed, and for
- * image-to-image the input image and strength; the cost and the balance after it. Submitting keeps everything
- * typed, whatever the answer.
+ * Where the input image sits on the extended canvas, drawn to scale: the canvas, and the image inside it. Without
+ * the image's size (an address the server reads), a square stands in for it.
+ */
+function ExtendPreview({
+  input,
+  picture,
+  padding,
+}: {
+  input: { width: number; height: number } | null;
+  /** The input's own picture, drawn where it sits. */
+  picture: string | undefined;
+  padding: ExtendPadding;
+}) {
+  const image = input ?? { width: 512, height: 512 };
+  const width = image.width + padding.left + padding.right;
+  const height = image.height + padding.top + padding.bottom;
+  const long = Math.max(width, height);
+  const percent = (n: number, of: number) => `${(n / of) * 100}%`;
+  const inner: CSSProperties = {
+    left: percent(padding.left, width),
+    top: percent(padding.top, height),
+    width: percent(image.width, width),
+    height: percent(image.height, height),
+    ...(picture ? { backgroundImage: `url("${picture}")` } : {}),
+  };
+  return (
+    <div className="extend-preview-frame" aria-hidden>
+      <div
+        className="extend-preview"
+        style={{ width: (PREVIEW_BOX * width) / long, height: (PREVIEW_BOX * height) / long }}
+      >
+        <div className="extend-preview-image" style={inner} />
+      </div>
+    </div>
+  );
+}
+
+/**
+ * An image tool's form, its parts as the tool's row in the table of tools says: the input image, the mask, the new
+ * canvas or the scale factor where the tool takes them; the prompt (required, optional or none); and the model's
+ * own settings for the parameters the tool takes. The cost is what the server charges for exactly what is sent.
+ * Submitting keeps everything typed, whatever the answer.
  */
 export function ImageStudioForm({
   tool,
@@ -70,12 +138,13 @@ export function ImageStudioForm({
   initial,
   onSubmitted,
 }: {
-  tool: "text-to-image" | "image-to-image";
+  tool: GenerationTool;
   models: ModelView[];
   initial: ImageSettings;
   onSubmitted: (g: GenerationView) => void;
 }) {
   const { t } = useTranslation("studio");
+  const spec = toolSpec(tool);
   const first = models.find((m) => m.id === initial.model) ?? models[0];
   const [modelId, setModelId] = useState(first?.id ?? "");
   const model = models.find((m) => m.id === modelId) ?? first;
@@ -87,17 +156,51 @@ export function ImageStudioForm({
   const [seed, setSeed] = useState<number>(initial.seed ?? randomSeed());
   const [strength, setStrength] = useState(initial.strength ?? DEFAULT_STRENGTH);
   const [input, setInput] = useState<InputImage | null>(initial.input ?? null);
+  const [mask, setMask] = useState<MaskValue | null>(null);
+  const [extendMode, setExtendMode] = useState<"ratio" | "pixels">("ratio");
+  const [extendTo, setExtendTo] = useState<ImageAspectRatio>("16:9");
+  const [padding, setPadding] = useState<ExtendPadding>(NO_PADDING);
+  const [scale, setScale] = useState<number>(initial.scale ?? 2);
   const { submit: send, busy, failure } = useSubmitGeneration(onSubmitted);
-  const [missing, setMissing] = useState<{ prompt?: boolean; input?: boolean }>({});
+  const [missing, setMissing] = useState<{ prompt?: boolean; input?: boolean; mask?: boolean; extend?: boolean }>({});
   const settings = useModelSettings(model, initial);
   const [badSetting, setBadSetting] = useState<string | null>(null);
 
+  const uses = (param: Parameters<typeof takes>[1]) => takes(tool, param);
   const ratios = model?.options.aspectRatios ?? [];
-  const maxCount = model?.options.maxCount ?? 1;
+  const maxCount = uses("count") ? (model?.options.maxCount ?? 1) : 1;
   const effectiveRatio = ratios.includes(ratio) ? ratio : (ratios[0] ?? "1:1");
   const effectiveCount = Math.min(count, maxCount);
+  const size = input?.width && input.height ? { width: input.width, height: input.height } : null;
+  // A new ratio for the canvas: any but the image's own (which would add nothing).
+  const extendRatios = IMAGE_ASPECT_RATIOS.filter((r) => !size || Object.values(paddingTo(size, r)).some((n) => n > 0));
+  const effectiveExtendTo = extendRatios.includes(extendTo) ? extendTo : extendRatios[0];
+  const extension =
+    extendMode === "ratio" ? (effectiveExtendTo && size ? paddingTo(size, effectiveExtendTo) : null) : padding;
+  const extending = extendMode === "ratio" ? Boolean(effectiveExtendTo) : SIDES.some((s) => padding[s] > 0);
+  const scales = model?.options.scales ?? UPSCALE_FACTORS;
+  const effectiveScale = (scales as readonly number[]).includes(scale) ? scale : (scales[0] ?? 2);
+  // The sent settings the tool takes (an upscaler's request has no resolution).
+  const sentSettings = {
+    ...(uses("resolution") && settings.sent.resolution !== undefined ? { resolution: settings.sent.resolution } : {}),
+    ...(uses("options") && settings.sent.options ? { options: settings.sent.options } : {}),
+  };
+  // The shape the server records for a tool without a ratio of its own: its input's, or the extended canvas's.
+  const shape: ImageAspectRatio | undefined = size
+    ? extension && spec.extend
+      ? nearestRatio(size.width + extension.left + extension.right, size.height + extension.top + extension.bottom)
+      : nearestRatio(size.width, size.height)
+    : undefined;
   // Priced with exactly what is sent, by the function that prices the charge.
-  const cost = model ? costOf(model, { count: effectiveCount, aspectRatio: effectiveRatio, ...settings.sent }) : 0;
+  const cost = model
+    ? costOf(model, {
+        count: effectiveCount,
+        aspectRatio: uses("aspectRatio") ? effectiveRatio : (shape ?? "1:1"),
+        ...sentSettings,
+        tool,
+        ...(spec.scale ? { scale: effectiveScale as UpscaleFactor } : {}),
+      })
+    : 0;
   const countOptions = useMemo(
     () => Array.from({ length: maxCount }, (_, i) => ({ value: i + 1, label: String(i + 1) })),
     [maxCount],
@@ -110,10 +213,16 @@ export function ImageStudioForm({
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
     if (busy) return;
-    const lacks = { prompt: !prompt.trim(), input: tool === "image-to-image" && !input };
+    const lacks = {
+      prompt: spec.prompt === "required" && !prompt.trim(),
+      input: spec.image && !input,
+      mask: spec.mask && !mask,
+      extend: spec.extend && !extending,
+    };
     setMissing(lacks);
-    if (lacks.prompt || lacks.input) {
-      document.getElementById(lacks.prompt ? "studio-prompt" : "studio-input")?.focus();
+    const lacking = (["prompt", "input", "mask", "extend"] as const).find((k) => lacks[k]);
+    if (lacking) {
+      document.getElementById(`studio-${lacking}`)?.focus();
       return;
     }
     const problem = settings.problem();
@@ -122,25 +231,32 @@ export function ImageStudioForm({
     const body: SubmitInput = {
       tool,
       model: model.id,
-      prompt,
-      aspectRatio: effectiveRatio,
-      count: effectiveCount,
-      ...(model.options.negativePrompt && negative.trim() ? { negativePrompt: negative } : {}),
-      ...(model.options.seed && fixedSeed ? { seed } : {}),
-      ...settings.sent,
-      ...(tool === "image-to-image"
-        ? {
-            strength,
-            ...(input?.assetId ? { inputAssetId: input.assetId } : { inputUrl: input?.url }),
-          }
+      ...(spec.prompt !== "none" ? { prompt } : {}),
+      ...(uses("aspectRatio") ? { aspectRatio: effectiveRatio } : {}),
+      ...(uses("count") ? { count: effectiveCount } : {}),
+      ...(uses("negativePrompt") && model.options.negativePrompt && negative.trim()
+        ? { negativePrompt: negative }
         : {}),
-    } as SubmitInput;
+      ...(uses("seed") && model.options.seed && fixedSeed ? { seed } : {}),
+      ...sentSettings,
+      ...(uses("strength") ? { strength } : {}),
+      ...(spec.image ? (input?.assetId ? { inputAssetId: input.assetId } : { inputUrl: input?.url }) : {}),
+      ...(spec.mask && mask ? { maskAssetId: mask.assetId } : {}),
+      ...(spec.extend ? (extendMode === "ratio" ? { extendTo: effectiveExtendTo } : { extend: padding }) : {}),
+      ...(spec.scale ? { scale: effectiveScale } : {}),
+    };
     await send(body);
   };
 
+  const error = (text: string) => (
+    <p className="studio-field-error" role="alert">
+      {text}
+    </p>
+  );
+
   return (
     <form className="studio-form" onSubmit={submit} noValidate aria-label={t(`tools.${tool}.title`)}>
-      {tool === "image-to-image" && (
+      {spec.image && (
         <Field label={t("form.inputImage")}>
           <div id="studio-input" tabIndex={-1}>
             <InputImageField
@@ -152,37 +268,134 @@ export function ImageStudioForm({
               invalid={missing.input}
             />
           </div>
-          {missing.input && (
-            <p className="studio-field-error" role="alert">
-              {t("messages:generation.errors.inputRequired")}
+          {missing.input && error(t("messages:generation.errors.inputRequired"))}
+        </Field>
+      )}
+      {spec.mask && (
+        <Field label={t("maskField.label")}>
+          <div id="studio-mask" tabIndex={-1}>
+            <MaskField
+              image={input?.full && size ? { url: input.full, ...size } : null}
+              value={mask}
+              onChange={(v) => {
+                setMask(v);
+                setMissing((m) => ({ ...m, mask: false }));
+              }}
+              invalid={missing.mask}
+            />
+          </div>
+          {missing.mask && error(t("messages:generation.errors.maskRequired"))}
+        </Field>
+      )}
+      {spec.extend && (
+        <Field label={t("extend.label")}>
+          <div id="studio-extend" tabIndex={-1} className="studio-extend">
+            <Segmented
+              value={extendMode}
+              onChange={(v) => {
+                setExtendMode(v === "pixels" ? "pixels" : "ratio");
+                setMissing((m) => ({ ...m, extend: false }));
+              }}
+              options={[
+                { value: "ratio", label: t("extend.byRatio") },
+                { value: "pixels", label: t("extend.byPixels") },
+              ]}
+            />
+            {extendMode === "ratio" ? (
+              <Segmented
+                className="studio-ratios"
+                value={effectiveExtendTo}
+                onChange={(v) => setExtendTo(v as ImageAspectRatio)}
+                options={extendRatios.map((r) => ({
+                  value: r,
+                  label: (
+                    <span className="ratio-option">
+                      <RatioIcon ratio={r} />
+                      {r}
+                    </span>
+                  ),
+                }))}
+              />
+            ) : (
+              <div className="studio-extend-sides">
+                {SIDES.map((side) => (
+                  <label key={side} className="studio-extend-side">
+                    <span>{t(`extend.${side}`)}</span>
+                    <InputNumber
+                      id={`studio-extend-${side}`}
+                      min={0}
+                      max={EXTEND_MAX_SIDE_PIXELS}
+                      step={64}
+                      precision={0}
+                      value={padding[side]}
+                      onChange={(v) => {
+                        setPadding((p) => ({ ...p, [side]: typeof v === "number" ? v : 0 }));
+                        setMissing((m) => ({ ...m, extend: false }));
+                      }}
+                      suffix="px"
+                    />
+                  </label>
+                ))}
+              </div>
+            )}
+            <div className="studio-extend-result">
+              <ExtendPreview input={size} picture={input?.preview} padding={extension ?? NO_PADDING} />
+              {size && extension && (
+                <p className="studio-hint" data-testid="extend-size">
+                  {t("extend.newSize", {
+                    size: sizeText(
+                      size.width + extension.left + extension.right,
+                      size.height + extension.top + extension.bottom,
+                    ),
+                  })}
+                </p>
+              )}
+            </div>
+          </div>
+          {missing.extend && error(t("messages:generation.errors.extendRequired"))}
+        </Field>
+      )}
+      {spec.scale && (
+        <Field label={t("upscale.label")}>
+          <Segmented
+            id="studio-scale"
+            value={effectiveScale}
+            onChange={(v) => setScale(Number(v))}
+            options={scales.map((f) => ({ value: f, label: `×${f}` }))}
+          />
+          {size && (
+            <p className="studio-hint" data-testid="upscale-size">
+              {t("upscale.result", { size: sizeText(size.width * effectiveScale, size.height * effectiveScale) })}
             </p>
           )}
         </Field>
       )}
-      <Field label={t("form.prompt")} htmlFor="studio-prompt">
-        <PromptField
-          id="studio-prompt"
-          value={prompt}
-          onChange={(v) => {
-            setPrompt(v);
-            if (v.trim()) setMissing((m) => ({ ...m, prompt: false }));
-          }}
-          onSubmit={() => void submit()}
-          placeholder={t(`tools.${tool}.placeholder`)}
-          invalid={missing.prompt}
-          describedBy="studio-prompt-hint"
-        />
-        {missing.prompt ? (
-          <p className="studio-field-error" role="alert" id="studio-prompt-hint">
-            {t("form.promptRequired")}
-          </p>
-        ) : (
-          <p className="studio-hint studio-keys" id="studio-prompt-hint">
-            {t("form.shortcut")}
-          </p>
-        )}
-      </Field>
-      {model.options.negativePrompt && (
+      {spec.prompt !== "none" && (
+        <Field label={spec.prompt === "optional" ? t("form.promptOptional") : t("form.prompt")} htmlFor="studio-prompt">
+          <PromptField
+            id="studio-prompt"
+            value={prompt}
+            onChange={(v) => {
+              setPrompt(v);
+              if (v.trim()) setMissing((m) => ({ ...m, prompt: false }));
+            }}
+            onSubmit={() => void submit()}
+            placeholder={t(`tools.${tool}.placeholder`)}
+            invalid={missing.prompt}
+            describedBy="studio-prompt-hint"
+          />
+          {missing.prompt ? (
+            <p className="studio-field-error" role="alert" id="studio-prompt-hint">
+              {t("form.promptRequired")}
+            </p>
+          ) : (
+            <p className="studio-hint studio-keys" id="studio-prompt-hint">
+              {t("form.shortcut")}
+            </p>
+          )}
+        </Field>
+      )}
+      {uses("negativePrompt") && model.options.negativePrompt && (
         <Field label={t("form.negativePrompt")} htmlFor="studio-negative">
           <Input.TextArea
             id="studio-negative"
@@ -197,28 +410,30 @@ export function ImageStudioForm({
       <Field label={t("form.model")} htmlFor="studio-model">
         <ModelSelect id="studio-model" models={models} value={model.id} onChange={setModelId} />
       </Field>
-      <Field label={t("form.aspectRatio")}>
-        <Segmented
-          className="studio-ratios"
-          value={effectiveRatio}
-          onChange={(v) => setRatio(v as ImageAspectRatio)}
-          options={ratios.map((r) => ({
-            value: r,
-            label: (
-              <span className="ratio-option">
-                <RatioIcon ratio={r} />
-                {r}
-              </span>
-            ),
-          }))}
-        />
-      </Field>
+      {uses("aspectRatio") && (
+        <Field label={t("form.aspectRatio")}>
+          <Segmented
+            className="studio-ratios"
+            value={effectiveRatio}
+            onChange={(v) => setRatio(v as ImageAspectRatio)}
+            options={ratios.map((r) => ({
+              value: r,
+              label: (
+                <span className="ratio-option">
+                  <RatioIcon ratio={r} />
+                  {r}
+                </span>
+              ),
+            }))}
+          />
+        </Field>
+      )}
       {maxCount > 1 && (
         <Field label={t("form.count")}>
           <Segmented value={effectiveCount} onChange={(v) => setCount(Number(v))} options={countOptions} />
         </Field>
       )}
-      {tool === "image-to-image" && model.options.strength && (
+      {uses("strength") && model.options.strength && (
         <Field label={t("form.strength", { value: Math.round(strength * 100) })} htmlFor="studio-strength">
           <Slider
             id="studio-strength"
@@ -232,8 +447,8 @@ export function ImageStudioForm({
           <p className="studio-hint">{t("form.strengthHint")}</p>
         </Field>
       )}
-      <ResolutionField id="studio-resolution" settings={settings} />
-      {model.options.seed && (
+      {uses("resolution") && <ResolutionField id="studio-resolution" settings={settings} />}
+      {uses("seed") && model.options.seed && (
         <Field label={t("form.seed")}>
           <div className="studio-seed">
             <Switch
@@ -265,7 +480,7 @@ export function ImageStudioForm({
           </div>
         </Field>
       )}
-      <AdvancedSettings id="studio-advanced" settings={settings} />
+      {uses("options") && <AdvancedSettings id="studio-advanced" settings={settings} />}
       {badSetting && (
         <p className="studio-field-error" role="alert">
           {t("messages:generation.errors.settingInvalid", { model: model.name, setting: badSetting })}
@@ -277,7 +492,7 @@ export function ImageStudioForm({
         failure={failure}
         fallback={t("messages:msg.generation.submitFailed")}
         icon={<ThunderboltOutlined />}
-        label={t("form.generate")}
+        label={t(spec.prompt === "none" || !uses("aspectRatio") ? `tools.${tool}.action` : "form.generate")}
       />
     </form>
   );

@@ -17,7 +17,7 @@ import {
   type ModelView,
 } from "#app/lib/generations.ts";
 import { hrefIn } from "#common/locales.ts";
-import { toolPath } from "#common/tools.ts";
+import { toolPath, type GenerationTool } from "#common/tools.ts";
 
 /** Loads more when the sentinel comes into view; the button is there for keyboards and when observers are not. */
 export function LoadMore({
@@ -57,21 +57,51 @@ export function LoadMore({
   );
 }
 
+/** The image tools some offered model serves, each a link to its workspace; the current one marked. */
+function ToolSwitcher({ tool, served }: { tool: GenerationTool; served: readonly GenerationTool[] }) {
+  const { t } = useTranslation("studio");
+  const { pathname } = useLocation();
+  const nav = useRef<HTMLElement>(null);
+  // On a narrow screen the row scrolls sideways: the current tool is brought into view, without moving the page.
+  useEffect(() => {
+    const row = nav.current;
+    const current = row?.querySelector<HTMLElement>(".is-current");
+    if (row && current) row.scrollLeft = current.offsetLeft - (row.clientWidth - current.offsetWidth) / 2;
+  }, [tool]);
+  return (
+    <nav ref={nav} className="studio-switcher" aria-label={t("nav.tools")}>
+      {served.map((id) => (
+        <Link
+          key={id}
+          to={hrefIn(pathname, toolPath(id))}
+          className={`studio-switcher-link${id === tool ? " is-current" : ""}`}
+          aria-current={id === tool ? "page" : undefined}
+        >
+          {t(`tools.${id}.title`)}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
 /**
- * A text-to-image or image-to-image page: the form, and the results. The create page shows what was started there
- * (kept in the address, so a reload finds a running job still running); the workspace shows the tool's whole
- * history, newest first, with infinite scroll.
+ * An image tool's page: the form its row in the table of tools calls for, and the results. The create page shows
+ * what was started there (kept in the address, so a reload finds a running job still running); the workspace shows
+ * the tool's whole history, newest first, with infinite scroll. A tool no offered model serves says so instead.
  */
 export function ImageToolPage({
   tool,
   models,
+  served,
   initial,
   history,
   current,
   workspace,
 }: {
-  tool: "text-to-image" | "image-to-image";
+  tool: GenerationTool;
   models: ModelView[];
+  /** The image tools at least one offered model serves. */
+  served: readonly GenerationTool[];
   initial: ImageSettings;
   history: { items: GenerationView[]; nextCursor: string | null };
   current: GenerationView | null;
@@ -124,7 +154,6 @@ export function ImageToolPage({
     [list, workspace],
   );
 
-  const other = tool === "text-to-image" ? "image-to-image" : "text-to-image";
   const shown = workspace ? list.items : list.items.slice(0, 4);
   return (
     <div className="dash-page studio">
@@ -135,8 +164,7 @@ export function ImageToolPage({
           </Typography.Title>
           <Typography.Text type="secondary">{t(`tools.${tool}.subtitle`)}</Typography.Text>
         </div>
-        <nav className="studio-head-links" aria-label={t("nav.tools")}>
-          <Link to={hrefIn(pathname, `/dashboard/image/create/${other}`)}>{t(`tools.${other}.title`)}</Link>
+        <div className="studio-head-links">
           {workspace ? (
             <Link to={hrefIn(pathname, "/dashboard/image")}>
               <AppstoreOutlined aria-hidden /> {t("nav.gallery")}
@@ -144,37 +172,42 @@ export function ImageToolPage({
           ) : (
             <Link to={hrefIn(pathname, toolPath(tool))}>{t("nav.history")}</Link>
           )}
-        </nav>
+        </div>
       </header>
-      <div className="studio-layout">
-        <section className="studio-panel" aria-label={t("form.settings")}>
-          <ImageStudioForm tool={tool} models={models} initial={initial} onSubmitted={onSubmitted} />
-        </section>
-        <section className="studio-results" aria-label={t("results.title")} aria-live="polite">
-          <Typography.Title level={2} className="studio-results-title">
-            {workspace ? t("results.history") : t("results.title")}
-          </Typography.Title>
-          {shown.length === 0 ? (
-            <Empty
-              className="studio-empty"
-              image={Empty.PRESENTED_IMAGE_SIMPLE}
-              description={t(workspace ? "results.emptyHistory" : "results.empty")}
-            />
-          ) : (
-            <>
-              {shown.some((g) => g.model.offline && g.status === "succeeded") && <DemoNotice list />}
-              <div className="gen-grid">
-                {shown.map((g) => (
-                  <GenerationCard key={g.id} generation={g} onCancel={onCancel} canceling={canceling === g.id} />
-                ))}
-              </div>
-            </>
-          )}
-          {workspace && list.hasMore && (
-            <LoadMore onMore={() => void list.loadMore()} loading={list.loading} failed={list.failed} />
-          )}
-        </section>
-      </div>
+      <ToolSwitcher tool={tool} served={served} />
+      {models.length === 0 ? (
+        <Empty className="studio-unserved" data-testid="tool-unserved" description={t("unserved")} />
+      ) : (
+        <div className="studio-layout">
+          <section className="studio-panel" aria-label={t("form.settings")}>
+            <ImageStudioForm tool={tool} models={models} initial={initial} onSubmitted={onSubmitted} />
+          </section>
+          <section className="studio-results" aria-label={t("results.title")} aria-live="polite">
+            <Typography.Title level={2} className="studio-results-title">
+              {workspace ? t("results.history") : t("results.title")}
+            </Typography.Title>
+            {shown.length === 0 ? (
+              <Empty
+                className="studio-empty"
+                image={Empty.PRESENTED_IMAGE_SIMPLE}
+                description={t(workspace ? "results.emptyHistory" : "results.empty")}
+              />
+            ) : (
+              <>
+                {shown.some((g) => g.model.offline && g.status === "succeeded") && <DemoNotice list />}
+                <div className="gen-grid">
+                  {shown.map((g) => (
+                    <GenerationCard key={g.id} generation={g} onCancel={onCancel} canceling={canceling === g.id} />
+                  ))}
+                </div>
+              </>
+            )}
+            {workspace && list.hasMore && (
+              <LoadMore onMore={() => void list.loadMore()} loading={list.loading} failed={list.failed} />
+            )}
+          </section>
+        </div>
+      )}
     </div>
   );
 }

@@ -6,14 +6,23 @@ import { useToast } from "#app/components/feedback.ts";
 import { describeFailure, listGenerations, uploadInputImage, type GenerationView } from "#app/lib/generations.ts";
 import { usePageLocale } from "#app/components/studio/parts.tsx";
 
-/** The input image of an image-to-image request: an uploaded or picked asset, or an https address to fetch. */
+/** The input image of a tool: an uploaded or picked asset, or an https address to fetch. */
 export interface InputImage {
   assetId?: string;
   url?: string;
   /** What to show: the asset's own URL or thumbnail, or nothing for an address (fetched by the server only). */
   preview?: string;
   label: string;
+  /** The whole image in the app (an asset's own URL), for what is drawn over it at its size. */
+  full?: string;
+  /** Its size in pixels, when known (an address is read by the server only). */
+  width?: number;
+  height?: number;
 }
+
+/** An asset's size as an input image carries it. */
+export const sizeOf = (asset: { width: number | null; height: number | null }) =>
+  asset.width && asset.height ? { width: asset.width, height: asset.height } : {};
 
 /** What an input image may be, checked before it is uploaded (the server checks again). */
 export const INPUT_TYPES = ["image/png", "image/jpeg", "image/webp"];
@@ -59,7 +68,13 @@ export function InputImageField({
     setUploading(true);
     try {
       const upload = await uploadInputImage(file, locale);
-      onChange({ assetId: upload.id, preview: upload.url, label: file.name || t("input.pasted") });
+      onChange({
+        assetId: upload.id,
+        preview: upload.url,
+        full: upload.url,
+        label: file.name || t("input.pasted"),
+        ...sizeOf(upload),
+      });
     } catch (error) {
       toast.error(describeFailure(error).message ?? t("input.uploadFailed"));
     } finally {
@@ -180,7 +195,13 @@ export function InputImageField({
         open={picking}
         onClose={() => setPicking(false)}
         onPick={(g, asset) => {
-          onChange({ assetId: asset.id, preview: asset.thumbUrl ?? asset.url, label: g.prompt });
+          onChange({
+            assetId: asset.id,
+            preview: asset.thumbUrl ?? asset.url,
+            full: asset.url,
+            label: g.prompt,
+            ...sizeOf(asset),
+          });
           setPicking(false);
         }}
       />

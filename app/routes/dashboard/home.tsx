@@ -1,5 +1,5 @@
 import { Button, Card, Typography } from "antd";
-import { FileImageOutlined, FontSizeOutlined, ThunderboltOutlined, VideoCameraOutlined } from "@ant-design/icons";
+import { ThunderboltOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/home";
@@ -8,6 +8,8 @@ import { seoMeta } from "#app/seo.ts";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { UserAvatar } from "#app/components/layout/user-menu.tsx";
 import { GenerationCard } from "#app/components/studio/generation-card.tsx";
+import { ToolIcon } from "#app/components/studio/tool-icon.tsx";
+import { toolsServed } from "#app/lib/studio.server.ts";
 import { UsageChart } from "#app/components/studio/usage-chart.tsx";
 import { useAvailableCredits } from "#app/lib/credits.ts";
 import { creditsUsedByDay } from "#server/modules/credits/credits-used-by-day.ts";
@@ -18,7 +20,7 @@ import { hrefIn } from "#common/locales.ts";
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { viewer, db } = requireViewer(context, request);
+  const { viewer, runtime, db } = requireViewer(context, request);
   const [usage, recent] = await Promise.all([
     creditsUsedByDay({ db, userId: viewer.id, days: 30 }),
     listGenerations({ db, userId: viewer.id, query: { limit: "6" } }),
@@ -27,21 +29,28 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     title: t("dashboard:home.title"),
     noindex: true,
   }));
-  return { seo, i18n, account: { name: viewer.name, image: viewer.image }, locale, usage, recent: recent.items };
+  // Each image tool some offered model serves, then the video studio.
+  const actions = [
+    ...toolsServed(runtime, "image", viewer).map((tool) => ({ tool, to: `/dashboard/image/create/${tool}` })),
+    { tool: "text-to-video" as const, to: "/dashboard/video/create" },
+  ];
+  return {
+    seo,
+    i18n,
+    account: { name: viewer.name, image: viewer.image },
+    locale,
+    usage,
+    recent: recent.items,
+    actions,
+  };
 }
 
 const RECENT_ASPECT = "4:3";
 
-const ACTIONS = [
-  { key: "text-to-image", to: "/dashboard/image/create/text-to-image", icon: <FontSizeOutlined /> },
-  { key: "image-to-image", to: "/dashboard/image/create/image-to-image", icon: <FileImageOutlined /> },
-  { key: "text-to-video", to: "/dashboard/video/create", icon: <VideoCameraOutlined /> },
-] as const;
-
 export default function DashboardHome({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("dashboard");
   const { pathname } = useLocation();
-  const { account, locale, usage, recent } = loaderData;
+  const { account, locale, usage, recent, actions } = loaderData;
   const credits = useAvailableCredits() ?? 0;
   const used = usage.reduce((sum, d) => sum + d.credits, 0);
   return (
@@ -69,14 +78,14 @@ export default function DashboardHome({ loaderData }: Route.ComponentProps) {
           </Link>
         </Card>
         <nav className="dash-actions" aria-label={t("home.quickActions")}>
-          {ACTIONS.map((a) => (
-            <Link key={a.key} to={hrefIn(pathname, a.to)} className="dash-action">
+          {actions.map((a) => (
+            <Link key={a.tool} to={hrefIn(pathname, a.to)} className="dash-action">
               <span className="dash-action-icon" aria-hidden>
-                {a.icon}
+                <ToolIcon tool={a.tool} />
               </span>
               <span className="dash-action-text">
-                <strong>{t(`studio:tools.${a.key}.title`)}</strong>
-                <span>{t(`studio:tools.${a.key}.short`)}</span>
+                <strong>{t(`studio:tools.${a.tool}.title`)}</strong>
+                <span>{t(`studio:tools.${a.tool}.short`)}</span>
               </span>
             </Link>
           ))}

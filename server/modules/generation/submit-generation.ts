@@ -13,10 +13,9 @@ import { costOf, type CatalogModel, type ModelSnapshot } from "#config/models.ts
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { checkParameters } from "#common/model-parameters.ts";
 import {
-  IMAGE_ASPECT_RATIOS,
+  nearestRatio,
+  paddingTo,
   submitSchema,
-  type AspectRatio,
-  type ExtendPadding,
   type GenerationParams,
   type SubmitRequest,
 } from "#common/generation.ts";
@@ -316,35 +315,6 @@ async function inputsFor(deps: SubmitDeps, userId: string, r: SubmitRequest, par
 
 /** The longest side an upscaled image may have. */
 const UPSCALE_MAX_SIDE = 8192;
-
-/** The ratio among Atelier's closest to a size. */
-function nearestRatio(width: number, height: number): AspectRatio {
-  const shape = Math.log(width / height);
-  let best: AspectRatio = "1:1";
-  for (const ratio of IMAGE_ASPECT_RATIOS) {
-    const [w, h] = ratio.split(":").map(Number) as [number, number];
-    const [bw, bh] = best.split(":").map(Number) as [number, number];
-    if (Math.abs(Math.log(w / h) - shape) < Math.abs(Math.log(bw / bh) - shape)) best = ratio;
-  }
-  return best;
-}
-
-/** The pixels that put an image, centred, on a canvas of a ratio (growing one side only). */
-export function paddingTo(image: { width: number; height: number }, ratio: AspectRatio): ExtendPadding {
-  const [w, h] = ratio.split(":").map(Number) as [number, number];
-  let width = image.width;
-  let height = image.height;
-  if (image.width / image.height < w / h) width = Math.round((image.height * w) / h);
-  else height = Math.round((image.width * h) / w);
-  const x = width - image.width;
-  const y = height - image.height;
-  return {
-    top: Math.floor(y / 2),
-    bottom: y - Math.floor(y / 2),
-    left: Math.floor(x / 2),
-    right: x - Math.floor(x / 2),
-  };
-}
 
 /** One image a request gives: one of the user's own images (uploaded or generated), or one fetched from a URL now. */
 async function imageFor(

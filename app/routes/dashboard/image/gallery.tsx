@@ -1,6 +1,5 @@
 import { useMemo, useRef } from "react";
 import { Button, Empty, Select, Typography } from "antd";
-import { FileImageOutlined, FontSizeOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate, useSearchParams } from "react-router";
 import type { Route } from "./+types/gallery";
@@ -8,18 +7,20 @@ import { useToast } from "#app/components/feedback.ts";
 import { GenerationCard } from "#app/components/studio/generation-card.tsx";
 import { LoadMore } from "#app/components/studio/image-tool-page.tsx";
 import { DemoNotice, usePageLocale } from "#app/components/studio/parts.tsx";
+import { ToolIcon } from "#app/components/studio/tool-icon.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import { useGenerationList, useLiveGenerations } from "#app/lib/generations.ts";
 import { seoMeta } from "#app/seo.ts";
-import { studioPage } from "#app/lib/studio.server.ts";
+import { studioPage, toolsServed } from "#app/lib/studio.server.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
 import { GENERATION_STATUSES, VISIBILITIES } from "#common/generation.ts";
 import { hrefIn } from "#common/locales.ts";
+import { toolsOfKind } from "#common/tools.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
-const IMAGE_TOOLS = ["text-to-image", "image-to-image"] as const;
+const IMAGE_TOOLS = toolsOfKind("image");
 
 /** The filters in the address, keeping only values the list understands. */
 function filtersOf(params: URLSearchParams) {
@@ -35,7 +36,7 @@ function filtersOf(params: URLSearchParams) {
 }
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { viewer, db } = requireViewer(context, request);
+  const { viewer, runtime, db } = requireViewer(context, request);
   const url = new URL(request.url);
   const filters = filtersOf(url.searchParams);
   const page = await listGenerations({
@@ -47,6 +48,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     ...studioPage(context, request, "gallery.title"),
     page,
     filters,
+    served: toolsServed(runtime, "image", viewer),
   };
 }
 
@@ -95,14 +97,18 @@ export default function ImageGallery({ loaderData }: Route.ComponentProps) {
           </Typography.Title>
           <Typography.Text type="secondary">{t("gallery.subtitle")}</Typography.Text>
         </div>
-        <div className="gallery-tools">
-          <Button type="primary" icon={<FontSizeOutlined />} onClick={go("/dashboard/image/create/text-to-image")}>
-            {t("tools.text-to-image.title")}
-          </Button>
-          <Button icon={<FileImageOutlined />} onClick={go("/dashboard/image/create/image-to-image")}>
-            {t("tools.image-to-image.title")}
-          </Button>
-        </div>
+        <nav className="gallery-tools" aria-label={t("nav.tools")}>
+          {loaderData.served.map((tool, i) => (
+            <Button
+              key={tool}
+              type={i === 0 ? "primary" : "default"}
+              icon={<ToolIcon tool={tool} />}
+              onClick={go(`/dashboard/image/create/${tool}`)}
+            >
+              {t(`tools.${tool}.title`)}
+            </Button>
+          ))}
+        </nav>
       </header>
       <div className="gallery-filters" role="group" aria-label={t("gallery.filters")}>
         <Select

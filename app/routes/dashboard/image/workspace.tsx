@@ -1,14 +1,14 @@
 import type { Route } from "./+types/workspace";
 import { ImageToolPage } from "#app/components/studio/image-tool-page.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
-import { initialSettings, modelsFor, toolOf, studioPage } from "#app/lib/studio.server.ts";
+import { initialSettings, modelsFor, toolOf, toolsServed, studioPage } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request, params }: Route.LoaderArgs) {
-  const tool = toolOf(params.toolId, "image") as "text-to-image" | "image-to-image";
+  const tool = toolOf(params.toolId, "image");
   const { viewer, runtime, db } = requireViewer(context, request);
   const env = runtime.env;
   const url = new URL(request.url);
@@ -22,18 +22,20 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     // A new "reuse settings" or handed-over prompt starts a fresh form.
     formKey: `${tool}:${url.searchParams.get("from") ?? ""}:${url.searchParams.get("prompt") ?? ""}`,
     models: modelsFor(runtime, tool, viewer, request),
+    served: toolsServed(runtime, "image", viewer),
     initial,
     history,
   };
 }
 
 export default function ImageWorkspace({ loaderData }: Route.ComponentProps) {
-  const { tool, formKey, models, initial, history } = loaderData;
+  const { tool, formKey, models, served, initial, history } = loaderData;
   return (
     <ImageToolPage
       key={formKey}
       tool={tool}
       models={models}
+      served={served}
       initial={initial}
       current={null}
       history={history}
