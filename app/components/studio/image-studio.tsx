@@ -5,9 +5,11 @@ import { useTranslation } from "react-i18next";
 import { SubmitFooter, useSubmitGeneration } from "#app/components/studio/submit.tsx";
 import { InputImageField, type InputImage } from "#app/components/studio/input-image.tsx";
 import { MaskField, type MaskValue } from "#app/components/studio/mask-field.tsx";
-import { FailureAlert, ModelSelect, PromptField } from "#app/components/studio/parts.tsx";
+import { LazyMaskEditor } from "#app/components/studio/mask-editor-lazy.tsx";
+import { FailureAlert, ModelSelect, PromptField, usePageLocale } from "#app/components/studio/parts.tsx";
 import { AdvancedSettings, ResolutionField, useModelSettings } from "#app/components/studio/model-settings.tsx";
-import type { GenerationView, ModelView } from "#app/lib/generations.ts";
+import { describeFailure, uploadInputImage, type GenerationView, type ModelView } from "#app/lib/generations.ts";
+import { useToast } from "#app/components/feedback.ts";
 import type { ParameterValues } from "#common/model-parameters.ts";
 import {
   DEFAULT_STRENGTH,
@@ -144,6 +146,8 @@ export function ImageStudioForm({
   onSubmitted: (g: GenerationView) => void;
 }) {
   const { t } = useTranslation("studio");
+  const locale = usePageLocale();
+  const toast = useToast();
   const spec = toolSpec(tool);
   const first = models.find((m) => m.id === initial.model) ?? models[0];
   const [modelId, setModelId] = useState(first?.id ?? "");
@@ -228,6 +232,20 @@ export function ImageStudioForm({
     const problem = settings.problem();
     setBadSetting(problem ?? null);
     if (problem) return;
+    /** A painted mask goes up once, when the form is first sent with it. */
+    const maskAsset = async (m: MaskValue) => {
+      if (m.assetId) return m.assetId;
+      const upload = await uploadInputImage(m.file, locale, { mask: true });
+      setMask((current) => (current?.file === m.file ? { ...current, assetId: upload.id } : current));
+      return upload.id;
+    };
+    let maskAssetId: string | undefined;
+    try {
+      maskAssetId = spec.mask && mask ? await maskAsset(mask) : undefined;
+    } catch (error) {
+      toast.error(describeFailure(error).message ?? t("input.uploadFailed"));
+      return;
+    }
     const body: SubmitInput = {
       tool,
       model: model.id,
@@ -241,7 +259,7 @@ export function ImageStudioForm({
       ...sentSettings,
       ...(uses("strength") ? { strength } : {}),
       ...(spec.image ? (input?.assetId ? { inputAssetId: input.assetId } : { inputUrl: input?.url }) : {}),
-      ...(spec.mask && mask ? { maskAssetId: mask.assetId } : {}),
+      ...(maskAssetId ? { maskAssetId } : {}),
       ...(spec.extend ? (extendMode === "ratio" ? { extendTo: effectiveExtendTo } : { extend: padding }) : {}),
       ...(spec.scale ? { scale: effectiveScale } : {}),
     };
@@ -282,6 +300,7 @@ export function ImageStudioForm({
                 setMissing((m) => ({ ...m, mask: false }));
               }}
               invalid={missing.mask}
+              editor={LazyMaskEditor}
             />
           </div>
           {missing.mask && error(t("messages:generation.errors.maskRequired"))}

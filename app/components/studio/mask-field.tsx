@@ -6,12 +6,16 @@ import { useToast } from "#app/components/feedback.ts";
 import { usePageLocale } from "#app/components/studio/parts.tsx";
 import { describeFailure, uploadInputImage } from "#app/lib/generations.ts";
 
-/** A mask as the form holds it: the uploaded asset sent as `maskAssetId`, and the file it was made from. */
+/**
+ * A mask as the form holds it: the file it was made from, and once uploaded the asset sent as `maskAssetId`. A painted
+ * mask is uploaded when the form is sent (not after every stroke); a chosen file at once.
+ */
 export interface MaskValue {
-  assetId: string;
-  preview: string;
+  assetId?: string;
+  preview?: string;
   label: string;
   file: File;
+  painted?: boolean;
 }
 
 /** The image a mask is made for, at its own size. */
@@ -56,7 +60,10 @@ export function MaskField({
   const fileInput = useRef<HTMLInputElement>(null);
   const [uploading, setUploading] = useState(false);
 
-  /** A mask file, chosen or painted: uploaded, then handed to the form. */
+  /** A painted mask: kept in the form, uploaded when it is sent. */
+  const painted = (file: File | null) => onChange(file ? { file, label: t("maskField.painted"), painted: true } : null);
+
+  /** A chosen mask file: checked, uploaded, then handed to the form. */
   const take = async (file: File | null) => {
     if (!file) {
       onChange(null);
@@ -68,7 +75,7 @@ export function MaskField({
     }
     setUploading(true);
     try {
-      const upload = await uploadInputImage(file, locale);
+      const upload = await uploadInputImage(file, locale, { mask: true });
       onChange({ assetId: upload.id, preview: upload.url, label: file.name || t("maskField.painted"), file });
     } catch (error) {
       toast.error(describeFailure(error).message ?? t("input.uploadFailed"));
@@ -81,10 +88,10 @@ export function MaskField({
     <div className={`studio-mask${invalid ? " is-invalid" : ""}`}>
       {Editor && image && (
         <Suspense fallback={<Spin />}>
-          <Editor image={image} value={value?.file ?? null} onChange={(file) => void take(file)} />
+          <Editor image={image} value={value?.file ?? null} onChange={painted} />
         </Suspense>
       )}
-      {value ? (
+      {value?.painted ? null : value ? (
         <div className="studio-input-chosen">
           <img
             src={value.preview}
