@@ -387,18 +387,13 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
       .png()
       .toBuffer();
     /** OpenAI's mask: opaque where the image stays, fully transparent where it is edited (here, the right half). */
-    const maskOf = (width: number, height: number) =>
-      sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 1 } } })
-        .composite([
-          {
-            input: { create: { width: width / 2, height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } },
-            left: width / 2,
-            top: 0,
-            blend: "source",
-          },
-        ])
+    const maskOf = (width: number, height: number) => {
+      const rgba = Buffer.alloc(width * height * 4);
+      for (let i = 0; i < width * height; i++) rgba[i * 4 + 3] = i % width < width / 2 ? 255 : 0;
+      return sharp(rgba, { raw: { width, height, channels: 4 } })
         .png()
         .toBuffer();
+    };
     const file = (bytes: Buffer, name = "image.png") => toFile(bytes, name, { type: "image/png" });
     const read = async (id: string) =>
       (await (

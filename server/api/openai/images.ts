@@ -237,9 +237,10 @@ async function maskOf(maskBytes: Uint8Array, imageBytes: Uint8Array): Promise<Ui
       "mask",
       `mask: ${given.width}x${given.height} pixels, but the image is ${image.width}x${image.height}; they must be the same size`,
     );
-  const alpha = await sharp(given.bytes).ensureAlpha().extractChannel(3).raw().toBuffer();
-  const painted = Buffer.alloc(alpha.length);
-  for (let i = 0; i < alpha.length; i++) painted[i] = alpha[i] === 0 ? 255 : 0;
+  // The alpha channel is the last, whatever the bands before it (a grey mask is kept as grey and alpha).
+  const { data, info } = await sharp(given.bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const painted = Buffer.alloc(given.width * given.height);
+  for (let i = 0; i < painted.length; i++) painted[i] = data[i * info.channels + info.channels - 1] === 0 ? 255 : 0;
   const png = await sharp(painted, { raw: { width: given.width, height: given.height, channels: 1 } })
     .png()
     .toBuffer();
