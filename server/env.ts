@@ -188,6 +188,12 @@ const schema = z.object({
    * operator's own services. Off, every receiver must be an https URL on the public internet.
    */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.optional(),
+  /**
+   * Origins (`http://images.internal:8080`, comma-separated) whose image URLs a request may give although they are on
+   * a private network or plain http: the operator's own image store. Every other image URL must be https on the
+   * public internet, checked at every redirect.
+   */
+  INPUT_URL_ALLOWED_ORIGINS: commaList.default([]),
   /** First wait before a failed webhook is sent again; each further wait doubles (with jitter), up to an hour. */
   WEBHOOK_RETRY_DELAY_SECONDS: z.coerce.number().int().min(1).max(3600).default(10),
   /** How long the video page keeps checking a running video before it says to try again. */

@@ -30,10 +30,15 @@ describe("the documentation's examples, run as written", () => {
   let work: string;
   let receiver: http.Server;
   let receiverUrl: string;
+  let receiverOrigin: string;
   const received: { headers: http.IncomingHttpHeaders; body: string }[] = [];
 
   beforeAll(async () => {
     receiver = http.createServer((req, res) => {
+      if (req.method === "GET" && req.url === "/photo.png") {
+        res.writeHead(200, { "content-type": "image/png" }).end(readFileSync(join(work, "photo.png")));
+        return;
+      }
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
@@ -42,13 +47,16 @@ describe("the documentation's examples, run as written", () => {
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
-    receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/atelier/webhook`;
+    receiverOrigin = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    receiverUrl = `${receiverOrigin}/atelier/webhook`;
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
     server = await startServer({
       PORT: String(port),
       SITE_URL: origin,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: "on",
+      // The guide's image address, served by the local receiver.
+      INPUT_URL_ALLOWED_ORIGINS: receiverOrigin,
       // Every example runs with the one key: more than a minute's default allowance when they fall in one window
       API_RATE_LIMIT_PER_MINUTE: "1000",
       API_ACCOUNT_RATE_LIMIT_PER_MINUTE: "1000",
@@ -62,6 +70,16 @@ describe("the documentation's examples, run as written", () => {
     await sharp({ create: { width: 64, height: 64, channels: 3, background: "#3366aa" } })
       .png()
       .toFile(join(work, "photo.png"));
+    await sharp({ create: { width: 64, height: 64, channels: 3, background: "#aa6633" } })
+      .png()
+      .toFile(join(work, "last.png"));
+    // The REST API's mask: white where the image changes (the right half), black where it stays.
+    await sharp({ create: { width: 64, height: 64, channels: 3, background: "#000000" } })
+      .composite([
+        { input: { create: { width: 32, height: 64, channels: 3, background: "#ffffff" } }, left: 32, top: 0 },
+      ])
+      .png()
+      .toFile(join(work, "mask.png"));
   });
   afterAll(async () => {
     await server?.close();
@@ -90,36 +108,50 @@ describe("the documentation's examples, run as written", () => {
 
   it("the REST API guide: every curl command, then the JavaScript and the Python program", async () => {
     const blocks = examples("api", origin);
-    const bash = blocks.filter((b) => b.language === "bash" && b.code.includes("curl"));
-    expect(bash.length).toBe(6);
-    const [credits, image, poll, fromFile, video, quote] = bash as [
-      (typeof bash)[0],
-      (typeof bash)[0],
-      (typeof bash)[0],
-      (typeof bash)[0],
-      (typeof bash)[0],
-      (typeof bash)[0],
+    const bash = blocks.filter((b) => b.language === "bash" && b.code.includes("curl")).map((b) => b.code);
+    expect(bash.length).toBe(13);
+    const [credits, image, poll, fromFile, video, quote, ...tools] = bash as [string, ...string[]];
+    const [inpaint, outpaint, upscale, removeBackground, animate, byAddress, variation] = tools as [
+      string,
+      ...string[],
     ];
 
-    expect(JSON.parse(await shell(credits.code))).toMatchObject({ object: "balance", available: expect.any(Number) });
-    const made = JSON.parse(await shell(image.code)) as { id: string; status: string; aspect_ratio: string };
+    expect(JSON.parse(await shell(credits))).toMatchObject({ object: "balance", available: expect.any(Number) });
+    const made = JSON.parse(await shell(image!)) as { id: string; status: string; aspect_ratio: string };
     expect(made).toMatchObject({ status: "queued", aspect_ratio: "16:9" });
     expect(await settled(made.id)).toBe("succeeded");
-    const read = JSON.parse(await shell(poll.code.replace("GENERATION_ID", made.id))) as { outputs: unknown[] };
+    const read = JSON.parse(await shell(poll!.replace("GENERATION_ID", made.id))) as { outputs: unknown[] };
     expect(read.outputs).toHaveLength(1);
-    const edited = JSON.parse(await shell(fromFile.code)) as { id: string; tool: string };
+    const edited = JSON.parse(await shell(fromFile!)) as { id: string; tool: string };
     expect(edited.tool).toBe("image-to-image");
     expect(await settled(edited.id)).toBe("succeeded");
-    const clip = JSON.parse(await shell(video.code)) as { id: string; kind: string };
+    const clip = JSON.parse(await shell(video!)) as { id: string; kind: string };
     expect(clip.kind).toBe("video");
     expect(await settled(clip.id)).toBe("succeeded");
     // The quote answers as the guide shows it, with what creating the same request would cost
-    expect(JSON.parse(await shell(quote.code))).toEqual({
+    expect(JSON.parse(await shell(quote!))).toEqual({
       object: "quote",
       model: "demo-image",
       tool: "text-to-image",
       credits: 2,
     });
+
+    // Each tool's example, as written (the address example's image served by a local server the site trusts).
+    const expected: [string, string][] = [
+      [inpaint!, "inpaint"],
+      [outpaint!, "outpaint"],
+      [upscale!, "upscale"],
+      [removeBackground!, "remove-background"],
+      [animate!, "image-to-video"],
+      [byAddress!.replace("https://example.com/photo.png", `${receiverOrigin}/photo.png`), "upscale"],
+      [variation!.replace("GENERATION_ID", made.id), "text-to-image"],
+    ];
+    for (const [command, tool] of expected) {
+      const answer = JSON.parse(await shell(command)) as { id: string; tool: string; parent_id: string | null };
+      expect(answer.tool, command).toBe(tool);
+      expect(await settled(answer.id), command).toBe("succeeded");
+      if (command.includes("variation_of")) expect(answer.parent_id).toBe(made.id);
+    }
 
     const js = blocks.find((b) => b.language === "js")!;
     writeFileSync(join(work, "example.mjs"), js.code);
@@ -139,7 +171,7 @@ describe("the documentation's examples, run as written", () => {
     );
   }, 120_000);
 
-  it("the OpenAI-compatible API page: its JavaScript with the official package, and its Python parses", async () => {
+  it("the OpenAI-compatible API page: its JavaScript with the official package, its curl commands, and its Python parses", async () => {
     const blocks = examples("openai", origin);
     const js = blocks.filter((b) => b.language === "js");
     expect(js.length).toBe(3);
@@ -158,6 +190,35 @@ describe("the documentation's examples, run as written", () => {
       expect(first).toMatch(/video: \d+ bytes/);
       await node("edit.mjs", js[1]!.code);
       expect((await sharp(join(dir, "watercolour.png")).metadata()).format).toBe("png");
+      // The edit within OpenAI's mask (transparent where it changes) and the video from a first frame, with curl.
+      const rgba = Buffer.alloc(64 * 64 * 4);
+      for (let i = 0; i < 64 * 64; i++) rgba[i * 4 + 3] = i % 64 < 32 ? 255 : 0;
+      await sharp(rgba, { raw: { width: 64, height: 64, channels: 4 } })
+        .png()
+        .toFile(join(dir, "mask.png"));
+      const curls = blocks.filter((b) => b.language === "bash").map((b) => b.code);
+      expect(curls).toHaveLength(2);
+      const curl = async (code: string) =>
+        JSON.parse(
+          (
+            await run("bash", ["-euo", "pipefail", "-c", code], {
+              cwd: dir,
+              env: { ...process.env, ATELIER_API_KEY: key },
+            })
+          ).stdout,
+        ) as { data?: { url: string }[]; id?: string; atelier: { generation_id?: string } };
+      const masked = await curl(curls[0]!);
+      expect(masked.data![0]!.url).toMatch(new RegExp(`^${origin}/media/`));
+      const inpainted = await fetch(`${server.url}/api/v1/generations/${masked.atelier.generation_id}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(((await inpainted.json()) as { tool: string }).tool).toBe("inpaint");
+      const started = await curl(curls[1]!);
+      expect(await settled(started.id!)).toBe("succeeded");
+      const animated = await fetch(`${server.url}/api/v1/generations/${started.id}`, {
+        headers: { Authorization: `Bearer ${key}` },
+      });
+      expect(((await animated.json()) as { tool: string }).tool).toBe("image-to-video");
       // The header option, in a program of its own.
       await node(
         "kite.mjs",

@@ -2,7 +2,7 @@ import { connect, createServer, type Server, type Socket } from "node:net";
 import OpenAI, { toFile } from "openai";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
+import { freePort, startServer, TEST_DATABASE_URL, waitFor, type TestServer } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { pageApi, signedIn } from "#tests/support/session.ts";
 import { promptHelperAnswer } from "#server/providers/demo/chat-model.ts";
@@ -379,6 +379,96 @@ describe(`the OpenAI-compatible API with the official SDK, on ${backend}`, () =>
       expect(((await broken.json()) as { error: { param: string } }).error.param).toBe("body");
     }
     expect(await credits()).toMatchObject({ balance: 18, held: 0 });
+  });
+
+  it("edits within OpenAI's mask and makes a video from an input_reference, each charged once; refusals cost nothing", async () => {
+    const { secret, client, credits, generations } = await account("tools@example.com");
+    const photo = await sharp({ create: { width: 96, height: 64, channels: 3, background: "#3366cc" } })
+      .png()
+      .toBuffer();
+    /** OpenAI's mask: opaque where the image stays, fully transparent where it is edited (here, the right half). */
+    const maskOf = (width: number, height: number) => {
+      const rgba = Buffer.alloc(width * height * 4);
+      for (let i = 0; i < width * height; i++) rgba[i * 4 + 3] = i % width < width / 2 ? 255 : 0;
+      return sharp(rgba, { raw: { width, height, channels: 4 } })
+        .png()
+        .toBuffer();
+    };
+    const file = (bytes: Buffer, name = "image.png") => toFile(bytes, name, { type: "image/png" });
+    const read = async (id: string) =>
+      (await (
+        await fetch(`${server.url}/api/v1/generations/${id}`, { headers: { Authorization: `Bearer ${secret}` } })
+      ).json()) as {
+        tool: string;
+        credits_charged: number;
+        input_image: { width: number } | null;
+        mask_image: { url: string } | null;
+      };
+
+    const { data: edited, response } = await client.images
+      .edit({
+        model: "demo-image",
+        image: await file(photo),
+        mask: await file(await maskOf(96, 64), "mask.png"),
+        prompt: "a red sailing boat",
+        response_format: "b64_json",
+      })
+      .withResponse();
+    expect(response.headers.get("x-atelier-credits-charged")).toBe("1");
+    expect((await sharp(Buffer.from(edited.data![0]!.b64_json!, "base64")).metadata()).format).toBe("png");
+    const inpainted = await read(response.headers.get("x-atelier-generation-id")!);
+    expect(inpainted).toMatchObject({ tool: "inpaint", credits_charged: 1, input_image: { width: 96 } });
+    // Atelier's mask: white where OpenAI's was transparent, black where it was opaque.
+    const mask = await sharp(Buffer.from(await (await fetch(inpainted.mask_image!.url)).arrayBuffer()))
+      .greyscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    expect(mask.info).toMatchObject({ width: 96, height: 64 });
+    expect(mask.data[10 * 96 + 10]).toBe(0);
+    expect(mask.data[10 * 96 + 80]).toBe(255);
+    expect(await credits()).toMatchObject({ balance: 19, held: 0 });
+
+    const { data: video, response: created } = await client.videos
+      .create({ model: "demo-video", prompt: "the sea comes alive", input_reference: await file(photo, "start.png") })
+      .withResponse();
+    expect(created.headers.get("x-atelier-credits-held")).toBe("5");
+    let polled = video;
+    await waitFor("the video", async () => {
+      polled = await client.videos.retrieve(video.id);
+      return polled.status === "completed" || polled.status === "failed";
+    });
+    expect(polled.status).toBe("completed");
+    expect(await read(video.id)).toMatchObject({
+      tool: "image-to-video",
+      credits_charged: 5,
+      input_image: { width: 96 },
+    });
+    expect(await credits()).toMatchObject({ balance: 14, held: 0 });
+    const made = [...(await generations("image")), ...(await generations("video"))].length;
+
+    const refusal = async (request: Promise<unknown>) =>
+      request.then(
+        () => null,
+        (e: unknown) => e,
+      );
+    const param = async (request: Promise<unknown>) => {
+      const error = await refusal(request);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      return (error as InstanceType<typeof OpenAI.BadRequestError>).param;
+    };
+    const edit = async (model: string, maskBytes: Buffer) =>
+      client.images.edit({ model, image: await file(photo), mask: await file(maskBytes, "mask.png"), prompt: "x" });
+    // A mask of another size, a mask with nothing transparent, a model that does not edit with a mask, none at all.
+    expect(await param(edit("demo-image", await maskOf(48, 32)))).toBe("mask");
+    expect(await param(edit("demo-image", photo))).toBe("mask");
+    expect(await param(edit("demo-video", await maskOf(96, 64)))).toBe("model");
+    expect(await refusal(edit("no-such-model", await maskOf(96, 64)))).toBeInstanceOf(OpenAI.NotFoundError);
+    const animate = async (model: string) =>
+      client.videos.create({ model, prompt: "x", input_reference: await file(photo, "start.png") });
+    expect(await param(animate("demo-image"))).toBe("model");
+    expect(await refusal(animate("no-such-model"))).toBeInstanceOf(OpenAI.NotFoundError);
+    expect(await credits()).toMatchObject({ balance: 14, held: 0 });
+    expect([...(await generations("image")), ...(await generations("video"))]).toHaveLength(made);
   });
 
   it("creates a video, polls it, downloads it and its thumbnail, lists, and deletes it", async () => {

@@ -236,13 +236,20 @@ export function openaiDocument(origin: string) {
         post: {
           operationId: "openaiEditImages",
           summary: "Make images from an image",
-          description: "One image (`image` or `image[]`) and a prompt; no `mask`. Waits as image generations do.",
+          description:
+            "One image (`image` or `image[]`) and a prompt. With a `mask`, only the mask's fully transparent area is made anew (the `inpaint` tool, for a model that serves it); without one, the whole image changes. Waits as image generations do.",
           requestBody: form(["image", "prompt", "model"], {
             image: {
               type: "string",
               format: "binary",
               description: "PNG, JPEG or WebP.",
               example: "@photo.png",
+            },
+            mask: {
+              type: "string",
+              format: "binary",
+              description:
+                "A PNG of the image's size whose fully transparent pixels mark the area to edit; the rest is kept.",
             },
             ...imageFields,
             strength: { type: "number", minimum: 0, maximum: 1, description: "How far to move from it." },
@@ -258,13 +265,19 @@ export function openaiDocument(origin: string) {
         post: {
           operationId: "openaiCreateVideo",
           summary: "Make a video",
-          description: "Answers at once with the job `queued`; its cost is held until it is ready.",
+          description:
+            "Answers at once with the job `queued`; its cost is held until it is ready. With an `input_reference` image, the video starts from it (the `image-to-video` tool, for a model that serves it).",
           requestBody: form(["prompt", "model"], {
             prompt: str("What to film.", { maxLength: 2000, example: "Waves on a beach at dawn" }),
             model: str("A video model's id; the first one offered when left out.", { example: "demo-video" }),
             seconds: str("One of the model's lengths, such as `5` or `10`."),
             size: str("`WIDTHxHEIGHT`: the model's nearest aspect ratio is used."),
             style: str("The video's style, from the model's options."),
+            input_reference: {
+              type: "string",
+              format: "binary",
+              description: "An image file (PNG, JPEG or WebP): the video's first frame.",
+            },
           }),
           responses: withErrors({ 200: { description: "The video job.", content: json(video) } }),
         },

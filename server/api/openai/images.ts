@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import sharp from "sharp";
 import { z } from "zod";
 import { AppError } from "#server/errors.ts";
 import { demoFields } from "#common/demo.ts";
@@ -6,6 +7,8 @@ import { MAX_SEED, PROMPT_MAX } from "#common/generation.ts";
 import { getGeneration, type GenerationView } from "#server/modules/generation/get-generation.ts";
 import { filesOfGeneration } from "#server/modules/generation/find-media.ts";
 import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
+import { normalizeInputImage } from "#server/modules/generation/input-image.ts";
+import { checkGeneration } from "#server/modules/generation/submit-generation.ts";
 import { waitForGeneration } from "#server/modules/generation/wait-generation.ts";
 import { convertImage } from "#server/modules/generation/convert-image.ts";
 import type { LinkFormat } from "#server/modules/generation/media-links.ts";
@@ -63,8 +66,8 @@ export interface ImagesOptions {
 }
 
 /**
- * `POST /v1/images/generations` (JSON) and `POST /v1/images/edits` (multipart, `image` or `image[]`): OpenAI's
- * requests onto Atelier's image models. The request waits for the job (up to `waitMs`) and answers OpenAI's
+ * `POST /v1/images/generations` (JSON) and `POST /v1/images/edits` (multipart, `image` or `image[]`, and a `mask`
+ * for a mask edit, the `inpaint` tool): OpenAI's requests onto Atelier's image models. The request waits for the job (up to `waitMs`) and answers OpenAI's
  * `ImagesResponse`: signed links that work for an hour without a key, or the bytes in base64, in the format asked.
  */
 export function imagesRoutes(options: ImagesOptions) {
@@ -95,29 +98,47 @@ export function imagesRoutes(options: ImagesOptions) {
     if (images.length === 0) throw fieldError("image", "image: send the image to edit as a file");
     if (images.length > 1)
       throw fieldError("image", `image: the models here edit one image at a time; ${images.length} were sent`);
-    if (files.has("mask"))
-      throw fieldError("mask", "mask: the models here change the whole image; send the image without a mask");
-    const model = modelFor(c, request.model, "image-to-image");
+    const masks = files.get("mask") ?? [];
+    if (masks.length > 1) throw fieldError("mask", "mask: one mask, for the image");
+    const masked = masks.length === 1;
+    if (masked && request.strength != null)
+      throw fieldError("strength", "strength: not with a mask (the masked area is made anew)");
+    const model = modelFor(c, request.model, masked ? "inpaint" : "image-to-image");
     // A retry after "not finished yet" waits on the job already started, without keeping the image again.
     const started = await startedJob(c);
     if (started) return answer(c, started, request);
     const { database, storage } = c.var.runtime;
     // The request is checked before the upload is kept, so that a refusal leaves no file behind.
     const count = countFor(model.options.maxCount, request.n);
-    const aspectRatio = ratioOfSize(model, request.size);
     const bytes = new Uint8Array(await images[0]!.arrayBuffer());
-    const input = await saveInputImage({ db: database.db, storage, userId: c.var.apiUserId, bytes });
-    const id = await submitJob(c, {
-      tool: "image-to-image",
+    const mask = masked ? await maskOf(new Uint8Array(await masks[0]!.arrayBuffer()), bytes) : undefined;
+    const common = {
       model: model.id,
       prompt: request.prompt,
-      aspectRatio,
       count,
-      inputAssetId: input.id,
-      ...(request.strength != null && model.options.strength ? { strength: request.strength } : {}),
       ...(request.negative_prompt ? { negativePrompt: request.negative_prompt } : {}),
       ...(request.seed != null ? { seed: request.seed } : {}),
       ...qualityFor(model, request.quality),
+    };
+    const input = masked
+      ? // The mask edit keeps the image's own shape: `size` is accepted and left.
+        { tool: "inpaint", ...common }
+      : {
+          tool: "image-to-image",
+          ...common,
+          aspectRatio: ratioOfSize(model, request.size),
+          ...(request.strength != null && model.options.strength ? { strength: request.strength } : {}),
+        };
+    checkGeneration(c.var.runtime.models, {}, input);
+    const userId = c.var.apiUserId;
+    const image = await saveInputImage({ db: database.db, storage, userId, bytes });
+    const maskAsset = mask
+      ? await saveInputImage({ db: database.db, storage, userId, bytes: mask, mask: true })
+      : undefined;
+    const id = await submitJob(c, {
+      ...input,
+      inputAssetId: image.id,
+      ...(maskAsset ? { maskAssetId: maskAsset.id } : {}),
     });
     return answer(c, id, request);
   };
@@ -196,6 +217,34 @@ function countFor(max: number, n: number | null | undefined): number {
   const count = n ?? 1;
   if (count > max) throw fieldError("n", `n: this model makes at most ${max} image${max === 1 ? "" : "s"} a request`);
   return count;
+}
+
+/**
+ * OpenAI's mask (a PNG of the image's size whose fully transparent pixels are the area to edit) as Atelier's: a
+ * grey PNG, white where the image changes, black where it stays.
+ */
+async function maskOf(maskBytes: Uint8Array, imageBytes: Uint8Array): Promise<Uint8Array> {
+  const image = await normalizeInputImage(imageBytes).catch((error: unknown) => {
+    throw error instanceof AppError ? fieldError("image", `image: ${error.message}`) : error;
+  });
+  const given = await normalizeInputImage(maskBytes).catch((error: unknown) => {
+    throw error instanceof AppError ? fieldError("mask", `mask: ${error.message}`) : error;
+  });
+  if (given.mediaType !== "image/png")
+    throw fieldError("mask", "mask: a PNG with an alpha channel, its fully transparent pixels the area to edit");
+  if (given.width !== image.width || given.height !== image.height)
+    throw fieldError(
+      "mask",
+      `mask: ${given.width}x${given.height} pixels, but the image is ${image.width}x${image.height}; they must be the same size`,
+    );
+  // The alpha channel is the last, whatever the bands before it (a grey mask is kept as grey and alpha).
+  const { data, info } = await sharp(given.bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const painted = Buffer.alloc(given.width * given.height);
+  for (let i = 0; i < painted.length; i++) painted[i] = data[i * info.channels + info.channels - 1] === 0 ? 255 : 0;
+  const png = await sharp(painted, { raw: { width: given.width, height: given.height, channels: 1 } })
+    .png()
+    .toBuffer();
+  return new Uint8Array(png.buffer, png.byteOffset, png.byteLength);
 }
 
 const formatName = (mimeType: string | undefined) =>

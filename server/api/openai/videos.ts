@@ -10,7 +10,9 @@ import { filesOfGeneration } from "#server/modules/generation/find-media.ts";
 import { sendStored } from "#server/http/media.ts";
 import type { KeyEnv } from "#server/api/v1/env.ts";
 import type { RetryEnv } from "./retries.ts";
-import { fieldError, modelFor, parseFields, ratioOfSize, readSent, submitJob } from "./jobs.ts";
+import { saveInputImage } from "#server/modules/generation/save-input-image.ts";
+import { checkGeneration } from "#server/modules/generation/submit-generation.ts";
+import { fieldError, modelFor, parseFields, ratioOfSize, readSent, startedJob, submitJob } from "./jobs.ts";
 
 /** OpenAI's video fields, with Atelier's `style` and `seed` beside. */
 const videoFields = z.looseObject({
@@ -93,29 +95,49 @@ async function videoView<E extends KeyEnv>(c: Context<E>, id: string): Promise<G
 }
 
 /**
- * OpenAI's video job API onto Atelier's video generations: create (multipart or JSON), retrieve, list (a cursor
+ * OpenAI's video job API onto Atelier's video generations: create (multipart or JSON; with an `input_reference`
+ * file, from that first frame, the `image-to-video` tool), retrieve, list (a cursor
  * page by id), delete, and the content (`video` or `thumbnail`).
  */
 export function videosRoutes(options: { origin: string }) {
   const create = async (c: Context<RetryEnv>) => {
     const { fields, files } = await readSent(c);
     const request = parseFields(videoFields, fields);
-    if (files.has("input_reference") || fields.input_reference !== undefined)
-      throw fieldError("input_reference", "input_reference: the video models here start from the prompt alone");
-    const model = modelFor(c, request.model, "text-to-video");
+    const references = files.get("input_reference") ?? [];
+    if (references.length > 1) throw fieldError("input_reference", "input_reference: one image, the first frame");
+    if (references.length === 0 && fields.input_reference !== undefined)
+      throw fieldError("input_reference", "input_reference: send the first frame as a file (multipart/form-data)");
+    const fromImage = references.length === 1;
+    const tool = fromImage ? "image-to-video" : "text-to-video";
+    const model = modelFor(c, request.model, tool);
     const durations = model.options.durations ?? [5];
     const duration = request.seconds == null ? durations[0]! : Number(request.seconds);
     if (!(durations as readonly number[]).includes(duration))
       throw fieldError("seconds", `seconds: this model makes videos of ${durations.join(" or ")} seconds`);
-    const id = await submitJob(c, {
-      tool: "text-to-video",
+    const input = {
+      tool,
       model: model.id,
       prompt: request.prompt,
       duration,
       aspectRatio: ratioOfSize(model, request.size),
       ...(request.style ? { style: request.style } : {}),
       ...(request.seed != null ? { seed: request.seed } : {}),
-    });
+    };
+    let id: string;
+    if (fromImage) {
+      // A retry after a lost answer finds the job already started, without keeping the image again.
+      const started = await startedJob(c);
+      // Checked before the image is kept, so that a refusal leaves no file behind.
+      if (!started) checkGeneration(c.var.runtime.models, {}, input);
+      const { database, storage } = c.var.runtime;
+      const bytes = new Uint8Array(await references[0]!.arrayBuffer());
+      id =
+        started ??
+        (await submitJob(c, {
+          ...input,
+          inputAssetId: (await saveInputImage({ db: database.db, storage, userId: c.var.apiUserId, bytes })).id,
+        }));
+    } else id = await submitJob(c, input);
     const view = await videoView(c, id);
     costHeaders(c, view);
     return c.json(videoOf(view, options.origin));

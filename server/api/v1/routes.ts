@@ -3,6 +3,7 @@ import {
   BalanceSchema,
   CreateImageMultipartSchema,
   CreateImageSchema,
+  CreateVideoMultipartSchema,
   CreateVideoSchema,
   ErrorSchema,
   GenerationListSchema,
@@ -34,14 +35,15 @@ const COMMON_ERRORS = {
 const WRITE_ERRORS = {
   ...COMMON_ERRORS,
   400: errorDocument(
-    "Malformed request (`bad_request`), a field this operation does not take, named in `detail` (`unknown_field`), unknown model (`unknown_model`), refused image URL (`input_url_refused`) or webhook URL (`webhook_url_refused`).",
+    "Malformed request (`bad_request`), a field this operation or its tool does not take, named in `detail` (`unknown_field`), unknown model (`unknown_model`), refused image URL (`input_url_refused`) or webhook URL (`webhook_url_refused`).",
   ),
   402: errorDocument("Not enough available credits (`insufficient_credits`)."),
   409: errorDocument("A request with this `Idempotency-Key` is still running (`idempotency_in_flight`)."),
   413: errorDocument("Body or input image too large."),
   415: errorDocument("Not JSON or multipart (`unsupported_media_type`), or the file is not an image."),
+  404: errorDocument("`variation_of` names no generation of yours (`not_found`)."),
   422: errorDocument(
-    "Invalid options (`invalid_options`, `prompt_invalid`), missing input image, an `Idempotency-Key` that is not 1 to 255 visible ASCII characters (`idempotency_key_invalid`), or one reused with another request (`idempotency_mismatch`).",
+    "Invalid options (`invalid_options`, `prompt_invalid`), a missing input image (`input_image_required`) or mask (`mask_required`), an image URL that could not be read (`input_url_failed`), an `Idempotency-Key` that is not 1 to 255 visible ASCII characters (`idempotency_key_invalid`), or one reused with another request (`idempotency_mismatch`).",
   ),
 } as const;
 const idempotencyHeader = z.object({
@@ -56,6 +58,40 @@ const generationResponse = (description: string) => ({
   content: { "application/json": { schema: GenerationSchema } },
   description,
 });
+
+/** A request example of each tool, as the reference shows it (images by URL here; by upload in the guide). */
+const PHOTO = "https://example.com/photo.png";
+const IMAGE_EXAMPLES = {
+  "text-to-image": { model: "demo-image", prompt: "A lighthouse at dusk, oil painting", aspect_ratio: "16:9" },
+  "image-to-image": { model: "demo-image", prompt: "The same scene in watercolour", image_url: PHOTO, strength: 0.5 },
+  inpaint: {
+    tool: "inpaint",
+    model: "demo-image",
+    prompt: "A red sailing boat",
+    image_url: PHOTO,
+    mask_url: "https://example.com/mask.png",
+  },
+  outpaint: { tool: "outpaint", model: "demo-image", image_url: PHOTO, extend_to: "16:9" },
+  upscale: { tool: "upscale", model: "demo-image", image_url: PHOTO, scale: 4 },
+  "remove-background": { tool: "remove-background", model: "demo-image", image_url: PHOTO },
+  variation: {
+    model: "demo-image",
+    prompt: "A lighthouse at dusk, oil painting",
+    variation_of: "6e1d2b7a-3c1f-4d8e-9a55-0c3b2f1e4d6a",
+  },
+};
+const VIDEO_EXAMPLES = {
+  "text-to-video": { model: "demo-video", prompt: "Waves on a rocky shore", style: "documentary", duration: 5 },
+  "image-to-video": {
+    tool: "image-to-video",
+    model: "demo-video",
+    prompt: "The camera drifts towards the lighthouse",
+    image_url: PHOTO,
+    end_image_url: "https://example.com/last-frame.png",
+  },
+};
+const examplesOf = (examples: Record<string, object>) =>
+  Object.fromEntries(Object.entries(examples).map(([name, value]) => [name, { summary: name, value }]));
 
 const route = <R extends RouteConfig>(r: R) => createRoute({ security: [{ bearer: [] }], ...r });
 
@@ -82,13 +118,13 @@ export const routes = {
     tags: ["Generations"],
     summary: "Create an image generation",
     description:
-      "Text to image, or image to image with an input image: a file in `multipart/form-data` (field `image`) or an https `image_url`. The cost is reserved at once and charged when the images are ready (returned if it fails). The generation runs in the background: poll it, or read it when you are notified.",
+      "Any image tool (`tool`): text to image, image to image, inpaint, outpaint, upscale or remove background. Images are given as files in `multipart/form-data` (fields `image`, `mask`) or by https URL (`image_url`, `mask_url`). The cost is reserved at once and charged when the images are ready (returned if it fails). The generation runs in the background: poll it, or read it when you are notified.",
     request: {
       headers: idempotencyHeader,
       body: {
         // Each media type's validator runs only for its own Content-Type (with `required`, both would run).
         content: {
-          "application/json": { schema: CreateImageSchema },
+          "application/json": { schema: CreateImageSchema, examples: examplesOf(IMAGE_EXAMPLES) },
           "multipart/form-data": { schema: CreateImageMultipartSchema },
         },
       },
@@ -100,10 +136,16 @@ export const routes = {
     path: "/videos",
     tags: ["Generations"],
     summary: "Create a video generation",
-    description: "Text to video in one of five styles. Runs in the background like images.",
+    description:
+      "Text to video, or image to video from a start frame (and an optional last frame): files in `multipart/form-data` (fields `image`, `end_image`) or https URLs (`image_url`, `end_image_url`). Runs in the background like images.",
     request: {
       headers: idempotencyHeader,
-      body: { required: true, content: { "application/json": { schema: CreateVideoSchema } } },
+      body: {
+        content: {
+          "application/json": { schema: CreateVideoSchema, examples: examplesOf(VIDEO_EXAMPLES) },
+          "multipart/form-data": { schema: CreateVideoMultipartSchema },
+        },
+      },
     },
     responses: { 201: generationResponse("Created and queued."), ...WRITE_ERRORS },
   }),
@@ -113,12 +155,22 @@ export const routes = {
     tags: ["Generations"],
     summary: "Price an image generation",
     description:
-      "What `POST /images` with the same JSON body would cost now, computed by the same code as the charge (the model's price formula with its settings and their defaults). Checks the request like creating it would, and starts, holds and stores nothing.",
-    request: { body: { required: true, content: { "application/json": { schema: CreateImageSchema } } } },
+      "What `POST /images` with the same body would cost now, computed by the same code as the charge (the model's price formula with its tool, its settings and their defaults). Checks the request like creating it would, and starts, holds, fetches and stores nothing.",
+    request: {
+      body: {
+        content: {
+          "application/json": { schema: CreateImageSchema },
+          "multipart/form-data": { schema: CreateImageMultipartSchema },
+        },
+      },
+    },
     responses: {
       200: { content: { "application/json": { schema: QuoteSchema } }, description: "The price." },
       400: WRITE_ERRORS[400],
-      422: errorDocument("Invalid options (`invalid_options`, `prompt_invalid`)."),
+      415: WRITE_ERRORS[415],
+      422: errorDocument(
+        "Invalid options (`invalid_options`, `prompt_invalid`), or a missing input image (`input_image_required`) or mask (`mask_required`).",
+      ),
       ...COMMON_ERRORS,
     },
   }),
@@ -128,12 +180,22 @@ export const routes = {
     tags: ["Generations"],
     summary: "Price a video generation",
     description:
-      "What `POST /videos` with the same body would cost now, computed by the same code as the charge. Starts, holds and stores nothing.",
-    request: { body: { required: true, content: { "application/json": { schema: CreateVideoSchema } } } },
+      "What `POST /videos` with the same body would cost now, computed by the same code as the charge. Starts, holds, fetches and stores nothing.",
+    request: {
+      body: {
+        content: {
+          "application/json": { schema: CreateVideoSchema },
+          "multipart/form-data": { schema: CreateVideoMultipartSchema },
+        },
+      },
+    },
     responses: {
       200: { content: { "application/json": { schema: QuoteSchema } }, description: "The price." },
       400: WRITE_ERRORS[400],
-      422: errorDocument("Invalid options (`invalid_options`, `prompt_invalid`)."),
+      415: WRITE_ERRORS[415],
+      422: errorDocument(
+        "Invalid options (`invalid_options`, `prompt_invalid`), or a missing input image (`input_image_required`) or mask (`mask_required`).",
+      ),
       ...COMMON_ERRORS,
     },
   }),

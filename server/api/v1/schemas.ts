@@ -12,7 +12,9 @@ import {
   VIDEO_ASPECT_RATIOS,
   VIDEO_STYLES,
   VISIBILITIES,
+  type GenerationTool,
 } from "#common/generation.ts";
+import { EXTEND_MAX_SIDE_PIXELS, toolsOfKind } from "#common/tools.ts";
 import { CREDIT_ENTRY_KINDS } from "#server/db/schema/credits.ts";
 import { WEBHOOK_EVENTS } from "#server/db/schema/webhooks.ts";
 
@@ -134,6 +136,11 @@ export const GenerationSchema = z
     duration: z.number().int().nullable(),
     resolution: z.string().nullable(),
     audio: z.boolean().nullable(),
+    scale: z.number().int().nullable().openapi({ description: "`upscale`: how many times larger.", example: null }),
+    extend: z
+      .object({ top: z.number().int(), right: z.number().int(), bottom: z.number().int(), left: z.number().int() })
+      .nullable()
+      .openapi({ description: "`outpaint`: the pixels added on each side of the input image.", example: null }),
     options: z
       .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
       .nullable()
@@ -161,6 +168,13 @@ export const GenerationSchema = z
     }),
     outputs: z.array(media),
     input_image: media.nullable(),
+    mask_image: media.nullable().openapi({ description: "`inpaint`: the mask it was given (white: what changed)." }),
+    end_image: media.nullable().openapi({ description: "`image-to-video`: the last frame it was given." }),
+    parent_id: z.uuid().nullable().openapi({
+      description:
+        "The generation this one was made from: the one whose result was its input image, or the one it varies (`variation_of`).",
+      example: null,
+    }),
     created_at: z.iso.datetime(),
     started_at: z.iso.datetime().nullable(),
     finished_at: z.iso.datetime().nullable(),
@@ -183,16 +197,46 @@ const webhookUrl = z.string().max(2048).optional().openapi({
   example: "https://example.com/atelier/webhook",
 });
 
-const prompt = z.string().min(1).max(PROMPT_MAX).openapi({ example: "A lighthouse at dusk, oil painting" });
+const prompt = z.string().max(PROMPT_MAX).optional().openapi({
+  description:
+    "What to make. Required by `text-to-image`, `image-to-image`, `inpaint`, `text-to-video` and `image-to-video`; optional for `outpaint` and `upscale`; `remove-background` takes none.",
+  example: "A lighthouse at dusk, oil painting",
+});
 const seed = z.coerce.number().int().min(0).max(MAX_SEED).optional().openapi({ example: 42 });
+const imageUrl = (description: string) =>
+  z.url().max(2048).optional().openapi({ description, example: "https://example.com/photo.png" });
+const variationOf = z.uuid().optional().openapi({
+  description:
+    "The id of one of your generations this request varies (the same request with a new seed): the new one is linked to it as its `parent_id`.",
+  example: "6e1d2b7a-3c1f-4d8e-9a55-0c3b2f1e4d6a",
+});
+const side = z.number().int().min(0).max(EXTEND_MAX_SIDE_PIXELS).optional();
+const extendSides = z.strictObject({ top: side, right: side, bottom: side, left: side }).openapi({
+  description: `\`outpaint\`: pixels added on each side (0 to ${EXTEND_MAX_SIDE_PIXELS}), instead of \`extend_to\`.`,
+  example: { left: 256, right: 256 },
+});
+const file = (description: string) => z.any().optional().openapi({ type: "string", format: "binary", description });
+
+/** What each tool of a kind is, for the `tool` field's description. */
+const toolNote = (kind: "image" | "video") =>
+  kind === "image"
+    ? "`text-to-image` (the default), `image-to-image` (the default with an input image), `inpaint` (change what a mask paints white), `outpaint` (extend the canvas), `upscale`, `remove-background`. See `GET /models` for the tools each model serves."
+    : "`text-to-video` (the default), or `image-to-video` (the default with a start image). See `GET /models` for the tools each model serves.";
 
 export const CreateImageSchema = z
   .strictObject({
+    tool: z
+      .enum(toolsOfKind("image") as [GenerationTool, ...GenerationTool[]])
+      .optional()
+      .openapi({
+        description: toolNote("image"),
+        example: "text-to-image",
+      }),
     model: z.string().min(1).max(100).openapi({ example: "demo-image" }),
     prompt,
     negative_prompt: z.string().max(PROMPT_MAX).optional().openapi({ example: "text, watermark" }),
-    aspect_ratio: z.enum(IMAGE_ASPECT_RATIOS).default("1:1"),
-    count: z.coerce.number().int().min(1).max(MAX_IMAGE_COUNT).default(1),
+    aspect_ratio: z.enum(IMAGE_ASPECT_RATIOS).optional().openapi({ default: "1:1" }),
+    count: z.coerce.number().int().min(1).max(MAX_IMAGE_COUNT).optional().openapi({ example: 1 }),
     seed,
     strength: z.coerce
       .number()
@@ -203,43 +247,84 @@ export const CreateImageSchema = z
         description: `Image to image: how far to move from the input (0 to 1, default ${DEFAULT_STRENGTH}).`,
         example: DEFAULT_STRENGTH,
       }),
-    image_url: z
-      .url()
-      .max(2048)
+    image_url: imageUrl("The input image, by its https URL (or send the file as `image` in a multipart request)."),
+    mask_url: imageUrl(
+      "`inpaint`: a PNG mask of the input image's size, white where the image changes and black where it stays (or the file as `mask`).",
+    ),
+    scale: z
+      .union([z.literal(2), z.literal(4)])
       .optional()
-      .openapi({ description: "Image to image: an https URL of the input image.", example: undefined }),
+      .openapi({ description: "`upscale`: how many times larger.", default: 2, example: 2 }),
+    extend_to: z
+      .enum(IMAGE_ASPECT_RATIOS)
+      .optional()
+      .openapi({ description: "`outpaint`: the canvas's new aspect ratio, the image centred in it.", example: "16:9" }),
+    extend: extendSides.optional(),
+    variation_of: variationOf,
     resolution,
     options: advanced,
     webhook_url: webhookUrl,
   })
-  .openapi("CreateImage");
+  .openapi("CreateImage", {
+    example: { model: "demo-image", prompt: "A lighthouse at dusk, oil painting" },
+  });
+
+/** Fields a multipart form sends as text (every form field is a string). */
+const formJson = (description: string, example: string) =>
+  z.string().max(20_000).optional().openapi({ description, example });
 
 export const CreateImageMultipartSchema = CreateImageSchema.extend({
-  options: z
-    .string()
-    .max(20_000)
-    .optional()
-    .openapi({ description: "The model's own settings as a JSON object in text.", example: '{"guidance_scale":3.5}' }),
-  image: z
-    .any()
-    .optional()
-    .openapi({ type: "string", format: "binary", description: "Image to image: the input image file." }),
+  options: formJson("The model's own settings as a JSON object in text.", '{"guidance_scale":3.5}'),
+  scale: z.enum(["2", "4"]).optional().openapi({ description: "`upscale`: how many times larger.", default: "2" }),
+  extend: formJson("`outpaint`: pixels added on each side, as a JSON object in text.", '{"left":256,"right":256}'),
+  image: file("The input image file: PNG, JPEG or WebP."),
+  mask: file("`inpaint`: the mask file, a PNG of the input image's size, white where the image changes."),
 }).openapi("CreateImageMultipart");
 
 export const CreateVideoSchema = z
   .strictObject({
+    tool: z
+      .enum(toolsOfKind("video") as [GenerationTool, ...GenerationTool[]])
+      .optional()
+      .openapi({
+        description: toolNote("video"),
+        example: "text-to-video",
+      }),
     model: z.string().min(1).max(100).openapi({ example: "demo-video" }),
     prompt,
-    style: z.enum(VIDEO_STYLES).default("cinematic"),
-    duration: z.union([z.literal(5), z.literal(10)]).default(5),
-    aspect_ratio: z.enum(VIDEO_ASPECT_RATIOS).default("16:9"),
+    style: z.enum(VIDEO_STYLES).optional().openapi({ default: "cinematic" }),
+    duration: z
+      .union([z.literal(5), z.literal(10)])
+      .optional()
+      .openapi({ default: 5 }),
+    aspect_ratio: z.enum(VIDEO_ASPECT_RATIOS).optional().openapi({ default: "16:9" }),
     seed,
     resolution,
     audio: z.boolean().optional().openapi({ description: "Sound with the video, for a model with `audio`." }),
+    image_url: imageUrl(
+      "`image-to-video`: the start frame, by its https URL (or send the file as `image` in a multipart request).",
+    ),
+    end_image_url: imageUrl(
+      "`image-to-video`: a last frame to end on, for models that take one (or the file as `end_image`).",
+    ),
+    variation_of: variationOf,
     options: advanced,
     webhook_url: webhookUrl,
   })
-  .openapi("CreateVideo");
+  .openapi("CreateVideo", {
+    example: { model: "demo-video", prompt: "Waves on a rocky shore" },
+  });
+
+export const CreateVideoMultipartSchema = CreateVideoSchema.extend({
+  options: formJson("The model's own settings as a JSON object in text.", '{"guidance_scale":3.5}'),
+  duration: z.enum(["5", "10"]).optional().openapi({ default: "5" }),
+  audio: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({ description: "Sound with the video, for a model with `audio`." }),
+  image: file("`image-to-video`: the start frame file: PNG, JPEG or WebP."),
+  end_image: file("`image-to-video`: the last frame file, for models that take one."),
+}).openapi("CreateVideoMultipart");
 
 export const QuoteSchema = z
   .object({

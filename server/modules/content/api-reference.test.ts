@@ -75,14 +75,23 @@ describe("the API reference made from the served OpenAPI document", () => {
     expect(image.auth[0]!.usage).toBe("Authorization: Bearer <token>");
     expect(image.body!.contents.map((c) => c.mediaType)).toEqual(["application/json", "multipart/form-data"]);
     const json = image.body!.contents[0]!.shape.fields;
-    expect(field(json, "prompt")).toMatchObject({ required: true, range: { min: 1, max: 2000, of: "length" } });
+    // Optional as a field: the tools that read none take none
+    expect(field(json, "prompt")).toMatchObject({ required: false, range: { max: 2000, of: "length" } });
+    expect(field(json, "tool")!.values).toEqual([
+      "text-to-image",
+      "image-to-image",
+      "inpaint",
+      "outpaint",
+      "upscale",
+      "remove-background",
+    ]);
     expect(field(json, "aspect_ratio")).toMatchObject({
       required: false,
       values: ["1:1", "4:3", "3:4", "16:9", "9:16"],
     });
-    // The multipart form is the JSON body plus the file
+    // The multipart form is the JSON body plus the files
     const form = image.body!.contents[1]!.shape.fields!;
-    expect(form.map((f) => f.name)).toEqual([...json!.map((f) => f.name), "image"]);
+    expect(form.map((f) => f.name)).toEqual([...json!.map((f) => f.name), "image", "mask"]);
     expect(field(form, "image")).toMatchObject({ type: "string", format: "binary" });
     // Two literal choices read as one set of values
     expect(field(operation("POST", "/videos").body!.contents[0]!.shape.fields, "duration")).toMatchObject({

@@ -4,6 +4,7 @@ import sharp from "sharp";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AppError } from "#server/errors.ts";
 import {
+  checkImageUrl,
   fetchImageUrl,
   isPublicAddress,
   type FetchImageOptions,
@@ -389,6 +390,42 @@ describe("fetchImageUrl downloads from an allowed server", () => {
   function redirect(to: string) {
     return `http://images.test:${fixturePort}/redirect?to=${encodeURIComponent(to)}`;
   }
+});
+
+describe("fetchImageUrl with origins the operator trusts", () => {
+  const trusted = () => ({ lookup, timeoutMs: 3_000, allowOrigins: [`http://127.0.0.1:${fixturePort}`] });
+
+  it("downloads over http from a trusted origin on loopback", async () => {
+    const bytes = await fetchImageUrl(`http://127.0.0.1:${fixturePort}/image.png`, trusted());
+    expect(Buffer.from(bytes).equals(image)).toBe(true);
+  });
+
+  it("refuses another port, and a trusted origin's redirect elsewhere, without reaching the canary", async () => {
+    const before = canaryConnections;
+    for (const url of [
+      `http://127.0.0.1:${canaryPort}/image.png`,
+      `https://127.0.0.1:${canaryPort}/image.png`,
+      `http://127.0.0.1:${fixturePort}/redirect?to=${encodeURIComponent(`https://127.0.0.1:${canaryPort}/x`)}`,
+      `http://127.0.0.1:${fixturePort}/redirect?to=${encodeURIComponent(`http://127.0.0.1:${canaryPort}/x`)}`,
+    ]) {
+      expect((await failure(fetchImageUrl(url, trusted()))).code, url).toBe("input_url_refused");
+    }
+    expect(canaryConnections).toBe(before);
+  });
+
+  it("checks a URL before fetching it: a literal address or local name that is not public is refused", () => {
+    for (const url of [
+      "http://169.254.169.254/latest/meta-data/",
+      "https://10.0.0.1/a.png",
+      "https://localhost/a.png",
+    ]) {
+      expect(() => checkImageUrl(url, { allowOrigins: [`http://127.0.0.1:${fixturePort}`] }), url).toThrow(
+        expect.objectContaining({ code: "input_url_refused" }),
+      );
+    }
+    expect(() => checkImageUrl(`http://127.0.0.1:${fixturePort}/image.png`, trusted())).not.toThrow();
+    expect(() => checkImageUrl("https://example.com/a.png")).not.toThrow();
+  });
 });
 
 describe("fetchImageUrl fails cleanly", () => {

@@ -3,6 +3,7 @@ import { AppError } from "#server/errors.ts";
 import { INPUT_IMAGE_MAX_BYTES } from "#server/modules/generation/input-image.ts";
 import {
   checkOutboundUrl,
+  checkOutboundUrlStatically,
   openOutbound,
   OutboundError,
   resolveOutbound,
@@ -20,6 +21,38 @@ export interface FetchImageOptions extends OutboundPolicy {
   maxBytes?: number;
   /** Default 3. */
   maxRedirects?: number;
+  /**
+   * Origins let through whatever their address and scheme (the operator's own image store): each hop of a redirect
+   * chain is checked on its own, so one of them redirecting elsewhere meets the policy again.
+   */
+  allowOrigins?: readonly string[];
+}
+
+/**
+ * What can be told of an image URL before fetching it (its form, a literal address or local name that is not
+ * public), refused as fetching it would be: `input_url_refused`.
+ */
+export function checkImageUrl(url: string, options: FetchImageOptions = {}): void {
+  try {
+    checkOutboundUrlStatically(url, policyFor(options)(url));
+  } catch (error) {
+    if (error instanceof OutboundError) throw new AppError("input_url_refused", error.message);
+    throw error;
+  }
+}
+
+/** The policy for each URL of a download: the options', or anything for an allowed origin. */
+function policyFor(options: FetchImageOptions): (raw: string, base?: URL) => OutboundPolicy {
+  const allowed = new Set((options.allowOrigins ?? []).map((o) => originOf(o)));
+  return (raw, base) => {
+    const origin = originOf(raw, base);
+    return origin && allowed.has(origin) ? { ...options, allowHttp: true, allowAddress: () => true } : options;
+  };
+}
+
+/** The options for the images requests point at, from the operator's settings. */
+export function imageUrlOptions(env: { INPUT_URL_ALLOWED_ORIGINS?: readonly string[] }): FetchImageOptions {
+  return { allowOrigins: env.INPUT_URL_ALLOWED_ORIGINS ?? [] };
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -52,10 +85,11 @@ export async function fetchImageUrl(url: string, options: FetchImageOptions = {}
 
 async function download(rawUrl: string, options: FetchImageOptions, signal: AbortSignal): Promise<Uint8Array> {
   const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
-  let url = checkOutboundUrl(rawUrl, options);
+  const policyOf = policyFor(options);
+  let url = checkOutboundUrl(rawUrl, policyOf(rawUrl));
   for (let redirects = 0; ; redirects++) {
     signal.throwIfAborted();
-    const target = await resolveOutbound(url, options, signal);
+    const target = await resolveOutbound(url, policyOf(url.href), signal);
     const response = await openOutbound(url, target, {
       method: "GET",
       headers: {
@@ -72,7 +106,7 @@ async function download(rawUrl: string, options: FetchImageOptions, signal: Abor
       const location = response.headers.location;
       if (!location) throw new AppError("input_url_failed", `redirect ${status} without a location`);
       if (redirects >= maxRedirects) throw new AppError("input_url_refused", `more than ${maxRedirects} redirects`);
-      url = checkOutboundUrl(location, options, url);
+      url = checkOutboundUrl(location, policyOf(location, url), url);
       continue;
     }
     if (status < 200 || status > 299) {
@@ -80,6 +114,15 @@ async function download(rawUrl: string, options: FetchImageOptions, signal: Abor
       throw new AppError("input_url_failed", `the server answered ${status}`);
     }
     return await readBody(response, options.maxBytes ?? INPUT_IMAGE_MAX_BYTES, signal);
+  }
+}
+
+/** A URL's origin, or none when it is not one. */
+function originOf(raw: string, base?: URL): string | undefined {
+  try {
+    return new URL(raw, base).origin;
+  } catch {
+    return undefined;
   }
 }
 

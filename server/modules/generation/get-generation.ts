@@ -48,6 +48,12 @@ export interface GenerationView {
   webhookUrl: string | null;
   outputs: MediaView[];
   input: MediaView | null;
+  /** The painted mask of a mask edit (white: what changed). */
+  mask: MediaView | null;
+  /** The last frame a video was asked to end on. */
+  end: MediaView | null;
+  /** The generation this one was made from: its input image's, or the one it varies. */
+  parentId: string | null;
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
@@ -89,7 +95,10 @@ export function presentGeneration(
   const builtIn = modelCatalog.find((m) => m.id === g.modelId);
   const model = { name: g.modelSnapshot?.name ?? builtIn?.name, offline: builtIn?.offline };
   const failure = g.errorCode && g.errorCode in FAILURES ? FAILURES[g.errorCode as FailureCode] : null;
-  const input = g.inputAssetId ? assets.find((a) => a.id === g.inputAssetId) : undefined;
+  const given = (id: string | null) => {
+    const found = id ? assets.find((a) => a.id === id) : undefined;
+    return found ? mediaView(found) : null;
+  };
   return {
     id: g.id,
     kind: g.kind,
@@ -114,21 +123,25 @@ export function presentGeneration(
     visibility: g.visibility,
     webhookUrl: g.webhookUrl,
     outputs: assets.filter((a) => a.generationId === g.id && a.role === "output").map(mediaView),
-    input: input ? mediaView(input) : null,
+    input: given(g.inputAssetId),
+    mask: given(g.maskAssetId),
+    end: given(g.endAssetId),
+    parentId: g.parentId,
     createdAt: g.createdAt.toISOString(),
     startedAt: g.startedAt?.toISOString() ?? null,
     finishedAt: g.finishedAt?.toISOString() ?? null,
   };
 }
 
-/** A generation's outputs and input, in order, as one JSON column of a read of the `generation` table. */
+/** A generation's outputs and the images it was given (input, mask, end frame), in order, as one JSON column of a read of the `generation` table. */
 export const assetsOfGeneration = sql<Asset[]>`coalesce((
   select json_agg(json_build_object(
     'id', a.id, 'generationId', a.generation_id, 'role', a.role, 'mimeType', a.mime_type,
     'width', a.width, 'height', a.height, 'durationMs', a.duration_ms, 'sizeBytes', a.size_bytes,
     'thumbKey', a.thumb_key) order by a.position)
   from ${asset} a
-  where a.generation_id = "generation"."id" or a.id = "generation"."input_asset_id"
+  where a.generation_id = "generation"."id"
+    or a.id in ("generation"."input_asset_id", "generation"."mask_asset_id", "generation"."end_asset_id")
 ), '[]'::json)`;
 
 /**
@@ -171,7 +184,7 @@ export async function viewOfGeneration(
   ]);
   const queue = position === null ? null : { position, concurrency: env.WORKER_CONCURRENCY };
   const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical, queue);
-  return { ...view, webhookUrl: mine ? view.webhookUrl : null, mine };
+  return { ...view, webhookUrl: mine ? view.webhookUrl : null, parentId: mine ? view.parentId : null, mine };
 }
 
 /**

@@ -21,7 +21,7 @@ import {
 } from "#common/generation.ts";
 import { EXTEND_MAX_CANVAS, UPSCALE_FACTORS, kindOfTool, takes, toolSpec } from "#common/tools.ts";
 import { enqueueGenerationInTx, warmGenerationQueue } from "./queue.ts";
-import { fetchImageUrl } from "./fetch-image-url.ts";
+import { fetchImageUrl, imageUrlOptions } from "./fetch-image-url.ts";
 import { saveInputImage } from "./save-input-image.ts";
 import { checkWebhookUrl } from "#server/modules/webhooks/webhook-url.ts";
 
@@ -349,7 +349,7 @@ async function imageFor(
       generationId: row.role === "output" ? row.generationId : null,
     };
   }
-  const bytes = await fetchImageUrl(given.url!);
+  const bytes = await fetchImageUrl(given.url!, imageUrlOptions(deps.env));
   const saved = await saveInputImage({ db: deps.db, storage: deps.storage, userId, bytes, mask: what === "mask" });
   return { id: saved.id, width: saved.width ?? 0, height: saved.height ?? 0, generationId: null };
 }
