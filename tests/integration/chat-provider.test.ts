@@ -114,7 +114,15 @@ describe(`the chat with an OpenAI-compatible server, over HTTP on ${backend}`, (
     expect(outcomeOf(chunks)!.status).toBe("done");
     const [request] = fake.requests;
     expect(request!.body.model).toBe("gpt-4o-mini");
-    expect(request!.body.tools?.map((tool) => tool.function.name).sort()).toEqual(["generate_image", "generate_video"]);
+    expect(request!.body.tools?.map((tool) => tool.function.name).sort()).toEqual([
+      "animate_image",
+      "extend_image",
+      "generate_image",
+      "generate_video",
+      "make_variations",
+      "remove_background",
+      "upscale_image",
+    ]);
     const content = request!.body.messages.at(-1)!.content as {
       type: string;
       text?: string;

@@ -384,6 +384,138 @@ describe(`the chat over HTTP on ${backend}`, () => {
     expect((await call("GET", `/media/${image}.webp`, undefined, other)).status).toBe(404);
   });
 
+  it("changes the conversation's last image when asked: removes its background, upscales it ×4 and animates it (confirmed first), each charged once to the author", async () => {
+    // An account of its own, so that its balance tells what these cost.
+    const editor = await signedIn(server, origin, "editor@example.com");
+    const as = (method: string, path: string, body?: unknown) => call(method, path, body, editor);
+    const credits = async () =>
+      ((await (await as("GET", "/api/me")).json()) as { credits: { balance: number; held: number } }).credits;
+    const id = (
+      (await (await as("POST", "/api/chat/conversations", { model: "prompt-helper" })).json()) as {
+        conversation: { id: string };
+      }
+    ).conversation.id;
+    type Output = ToolPart["output"] & {
+      prompt?: string;
+      from?: { assetId: string; generationId?: string; tool?: string };
+      variation?: boolean;
+    };
+    const say = async (question: string) => {
+      const chunks = await readStream(await as("POST", `/api/chat/conversations/${id}/messages`, { text: question }));
+      const part = chunks.find((c) => c.type === "tool-output-available") as unknown as ToolPart | undefined;
+      return {
+        messageId: chunks[0]!.messageId!,
+        toolCallId: part?.toolCallId,
+        output: part?.output as Output | undefined,
+        charged: outcomeOf(chunks)!.creditsCharged as number,
+      };
+    };
+    type Made = {
+      id: string;
+      status: string;
+      tool: string;
+      params: { scale?: number; parentId?: string };
+      input: { id: string } | null;
+      outputs: { id: string; mimeType: string }[];
+      creditsCharged: number;
+    };
+    const read = async (generationId: string) =>
+      ((await (await as("GET", `/api/generations/${generationId}`)).json()) as { generation: Made }).generation;
+    const finished = async (generationId: string) => {
+      await expect.poll(async () => (await read(generationId)).status, { timeout: 60_000 }).toBe("succeeded");
+      return read(generationId);
+    };
+
+    // Nothing to change yet: said so, nothing started.
+    const none = await say("remove its background");
+    expect(none.output).toMatchObject({
+      status: "refused",
+      message: text("en", "messages", "chat.errors.noImage"),
+    });
+
+    const drawn = await say("make an image of a red apple on a table");
+    expect(drawn.output).toMatchObject({ status: "started", tool: "text-to-image" });
+    const apple = await finished(drawn.output!.generationId!);
+
+    // "Remove its background": the apple, cut out; its input is the apple, linked as its parent; charged once.
+    let before = await credits();
+    const cut = await say("remove its background");
+    expect(cut.output).toMatchObject({
+      status: "started",
+      tool: "remove-background",
+      cost: 1,
+      prompt: "",
+      from: { assetId: apple.outputs[0]!.id, generationId: apple.id, tool: "text-to-image" },
+    });
+    const cutOut = await finished(cut.output!.generationId!);
+    expect([cutOut.tool, cutOut.input?.id, cutOut.params.parentId]).toEqual([
+      "remove-background",
+      apple.outputs[0]!.id,
+      apple.id,
+    ]);
+    expect(cutOut.creditsCharged).toBe(1);
+    expect(await credits()).toMatchObject({ balance: before.balance - cut.charged - 1, held: 0 });
+    const saved = (await (await as("GET", `/api/chat/conversations/${id}`)).json()) as {
+      messages: { id: string; parts: { type: string }[] }[];
+    };
+    expect(saved.messages.find((m) => m.id === cut.messageId)!.parts.map((p) => p.type)).toContain(
+      "tool-remove_background",
+    );
+
+    // "Make it 4× larger": the last image now is the cut-out.
+    before = await credits();
+    const larger = await say("make it 4× larger");
+    expect(larger.output).toMatchObject({ status: "started", tool: "upscale", cost: 1 });
+    const upscaled = await finished(larger.output!.generationId!);
+    expect([upscaled.tool, upscaled.params.scale, upscaled.input?.id, upscaled.params.parentId]).toEqual([
+      "upscale",
+      4,
+      cutOut.outputs[0]!.id,
+      cutOut.id,
+    ]);
+    expect(await credits()).toMatchObject({ balance: before.balance - larger.charged - 1, held: 0 });
+
+    // "Animate the last image": a video costs more than the threshold, so it waits for its author; nothing is held
+    // until it is confirmed, then it is charged once.
+    before = await credits();
+    const animated = await say("animate the last image");
+    expect(animated.output).toMatchObject({
+      status: "awaiting_confirmation",
+      tool: "image-to-video",
+      cost: 5,
+      from: { assetId: upscaled.outputs[0]!.id, generationId: upscaled.id },
+    });
+    expect(await credits()).toMatchObject({ balance: before.balance - animated.charged, held: 0 });
+    const confirmed = await as("POST", `/api/chat/messages/${animated.messageId}/tools/${animated.toolCallId}`, {
+      confirm: true,
+    });
+    expect(confirmed.status).toBe(200);
+    const started = ((await confirmed.json()) as { output: Output }).output;
+    expect(started).toMatchObject({
+      status: "started",
+      tool: "image-to-video",
+      from: { assetId: upscaled.outputs[0]!.id },
+    });
+    const video = await finished(started.generationId!);
+    expect([video.tool, video.input?.id, video.params.parentId, video.outputs[0]?.mimeType]).toEqual([
+      "image-to-video",
+      upscaled.outputs[0]!.id,
+      upscaled.id,
+      "video/mp4",
+    ]);
+    expect(await credits()).toMatchObject({ balance: before.balance - animated.charged - 5, held: 0 });
+
+    // Variations of the last result: the same request again, linked to it.
+    const varied = await say("variations of it");
+    expect(varied.output).toMatchObject({
+      status: "awaiting_confirmation",
+      tool: "image-to-video",
+      cost: 5,
+      variation: true,
+      from: { generationId: video.id },
+    });
+  });
+
   it("refuses images it cannot attach with a clear message, saving nothing", async () => {
     const id = await conversation();
     const mine = await upload();

@@ -10,7 +10,8 @@ import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import { describeFailure, fetchGeneration, isOpen, resultPath, type GenerationView } from "#app/lib/generations.ts";
 import { formatNumber } from "#common/format.ts";
 import { hrefIn } from "#common/locales.ts";
-import type { ChatToolOutput } from "#server/modules/chat/tools.ts";
+import { kindOfTool, type GenerationTool } from "#common/tools.ts";
+import type { ChatToolOutput, ChatToolSource } from "#server/modules/chat/tools.ts";
 
 /** A tool call of an answer as the page has it: the AI SDK's tool part, with what the call did. */
 export interface ToolPartView {
@@ -46,12 +47,15 @@ export function ToolCard({
     return (
       <Alert type="warning" showIcon className="chat-tool" title={t("tools.refused", { reason: output.message })} />
     );
-  const video = output.tool === "text-to-video";
+  const video = kindOfTool(output.tool) === "video";
   const icon = video ? <VideoCameraOutlined aria-hidden /> : <PictureOutlined aria-hidden />;
+  const name = output.variation
+    ? t("tools.variation")
+    : t(`tools.names.${output.tool}`, { defaultValue: t(video ? "tools.video" : "tools.image") });
   const head = (
     <header className="chat-tool-head">
       {icon}
-      <strong>{t(video ? "tools.video" : "tools.image")}</strong>
+      <strong>{name}</strong>
       <span className="chat-tool-model">{output.model}</span>
       <span className="chat-cost">
         {t("page.cost", { count: output.cost, formatted: formatNumber(locale, output.cost) })}
@@ -60,8 +64,9 @@ export function ToolCard({
   );
   if (output.status === "started")
     return (
-      <section className="chat-tool" aria-label={t(video ? "tools.video" : "tools.image")}>
+      <section className="chat-tool" aria-label={name}>
         {head}
+        {output.from && <MadeFrom from={output.from} />}
         <StartedGeneration id={output.generationId} />
       </section>
     );
@@ -84,9 +89,10 @@ export function ToolCard({
     }
   };
   return (
-    <section className="chat-tool" aria-label={t(video ? "tools.video" : "tools.image")}>
+    <section className="chat-tool" aria-label={name}>
       {head}
-      <p className="chat-tool-prompt">{output.prompt}</p>
+      {output.prompt && <p className="chat-tool-prompt">{output.prompt}</p>}
+      {output.from && <MadeFrom from={output.from} />}
       {output.status === "declined" ? (
         <p className="chat-tool-note">{t("tools.declined")}</p>
       ) : (
@@ -107,6 +113,23 @@ export function ToolCard({
     </section>
   );
 }
+
+/** The image a tool call started from, linked to the result it came out of (or to the image itself). */
+function MadeFrom({ from }: { from: ChatToolSource }) {
+  const { t } = useTranslation("chat");
+  const { pathname } = useLocation();
+  const link = from.generationId && from.tool ? hrefIn(pathname, sourcePath(from.generationId, from.tool)) : from.url;
+  return (
+    <p className="chat-tool-from">
+      <span>{t("tools.madeFrom")}</span>
+      <Link to={link} reloadDocument={!from.generationId} className="chat-tool-from-link">
+        <img src={from.thumbUrl ?? from.url} alt={t("tools.madeFrom")} loading="lazy" width={40} height={40} />
+      </Link>
+    </p>
+  );
+}
+
+const sourcePath = (id: string, tool: GenerationTool) => resultPath({ id, tool });
 
 /** A generation the chat started: read once the page runs, then again while it runs; its result once it has one. */
 function StartedGeneration({ id }: { id: string }) {
@@ -148,15 +171,27 @@ function StartedGeneration({ id }: { id: string }) {
       </div>
     );
   const media = generation.outputs[0];
+  // A cut-out is shown whole (its thumbnail may be flattened) on a checkerboard, where its transparency shows.
+  const transparent = generation.tool === "remove-background";
   return (
     <div className="chat-tool-result">
-      <Link to={link} className="chat-tool-media" aria-label={t("tools.open")}>
-        {media?.mimeType.startsWith("video/") ? (
-          <video src={media.url} poster={media.thumbUrl ?? undefined} muted playsInline preload="metadata" />
-        ) : media ? (
-          <img src={media.thumbUrl ?? media.url} alt={generation.prompt} loading="lazy" />
-        ) : null}
-      </Link>
+      {media?.mimeType.startsWith("video/") ? (
+        <div className="chat-tool-media">
+          <video src={media.url} poster={media.thumbUrl ?? undefined} controls playsInline preload="metadata" />
+        </div>
+      ) : media ? (
+        <Link
+          to={link}
+          className={transparent ? "chat-tool-media chat-tool-checker" : "chat-tool-media"}
+          aria-label={t("tools.open")}
+        >
+          <img
+            src={transparent ? media.url : (media.thumbUrl ?? media.url)}
+            alt={generation.prompt || (transparent ? t("tools.transparent") : t("tools.open"))}
+            loading="lazy"
+          />
+        </Link>
+      ) : null}
       <Link to={link}>{t("tools.open")} →</Link>
       {generation.model.offline && <DemoNotice />}
     </div>

@@ -20,7 +20,7 @@ import type { ConnectionSource } from "#server/providers/index.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
 import { branchTo, titleFrom } from "./conversations.ts";
-import { studioTools, type ChatToolDeps } from "./tools.ts";
+import { conversationImages, studioTools, type ChatToolDeps, type ConversationImage } from "./tools.ts";
 import {
   chatCost,
   answerPlan,
@@ -227,6 +227,7 @@ export async function startAnswer(
     locale: a.locale,
     continuing,
     userId: a.userId,
+    images: conversationImages(branch),
     signal: controller.signal,
     stop: () => controller.abort(),
     onDelta: a.onDelta,
@@ -410,6 +411,7 @@ async function write(
     locale: Locale;
     continuing: boolean;
     userId: string;
+    images: ConversationImage[];
     signal: AbortSignal;
     stop: () => void;
     onDelta?: (text: string) => void;
@@ -482,6 +484,7 @@ async function write(
                 locale: w.locale,
                 preferOffline: Boolean(w.model.offline),
                 signal: w.signal,
+                images: w.images,
               },
             )
           : undefined;

@@ -6,6 +6,7 @@ import { chatConversation, type ChatPart } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { serverT } from "#server/i18n/translations.ts";
 import type { Locale } from "#common/locales.ts";
+import { isTool, kindOfTool } from "#common/tools.ts";
 import { branchTo, checkConversationId, getConversation } from "./conversations.ts";
 import type { ChatToolOutput } from "./tools.ts";
 
@@ -198,7 +199,10 @@ export async function exportConversation({
     for (const segment of turn.segments)
       if (segment.type === "text") lines.push(segment.text, "");
       else {
-        const what = t(segment.tool === "text-to-video" ? "chat:tools.video" : "chat:tools.image");
+        const kind = isTool(segment.tool) ? kindOfTool(segment.tool) : "image";
+        const what = t(`chat:tools.names.${segment.tool}`, {
+          defaultValue: t(kind === "video" ? "chat:tools.video" : "chat:tools.image"),
+        });
         lines.push(`> **${what}** · ${segment.model}: ${segment.prompt}`, "");
       }
   }

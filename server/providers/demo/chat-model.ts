@@ -9,6 +9,7 @@ import { serverT } from "#server/i18n/translations.ts";
 import { isLocale, type Locale } from "#common/locales.ts";
 import { hashString } from "#server/providers/demo/prompt.ts";
 import { estimateTokens } from "#config/chat-costs.ts";
+import { IMAGE_ASPECT_RATIOS, type ImageAspectRatio } from "#common/generation.ts";
 
 /** How fast the offline helper writes: a few words every 30 ms, about what a hosted model streams. */
 const CHUNK_WORDS = 3;
@@ -81,6 +82,53 @@ export function promptHelperAnswer(idea: string, locale: Locale): string {
   ].join("\n\n");
 }
 
+/** Where a word of a list stands in a text, as a word of its own (in the scripts that put spaces between words). */
+function findWord(text: string, words: readonly string[], locale: Locale): { at: number; word: string } | null {
+  const lower = text.toLocaleLowerCase(locale);
+  const spaced = /[\p{Script=Latin}\p{Script=Cyrillic}]/u;
+  for (const word of words) {
+    const w = word.toLocaleLowerCase(locale);
+    for (let at = lower.indexOf(w); at >= 0; at = lower.indexOf(w, at + 1))
+      if (!spaced.test(lower[at - 1] ?? "") && !spaced.test(lower[at + w.length] ?? "")) return { at, word };
+  }
+  return null;
+}
+
+/** What the helper may do to an image of the conversation, and the tool that does it. */
+export const IMAGE_INTENTS = {
+  animate: "animate_image",
+  background: "remove_background",
+  // Before upscaling: "enlarge the canvas" extends it.
+  extend: "extend_image",
+  upscale: "upscale_image",
+  variations: "make_variations",
+} as const;
+export type ImageIntent = keyof typeof IMAGE_INTENTS;
+
+/**
+ * What a question asks the helper to do to the conversation's last image, in the words of its language ("animate
+ * the last image", "remove its background", "make it 4× larger", "extend it to 16:9", "variations of it"), with
+ * what it names: the factor (4 when it says 4, else 2) and the ratio (16:9 unless it names another of Atelier's).
+ */
+export function imageRequestOf(
+  idea: string,
+  locale: Locale,
+): { intent: ImageIntent; scale: 2 | 4; ratio: ImageAspectRatio } | null {
+  const t = serverT(locale, ["chat"]);
+  for (const intent of Object.keys(IMAGE_INTENTS) as ImageIntent[]) {
+    const words = t(`chat:helper.${intent}Words`, { returnObjects: true }) as unknown as string[];
+    if (!findWord(idea, words, locale)) continue;
+    const named = /(\d{1,2})\s*[:：]\s*(\d{1,2})/.exec(idea);
+    const ratio = named ? `${named[1]}:${named[2]}` : "";
+    return {
+      intent,
+      scale: /(?<![\d.,])4(?![\d.,:])/.test(idea) ? 4 : 2,
+      ratio: (IMAGE_ASPECT_RATIOS as readonly string[]).includes(ratio) ? (ratio as ImageAspectRatio) : "16:9",
+    };
+  }
+  return null;
+}
+
 /**
  * What an idea asks the helper to make, when it asks in the words of its language ("draw …", "make a video of …"):
  * the tool and the subject (the idea without those words); null for an idea to turn into prompts.
@@ -118,6 +166,7 @@ export function createPromptHelperModel(): LanguageModelV4 {
     const locale: Locale = isLocale(asked) ? asked : "en";
     const t = serverT(locale, ["chat"]);
     const continuing = options.providerOptions?.demo?.continuing === true;
+    const offered = (name: string) => options.tools?.some((tool) => tool.type === "function" && tool.name === name);
     // Cut to the output limit; the helper counts tokens as the estimate before a call does.
     const limit = options.maxOutputTokens;
     const cut = (full: string) =>
@@ -140,7 +189,8 @@ export function createPromptHelperModel(): LanguageModelV4 {
         status?: string;
         message?: string;
       };
-      if (value.status === "started") return reply(t("chat:helper.started"));
+      const drew = result?.toolName === "generate_image" || result?.toolName === "generate_video";
+      if (value.status === "started") return reply(t(drew ? "chat:helper.started" : "chat:helper.startedEdit"));
       if (value.status === "awaiting_confirmation") return reply(t("chat:helper.confirm"));
       return reply(t("chat:helper.notStarted", { reason: value.message ?? "" }));
     }
@@ -150,10 +200,35 @@ export function createPromptHelperModel(): LanguageModelV4 {
     const attached = ATTACHED.exec(question.idea)?.[1];
     const idea = question.idea.replace(new RegExp(ATTACHED.source, "g"), "").trim();
     const { written } = question;
+    // Asked to change the conversation's last image (one shown or made earlier), with the tool for it at hand: the
+    // server finds the image (or says there is none).
+    const change = continuing ? null : imageRequestOf(idea, locale);
+    const changeTool = change ? IMAGE_INTENTS[change.intent] : undefined;
+    if (change && offered(changeTool!)) {
+      if (change.intent === "animate") {
+        const prompt = helperPrompts(t("chat:helper.animateSubject"), locale).video;
+        return reply(`**${t("chat:helper.videoHeading")}**\n\n${prompt}`, {
+          toolName: changeTool!,
+          input: JSON.stringify({ image: "last", prompt }),
+        });
+      }
+      const input =
+        change.intent === "variations"
+          ? { generation: "last" }
+          : change.intent === "upscale"
+            ? { image: "last", scale: change.scale }
+            : change.intent === "extend"
+              ? { image: "last", ratio: change.ratio }
+              : { image: "last" };
+      return reply(t(`chat:helper.changing.${change.intent}`, { scale: change.scale, ratio: change.ratio }), {
+        toolName: changeTool!,
+        input: JSON.stringify(input),
+      });
+    }
     // Asked to draw or film something, with the studio's tools at hand: the prompt, then the call that makes it.
     const make = continuing ? null : makeRequestOf(idea, locale);
     const toolName = make?.tool === "video" ? "generate_video" : "generate_image";
-    if (make && options.tools?.some((tool) => tool.type === "function" && tool.name === toolName)) {
+    if (make && offered(toolName)) {
       const prompts = helperPrompts(make.subject, locale);
       const prompt = make.tool === "video" ? prompts.video : prompts.image;
       const heading = t(make.tool === "video" ? "chat:helper.videoHeading" : "chat:helper.imageHeading");
