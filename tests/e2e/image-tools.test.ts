@@ -24,6 +24,7 @@ interface Generation {
   input: { id: string; width: number | null; height: number | null } | null;
   params: { scale?: number; extend?: { top: number; right: number; bottom: number; left: number } };
   outputs: Array<{ id: string; width: number | null; height: number | null; mimeType: string }>;
+  mask?: { id: string; url: string; width: number | null; height: number | null; mimeType: string } | null;
 }
 
 /** The page, with every script error and every answer of 500 or more collected. */
@@ -186,7 +187,7 @@ describe("the image tools in Chromium, on the offline models", () => {
   ] as const) {
     it(`edits with a mask on a ${device}: the mask required, then sent with the image`, async () => {
       let maskId = "";
-      const { body, context, page } = await runTool({
+      const { body, context, page, generation } = await runTool({
         tool: "inpaint",
         lng,
         viewport,
@@ -220,7 +221,16 @@ describe("the image tools in Chromium, on the offline models", () => {
       });
       // The server took the mask (it refuses an inpaint without one, or with another's).
       if (maskId) expect(body.maskAssetId).toBe(maskId);
-      else expect(body.maskAssetId).toMatch(/^[0-9a-f-]{36}$/);
+      else {
+        // The painted mask was kept as drawn: the image's size, white along the stroke, black away from it.
+        expect(generation.mask).toMatchObject({ id: body.maskAssetId, mimeType: "image/png", width: 320, height: 200 });
+        const bytes = Buffer.from(
+          await (await context.request.get(new URL(generation.mask!.url, server.url).href)).body(),
+        );
+        const grey = await sharp(bytes).extractChannel(0).raw().toBuffer();
+        expect(grey[100 * 320 + 160]).toBe(255);
+        expect(grey[5 * 320 + 5]).toBe(0);
+      }
       expect(body.prompt).toBe("A vase of sunflowers");
       expect(page.url()).toContain(toolPath("inpaint"));
       await context.close();
