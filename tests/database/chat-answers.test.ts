@@ -151,7 +151,7 @@ describe.each(backends)("chat answers on $name", (backend) => {
       const model = scripted(["A red square."]);
       const withStorage = (s: Storage): AnswerDeps => ({
         ...deps(async () => model),
-        studio: { storage: s, logger } as unknown as AnswerDeps["studio"],
+        studio: { storage: s, logger, models: ModelRegistry.builtIn(env) } as unknown as AnswerDeps["studio"],
       });
       const answers = () => db().select().from(chatMessage).where(eq(chatMessage.parentId, asked!.id));
 
