@@ -5,6 +5,7 @@ import { useTranslation } from "react-i18next";
 import { useToast } from "#app/components/feedback.ts";
 import { usePageLocale } from "#app/components/studio/parts.tsx";
 import { describeFailure, uploadInputImage } from "#app/lib/generations.ts";
+import type { MaskEditorProps, MaskImage } from "#app/components/studio/mask-editor.tsx";
 
 /**
  * A mask as the form holds it: the file it was made from, and once uploaded the asset sent as `maskAssetId`. A painted
@@ -18,23 +19,7 @@ export interface MaskValue {
   painted?: boolean;
 }
 
-/** The image a mask is made for, at its own size. */
-export interface MaskImage {
-  url: string;
-  width: number;
-  height: number;
-}
-
-/**
- * What a painted-mask editor takes: the image to paint over, and the mask as a PNG file of the image's size (white
- * is what changes), or null when cleared. The editor is `MaskField`'s `editor`: what it paints is uploaded as a
- * chosen file is.
- */
-export interface MaskEditorProps {
-  image: MaskImage;
-  value: File | null;
-  onChange: (file: File | null) => void;
-}
+export type { MaskEditorProps, MaskImage };
 
 /**
  * The mask of an edit: painted in the `editor` when one is given, or a PNG file chosen by hand, white where the image
