@@ -1,5 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
+import { alias } from "drizzle-orm/pg-core";
 import { preparedPerDatabase } from "#server/db/prepared.ts";
 import type { Env } from "#server/env.ts";
 import { asset, generation } from "#server/db/schema/index.ts";
@@ -48,9 +49,28 @@ export interface GenerationView {
   webhookUrl: string | null;
   outputs: MediaView[];
   input: MediaView | null;
+  /** The painted mask it was given (owner only). */
+  mask: MediaView | null;
+  /** The video's last frame it was given (owner only). */
+  end: MediaView | null;
+  /**
+   * The chain it belongs to, read for one generation's page only (`chain`): the generation it was made from (the
+   * result its input image is, or the one it varies), and what was made from it. Absent from lists and polls.
+   */
+  parent?: ChainLink | null;
+  children?: { count: number; items: ChainLink[] };
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+}
+
+/** A generation of a chain, as a link to its page. */
+export interface ChainLink {
+  id: string;
+  tool: Generation["tool"];
+  prompt: string;
+  /** Its first output's thumbnail, when it has one. */
+  thumbUrl: string | null;
 }
 
 const EXT: Record<string, string> = {
@@ -89,7 +109,10 @@ export function presentGeneration(
   const builtIn = modelCatalog.find((m) => m.id === g.modelId);
   const model = { name: g.modelSnapshot?.name ?? builtIn?.name, offline: builtIn?.offline };
   const failure = g.errorCode && g.errorCode in FAILURES ? FAILURES[g.errorCode as FailureCode] : null;
-  const input = g.inputAssetId ? assets.find((a) => a.id === g.inputAssetId) : undefined;
+  const given = (id: string | null) => {
+    const a = id ? assets.find((x) => x.id === id) : undefined;
+    return a ? mediaView(a) : null;
+  };
   return {
     id: g.id,
     kind: g.kind,
@@ -114,21 +137,24 @@ export function presentGeneration(
     visibility: g.visibility,
     webhookUrl: g.webhookUrl,
     outputs: assets.filter((a) => a.generationId === g.id && a.role === "output").map(mediaView),
-    input: input ? mediaView(input) : null,
+    input: given(g.inputAssetId),
+    mask: given(g.maskAssetId),
+    end: given(g.endAssetId),
     createdAt: g.createdAt.toISOString(),
     startedAt: g.startedAt?.toISOString() ?? null,
     finishedAt: g.finishedAt?.toISOString() ?? null,
   };
 }
 
-/** A generation's outputs and input, in order, as one JSON column of a read of the `generation` table. */
+/** A generation's outputs and the images it was given, in order, as one JSON column of a read of `generation`. */
 export const assetsOfGeneration = sql<Asset[]>`coalesce((
   select json_agg(json_build_object(
     'id', a.id, 'generationId', a.generation_id, 'role', a.role, 'mimeType', a.mime_type,
     'width', a.width, 'height', a.height, 'durationMs', a.duration_ms, 'sizeBytes', a.size_bytes,
     'thumbKey', a.thumb_key) order by a.position)
   from ${asset} a
-  where a.generation_id = "generation"."id" or a.id = "generation"."input_asset_id"
+  where a.generation_id = "generation"."id"
+    or a.id in ("generation"."input_asset_id", "generation"."mask_asset_id", "generation"."end_asset_id")
 ), '[]'::json)`;
 
 /**
@@ -170,7 +196,9 @@ export async function viewOfGeneration(
     g.status === "queued" ? queuePosition(db, g) : null,
   ]);
   const queue = position === null ? null : { position, concurrency: env.WORKER_CONCURRENCY };
-  const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical, queue);
+  // Anyone else sees its own outputs only: not the images it was given (another result of the owner's among them).
+  const shown = mine ? assets : assets.filter((a) => a.role === "output" && a.generationId === g.id);
+  const view = presentGeneration(g, shown, typical, queue);
   return { ...view, webhookUrl: mine ? view.webhookUrl : null, mine };
 }
 
@@ -185,6 +213,8 @@ export async function getGeneration(options: {
   viewerId: string | null;
   /** Whether a public generation of someone else may be returned. */
   allowPublic?: boolean;
+  /** Read its chain too (`parent`, `children`): a result page's, not a poll's. */
+  chain?: boolean;
 }): Promise<GenerationView & { mine: boolean }> {
   if (!isUuid(options.id)) throw new AppError("not_found", "no such generation");
   const [row] = await readGeneration(options.db).execute({ id: options.id });
@@ -193,5 +223,59 @@ export async function getGeneration(options: {
   if (!g || (!mine && !(options.allowPublic && g.visibility === "public" && g.status === "succeeded"))) {
     throw new AppError("not_found", "no such generation");
   }
-  return viewOfGeneration(options.db, options.env, g, row.assets, mine);
+  const [view, chain] = await Promise.all([
+    viewOfGeneration(options.db, options.env, g, row.assets, mine),
+    options.chain ? chainOf(options.db, g, mine) : null,
+  ]);
+  return chain ? { ...view, ...chain } : view;
+}
+
+/** How many of the generations made from one a page lists. */
+const CHILDREN_LISTED = 6;
+
+/**
+ * The generation one was made from, and those made from it. Its owner sees their own chain; anyone else (a public
+ * share page) sees only the links that are public and finished too.
+ */
+export async function chainOf(
+  db: Db,
+  g: Pick<Generation, "id" | "parentId" | "userId">,
+  mine: boolean,
+): Promise<{ parent: ChainLink | null; children: { count: number; items: ChainLink[] } }> {
+  const c = alias(generation, "c");
+  const visible = mine
+    ? eq(c.userId, g.userId)
+    : and(eq(c.userId, g.userId), eq(c.visibility, "public"), eq(c.status, "succeeded"));
+  // Its first output's thumbnail (a video's poster frame). The alias is spelled out: inside a select list Drizzle
+  // writes a column without its table, which the subquery would read as the asset's own.
+  const thumb = sql<string | null>`(
+    select a.id::text from ${asset} a
+    where a.generation_id = "c"."id" and a.role = 'output' and a.thumb_key is not null
+    order by a.position limit 1)`;
+  const fields = { id: c.id, tool: c.tool, prompt: c.prompt, thumb };
+  const link = (r: { id: string; tool: Generation["tool"]; prompt: string; thumb: string | null }): ChainLink => ({
+    id: r.id,
+    tool: r.tool,
+    prompt: r.prompt,
+    thumbUrl: r.thumb ? `/media/${r.thumb}/thumb.webp` : null,
+  });
+  const [parentRows, childRows] = await Promise.all([
+    g.parentId
+      ? db
+          .select(fields)
+          .from(c)
+          .where(and(eq(c.id, g.parentId), visible))
+      : [],
+    db
+      .select({ ...fields, total: sql<number>`count(*) over ()` })
+      .from(c)
+      .where(and(eq(c.parentId, g.id), visible))
+      .orderBy(desc(c.createdAt), desc(c.id))
+      .limit(CHILDREN_LISTED),
+  ]);
+  const parentRow = parentRows[0];
+  return {
+    parent: parentRow ? link(parentRow) : null,
+    children: { count: Number(childRows[0]?.total ?? 0), items: childRows.map(link) },
+  };
 }
