@@ -13,6 +13,9 @@ export interface InputImage {
   /** What to show: the asset's own URL or thumbnail, or nothing for an address (fetched by the server only). */
   preview?: string;
   label: string;
+  /** Its size, when known (an asset of the user's). */
+  width?: number;
+  height?: number;
 }
 
 /** What an input image may be, checked before it is uploaded (the server checks again). */
@@ -35,10 +38,13 @@ export function InputImageField({
   value,
   onChange,
   invalid,
+  takesPaste = true,
 }: {
   value: InputImage | null;
   onChange: (value: InputImage | null) => void;
   invalid?: boolean;
+  /** Whether an image pasted on the page comes here (one field of a form with two). */
+  takesPaste?: boolean;
 }) {
   const { t } = useTranslation("studio");
   const locale = usePageLocale();
@@ -70,6 +76,7 @@ export function InputImageField({
 
   // A pasted image anywhere on the page becomes the input, unless the paste goes into a text field.
   useEffect(() => {
+    if (!takesPaste) return;
     const onPaste = (e: ClipboardEvent) => {
       const target = e.target as HTMLElement | null;
       if (target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT")) return;
@@ -81,7 +88,7 @@ export function InputImageField({
     };
     window.addEventListener("paste", onPaste);
     return () => window.removeEventListener("paste", onPaste);
-  }, []);
+  }, [takesPaste]);
 
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
