@@ -373,6 +373,32 @@ describe("image to video and making more from a result, in Chromium on the offli
     await context.close();
   });
 
+  it("names any tool on a share page, and links the parent there only once it is public too", async () => {
+    const { context, cookie } = await signedInContext(browser, server, "sharer-chain@example.com");
+    const image = await made(cookie, { tool: "text-to-image", model: "demo-image", prompt: "A harbour at dawn" });
+    const video = await made(cookie, {
+      tool: "image-to-video",
+      model: "demo-video",
+      prompt: "Boats rocking in the harbour",
+      inputAssetId: image.outputs[0]!.id,
+    });
+    const share = (id: string) => api("PATCH", `/api/generations/${id}`, cookie, { visibility: "public" });
+    expect((await share(video.id)).status).toBe(200);
+    const stranger = await browser.newContext({ viewport: PHONE });
+    const page = await stranger.newPage();
+    await page.goto(`${server.url}/ja/share/${video.id}`);
+    await expect(page.locator(".share-tool").textContent()).resolves.toBe(
+      text("ja", "studio", "tools.image-to-video.title"),
+    );
+    await expect(page.getByTestId("made-from").count()).resolves.toBe(0);
+    expect((await share(image.id)).status).toBe(200);
+    await page.reload();
+    const link = page.getByTestId("made-from").locator("a");
+    await expect(link.getAttribute("href")).resolves.toBe(`/ja/share/${image.id}`);
+    await expect(link.textContent()).resolves.toBe(text("ja", "studio", "tools.text-to-image.title"));
+    await Promise.all([stranger.close(), context.close()]);
+  });
+
   it("starts a tool with the viewer's own image only: someone else's is ignored", async () => {
     const { cookie: ownerCookie } = await signedInContext(browser, server, "owner-input@example.com");
     const theirs = await uploadImage(server, server.url, ownerCookie);
