@@ -6,9 +6,11 @@ import type { Runtime } from "#server/runtime.ts";
 import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
+import { getOwnImage } from "#server/modules/generation/get-own-image.ts";
 import { listModels } from "#server/modules/generation/list-models.ts";
-import { toolOfHash, toolsOfKind, type GenerationTool, type ToolKind } from "#common/tools.ts";
+import { GENERATION_TOOLS, toolOfHash, toolsOfKind, type GenerationTool, type ToolKind } from "#common/tools.ts";
 import type { ImageSettings } from "#app/components/studio/image-studio.tsx";
+import type { InputImage } from "#app/components/studio/input-image.tsx";
 
 /** The tool a dashboard URL's tool id names, or a 404 for anything else. */
 export function toolOf(toolId: string | undefined, kind: "image" | "video"): GenerationTool {
@@ -35,7 +37,23 @@ export function toolsServed(runtime: Pick<Runtime, "models">, kind: ToolKind, vi
   return toolsOfKind(kind).filter((tool) => models.some((m) => m.tools.includes(tool)));
 }
 
-/** One of the viewer's generations, or a 404 (unknown, someone else's, or not of this tool). */
+/**
+ * What the dashboard offers the viewer: the tools some offered model serves (in the table's order), and the models
+ * that take a seed (a variation of their results gets a new one).
+ */
+export function studioOffer(
+  runtime: Pick<Runtime, "models">,
+  viewer: { role: string },
+): { tools: GenerationTool[]; seeded: string[] } {
+  const models = runtime.models.media({ admin: viewer.role === "admin" });
+  const served = new Set(models.flatMap((m) => m.tools));
+  return {
+    tools: GENERATION_TOOLS.filter((t) => served.has(t)),
+    seeded: models.filter((m) => m.options.seed).map((m) => m.id),
+  };
+}
+
+/** One of the viewer's generations, with its chain, or a 404 (unknown, someone else's, or not of this tool). */
 export async function ownGeneration(options: {
   db: Db;
   env: Env;
@@ -44,7 +62,13 @@ export async function ownGeneration(options: {
   tool?: GenerationTool;
 }) {
   try {
-    const g = await getGeneration({ db: options.db, env: options.env, id: options.id, viewerId: options.viewerId });
+    const g = await getGeneration({
+      db: options.db,
+      env: options.env,
+      id: options.id,
+      viewerId: options.viewerId,
+      chain: true,
+    });
     if (options.tool && g.tool !== options.tool) throw data(null, { status: 404 });
     return g;
   } catch (error) {
@@ -54,8 +78,28 @@ export async function ownGeneration(options: {
 }
 
 /**
+ * One of the viewer's own images named by `?input=` (an output of one of their generations, or an upload), as a
+ * form's input image; anything else is ignored.
+ */
+export async function inputOfUrl(options: { db: Db; url: URL; viewerId: string }): Promise<InputImage | null> {
+  const id = options.url.searchParams.get("input");
+  if (!id) return null;
+  const image = await getOwnImage({ db: options.db, userId: options.viewerId, assetId: id }).catch(() => null);
+  if (!image) return null;
+  return {
+    assetId: image.id,
+    preview: image.thumbUrl ?? image.url,
+    label: image.prompt ?? image.id,
+    // The whole image, for the mask editor to paint over at its size.
+    full: image.url,
+    ...(image.width && image.height ? { width: image.width, height: image.height } : {}),
+  };
+}
+
+/**
  * What a tool's form starts with: the settings of one of the viewer's generations (`?from=`, "reuse settings"),
- * or a prompt handed over by another page (`?prompt=`).
+ * or a prompt handed over by another page (`?prompt=`), and an image of theirs to start from (`?input=`, a result's
+ * "Upscale", "Edit"…).
  */
 export async function initialSettings(options: {
   db: Db;
@@ -65,35 +109,38 @@ export async function initialSettings(options: {
 }): Promise<ImageSettings> {
   const from = options.url.searchParams.get("from");
   const prompt = options.url.searchParams.get("prompt")?.slice(0, 2000);
-  if (from) {
-    const g = await getGeneration({ db: options.db, env: options.env, id: from, viewerId: options.viewerId }).catch(
-      () => null,
-    );
-    if (g?.mine) {
-      return {
-        model: g.model.id,
-        prompt: g.prompt,
-        negativePrompt: g.negativePrompt,
-        aspectRatio: g.params.aspectRatio,
-        count: g.params.count,
-        seed: g.params.seed,
-        strength: g.params.strength,
-        ...(g.params.resolution !== undefined ? { resolution: g.params.resolution } : {}),
-        ...(g.params.options ? { options: g.params.options } : {}),
-        input: g.input
-          ? {
-              assetId: g.input.id,
-              preview: g.input.thumbUrl ?? g.input.url,
-              label: g.prompt,
-              full: g.input.url,
-              width: g.input.width ?? undefined,
-              height: g.input.height ?? undefined,
-            }
-          : null,
-      };
-    }
+  const [g, input] = await Promise.all([
+    from
+      ? getGeneration({ db: options.db, env: options.env, id: from, viewerId: options.viewerId }).catch(() => null)
+      : null,
+    inputOfUrl(options),
+  ]);
+  const given = input ? { input } : {};
+  if (g?.mine) {
+    return {
+      model: g.model.id,
+      prompt: g.prompt,
+      negativePrompt: g.negativePrompt,
+      aspectRatio: g.params.aspectRatio,
+      count: g.params.count,
+      seed: g.params.seed,
+      strength: g.params.strength,
+      ...(g.params.resolution !== undefined ? { resolution: g.params.resolution } : {}),
+      ...(g.params.options ? { options: g.params.options } : {}),
+      input: g.input
+        ? {
+            assetId: g.input.id,
+            preview: g.input.thumbUrl ?? g.input.url,
+            label: g.prompt,
+            full: g.input.url,
+            width: g.input.width ?? undefined,
+            height: g.input.height ?? undefined,
+          }
+        : null,
+      ...given,
+    };
   }
-  return prompt ? { prompt } : {};
+  return { ...(prompt ? { prompt } : {}), ...given };
 }
 
 /** The head and translations of a studio page: its title from the studio namespace, never indexed. */

@@ -11,6 +11,7 @@ import { Link, useLocation } from "react-router";
 import { isOpen, resultPath, type GenerationView } from "#app/lib/generations.ts";
 import { OfflineTag, ProgressBlock, StatusTag, usePageLocale } from "#app/components/studio/parts.tsx";
 import { RelativeTime } from "#app/components/relative-time.tsx";
+import { CardActions } from "#app/components/studio/chain.tsx";
 import { hrefIn } from "#common/locales.ts";
 
 /** `16:9` → `16 / 9`, for CSS aspect-ratio: the card keeps its shape before, during and after the job. */
@@ -116,6 +117,7 @@ export function GenerationCard({
           </span>
           <span className="gen-card-model">{g.model.name}</span>
           <RelativeTime locale={locale} date={g.createdAt} />
+          <CardActions generation={g} />
           {isOpen(g) && onCancel && (
             <Button size="small" type="text" danger loading={canceling} onClick={() => onCancel(g)}>
               {t("actions.cancel")}

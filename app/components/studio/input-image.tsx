@@ -44,10 +44,13 @@ export function InputImageField({
   value,
   onChange,
   invalid,
+  takesPaste = true,
 }: {
   value: InputImage | null;
   onChange: (value: InputImage | null) => void;
   invalid?: boolean;
+  /** Whether an image pasted on the page comes here (one field of a form with two). */
+  takesPaste?: boolean;
 }) {
   const { t } = useTranslation("studio");
   const locale = usePageLocale();
@@ -85,6 +88,7 @@ export function InputImageField({
 
   // A pasted image anywhere on the page becomes the input, unless the paste goes into a text field.
   useEffect(() => {
+    if (!takesPaste) return;
     const onPaste = (e: ClipboardEvent) => {
       const target = e.target as HTMLElement | null;
       if (target && (target.tagName === "TEXTAREA" || target.tagName === "INPUT")) return;
@@ -96,7 +100,7 @@ export function InputImageField({
     };
     window.addEventListener("paste", onPaste);
     return () => window.removeEventListener("paste", onPaste);
-  }, []);
+  }, [takesPaste]);
 
   const onDrop = (e: DragEvent) => {
     e.preventDefault();

@@ -13,7 +13,7 @@ import { checkParameters, type ParameterField, type ParameterValues } from "#com
  */
 export function useModelSettings(
   model: Pick<ModelView, "id" | "options" | "parameters"> | undefined,
-  initial: { model?: string; resolution?: string; options?: ParameterValues } = {},
+  initial: { model?: string; resolution?: string; audio?: boolean; options?: ParameterValues } = {},
 ) {
   // A reused generation's settings, for its own model.
   const [state, setState] = useState<{ model: string; values: SettingValues }>(() => ({
@@ -21,7 +21,7 @@ export function useModelSettings(
     values: { ...defaultSettings(model?.parameters), ...initial.options },
   }));
   const [resolution, setResolution] = useState<string | undefined>(initial.resolution);
-  const [audio, setAudio] = useState(false);
+  const [audio, setAudio] = useState(initial.audio ?? false);
   const fields = model?.parameters ?? [];
   const values = state.model === model?.id ? state.values : defaultSettings(fields);
   const resolutions = model?.options.resolutions ?? [];

@@ -1,10 +1,11 @@
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import { Alert, Button, Descriptions, Image, Input, Popconfirm, Space, Switch, Typography } from "antd";
 import { CopyOutlined, DeleteOutlined, DownloadOutlined, RedoOutlined, StopOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate } from "react-router";
 import { useToast } from "#app/components/feedback.ts";
 import { GenerationMedia, ratioCss } from "#app/components/studio/generation-card.tsx";
+import { Chain, LightboxActions, ResultActions } from "#app/components/studio/chain.tsx";
 import { DemoNotice, OfflineTag, ProgressBlock, StatusTag, usePageLocale } from "#app/components/studio/parts.tsx";
 import { refreshCredits } from "#app/lib/refresh-credits.ts";
 import {
@@ -30,16 +31,24 @@ function Preview({ generation }: { generation: GenerationView }) {
       </div>
     );
   }
-  return <OutputMedia generation={generation} />;
+  return (
+    <OutputMedia
+      generation={generation}
+      actions={(index) => <LightboxActions generation={generation} index={index} />}
+    />
+  );
 }
 
 /** A finished generation's outputs: its video with the player, or its images with zoom. */
 export function OutputMedia({
   generation: g,
+  actions,
 }: {
   generation: Pick<GenerationView, "outputs" | "prompt"> & {
     params: { aspectRatio: GenerationView["params"]["aspectRatio"] };
   };
+  /** What the enlarged view offers for the image shown (its index). */
+  actions?: (index: number) => ReactNode;
 }) {
   const { t } = useTranslation("studio");
   const video = g.outputs.find((o) => o.mimeType.startsWith("video/"));
@@ -60,7 +69,20 @@ export function OutputMedia({
   }
   return (
     <div className={`result-preview result-images result-images-${Math.min(g.outputs.length, 4)}`}>
-      <Image.PreviewGroup>
+      <Image.PreviewGroup
+        preview={
+          actions
+            ? {
+                actionsRender: (node, info) => (
+                  <div className="result-lightbox-actions">
+                    {node}
+                    {actions(info.current)}
+                  </div>
+                ),
+              }
+            : undefined
+        }
+      >
         {g.outputs.map((o, i) => (
           <Image
             key={o.id}
@@ -91,13 +113,15 @@ export function ResultView({ initial }: { initial: GenerationView }) {
   const navigate = useNavigate();
   const toast = useToast();
   const [g, setG] = useState(initial);
+  // Polls and changes answer without the chain: the page's own read keeps it.
+  const keep = (next: GenerationView) => setG({ ...next, parent: initial.parent, children: initial.children });
   const [busy, setBusy] = useState<"cancel" | "visibility" | "delete" | null>(null);
   const isVideo = g.kind === "video";
 
   useLiveGenerations([g], {
     locale,
     onChange: (next, before) => {
-      setG(next);
+      keep(next);
       if (next.status !== before.status && !isOpen(next)) void refreshCredits();
     },
     onError: () =>
@@ -195,7 +219,7 @@ export function ResultView({ initial }: { initial: GenerationView }) {
                 loading={busy === "cancel"}
                 onClick={() =>
                   void run("cancel", async () => {
-                    setG(await cancelGeneration(g.id, locale));
+                    keep(await cancelGeneration(g.id, locale));
                     void refreshCredits();
                     toast.success(t("result.canceledToast"));
                   })
@@ -224,6 +248,8 @@ export function ResultView({ initial }: { initial: GenerationView }) {
               </Button>
             </Popconfirm>
           </Space>
+          <ResultActions generation={g} />
+          <Chain generation={g} />
           {g.status === "succeeded" && (
             <section className="result-share" aria-label={t("share.title")}>
               <label className="result-share-toggle">
@@ -232,7 +258,7 @@ export function ResultView({ initial }: { initial: GenerationView }) {
                   loading={busy === "visibility"}
                   onChange={(on) =>
                     void run("visibility", async () => {
-                      setG(await setGenerationVisibility(g.id, on ? "public" : "private", locale));
+                      keep(await setGenerationVisibility(g.id, on ? "public" : "private", locale));
                       toast.success(t(on ? "share.madePublic" : "share.madePrivate"));
                     })
                   }
@@ -278,11 +304,6 @@ export function ResultView({ initial }: { initial: GenerationView }) {
             {g.params.strength !== undefined && (
               <Descriptions.Item label={t("form.strengthLabel")}>
                 {Math.round(g.params.strength * 100)}%
-              </Descriptions.Item>
-            )}
-            {g.input && (
-              <Descriptions.Item label={t("form.inputImage")}>
-                <img src={g.input.thumbUrl ?? g.input.url} alt={t("input.previewAlt")} className="result-input-thumb" />
               </Descriptions.Item>
             )}
             <Descriptions.Item label={t("result.cost")}>

@@ -43,7 +43,10 @@ import {
   type VideoDuration,
   type VideoStyle,
 } from "#common/generation.ts";
-import { toolPath } from "#common/tools.ts";
+import { toolPath, toolSpec, toolsOfKind, type GenerationTool } from "#common/tools.ts";
+import type { ParameterValues } from "#common/model-parameters.ts";
+import { InputImageField, type InputImage } from "#app/components/studio/input-image.tsx";
+import { useServedTools } from "#app/components/studio/chain.tsx";
 import { hrefIn } from "#common/locales.ts";
 
 export interface VideoSettings {
@@ -52,14 +55,49 @@ export interface VideoSettings {
   style?: VideoStyle;
   duration?: VideoDuration;
   aspectRatio?: VideoAspectRatio;
+  resolution?: string;
+  audio?: boolean;
+  /** The model's own settings, as a reused generation ran with them. */
+  options?: ParameterValues;
+  /** The start frame and the last frame (image to video). */
+  input?: InputImage | null;
+  end?: InputImage | null;
 }
 
-/** The video form: prompt (required), style with a small picture of its look, model, duration, ratio and cost. */
+/** The video tools, one link each: those some offered model serves, when there is more than one. */
+function VideoToolSwitch({ tool }: { tool: GenerationTool }) {
+  const { t } = useTranslation("studio");
+  const { pathname } = useLocation();
+  const served = useServedTools();
+  const tools = toolsOfKind("video").filter((v) => v === tool || served.includes(v));
+  if (tools.length < 2) return null;
+  return (
+    <nav className="video-tools" aria-label={t("video.tools")}>
+      {tools.map((v) => (
+        <Link
+          key={v}
+          to={hrefIn(pathname, toolPath(v))}
+          className={`video-tool${v === tool ? " is-current" : ""}`}
+          aria-current={v === tool ? "page" : undefined}
+        >
+          {t(`tools.${v}.title`)}
+        </Link>
+      ))}
+    </nav>
+  );
+}
+
+/**
+ * The video form: for image to video the start image and an optional last frame; the prompt (required), style with
+ * a small picture of its look, model, duration, ratio, the model's own settings and the cost.
+ */
 function VideoForm({
+  tool,
   models,
   initial,
   onSubmitted,
 }: {
+  tool: GenerationTool;
   models: ModelView[];
   initial: VideoSettings;
   onSubmitted: (g: GenerationView) => void;
@@ -72,9 +110,13 @@ function VideoForm({
   const [style, setStyle] = useState<VideoStyle>(initial.style ?? "cinematic");
   const [duration, setDuration] = useState<VideoDuration>(initial.duration ?? 5);
   const [ratio, setRatio] = useState<VideoAspectRatio>(initial.aspectRatio ?? "16:9");
+  const spec = toolSpec(tool);
+  const [input, setInput] = useState<InputImage | null>(initial.input ?? null);
+  const [end, setEnd] = useState<InputImage | null>(initial.end ?? null);
+  const [missingInput, setMissingInput] = useState(false);
   const { submit: send, busy, failure } = useSubmitGeneration(onSubmitted);
   const [missingPrompt, setMissingPrompt] = useState(false);
-  const settings = useModelSettings(model);
+  const settings = useModelSettings(model, initial);
   const [badSetting, setBadSetting] = useState<string | null>(null);
 
   if (!model) return <FailureAlert code="unknown_model" fallback={t("messages:msg.generation.unknownModel")} />;
@@ -92,21 +134,26 @@ function VideoForm({
     aspectRatio: effectiveRatio,
     ...settings.sent,
     ...audio,
+    tool,
   });
 
   const submit = async (e?: FormEvent) => {
     e?.preventDefault();
     if (busy) return;
-    if (!prompt.trim()) {
-      setMissingPrompt(true);
-      document.getElementById("video-prompt")?.focus();
+    const lacksInput = spec.image && !input;
+    setMissingInput(lacksInput);
+    if (!prompt.trim() || lacksInput) {
+      setMissingPrompt(!prompt.trim());
+      document.getElementById(lacksInput ? "video-input" : "video-prompt")?.focus();
       return;
     }
     const problem = settings.problem();
     setBadSetting(problem ?? null);
     if (problem) return;
+    const image = (given: InputImage | null, asset: "inputAssetId" | "endAssetId", url: "inputUrl" | "endUrl") =>
+      given ? (given.assetId ? { [asset]: given.assetId } : { [url]: given.url }) : {};
     const body: SubmitInput = {
-      tool: "text-to-video",
+      tool,
       model: model.id,
       prompt,
       style: effectiveStyle,
@@ -114,12 +161,47 @@ function VideoForm({
       aspectRatio: effectiveRatio,
       ...settings.sent,
       ...audio,
+      ...(spec.image ? image(input, "inputAssetId", "inputUrl") : {}),
+      ...(spec.endImage ? image(end, "endAssetId", "endUrl") : {}),
     };
     await send(body);
   };
 
   return (
-    <form className="studio-form" onSubmit={submit} noValidate aria-label={t("tools.text-to-video.title")}>
+    <form className="studio-form" onSubmit={submit} noValidate aria-label={t(`tools.${tool}.title`)}>
+      {spec.image && (
+        <div className="studio-field">
+          <span className="studio-label" id="video-input-label">
+            {t("form.startImage")}
+          </span>
+          <div id="video-input" tabIndex={-1} role="group" aria-labelledby="video-input-label">
+            <InputImageField
+              value={input}
+              onChange={(v) => {
+                setInput(v);
+                if (v) setMissingInput(false);
+              }}
+              invalid={missingInput}
+              takesPaste={!input}
+            />
+          </div>
+          {missingInput && (
+            <p className="studio-field-error" role="alert">
+              {t("messages:generation.errors.startImageRequired")}
+            </p>
+          )}
+        </div>
+      )}
+      {spec.endImage && (
+        <div className="studio-field">
+          <span className="studio-label" id="video-end-label">
+            {t("form.endImage")}
+          </span>
+          <div id="video-end" role="group" aria-labelledby="video-end-label">
+            <InputImageField value={end} onChange={setEnd} takesPaste={Boolean(input) && !end} />
+          </div>
+        </div>
+      )}
       <div className="studio-field">
         <label className="studio-label" htmlFor="video-prompt">
           {t("form.prompt")}
@@ -132,7 +214,7 @@ function VideoForm({
             if (v.trim()) setMissingPrompt(false);
           }}
           onSubmit={() => void submit()}
-          placeholder={t("tools.text-to-video.placeholder")}
+          placeholder={t(`tools.${tool}.placeholder`)}
           invalid={missingPrompt}
           describedBy="video-prompt-hint"
         />
@@ -355,6 +437,7 @@ function VideoTask({
  * all of them with infinite scroll; on the create page, the ones started there).
  */
 export function VideoStudio({
+  tool,
   models,
   initial,
   history,
@@ -363,6 +446,7 @@ export function VideoStudio({
   timeoutSeconds,
   listFailed,
 }: {
+  tool: GenerationTool;
   models: ModelView[];
   initial: VideoSettings;
   history: { items: GenerationView[]; nextCursor: string | null };
@@ -412,19 +496,20 @@ export function VideoStudio({
       <header className="studio-head">
         <div>
           <Typography.Title level={1} className="dash-title">
-            {t("tools.text-to-video.title")}
+            {t(`tools.${tool}.title`)}
           </Typography.Title>
-          <Typography.Text type="secondary">{t("tools.text-to-video.subtitle")}</Typography.Text>
+          <Typography.Text type="secondary">{t(`tools.${tool}.subtitle`)}</Typography.Text>
         </div>
         {!workspace && (
           <nav className="studio-head-links" aria-label={t("nav.videos")}>
-            <Link to={hrefIn(pathname, toolPath("text-to-video"))}>{t("nav.videos")}</Link>
+            <Link to={hrefIn(pathname, toolPath(tool))}>{t("nav.videos")}</Link>
           </nav>
         )}
       </header>
       <div className="studio-layout">
         <section className="studio-panel" aria-label={t("form.settings")}>
-          <VideoForm models={models} initial={initial} onSubmitted={onSubmitted} />
+          <VideoToolSwitch tool={tool} />
+          <VideoForm tool={tool} models={models} initial={initial} onSubmitted={onSubmitted} />
         </section>
         <section className="studio-results" aria-label={t("nav.videos")}>
           {watched && (

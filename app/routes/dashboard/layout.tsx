@@ -5,15 +5,22 @@ import { NotFound } from "#app/components/not-found.tsx";
 import { AntdProvider } from "#app/components/antd-provider.tsx";
 import { SessionWatch } from "#app/components/session-watch.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
+import { studioOffer } from "#app/lib/studio.server.ts";
 import { resourcesFor } from "#server/i18n/translations.ts";
 import { readCookie } from "#common/cookies.ts";
 import { isLocale, localeOfPath } from "#common/locales.ts";
 
 export function loader({ context, request, params }: Route.LoaderArgs) {
   if (params.lang !== undefined && !isLocale(params.lang)) throw data(null, { status: 404 });
-  requireViewer(context, request);
+  const { viewer, runtime } = requireViewer(context, request);
   const collapsed = readCookie(request.headers.get("cookie"), SIDEBAR_COOKIE) === "collapsed";
-  return { collapsed, i18n: resourcesFor(localeOfPath(new URL(request.url).pathname), ["dashboard", "messages"]) };
+  // What a result's actions may open, and which models take a seed (for variations).
+  const studio = studioOffer(runtime, viewer);
+  return {
+    collapsed,
+    studio,
+    i18n: resourcesFor(localeOfPath(new URL(request.url).pathname), ["dashboard", "messages"]),
+  };
 }
 
 export default function DashboardRoute({ loaderData }: Route.ComponentProps) {

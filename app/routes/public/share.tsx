@@ -12,6 +12,7 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { AppError } from "#server/errors.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { hrefIn } from "#common/locales.ts";
+import { resultPath } from "#app/lib/generations.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -33,6 +34,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
       id: params.id,
       viewerId: session.viewer?.id ?? null,
       allowPublic: true,
+      chain: true,
     });
   } catch (error) {
     if (error instanceof AppError && error.code === "not_found") throw data(null, { status: 404 });
@@ -53,6 +55,8 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     generation: {
       id: generation.id,
       kind: generation.kind,
+      tool: generation.tool,
+      parent: generation.parent ?? null,
       prompt: generation.prompt,
       model: generation.model,
       params: { aspectRatio: generation.params.aspectRatio },
@@ -77,7 +81,17 @@ export default function SharedGeneration({ loaderData }: Route.ComponentProps) {
           <Title level={1} className="share-title">
             {t("share.pageTitle")}
           </Title>
+          <p className="share-tool">{t(`tools.${g.tool}.title`)}</p>
           <Paragraph className="share-prompt">{g.prompt}</Paragraph>
+          {g.parent && (
+            <p className="share-parent" data-testid="made-from">
+              <span>{t("chain.madeFrom")}</span>{" "}
+              <Link to={hrefIn(pathname, g.mine ? resultPath(g.parent) : `/share/${g.parent.id}`)}>
+                {g.parent.thumbUrl && <img src={g.parent.thumbUrl} alt="" className="share-parent-thumb" />}
+                {t(`tools.${g.parent.tool}.title`)}
+              </Link>
+            </p>
+          )}
           <p className="share-model">
             {g.model.name}
             {g.model.offline && <OfflineTag />}

@@ -1,5 +1,6 @@
-import { eq, sql } from "drizzle-orm";
+import { and, desc, eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
+import { alias } from "drizzle-orm/pg-core";
 import { preparedPerDatabase } from "#server/db/prepared.ts";
 import type { Env } from "#server/env.ts";
 import { asset, generation } from "#server/db/schema/index.ts";
@@ -48,15 +49,30 @@ export interface GenerationView {
   webhookUrl: string | null;
   outputs: MediaView[];
   input: MediaView | null;
-  /** The painted mask of a mask edit (white: what changed). */
+  /** The painted mask it was given (owner only; white: what changed). */
   mask: MediaView | null;
-  /** The last frame a video was asked to end on. */
+  /** The video's last frame it was given (owner only). */
   end: MediaView | null;
-  /** The generation this one was made from: its input image's, or the one it varies. */
+  /** The generation this one was made from: its input image's, or the one it varies (owner only). */
   parentId: string | null;
+  /**
+   * The chain it belongs to, read for one generation's page only (`chain`): the generation it was made from (the
+   * result its input image is, or the one it varies), and what was made from it. Absent from lists and polls.
+   */
+  parent?: ChainLink | null;
+  children?: { count: number; items: ChainLink[] };
   createdAt: string;
   startedAt: string | null;
   finishedAt: string | null;
+}
+
+/** A generation of a chain, as a link to its page. */
+export interface ChainLink {
+  id: string;
+  tool: Generation["tool"];
+  prompt: string;
+  /** Its first output's thumbnail, when it has one. */
+  thumbUrl: string | null;
 }
 
 const EXT: Record<string, string> = {
@@ -133,7 +149,7 @@ export function presentGeneration(
   };
 }
 
-/** A generation's outputs and the images it was given (input, mask, end frame), in order, as one JSON column of a read of the `generation` table. */
+/** A generation's outputs and the images it was given, in order, as one JSON column of a read of `generation`. */
 export const assetsOfGeneration = sql<Asset[]>`coalesce((
   select json_agg(json_build_object(
     'id', a.id, 'generationId', a.generation_id, 'role', a.role, 'mimeType', a.mime_type,
@@ -183,7 +199,9 @@ export async function viewOfGeneration(
     g.status === "queued" ? queuePosition(db, g) : null,
   ]);
   const queue = position === null ? null : { position, concurrency: env.WORKER_CONCURRENCY };
-  const view = presentGeneration(g, mine ? assets : assets.filter((a) => a.role === "output"), typical, queue);
+  // Anyone else sees its own outputs only: not the images it was given (another result of the owner's among them).
+  const shown = mine ? assets : assets.filter((a) => a.role === "output" && a.generationId === g.id);
+  const view = presentGeneration(g, shown, typical, queue);
   return { ...view, webhookUrl: mine ? view.webhookUrl : null, parentId: mine ? view.parentId : null, mine };
 }
 
@@ -198,6 +216,8 @@ export async function getGeneration(options: {
   viewerId: string | null;
   /** Whether a public generation of someone else may be returned. */
   allowPublic?: boolean;
+  /** Read its chain too (`parent`, `children`): a result page's, not a poll's. */
+  chain?: boolean;
 }): Promise<GenerationView & { mine: boolean }> {
   if (!isUuid(options.id)) throw new AppError("not_found", "no such generation");
   const [row] = await readGeneration(options.db).execute({ id: options.id });
@@ -206,5 +226,59 @@ export async function getGeneration(options: {
   if (!g || (!mine && !(options.allowPublic && g.visibility === "public" && g.status === "succeeded"))) {
     throw new AppError("not_found", "no such generation");
   }
-  return viewOfGeneration(options.db, options.env, g, row.assets, mine);
+  const [view, chain] = await Promise.all([
+    viewOfGeneration(options.db, options.env, g, row.assets, mine),
+    options.chain ? chainOf(options.db, g, mine) : null,
+  ]);
+  return chain ? { ...view, ...chain } : view;
+}
+
+/** How many of the generations made from one a page lists. */
+const CHILDREN_LISTED = 6;
+
+/**
+ * The generation one was made from, and those made from it. Its owner sees their own chain; anyone else (a public
+ * share page) sees only the links that are public and finished too.
+ */
+export async function chainOf(
+  db: Db,
+  g: Pick<Generation, "id" | "parentId" | "userId">,
+  mine: boolean,
+): Promise<{ parent: ChainLink | null; children: { count: number; items: ChainLink[] } }> {
+  const c = alias(generation, "c");
+  const visible = mine
+    ? eq(c.userId, g.userId)
+    : and(eq(c.userId, g.userId), eq(c.visibility, "public"), eq(c.status, "succeeded"));
+  // Its first output's thumbnail (a video's poster frame). The alias is spelled out: inside a select list Drizzle
+  // writes a column without its table, which the subquery would read as the asset's own.
+  const thumb = sql<string | null>`(
+    select a.id::text from ${asset} a
+    where a.generation_id = "c"."id" and a.role = 'output' and a.thumb_key is not null
+    order by a.position limit 1)`;
+  const fields = { id: c.id, tool: c.tool, prompt: c.prompt, thumb };
+  const link = (r: { id: string; tool: Generation["tool"]; prompt: string; thumb: string | null }): ChainLink => ({
+    id: r.id,
+    tool: r.tool,
+    prompt: r.prompt,
+    thumbUrl: r.thumb ? `/media/${r.thumb}/thumb.webp` : null,
+  });
+  const [parentRows, childRows] = await Promise.all([
+    g.parentId
+      ? db
+          .select(fields)
+          .from(c)
+          .where(and(eq(c.id, g.parentId), visible))
+      : [],
+    db
+      .select({ ...fields, total: sql<number>`count(*) over ()` })
+      .from(c)
+      .where(and(eq(c.parentId, g.id), visible))
+      .orderBy(desc(c.createdAt), desc(c.id))
+      .limit(CHILDREN_LISTED),
+  ]);
+  const parentRow = parentRows[0];
+  return {
+    parent: parentRow ? link(parentRow) : null,
+    children: { count: Number(childRows[0]?.total ?? 0), items: childRows.map(link) },
+  };
 }

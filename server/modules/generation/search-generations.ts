@@ -95,6 +95,7 @@ export async function getGenerationRecord({ db, id }: { db: Db; id: string }) {
       params: generation.params,
       negativePrompt: generation.negativePrompt,
       snapshot: generation.modelSnapshot,
+      parentId: generation.parentId,
     })
     .from(generation)
     .innerJoin(user, eq(user.id, generation.userId))

@@ -1,10 +1,12 @@
 import type { Route } from "./+types/studio";
 import { VideoStudio, type VideoSettings } from "#app/components/studio/video-studio.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
-import { modelsFor, ownGeneration, studioPage, toolOf } from "#app/lib/studio.server.ts";
+import { inputOfUrl, modelsFor, ownGeneration, studioPage, toolOf } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
+import type { MediaView } from "#server/modules/generation/get-generation.ts";
+import { toolSpec } from "#common/tools.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -22,14 +24,17 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
   const env = runtime.env;
   const id = url.searchParams.get("id");
   const from = url.searchParams.get("from");
-  const [current, history, source] = await Promise.all([
+  const [current, history, source, given] = await Promise.all([
     !workspace && id ? ownGeneration({ db, env, id, viewerId: viewer.id, tool }).catch(() => null) : null,
     workspace
       ? listGenerations({ db, userId: viewer.id, query: { kind: "video", limit: "12" } }).catch(() => null)
       : NO_HISTORY,
     from ? getGeneration({ db, env, id: from, viewerId: viewer.id }).catch(() => null) : null,
+    toolSpec(tool).image ? inputOfUrl({ db, url, viewerId: viewer.id }) : null,
   ]);
-  const initial: VideoSettings =
+  const frame = (m: MediaView | null) =>
+    m ? { assetId: m.id, preview: m.thumbUrl ?? m.url, label: source?.prompt ?? m.id } : null;
+  const reused: VideoSettings | null =
     source?.mine && source.kind === "video"
       ? {
           model: source.model.id,
@@ -37,13 +42,22 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
           style: source.params.style,
           duration: source.params.duration,
           aspectRatio: source.params.aspectRatio as VideoSettings["aspectRatio"],
+          ...(source.params.resolution !== undefined ? { resolution: source.params.resolution } : {}),
+          ...(source.params.audio !== undefined ? { audio: source.params.audio } : {}),
+          ...(source.params.options ? { options: source.params.options } : {}),
+          input: frame(source.input),
+          end: frame(source.end),
         }
-      : { prompt: url.searchParams.get("prompt")?.slice(0, 2000) };
+      : null;
+  const initial: VideoSettings = {
+    ...(reused ?? { prompt: url.searchParams.get("prompt")?.slice(0, 2000) }),
+    ...(given ? { input: given } : {}),
+  };
   return {
     ...studioPage(context, request, `tools.${tool}.title`),
     tool,
     workspace,
-    formKey: `${from ?? ""}:${url.searchParams.get("prompt") ?? ""}`,
+    formKey: `${from ?? ""}:${url.searchParams.get("prompt") ?? ""}:${url.searchParams.get("input") ?? ""}`,
     models: modelsFor(runtime, tool, viewer, request),
     initial,
     current,
@@ -57,7 +71,8 @@ export default function VideoStudioRoute({ loaderData }: Route.ComponentProps) {
   const d = loaderData;
   return (
     <VideoStudio
-      key={`${d.workspace}:${d.formKey}`}
+      key={`${d.tool}:${d.workspace}:${d.formKey}`}
+      tool={d.tool}
       models={d.models}
       initial={d.initial}
       current={d.current}

@@ -131,6 +131,13 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
               <code>{g.modelId}</code>
             </Descriptions.Item>
             <Descriptions.Item label={t("user.columns.prompt")}>{g.prompt}</Descriptions.Item>
+            {g.parentId && (
+              <Descriptions.Item label={t("generation.parent")}>
+                <Link to={hrefIn(pathname, `/user/admin/generations/${g.parentId}`)}>
+                  <code>{g.parentId}</code>
+                </Link>
+              </Descriptions.Item>
+            )}
             <Descriptions.Item label={t("generation.source")}>
               {g.source === "api" ? "API" : t("generation.web")}
             </Descriptions.Item>
