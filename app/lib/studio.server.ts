@@ -8,7 +8,7 @@ import { AppError } from "#server/errors.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { getOwnImage } from "#server/modules/generation/get-own-image.ts";
 import { listModels } from "#server/modules/generation/list-models.ts";
-import { GENERATION_TOOLS, toolOfHash, toolsOfKind, type GenerationTool, type ToolKind } from "#common/tools.ts";
+import { GENERATION_TOOLS, kindOfTool, toolOfHash, type GenerationTool, type ToolKind } from "#common/tools.ts";
 import type { ImageSettings } from "#app/components/studio/image-studio.tsx";
 import type { InputImage } from "#app/components/studio/input-image.tsx";
 
@@ -33,8 +33,7 @@ export function modelsFor(
 
 /** The tools of a kind that at least one offered model serves, in the table's order: what a studio offers. */
 export function toolsServed(runtime: Pick<Runtime, "models">, kind: ToolKind, viewer: { role: string }) {
-  const models = listModels(runtime.models, { admin: viewer.role === "admin" });
-  return toolsOfKind(kind).filter((tool) => models.some((m) => m.tools.includes(tool)));
+  return studioOffer(runtime, viewer).tools.filter((tool) => kindOfTool(tool) === kind);
 }
 
 /**

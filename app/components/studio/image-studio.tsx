@@ -56,6 +56,18 @@ function RatioIcon({ ratio }: { ratio: string }) {
   return <span className="ratio-icon" style={{ width: w * scale, height: h * scale }} aria-hidden />;
 }
 
+/** Ratios as choices, each with its drawing. */
+const ratioOptions = (list: readonly ImageAspectRatio[]) =>
+  list.map((r) => ({
+    value: r,
+    label: (
+      <span className="ratio-option">
+        <RatioIcon ratio={r} />
+        {r}
+      </span>
+    ),
+  }));
+
 function Field({
   label,
   htmlFor,
@@ -325,15 +337,7 @@ export function ImageStudioForm({
                 className="studio-ratios"
                 value={effectiveExtendTo}
                 onChange={(v) => setExtendTo(v as ImageAspectRatio)}
-                options={extendRatios.map((r) => ({
-                  value: r,
-                  label: (
-                    <span className="ratio-option">
-                      <RatioIcon ratio={r} />
-                      {r}
-                    </span>
-                  ),
-                }))}
+                options={ratioOptions(extendRatios)}
               />
             ) : (
               <div className="studio-extend-sides">
@@ -435,15 +439,7 @@ export function ImageStudioForm({
             className="studio-ratios"
             value={effectiveRatio}
             onChange={(v) => setRatio(v as ImageAspectRatio)}
-            options={ratios.map((r) => ({
-              value: r,
-              label: (
-                <span className="ratio-option">
-                  <RatioIcon ratio={r} />
-                  {r}
-                </span>
-              ),
-            }))}
+            options={ratioOptions(ratios)}
           />
         </Field>
       )}
