@@ -60,7 +60,7 @@ export function FilterSelect({
   }, [value]);
   const choices = any ? [{ value: "", label: t("filters.any") }, ...options] : options;
   return (
-    <div className="admin-filter">
+    <div className="admin-filter admin-filter-choice">
       <label htmlFor={id}>{label}</label>
       {hydrated ? (
         <>
