@@ -13,6 +13,7 @@ import {
   type GenerationKind,
 } from "#common/generation.ts";
 import type { GenerationTool } from "#common/tools.ts";
+import type { Workflow } from "#server/providers/comfyui/types.ts";
 
 export type { ModelOptions, ModelPrice };
 
@@ -38,6 +39,8 @@ export interface Binding {
   options?: Record<string, unknown>;
   /** Where each of Atelier's common parameters goes in the provider's input (read from its schema). */
   mapping?: InputMapping;
+  /** The workflow it runs, for a provider whose models are the operator's workflows (ComfyUI). */
+  workflow?: Workflow;
 }
 
 /** The provider's id for one tool of a binding, and where the common parameters go in its input. */

@@ -115,6 +115,17 @@ const schema = z.object({
    */
   FAL_KEY: z.string().min(1).optional(),
   FAL_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /**
+   * ComfyUI servers (comma-separated URLs) that make the environment's ComfyUI pool; workflows are added on it as
+   * models. More pools are added as connections.
+   */
+  COMFYUI_URLS: z
+    .string()
+    .optional()
+    .refine(
+      (v) => !v || v.split(",").every((u) => !u.trim() || URL.canParse(u.trim())),
+      "comma-separated http(s) URLs",
+    ),
   /** Any server speaking OpenAI's images API (LocalAI, vLLM, a gateway): base URL, optional key, its model ids. */
   OPENAI_COMPATIBLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),

@@ -1,5 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { basename, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
 import {
@@ -247,6 +247,21 @@ function describeMapping(d: ModelDescription): string {
       : []),
     ...(d.unmet.length > 0 ? [`  cannot be offered yet: ${d.unmet.join("; ")}`] : []),
     ...(d.cost ? [`  provider's price: ${d.cost.unitPrice} ${d.cost.currency} per ${d.cost.unit}`] : []),
+    ...(d.workflow
+      ? [
+          `  workflow version ${d.workflow.version}: ${d.workflow.slots
+            .filter((s) => s.role !== "setting")
+            .map((s) => `${s.role} → ${s.targets.map(([node, input]) => `${node}.${input}`).join(", ")}`)
+            .join("; ")}`,
+          `  fixed at the workflow's values: ${
+            d.workflow.slots
+              .filter((s) => s.role === "setting")
+              .map((s) => `${s.name}=${String(s.value)}`)
+              .join(", ") || "nothing"
+          }`,
+        ]
+      : []),
+    ...(d.notes ?? []).map((note) => `  note: ${note}`),
   ];
   return `${lines.join("\n")}\n`;
 }
@@ -258,6 +273,9 @@ const MODELS_USAGE = `  models list [--json]     every model of the catalog, bui
                            add a model (disabled unless --enable); fal, Replicate and OpenAI-compatible models
                            are read from the provider's schema (their settings, limits and tools) unless
                            --no-schema; chat prices are per million tokens
+  models add comfyui:<workflow.json> --connection <id> --credits <n> --id <id> [--enable]
+                           a ComfyUI workflow (API format, or the UI format read with a server's node list):
+                           its prompt, negative prompt, seed and size are the user's, the rest stays as saved
   models set <id> <key=value>…  change fields (price.credits=4 price.multipliers.resolution.1080p=2
                            price.minimum=5 enabled=false options.seed=true names.de=…)
   models test <id>         generate once with each of its providers now (a real, paid call) and say if it works
@@ -313,11 +331,23 @@ export const modelsCommand: AdminCommand = {
           return fail("Usage: models add <provider>:<provider-model-id> --credits <n>");
         const colon = target.indexOf(":");
         const provider = colon > 0 ? target.slice(0, colon) : "";
-        const model = target.slice(colon + 1).trim();
+        let model = target.slice(colon + 1).trim();
         if (!isProviderId(provider) || !model)
           return fail(
             `Name the model as <provider>:<provider-model-id>, the provider one of Atelier's (such as fal, replicate, openai, google).`,
           );
+        // A provider whose models are files the operator made (a ComfyUI workflow): the file, named by its base name.
+        let document: string | undefined;
+        if (providerDefinition(provider).documentModels) {
+          try {
+            document = await readFile(resolve(ctx.cwd, model), "utf8");
+          } catch (error) {
+            return refused(
+              `Cannot read ${model}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`,
+            );
+          }
+          model = basename(model).replace(/\.json$/i, "");
+        }
         const whole = (v: unknown) =>
           typeof v === "string" && /^\d+$/.test(v) && Number.isSafeInteger(Number(v)) ? Number(v) : null;
         const credits = whole(values.credits);
@@ -371,6 +401,7 @@ export const modelsCommand: AdminCommand = {
                 connection,
                 model,
                 ...(kindGiven ? { kind: kindGiven as "image" | "video" } : {}),
+                ...(document !== undefined && { document }),
               },
               AbortSignal.timeout(DESCRIBE_TIMEOUT_MS + 5_000),
             );
@@ -565,6 +596,9 @@ const CONNECTIONS_USAGE = `  connections list [--json]  every provider connectio
                  [--allow-private-network]
                            add a connection (its key sealed in the database); it serves at once; a base URL on
                            plain http or a private network needs --allow-private-network
+  connections add comfyui --name <name> --url <url> [--url <url>]… [--header "<Name>: <value>"]
+                           a pool of your own ComfyUI servers (on your network: plain http and private
+                           addresses are allowed); the header, sealed, is sent to each of them
   connections test <id>    check its key and address with the provider (nothing is generated)
   connections enable|disable|remove <id>`;
 
@@ -627,6 +661,8 @@ export const connectionsCommand: AdminCommand = {
           name: { type: "string" },
           id: { type: "string" },
           "allow-private-network": { type: "boolean" },
+          url: { type: "string", multiple: true },
+          header: { type: "string" },
         });
         if ("error" in parsed) return fail(parsed.error);
         const { values, positionals } = parsed;
@@ -636,6 +672,13 @@ export const connectionsCommand: AdminCommand = {
         const settings: Record<string, unknown> = {};
         if (values.key !== undefined) settings[providerDefinition(provider).secrets[0] ?? "apiKey"] = values.key;
         if (values["base-url"] !== undefined) settings.baseURL = values["base-url"];
+        // A pool of servers (ComfyUI): each --url one server, the header sent to every one of them.
+        const urls = (values.url as string[] | undefined) ?? [];
+        if (urls.length > 0) {
+          settings.servers = urls.map((url) => ({ url }));
+          if (values.header !== undefined)
+            settings.headers = Object.fromEntries(urls.map((url) => [url, values.header as string]));
+        } else if (values.header !== undefined) return fail("--header goes with the --url of the servers it is sent to.");
         const more = assignments((values.set as string[] | undefined) ?? []);
         if (typeof more === "string") return fail(more);
         for (const m of more) assign(settings, m.path, m.value);

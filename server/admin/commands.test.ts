@@ -22,6 +22,9 @@ const USAGE = `Usage: npm run admin -- <command> <email>
                            add a model (disabled unless --enable); fal, Replicate and OpenAI-compatible models
                            are read from the provider's schema (their settings, limits and tools) unless
                            --no-schema; chat prices are per million tokens
+  models add comfyui:<workflow.json> --connection <id> --credits <n> --id <id> [--enable]
+                           a ComfyUI workflow (API format, or the UI format read with a server's node list):
+                           its prompt, negative prompt, seed and size are the user's, the rest stays as saved
   models set <id> <key=value>…  change fields (price.credits=4 price.multipliers.resolution.1080p=2
                            price.minimum=5 enabled=false options.seed=true names.de=…)
   models test <id>         generate once with each of its providers now (a real, paid call) and say if it works
@@ -35,6 +38,9 @@ const USAGE = `Usage: npm run admin -- <command> <email>
                  [--allow-private-network]
                            add a connection (its key sealed in the database); it serves at once; a base URL on
                            plain http or a private network needs --allow-private-network
+  connections add comfyui --name <name> --url <url> [--url <url>]… [--header "<Name>: <value>"]
+                           a pool of your own ComfyUI servers (on your network: plain http and private
+                           addresses are allowed); the header, sealed, is sent to each of them
   connections test <id>    check its key and address with the provider (nothing is generated)
   connections enable|disable|remove <id>`;
 

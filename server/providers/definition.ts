@@ -7,6 +7,7 @@ import type {
 import type { z } from "zod";
 import type { Env } from "#server/env.ts";
 import type { ModelDescription } from "#server/modules/catalog/model-description.ts";
+import type { Workflow } from "#server/providers/comfyui/types.ts";
 import type { ImageAspectRatio, ImageRequest, ProviderOptions, VideoRequest } from "#server/providers/generate.ts";
 
 /** What a provider can make. */
@@ -27,10 +28,12 @@ export interface VideoInputs {
   providerOptions: ProviderOptions;
 }
 
-/** Hooks a model may report through while it runs. */
+/** What a model is made with beyond its id: hooks it reports through while it runs, and its workflow. */
 export interface ModelHooks {
   /** Real progress (0–1), from models that report it. */
   onProgress?: (fraction: number) => void;
+  /** The workflow the binding runs, for providers whose models are workflows the operator uploaded (ComfyUI). */
+  workflow?: Workflow;
 }
 
 /**
@@ -69,7 +72,28 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
   frameImages?: boolean;
   /** Runs on this machine: its models are made without asking whether a connection is configured. */
   local?: boolean;
-  imageModel?(settings: Settings, providerModelId: string): Promise<ImageModelV4>;
+  /**
+   * Its servers are the operator's own (ComfyUI's GPUs): a connection's addresses may be private or plain http
+   * without the operator's allowing it one by one.
+   */
+  ownNetwork?: boolean;
+  /**
+   * Its connections are a pool of the operator's own machines, shared fairly: a job waits in the queue (and others
+   * go first) while its account has `perAccount` jobs running on the connection, or while the pool is `full`.
+   * `down` (nothing answers) lets the job run and fail over or fail, refunded.
+   */
+  pool?: {
+    perAccount(settings: Settings): number;
+    room(settings: Settings, signal: AbortSignal): Promise<"room" | "full" | "down">;
+  };
+  /**
+   * Its models are documents the operator made and uploads (a ComfyUI workflow), read by `describe` from the file:
+   * `models add <id>:<file>`, named by the file's base name.
+   */
+  documentModels?: boolean;
+  /** The addresses a connection reaches, checked when it is saved (by default its `baseURL`). */
+  addresses?(settings: Settings): string[];
+  imageModel?(settings: Settings, providerModelId: string, hooks: ModelHooks): Promise<ImageModelV4>;
   videoModel?(settings: Settings, providerModelId: string, hooks: ModelHooks): Promise<VideoModelV4>;
   chatModel?(settings: Settings, providerModelId: string): Promise<LanguageModelV4>;
   /** Tries the connection's key and base URL with the provider's cheapest authenticated read. */
@@ -83,7 +107,7 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
     settings: Settings,
     providerModelId: string,
     signal: AbortSignal,
-    options?: { kind?: "image" | "video" },
+    options?: { kind?: "image" | "video"; document?: string },
   ): Promise<ModelDescription>;
   /** Maps Atelier's common image parameters onto the provider's inputs. */
   imageInputs?(providerModelId: string, req: ImageRequest): ImageInputs;

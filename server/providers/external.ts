@@ -21,7 +21,7 @@ export async function externalImageModel(
   env: Env,
 ): Promise<ImageModelV4> {
   const { definition, settings } = connectionFor(provider, env);
-  return definition.imageModel!(settings, providerModelId);
+  return definition.imageModel!(settings, providerModelId, {});
 }
 
 /** The AI SDK video model of a provider's built-in connection. */

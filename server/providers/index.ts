@@ -64,9 +64,10 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
   const inputImage = spec.image ? r.inputImage : undefined;
   const { definition, settings } = await connectionOf(r.connections, binding);
   const { model: providerModel, mapping } = providerModelFor(binding, tool);
+  const hooks = { onProgress: r.onProgress, ...(binding.workflow && { workflow: binding.workflow }) };
   if (r.model.kind === "video") {
     if (!definition.videoModel) throw new Error(`${binding.provider} has no video models`);
-    const model = await definition.videoModel!(settings, providerModel, { onProgress: r.onProgress });
+    const model = await definition.videoModel!(settings, providerModel, hooks);
     return runVideoModel(model, binding.provider, {
       tool,
       prompt: r.prompt,
@@ -98,7 +99,7 @@ export async function runBinding(r: BindingRun): Promise<Array<Output & { poster
     });
   }
   if (!definition.imageModel) throw new Error(`${binding.provider} has no image models`);
-  const model = await definition.imageModel(settings, providerModel);
+  const model = await definition.imageModel(settings, providerModel, hooks);
   const mask = spec.mask || spec.extend ? r.mask : undefined;
   return runImageModel(model, binding.provider, {
     tool: spec.extend ? "inpaint" : tool,

@@ -1,6 +1,7 @@
 import type { Env } from "#server/env.ts";
 import type { Capability, ConnectionCheck, ProviderDefinition } from "#server/providers/definition.ts";
 import { anthropicProvider } from "#server/providers/anthropic/provider.ts";
+import { comfyuiProvider } from "#server/providers/comfyui/provider.ts";
 import { demoProvider } from "#server/providers/demo/provider.ts";
 import { falProvider } from "#server/providers/fal/provider.ts";
 import { googleProvider } from "#server/providers/google/provider.ts";
@@ -17,6 +18,7 @@ export const providers = [
   openaiCompatibleProvider,
   anthropicProvider,
   googleProvider,
+  comfyuiProvider,
 ] as const;
 
 type Registered = (typeof providers)[number];

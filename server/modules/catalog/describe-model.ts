@@ -24,6 +24,8 @@ export interface DescribeModelInput {
   model: string;
   /** What it makes, where the provider's schema leaves it to a guess. */
   kind?: "image" | "video";
+  /** The model itself, for a provider whose models are documents the operator uploads (a ComfyUI workflow). */
+  document?: string;
 }
 
 /**
@@ -57,7 +59,10 @@ export async function describeModel(input: DescribeModelInput, signal: AbortSign
         `no ${input.provider} connection can serve: add one with its key, or switch one on`,
       );
   }
-  return definition.describe(connection.settings, input.model, signal, input.kind ? { kind: input.kind } : {});
+  return definition.describe(connection.settings, input.model, signal, {
+    ...(input.kind && { kind: input.kind }),
+    ...(input.document !== undefined && { document: input.document }),
+  });
 }
 
 export interface ProposeOptions {
@@ -122,6 +127,7 @@ export function proposeDefinition(description: ModelDescription, options: Propos
         ...(options.connection && { connection: options.connection }),
         model: description.providerModel,
         ...(hasMapping && { mapping: description.mapping }),
+        ...(description.workflow && { workflow: description.workflow }),
       },
     ],
     tools: description.tools,

@@ -2,6 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { providerConnection } from "#server/db/schema/index.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
+import type { ProviderDefinition } from "#server/providers/definition.ts";
 import { isProviderId, providerDefinition } from "#server/providers/registry.ts";
 import { BUILT_IN_CONNECTION_IDS, hintsOf } from "./catalog.ts";
 import { CatalogRefusal } from "./edit-models.ts";
@@ -23,22 +24,32 @@ export interface ConnectionInput {
  * A connection's base URL must be https on public addresses, as any URL the server is given, unless the operator
  * said it is on their own network. Checked with a DNS lookup when it is saved.
  */
-async function checkBaseUrl(settings: Record<string, unknown>, allowPrivate: boolean): Promise<void> {
-  const raw = settings.baseURL;
-  if (typeof raw !== "string") return;
-  const policy = allowPrivate ? { allowHttp: true, allowAddress: () => true } : {};
-  try {
-    const url = checkOutboundUrlStatically(raw, policy);
-    if (!allowPrivate) await resolveOutbound(url, policy, AbortSignal.timeout(10_000));
-  } catch (error) {
-    if (!(error instanceof OutboundError)) throw error;
-    throw new CatalogRefusal(
-      "invalid",
-      error.refused
-        ? `baseURL: ${error.message}; a server on your own network (or on plain http) must be allowed explicitly`
-        : `baseURL: ${error.message}`,
-      "baseURL",
-    );
+async function checkBaseUrl(
+  definition: ProviderDefinition,
+  settings: Record<string, unknown>,
+  allowPrivate: boolean,
+): Promise<void> {
+  const addresses = definition.addresses
+    ? definition.addresses(settings).map((url, i) => ({ url, field: `servers.${i}.url` }))
+    : typeof settings.baseURL === "string"
+      ? [{ url: settings.baseURL, field: "baseURL" }]
+      : [];
+  const allowed = allowPrivate || Boolean(definition.ownNetwork);
+  const policy = allowed ? { allowHttp: true, allowAddress: () => true } : {};
+  for (const { url: raw, field } of addresses) {
+    try {
+      const url = checkOutboundUrlStatically(raw, policy);
+      if (!allowed) await resolveOutbound(url, policy, AbortSignal.timeout(10_000));
+    } catch (error) {
+      if (!(error instanceof OutboundError)) throw error;
+      throw new CatalogRefusal(
+        "invalid",
+        error.refused
+          ? `${field}: ${error.message}; a server on your own network (or on plain http) must be allowed explicitly`
+          : `${field}: ${error.message}`,
+        field,
+      );
+    }
   }
 }
 
@@ -118,7 +129,7 @@ export async function addConnection({
       `A ${provider} connection needs ${definition.secrets.join(" and ") || "more settings"}.`,
       definition.secrets[0],
     );
-  await checkBaseUrl(values, input.allowPrivateNetwork ?? false);
+  await checkBaseUrl(definition, values, input.allowPrivateNetwork ?? false);
   const id = await newId(db, provider, wanted);
   const name = input.name?.trim() || id;
   return db.transaction(async (tx) => {
@@ -194,7 +205,7 @@ export async function changeConnection({
       const merged = { ...row.settings, ...kept, ...given };
       for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
       const split = splitSettings(row.provider, merged);
-      await checkBaseUrl(split.values, input.allowPrivateNetwork ?? row.allowPrivateNetwork);
+      await checkBaseUrl(split.definition, split.values, input.allowPrivateNetwork ?? row.allowPrivateNetwork);
       if (!split.definition.configured(split.values))
         throw new CatalogRefusal(
           "invalid",

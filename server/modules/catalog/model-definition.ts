@@ -5,6 +5,7 @@ import { GENERATION_TOOLS } from "#common/tools.ts";
 import { isProviderId } from "#server/providers/registry.ts";
 import { parameterFieldSchema, priceSchema } from "#common/model-parameters.ts";
 import { inputMappingSchema } from "#common/input-mapping.ts";
+import { workflowSchema } from "#server/providers/comfyui/workflow-schema.ts";
 
 /** A model's or a connection's id: what URLs, the APIs and the command line name it by. */
 export const CATALOG_ID = /^[a-z0-9][a-z0-9._-]{0,99}$/;
@@ -31,6 +32,8 @@ export const bindingSchema = z.strictObject({
   options: z.record(z.string().min(1).max(100), z.json()).optional(),
   /** Where the common parameters go in the provider's input (read from its schema). */
   mapping: inputMappingSchema.optional(),
+  /** The workflow it runs, for a provider whose models are the operator's workflows (ComfyUI). */
+  workflow: workflowSchema.optional(),
 });
 
 const presentation = {

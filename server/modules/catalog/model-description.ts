@@ -2,6 +2,7 @@ import type { GenerationTool } from "#common/tools.ts";
 import type { InputMapping } from "#common/input-mapping.ts";
 import type { ParameterField } from "#common/model-parameters.ts";
 import type { ModelOptions } from "#common/generation.ts";
+import type { Workflow } from "#server/providers/comfyui/types.ts";
 
 /**
  * A provider model as read from the provider's own schema (fal's OpenAPI document, Replicate's version schema,
@@ -29,6 +30,10 @@ export interface ModelDescription {
   cost?: { unitPrice: number; unit: string; currency: string };
   /** Whether the schema was read (false: an OpenAI-compatible id, with the common fields only). */
   fromSchema: boolean;
+  /** The workflow read, for a provider whose models are workflows (ComfyUI): the binding keeps it. */
+  workflow?: Workflow;
+  /** What the operator should know before offering it (a server that did not answer to be checked). */
+  notes?: string[];
 }
 
 /**

@@ -11,7 +11,8 @@ import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { costOf, type FailureCode } from "#common/generation.ts";
 import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError, type ProviderFailure } from "#server/providers/errors.ts";
-import { MAX_RUNS } from "./queue.ts";
+import { GENERATION_QUEUE, HEARTBEAT_SECONDS, MAX_RUNS } from "./queue.ts";
+import { admission } from "./admission.ts";
 import { removeFiles, storeOutputs, UnreadableOutput, type ProviderOutput } from "./store-outputs.ts";
 import { recordDuration, typicalSeconds } from "./estimate.ts";
 import { endGenerationInTx } from "./end-generation.ts";
@@ -44,6 +45,22 @@ export async function runGeneration(
   options: { generationId: string; signal?: AbortSignal },
 ): Promise<void> {
   const { db, logger } = deps;
+  const wait = await admission(deps, options.generationId, options.signal);
+  if (wait !== null) {
+    // Its turn has not come: sent again to the back of the queue, where every account's next job is before it.
+    await deps.boss.send(
+      GENERATION_QUEUE,
+      { generationId: options.generationId },
+      {
+        startAfter: wait,
+        retryLimit: MAX_RUNS - 1,
+        retryDelay: 2,
+        expireInSeconds: 3600,
+        heartbeatSeconds: HEARTBEAT_SECONDS,
+      },
+    );
+    return;
+  }
   const [job] = await db
     .update(generation)
     .set({
