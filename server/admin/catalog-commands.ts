@@ -278,6 +278,8 @@ const MODELS_USAGE = `  models list [--json]     every model of the catalog, bui
                            its prompt, negative prompt, seed and size are the user's, the rest stays as saved
   models set <id> <key=value>…  change fields (price.credits=4 price.multipliers.resolution.1080p=2
                            price.minimum=5 enabled=false options.seed=true names.de=…)
+  models workflow <id> <workflow.json>
+                           a new version of a workflow model (queued and running jobs keep theirs)
   models test <id>         generate once with each of its providers now (a real, paid call) and say if it works
   models enable|disable <id>    offer it, or stop offering it everywhere
   models remove <id>       remove an added model (a built-in one goes back to its built-in definition)
@@ -487,6 +489,70 @@ export const modelsCommand: AdminCommand = {
           });
           await models.refresh();
           return ok("", changed ? `${id} changed.\n` : `${id} already had these values.\n`);
+        });
+      }
+      case "workflow": {
+        const [id, file, ...extra] = rest;
+        if (!id || !file || extra.length > 0) return fail("Usage: models workflow <id> <workflow.json>");
+        const { env, models } = await catalogOf(ctx);
+        const entry = models.entry(id);
+        if (!entry) return refused(`No model ${id} (npm run admin -- models list).\n`);
+        const definition = entry.definition;
+        const bound = definition.kind === "chat" ? undefined : definition.bindings.find((b) => b.workflow);
+        if (!bound?.workflow) return refused(`${id} runs no workflow; add one with models add <provider>:<file>.\n`);
+        let document: string;
+        try {
+          document = await readFile(resolve(ctx.cwd, file), "utf8");
+        } catch (error) {
+          return refused(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
+        }
+        let description: ModelDescription;
+        try {
+          description = await describeModel(
+            {
+              connections: models,
+              provider: bound.provider,
+              connection: bound.connection,
+              model: basename(file).replace(/\.json$/i, ""),
+              document,
+            },
+            AbortSignal.timeout(DESCRIBE_TIMEOUT_MS + 5_000),
+          );
+        } catch (error) {
+          if (!(error instanceof DescribeRefusal)) throw error;
+          return refused(`Could not read ${file}: ${error.message}.\n`);
+        }
+        const next = description.workflow!;
+        if (next.kind !== definition.kind) return refused(`${file} makes ${next.kind}s; ${id} makes ${definition.kind}s.\n`);
+        if (next.sha256 === bound.workflow.sha256)
+          return ok("", `${id} runs this workflow already (version ${bound.workflow.version}).\n`);
+        const version = Math.max(...definition.bindings.map((b) => b.workflow?.version ?? 0)) + 1;
+        const slots = new Set(next.slots.map((s) => s.name));
+        return refusing(async () => {
+          await changeModel({
+            db: await ctx.db(),
+            env,
+            id,
+            actor: CLI_ACTOR,
+            change: (current) => {
+              if (current.kind === "chat") return current;
+              return {
+                ...current,
+                bindings: current.bindings.map((b) =>
+                  b === current.bindings.find((c) => c.workflow)
+                    ? { ...b, model: description.providerModel, workflow: { ...next, version } }
+                    : b,
+                ),
+                // Settings the new version has no place for are no longer offered.
+                ...(current.parameters && { parameters: current.parameters.filter((p) => slots.has(p.name)) }),
+              };
+            },
+          });
+          await models.refresh();
+          return ok(
+            "",
+            `${describeMapping(description)}${id} runs version ${version} of its workflow now; jobs already queued or running keep theirs.\n`,
+          );
         });
       }
       case "test": {

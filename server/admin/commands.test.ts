@@ -27,6 +27,8 @@ const USAGE = `Usage: npm run admin -- <command> <email>
                            its prompt, negative prompt, seed and size are the user's, the rest stays as saved
   models set <id> <key=value>…  change fields (price.credits=4 price.multipliers.resolution.1080p=2
                            price.minimum=5 enabled=false options.seed=true names.de=…)
+  models workflow <id> <workflow.json>
+                           a new version of a workflow model (queued and running jobs keep theirs)
   models test <id>         generate once with each of its providers now (a real, paid call) and say if it works
   models enable|disable <id>    offer it, or stop offering it everywhere
   models remove <id>       remove an added model (a built-in one goes back to its built-in definition)
