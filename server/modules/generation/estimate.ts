@@ -2,6 +2,9 @@ import { and, count, desc, eq, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import type { CatalogModel } from "#config/models.ts";
+import { isProviderId, providerDefinition } from "#server/providers/registry.ts";
+
+type Generation = typeof generation.$inferSelect;
 
 /** Recent successes the estimate learns from, and how long a learned figure is reused. */
 const SAMPLE = 20;
@@ -61,8 +64,16 @@ export async function typicalSeconds({
   return median(runs.map((r) => r.seconds)) ?? model.expectedSeconds;
 }
 
-/** Where a queued job stands: 1 when it is next, counting the queued jobs created before it. */
-export async function queuePosition(db: Db, job: { id: string; createdAt: Date }): Promise<number> {
+/**
+ * Where a queued job stands: 1 when it is next, counting the queued jobs created before it — on the same pool of the
+ * operator's machines when it runs on one (those jobs wait for that pool only), on every model otherwise.
+ */
+export async function queuePosition(
+  db: Db,
+  job: { id: string; createdAt: Date; modelSnapshot?: Generation["modelSnapshot"] },
+): Promise<number> {
+  const binding = job.modelSnapshot?.bindings[0];
+  const pool = binding && isProviderId(binding.provider) && providerDefinition(binding.provider).pool;
   const [row] = await db
     .select({ ahead: count() })
     .from(generation)
@@ -70,6 +81,7 @@ export async function queuePosition(db: Db, job: { id: string; createdAt: Date }
       and(
         eq(generation.status, "queued"),
         sql`(${generation.createdAt}, ${generation.id}) < (${job.createdAt.toISOString()}::timestamptz, ${job.id}::uuid)`,
+        pool ? sql`${generation.modelSnapshot} -> 'bindings' -> 0 ->> 'connection' = ${binding.connection}` : undefined,
       ),
     );
   return (row?.ahead ?? 0) + 1;
