@@ -72,6 +72,29 @@ describe("documentation pages", () => {
     }
   });
 
+  it("tells operators how to connect their own ComfyUI servers and sell their workflows, in every language", () => {
+    const wanted = [
+      "connections add comfyui",
+      "--url",
+      "--header",
+      "models add comfyui:",
+      "models workflow",
+      "COMFYUI_URLS",
+      "/object_info",
+      "--listen",
+      "perAccount",
+      "maxJobs",
+      "price.credits=",
+    ];
+    for (const locale of LOCALES) {
+      const page = source(locale, "comfyui");
+      for (const word of wanted) expect(page, `${locale}: ${word}`).toContain(word);
+      // Reached from the operators' other pages
+      expect(source(locale, "models"), locale).toContain("(/docs/comfyui)");
+      expect(source(locale, "configuration"), locale).toContain("`COMFYUI_URLS`");
+    }
+  });
+
   it("tells operators how a model is added by its id, mapped and priced, and developers its settings and quote, in every language", () => {
     const settings = PRICED_SETTINGS.map((s) => `\`${s}\``);
     const operators = [

@@ -1,6 +1,7 @@
 import ApiOutlined from "@ant-design/icons-svg/es/asn/ApiOutlined";
 import AppstoreOutlined from "@ant-design/icons-svg/es/asn/AppstoreOutlined";
 import BookOutlined from "@ant-design/icons-svg/es/asn/BookOutlined";
+import ClusterOutlined from "@ant-design/icons-svg/es/asn/ClusterOutlined";
 import NotificationOutlined from "@ant-design/icons-svg/es/asn/NotificationOutlined";
 import CloudServerOutlined from "@ant-design/icons-svg/es/asn/CloudServerOutlined";
 import KeyOutlined from "@ant-design/icons-svg/es/asn/KeyOutlined";
@@ -63,6 +64,7 @@ const ICONS: Record<string, React.ReactNode> = {
   "self-hosting": <Icon icon={CloudServerOutlined} />,
   configuration: <Icon icon={SettingOutlined} />,
   models: <Icon icon={AppstoreOutlined} />,
+  comfyui: <Icon icon={ClusterOutlined} />,
   api: <Icon icon={BookOutlined} />,
   openai: <Icon icon={ThunderboltOutlined} />,
   webhooks: <Icon icon={NotificationOutlined} />,
