@@ -133,6 +133,10 @@ function optionsOf(workflow: Workflow): ModelDescription["options"] {
 
 /** A file's name as a product name: "text-to-image.json" → "Text to image". */
 function readable(name: string): string {
-  const base = name.replace(/^.*[\\/]/, "").replace(/\.json$/i, "").replace(/[-_]+/g, " ").trim();
+  const base = name
+    .replace(/^.*[\\/]/, "")
+    .replace(/\.json$/i, "")
+    .replace(/[-_]+/g, " ")
+    .trim();
   return base ? base[0]!.toUpperCase() + base.slice(1) : "ComfyUI workflow";
 }

@@ -210,7 +210,8 @@ export function comfyVideoModel(
         hooks,
         warnings,
       );
-      const video = outputs.find((o) => o.mediaType.startsWith("video/")) ?? outputs.find((o) => o.mediaType === "image/webp");
+      const video =
+        outputs.find((o) => o.mediaType.startsWith("video/")) ?? outputs.find((o) => o.mediaType === "image/webp");
       return {
         videos: video ? [{ type: "binary", data: video.bytes, mediaType: video.mediaType }] : [],
         warnings,
