@@ -39,6 +39,8 @@ const FPS_INPUTS: Record<string, string> = {
   CreateVideo: "fps",
   VHS_VideoCombine: "frame_rate",
 };
+/** Nodes that take the image's size besides the latent that makes it (Flux's shift is computed from it). */
+const SIZE_FOLLOWERS = new Set(["ModelSamplingFlux"]);
 /** Nodes where `denoise` is image-to-image's strength. */
 const DENOISERS = new Set(["KSampler", "BasicScheduler"]);
 
@@ -147,6 +149,17 @@ export function readWorkflow(graph: ApiGraph, objectInfo?: ObjectInfo): Workflow
       if (target) claim("fps", target);
     }
     if (type === "LoadImageMask" && isLiteral(node.inputs.image)) claim("mask", [id, "image"]);
+  }
+
+  // Nodes whose width and height must be the image's own follow the latent's size.
+  if (roles.has("width") && roles.has("height")) {
+    for (const id of ids) {
+      if (!SIZE_FOLLOWERS.has(graph[id]!.class_type)) continue;
+      for (const input of ["width", "height"] as const) {
+        const target = literalTarget(id, input);
+        if (target) claim(input, target);
+      }
+    }
   }
 
   // Images: the LoadImage feeding an end-frame input is the end image; the first other one is the image.

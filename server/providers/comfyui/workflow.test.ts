@@ -290,6 +290,30 @@ describe("readWorkflow", () => {
     expect(w.nodeTypes).not.toContain("LoraLoaderModelOnly");
   });
 
+  it("Flux's ModelSamplingFlux takes the latent's size too", () => {
+    const graph = apiFixture("flux-api.json");
+    graph["30"] = {
+      class_type: "ModelSamplingFlux",
+      inputs: { max_shift: 1.15, base_shift: 0.5, width: 896, height: 1152, model: ["12", 0] },
+    };
+    graph["22"]!.inputs.model = ["30", 0];
+    graph["17"]!.inputs.model = ["30", 0];
+    const w = readWorkflow(graph, objectInfo);
+    expect(roles(w)).toMatchObject({
+      width: [
+        ["27", "width"],
+        ["30", "width"],
+      ],
+      height: [
+        ["27", "height"],
+        ["30", "height"],
+      ],
+    });
+    expect(settings(w)).toEqual(expect.arrayContaining(["max_shift", "base_shift"]));
+    expect(settings(w)).not.toContain("width_2");
+    expect(applyInputs(w, { width: 1024, height: 768 })["30"]!.inputs).toMatchObject({ width: 1024, height: 768 });
+  });
+
   it("Wan image to video: a video, its prompts through WanImageToVideo, the start image, frames and frame rate", () => {
     const w = readWorkflow(apiFixture("wan-image-to-video-api.json"), objectInfo);
     expect(w.kind).toBe("video");
