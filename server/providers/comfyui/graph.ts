@@ -62,10 +62,19 @@ export type Literal = string | number | boolean;
 export const isLiteral = (value: ApiInput | undefined): value is Literal =>
   typeof value === "string" || typeof value === "number" || typeof value === "boolean";
 
+/** A record's own entry: never one inherited from Object (a node called "constructor" is no node). */
+export function own<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record && Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** A node type's definition on the server, when it has one. */
+export const nodeInfo = (objectInfo: ObjectInfo | undefined, classType: string): NodeInfo | undefined =>
+  own(objectInfo, classType);
+
 /** An input's spec in a node type's definition (required or optional; hidden inputs are no inputs). */
 export function inputSpec(info: NodeInfo | undefined, input: string): InputSpec | undefined {
   if (!info) return undefined;
-  return info.input.required?.[input] ?? info.input.optional?.[input];
+  return own(info.input.required, input) ?? own(info.input.optional, input);
 }
 
 /** The inputs of a node type in the order the UI shows them: required, then optional. */
@@ -148,5 +157,3 @@ export function compareIds(a: string, b: string): number {
 
 /** `Node 3 (KSampler)`: how a refusal names a node. */
 export const nodeName = (id: string, classType: string) => `Node ${id} (${classType})`;
-
-export type { ObjectInfo };

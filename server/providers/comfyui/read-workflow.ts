@@ -10,8 +10,10 @@ import {
   inputSpec,
   isLink,
   isLiteral,
+  nodeInfo,
   nodeName,
   numberOption,
+  own,
   sortedIds,
   specKind,
   type Literal,
@@ -65,7 +67,7 @@ export function readWorkflow(graph: ApiGraph, objectInfo?: ObjectInfo): Workflow
     for (const [input, value] of Object.entries(node.inputs)) {
       if (!isLink(value)) continue;
       const [from, slot] = value;
-      if (!graph[from]) {
+      if (!Object.hasOwn(graph, from)) {
         throw new WorkflowRefusal(
           "missing_link",
           `${nodeName(id, node.class_type)} takes its input "${input}" from node ${from}, which is not in the workflow.`,
@@ -143,7 +145,7 @@ export function readWorkflow(graph: ApiGraph, objectInfo?: ObjectInfo): Workflow
       }
     }
     if (DENOISERS.has(type) && isLiteral(node.inputs.denoise)) claim("denoise", [id, "denoise"]);
-    const fps = FPS_INPUTS[type];
+    const fps = own(FPS_INPUTS, type);
     if (fps) {
       const target = literalTarget(id, fps);
       if (target) claim("fps", target);
@@ -199,7 +201,7 @@ export function readWorkflow(graph: ApiGraph, objectInfo?: ObjectInfo): Workflow
   const used = new Set(slots.map((s) => s.name));
   for (const id of ids) {
     const node = graph[id]!;
-    const info = objectInfo?.[node.class_type];
+    const info = nodeInfo(objectInfo, node.class_type);
     const names = info
       ? [
           ...inputOrder(info).filter((n) => n in node.inputs),
@@ -244,7 +246,7 @@ function findOutputs(graph: ApiGraph, ids: string[]): WorkflowOutput[] {
 }
 
 function isText(classType: string, input: string, objectInfo: ObjectInfo | undefined): boolean {
-  const info = objectInfo?.[classType];
+  const info = nodeInfo(objectInfo, classType);
   if (info) {
     const spec = inputSpec(info, input);
     if (!spec || spec[0] !== "STRING") return false;
@@ -308,7 +310,7 @@ function reachedInputs(start: string, slot: number, consumers: Map<string, Edge[
 
 /** A node that makes the latent to denoise, with its size: EmptyLatentImage and its image and video cousins. */
 function makesLatent(classType: string, objectInfo: ObjectInfo | undefined): boolean {
-  const info = objectInfo?.[classType];
+  const info = nodeInfo(objectInfo, classType);
   if (info) return info.output.includes("LATENT");
   return /Latent|ToVideo/.test(classType);
 }
@@ -362,7 +364,7 @@ function settingSlot(
   objectInfo: ObjectInfo | undefined,
 ): WorkflowSlot {
   const node = graph[target[0]]!;
-  const spec = inputSpec(objectInfo?.[node.class_type], target[1]);
+  const spec = inputSpec(nodeInfo(objectInfo, node.class_type), target[1]);
   const kind =
     specKind(spec) ??
     (typeof value === "boolean"
@@ -383,7 +385,7 @@ function settingSlot(
 /** The tightest limits every target accepts. */
 function addLimits(slot: WorkflowSlot, targets: Target[], graph: ApiGraph, objectInfo: ObjectInfo | undefined) {
   for (const [id, input] of targets) {
-    const spec = inputSpec(objectInfo?.[graph[id]!.class_type], input);
+    const spec = inputSpec(nodeInfo(objectInfo, graph[id]!.class_type), input);
     if (comboChoices(spec)) continue;
     const min = numberOption(spec, "min");
     const max = numberOption(spec, "max");

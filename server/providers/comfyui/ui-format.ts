@@ -3,7 +3,17 @@
  * widget values onto the widget inputs in the node type's order, links followed through Reroute and PrimitiveNode,
  * notes left out, muted nodes dropped and bypassed ones passed through.
  */
-import { WorkflowRefusal, isWidgetSpec, comboChoices, inputOrder, nodeName, MAX_NODES, type Link } from "./graph.ts";
+import {
+  WorkflowRefusal,
+  isWidgetSpec,
+  comboChoices,
+  inputOrder,
+  nodeName,
+  nodeInfo,
+  own,
+  MAX_NODES,
+  type Link,
+} from "./graph.ts";
 import type { ApiGraph, ApiInput, InputSpec, NodeInfo, ObjectInfo } from "./types.ts";
 
 interface UiInput {
@@ -86,7 +96,11 @@ export function uiToApi(workflow: UiWorkflow, objectInfo: ObjectInfo): ApiGraph 
         { nodeId: id, classType: node.type },
       );
     }
-    if (node.type.startsWith("workflow>") || node.type.startsWith("workflow/") || node.type in groupNodes) {
+    if (
+      node.type.startsWith("workflow>") ||
+      node.type.startsWith("workflow/") ||
+      Object.hasOwn(groupNodes, node.type)
+    ) {
       throw new WorkflowRefusal(
         "unsupported_subgraph",
         `${nodeName(id, node.type)} is a group node: group nodes are not supported; convert it back to nodes in ComfyUI (or export the workflow in the API format) and upload it again.`,
@@ -95,7 +109,7 @@ export function uiToApi(workflow: UiWorkflow, objectInfo: ObjectInfo): ApiGraph 
     }
     if (NOTES.has(node.type) || node.type === PRIMITIVE || node.type === REROUTE) continue;
     if (node.mode === MUTED || node.mode === BYPASSED) continue;
-    const info = objectInfo[node.type];
+    const info = nodeInfo(objectInfo, node.type);
     if (!info) {
       throw new WorkflowRefusal(
         "unknown_node",
@@ -196,7 +210,7 @@ function widgetSlots(info: NodeInfo): WidgetSlot[] {
   const add = (names: string[], specs: Record<string, InputSpec> | undefined, group: "required" | "optional") => {
     let upload = false;
     for (const name of names) {
-      const spec = specs?.[name];
+      const spec = own(specs, name);
       if (!spec || !isWidgetSpec(spec)) continue;
       out.push({ name, spec });
       const options = spec[1] ?? {};
@@ -229,7 +243,9 @@ function widgetInputs(node: UiNode, info: NodeInfo): Record<string, ApiInput> {
   const inputs: Record<string, ApiInput> = {};
   const values = node.widgets_values;
   if (values && !Array.isArray(values)) {
-    for (const slot of slots) if (slot.name && slot.name in values) inputs[slot.name] = wrap(values[slot.name]);
+    for (const slot of slots) {
+      if (slot.name && Object.hasOwn(values, slot.name)) inputs[slot.name] = wrap(values[slot.name]);
+    }
     return inputs;
   }
   const list = values ?? [];

@@ -151,6 +151,29 @@ describe("parseWorkflowFile", () => {
     );
   });
 
+  it("takes no name for one of JavaScript's own (a link to node constructor, a node called __proto__)", () => {
+    const api = apiFixture("default-api.json");
+    api["3"]!.inputs.model = ["constructor", 0];
+    expect(refusal(() => parseWorkflowFile(JSON.stringify(api))).code).toBe("missing_link");
+    expect(refusal(() => readWorkflow(api, objectInfo)).code).toBe("missing_link");
+
+    const proto =
+      '{"__proto__": {"class_type": "SaveImage", "inputs": {}}, "9": {"class_type": "SaveImage", "inputs": {}}}';
+    expect(refusal(() => parseWorkflowFile(proto)).code).toBe("bad_node");
+
+    const ui = JSON.parse(fixture("default-ui.json")) as { nodes: Array<{ type: string }> };
+    ui.nodes[0]!.type = "constructor";
+    expect(refusal(() => parseWorkflowFile(JSON.stringify(ui), objectInfo)).code).toBe("unknown_node");
+
+    const odd = apiFixture("default-api.json");
+    odd["20"] = { class_type: "toString", inputs: { constructor: 3, images: ["8", 0] } };
+    const w = readWorkflow(odd, objectInfo);
+    expect(slot(w, "constructor")).toMatchObject({ type: "integer", value: 3 });
+    expect(settingField(slot(w, "constructor")).label).toBe("Constructor");
+    expect(missingNodes(w, objectInfo)).toEqual(["toString"]);
+    expect(missingFiles(w, objectInfo)).toEqual([]);
+  });
+
   it("refuses the UI format without the server's node list, and nodes the list lacks", () => {
     const needs = refusal(() => parseWorkflowFile(fixture("default-ui.json")));
     expect(needs.code).toBe("needs_object_info");

@@ -11,7 +11,9 @@ import {
   comboChoices,
   inputSpec,
   isLink,
+  nodeInfo,
   nodeName,
+  own,
   sortedIds,
 } from "./graph.ts";
 import type { ApiGraph, ApiInput, ApiNode, ObjectInfo, SlotRole, Workflow, WorkflowSlot } from "./types.ts";
@@ -67,6 +69,7 @@ function checkGraph(raw: Record<string, unknown>): ApiGraph {
   const graph: ApiGraph = {};
   for (const id of ids) {
     const node = raw[id];
+    if (id === "__proto__") throw new WorkflowRefusal("bad_node", "A node of the workflow has the id __proto__.");
     if (!isRecord(node) || typeof node.class_type !== "string" || node.class_type === "") {
       throw new WorkflowRefusal("bad_node", `Node ${id} has no class_type.`, { nodeId: id });
     }
@@ -76,7 +79,14 @@ function checkGraph(raw: Record<string, unknown>): ApiGraph {
         classType: node.class_type,
       });
     }
-    const clean: ApiNode = { class_type: node.class_type, inputs: { ...((node.inputs ?? {}) as ApiNode["inputs"]) } };
+    const inputs = { ...((node.inputs ?? {}) as ApiNode["inputs"]) };
+    if (Object.hasOwn(inputs, "__proto__")) {
+      throw new WorkflowRefusal("bad_node", `${nodeName(id, node.class_type)} has an input called __proto__.`, {
+        nodeId: id,
+        classType: node.class_type,
+      });
+    }
+    const clean: ApiNode = { class_type: node.class_type, inputs };
     const meta = node._meta;
     if (isRecord(meta) && typeof meta.title === "string") clean._meta = { title: meta.title };
     graph[id] = clean;
@@ -84,7 +94,7 @@ function checkGraph(raw: Record<string, unknown>): ApiGraph {
   for (const id of ids) {
     const node = graph[id]!;
     for (const [input, value] of Object.entries(node.inputs)) {
-      if (isLink(value) && !graph[value[0]]) {
+      if (isLink(value) && !Object.hasOwn(graph, value[0])) {
         throw new WorkflowRefusal(
           "missing_link",
           `${nodeName(id, node.class_type)} takes its input "${input}" from node ${value[0]}, which is not in the workflow.`,
@@ -259,7 +269,7 @@ export function missingFiles(workflow: Workflow, objectInfo: ObjectInfo): Missin
     for (const [input, value] of Object.entries(node.inputs)) {
       if (typeof value !== "string" && typeof value !== "number") continue;
       if (uploaded.has(`${id}\u0000${input}`)) continue;
-      const spec = inputSpec(objectInfo[node.class_type], input);
+      const spec = inputSpec(nodeInfo(objectInfo, node.class_type), input);
       const choices = comboChoices(spec);
       if (!choices || spec?.[1]?.image_upload === true) continue;
       if (!choices.some((c) => String(c) === String(value))) {
@@ -306,7 +316,7 @@ export function readableLabel(name: string): string {
   const words = name
     .split(/[_.\-\s]+/)
     .filter(Boolean)
-    .map((w) => WORDS[w.toLowerCase()] ?? w.toLowerCase());
+    .map((w) => own(WORDS, w.toLowerCase()) ?? w.toLowerCase());
   const text = words.join(" ") || name;
   return (text.charAt(0).toUpperCase() + text.slice(1)).slice(0, 100);
 }
