@@ -32,6 +32,9 @@ const NEGATIVE_INPUTS = new Set(["negative"]);
 /** Guiders whose one conditioning input is the positive prompt. */
 const SINGLE_GUIDERS = new Set(["BasicGuider"]);
 
+/** Inputs that take the image a job starts from: a VAE encoder's pixels, a video's first frame. */
+const IMAGE_INTO_LATENT = ["pixels", "start_image", "init_image"];
+
 const SEED_INPUTS = new Set(["seed", "noise_seed"]);
 /** Frame rates on the nodes that write videos. */
 const FPS_INPUTS: Record<string, string> = {
@@ -164,16 +167,24 @@ export function readWorkflow(graph: ApiGraph, objectInfo?: ObjectInfo): Workflow
     }
   }
 
-  // Images: the LoadImage feeding an end-frame input is the end image; the first other one is the image.
+  // Images: a LoadImage feeding an end-frame input is the end image; of the others, the image is the first one that
+  // is encoded into the latent or starts a video (not a ControlNet's guide), else the first one.
   let maskInAlpha = false;
-  for (const id of ids) {
-    const node = graph[id]!;
-    if (node.class_type !== "LoadImage" || !isLiteral(node.inputs.image)) continue;
+  const loaders = ids.filter((id) => graph[id]!.class_type === "LoadImage" && isLiteral(graph[id]!.inputs.image));
+  const starts: string[] = [];
+  for (const id of loaders) {
     const reached = reachedInputs(id, 0, consumers);
-    if ([...reached].some((input) => input.includes("end_image"))) claim("endImage", [id, "image"]);
-    else if (!roles.has("image")) claim("image", [id, "image"]);
-    else continue;
-    if (reachedInputs(id, 1, consumers).has("mask")) maskInAlpha = true;
+    if ([...reached].some((input) => input.includes("end_image"))) {
+      claim("endImage", [id, "image"]);
+      continue;
+    }
+    starts.push(id);
+  }
+  const image = starts.find((id) => IMAGE_INTO_LATENT.some((input) => reachedInputs(id, 0, consumers).has(input)));
+  const chosen = image ?? starts[0];
+  if (chosen) {
+    claim("image", [chosen, "image"]);
+    if (reachedInputs(chosen, 1, consumers).has("mask")) maskInAlpha = true;
   }
 
   const slots: WorkflowSlot[] = [];

@@ -431,6 +431,31 @@ describe("readWorkflow", () => {
     expect(settings(w)).toContain("strength");
   });
 
+  it("the image is the one encoded into the latent, not a ControlNet's guide", () => {
+    const graph = apiFixture("default-api.json");
+    graph["10"] = { class_type: "LoadImage", inputs: { image: "example.png" } };
+    graph["11"] = { class_type: "LoadImage", inputs: { image: "mask.png" } };
+    graph["12"] = { class_type: "VAEEncode", inputs: { pixels: ["11", 0], vae: ["4", 2] } };
+    graph["13"] = { class_type: "ControlNetLoader", inputs: { control_net_name: "control_v11p_sd15_canny.pth" } };
+    graph["14"] = {
+      class_type: "ControlNetApplyAdvanced",
+      inputs: {
+        positive: ["6", 0],
+        negative: ["7", 0],
+        control_net: ["13", 0],
+        image: ["10", 0],
+        strength: 1,
+        start_percent: 0,
+        end_percent: 1,
+      },
+    };
+    graph["3"]!.inputs = { ...graph["3"]!.inputs, positive: ["14", 0], negative: ["14", 1], latent_image: ["12", 0] };
+    delete graph["5"];
+    const w = readWorkflow(graph, objectInfo);
+    expect(roles(w).image).toEqual([["11", "image"]]);
+    expect(slot(w, "image_2")).toMatchObject({ role: "setting", targets: [["10", "image"]], value: "example.png" });
+  });
+
   it("refuses a workflow that saves nothing", () => {
     const graph = apiFixture("default-api.json");
     delete graph["9"];
