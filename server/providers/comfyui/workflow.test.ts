@@ -360,6 +360,25 @@ describe("readWorkflow", () => {
     expect(sizeFor(w, "16:9")).toEqual({ width: 848, height: 480 });
   });
 
+  it("a video saved by SaveWEBM: its frame rate, and frames counted as the workflow counts them", () => {
+    const graph = apiFixture("wan-image-to-video-api.json");
+    delete graph["57"];
+    delete graph["58"];
+    graph["59"] = {
+      class_type: "SaveWEBM",
+      inputs: { images: ["8", 0], filename_prefix: "wan", codec: "vp9", fps: 24, crf: 32 },
+    };
+    const w = readWorkflow(graph, objectInfo);
+    expect(w.kind).toBe("video");
+    expect(w.outputs).toEqual([{ nodeId: "59", classType: "SaveWEBM", kind: "video" }]);
+    expect(roles(w).fps).toEqual([["59", "fps"]]);
+    expect(settings(w)).toEqual(expect.arrayContaining(["codec", "crf"]));
+    expect(framesFor(w, 2)).toBe(49);
+    graph["50"]!.inputs.length = 32;
+    expect(framesFor(readWorkflow(graph, objectInfo), 2)).toBe(48);
+    expect(framesFor(readWorkflow(graph, objectInfo), 1000)).toBe(16384);
+  });
+
   it("the inpainting example: the image, the mask from LoadImageMask, its channel a setting", () => {
     const w = readWorkflow(parseWorkflowFile(text("docs/comfyui/inpaint.json")), objectInfo);
     expect(roles(w)).toMatchObject({ image: [["10", "image"]], mask: [["11", "image"]] });
