@@ -20,6 +20,7 @@ import {
 import type { CatalogEntry } from "#server/modules/catalog/catalog.ts";
 import { catalogIdFor, describeModel, proposeDefinition } from "#server/modules/catalog/describe-model.ts";
 import { DescribeRefusal, type ModelDescription } from "#server/modules/catalog/model-description.ts";
+import { modelProblems } from "#server/modules/catalog/model-readiness.ts";
 import { DESCRIBE_TIMEOUT_MS } from "#server/providers/shared.ts";
 import { latestModelChecks, runModelCheck, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import pino from "pino";
@@ -523,7 +524,8 @@ export const modelsCommand: AdminCommand = {
           return refused(`Could not read ${file}: ${error.message}.\n`);
         }
         const next = description.workflow!;
-        if (next.kind !== definition.kind) return refused(`${file} makes ${next.kind}s; ${id} makes ${definition.kind}s.\n`);
+        if (next.kind !== definition.kind)
+          return refused(`${file} makes ${next.kind}s; ${id} makes ${definition.kind}s.\n`);
         if (next.sha256 === bound.workflow.sha256)
           return ok("", `${id} runs this workflow already (version ${bound.workflow.version}).\n`);
         const version = Math.max(...definition.bindings.map((b) => b.workflow?.version ?? 0)) + 1;
@@ -589,6 +591,12 @@ export const modelsCommand: AdminCommand = {
         const [id, ...extra] = rest;
         if (!id || extra.length > 0) return fail(`Usage: models ${sub} <id>`);
         const { env, models } = await catalogOf(ctx);
+        const entry = models.entry(id);
+        if (sub === "enable" && entry && !entry.definition.enabled) {
+          // A workflow's servers must have what it needs before anyone is offered it.
+          const problems = await modelProblems(models, entry.definition);
+          if (problems.length > 0) return refused(`${id} cannot be offered: ${problems.join("; ")}.\n`);
+        }
         return refusing(async () => {
           const changed = await changeModel({
             db: await ctx.db(),
@@ -744,7 +752,8 @@ export const connectionsCommand: AdminCommand = {
           settings.servers = urls.map((url) => ({ url }));
           if (values.header !== undefined)
             settings.headers = Object.fromEntries(urls.map((url) => [url, values.header as string]));
-        } else if (values.header !== undefined) return fail("--header goes with the --url of the servers it is sent to.");
+        } else if (values.header !== undefined)
+          return fail("--header goes with the --url of the servers it is sent to.");
         const more = assignments((values.set as string[] | undefined) ?? []);
         if (typeof more === "string") return fail(more);
         for (const m of more) assign(settings, m.path, m.value);

@@ -87,6 +87,11 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
     room(settings: Settings, signal: AbortSignal): Promise<"room" | "full" | "down">;
   };
   /**
+   * What stands in the way of a binding's model being offered, asked before it is switched on (a server of the pool
+   * that lacks a node type or a model file of its workflow), one line each.
+   */
+  ready?(settings: Settings, binding: { model: string; workflow?: Workflow }, signal: AbortSignal): Promise<string[]>;
+  /**
    * Its models are documents the operator made and uploads (a ComfyUI workflow), read by `describe` from the file:
    * `models add <id>:<file>`, named by the file's base name.
    */

@@ -2,6 +2,7 @@ import { IMAGE_ASPECT_RATIOS, MAX_IMAGE_COUNT, VIDEO_ASPECT_RATIOS } from "#comm
 import type { GenerationTool } from "#common/tools.ts";
 import { DescribeRefusal, type ModelDescription } from "#server/modules/catalog/model-description.ts";
 import type { ComfyPool } from "#server/providers/comfyui/pool.ts";
+import { MAX_WORKFLOW_BYTES } from "#server/providers/comfyui/workflow-schema.ts";
 import type { ObjectInfo, Workflow } from "#server/providers/comfyui/types.ts";
 import {
   missingFiles,
@@ -83,6 +84,8 @@ export async function describeWorkflow(
     if (error instanceof WorkflowRefusal) throw new DescribeRefusal("unsupported", error.message);
     throw error;
   }
+  if (JSON.stringify(workflow.graph).length > MAX_WORKFLOW_BYTES)
+    throw new DescribeRefusal("unsupported", "the workflow weighs more than 512 KB in API format");
   const lacks = lacking(workflow, servers);
   if (lacks.length > 0) throw new DescribeRefusal("unsupported", lacks.join("; "));
   const silent = servers.filter((s) => !s.info);
@@ -133,6 +136,10 @@ function optionsOf(workflow: Workflow): ModelDescription["options"] {
 
 /** A file's name as a product name: "text-to-image.json" → "Text to image". */
 function readable(name: string): string {
-  const base = name.replace(/^.*[\\/]/, "").replace(/\.json$/i, "").replace(/[-_]+/g, " ").trim();
+  const base = name
+    .replace(/^.*[\\/]/, "")
+    .replace(/\.json$/i, "")
+    .replace(/[-_]+/g, " ")
+    .trim();
   return base ? base[0]!.toUpperCase() + base.slice(1) : "ComfyUI workflow";
 }

@@ -11,7 +11,13 @@ import {
 import type { ComfyServerClient } from "#server/providers/comfyui/client.ts";
 import type { ComfyPool } from "#server/providers/comfyui/pool.ts";
 import type { ApiGraph, Workflow } from "#server/providers/comfyui/types.ts";
-import { applyInputs, framesFor, sizeFor, type WorkflowValues } from "#server/providers/comfyui/workflow.ts";
+import {
+  applyInputs,
+  framesFor,
+  sizeFor,
+  type AspectRatio,
+  type WorkflowInputs,
+} from "#server/providers/comfyui/workflow.ts";
 
 /** The options key the ComfyUI models read: the negative prompt, the strength and the exposed settings by name. */
 export const COMFYUI_OPTIONS_KEY = "comfyui";
@@ -67,10 +73,10 @@ async function runWorkflow(
 }
 
 /** The values of the request the workflow has a place for; what it has none for is said in a warning. */
-function commonValues(workflow: Workflow, req: Request, warnings: SharedV4Warning[]): WorkflowValues {
+function commonValues(workflow: Workflow, req: Request, warnings: SharedV4Warning[]): WorkflowInputs {
   const has = (role: string) => workflow.slots.some((s) => s.role === role);
   const options = req.options ?? {};
-  const values: WorkflowValues = { settings: {} };
+  const values: WorkflowInputs = { settings: {} };
   if (req.prompt !== undefined && req.prompt !== "") {
     if (has("prompt")) values.prompt = req.prompt;
     else warnings.push({ type: "unsupported", feature: "prompt", details: "The workflow has no prompt." });
@@ -81,12 +87,13 @@ function commonValues(workflow: Workflow, req: Request, warnings: SharedV4Warnin
   // "randomize" does.
   if (has("seed")) values.seed = req.seed ?? randomInt(MAX_RANDOM_SEED);
   if (req.aspectRatio && has("width") && has("height")) {
-    if (RATIOS.has(req.aspectRatio)) Object.assign(values, sizeFor(workflow, req.aspectRatio as "1:1"));
+    if (RATIOS.has(req.aspectRatio)) Object.assign(values, sizeFor(workflow, req.aspectRatio as AspectRatio) ?? {});
     else warnings.push({ type: "unsupported", feature: "aspectRatio", details: `${req.aspectRatio} is not offered.` });
   }
   if (req.count !== undefined && has("batch")) values.batch = req.count;
   if (typeof options.strength === "number" && req.image && has("denoise")) values.denoise = options.strength;
   if (req.seconds !== undefined && has("frames")) values.frames = framesFor(workflow, req.seconds);
+  if (values.frames === undefined) delete values.frames;
   const settings = new Set(workflow.slots.filter((s) => s.role === "setting").map((s) => s.name));
   for (const [name, value] of Object.entries(options)) {
     if (!settings.has(name)) continue;
@@ -100,7 +107,7 @@ function commonValues(workflow: Workflow, req: Request, warnings: SharedV4Warnin
 async function prepare(
   client: ComfyServerClient,
   workflow: Workflow,
-  values: WorkflowValues,
+  values: WorkflowInputs,
   images: { image?: Bytes; mask?: Bytes; endImage?: Bytes },
   req: Request,
 ): Promise<ApiGraph> {
@@ -210,7 +217,8 @@ export function comfyVideoModel(
         hooks,
         warnings,
       );
-      const video = outputs.find((o) => o.mediaType.startsWith("video/")) ?? outputs.find((o) => o.mediaType === "image/webp");
+      const video =
+        outputs.find((o) => o.mediaType.startsWith("video/")) ?? outputs.find((o) => o.mediaType === "image/webp");
       return {
         videos: video ? [{ type: "binary", data: video.bytes, mediaType: video.mediaType }] : [],
         warnings,

@@ -4,7 +4,7 @@ import { defineProvider } from "#server/providers/definition.ts";
 import { merge } from "#server/providers/shared.ts";
 import { COMFYUI_OPTIONS_KEY, comfyImageModel, comfyVideoModel } from "#server/providers/comfyui/model.ts";
 import { poolFor, type PoolServer } from "#server/providers/comfyui/pool.ts";
-import { describeWorkflow } from "#server/providers/comfyui/describe.ts";
+import { describeWorkflow, lacking, poolNodes } from "#server/providers/comfyui/describe.ts";
 
 /** Prompts a server is given at once by default: one running and one waiting, so its GPU never idles between two. */
 export const DEFAULT_MAX_JOBS = 2;
@@ -84,6 +84,16 @@ export const comfyuiProvider = defineProvider({
     return comfyVideoModel(poolFor(poolServers(settings)), hooks.workflow, modelId, hooks);
   },
   check: (settings, signal) => checkPool(settings, signal),
+  ready: async (settings, binding, signal) => {
+    if (!binding.workflow) return [`the model ${binding.model} has no workflow`];
+    const servers = await poolNodes(poolFor(poolServers(settings)), signal);
+    return [
+      ...lacking(binding.workflow, servers),
+      ...servers
+        .filter((s) => !s.info)
+        .map((s) => `${s.url} does not answer (${s.problem}); its nodes cannot be checked`),
+    ];
+  },
   describe: (settings, modelId, signal, options) =>
     describeWorkflow(poolFor(poolServers(settings)), modelId, options?.document, signal),
   // The prompt as written (a workflow has no style), the negative prompt and the strength for the workflow's nodes.

@@ -82,6 +82,11 @@ export interface Workflow {
   version: number;
   /** The node types it needs on every server. */
   nodeTypes: string[];
+  /**
+   * The mask travels in the image's alpha: the workflow takes its mask from `LoadImage`'s own MASK output, so the
+   * caller composites the mask into the uploaded image instead of uploading it on its own.
+   */
+  maskInAlpha?: boolean;
 }
 
 /** `GET /object_info`: node types by name. */
@@ -99,8 +104,10 @@ export interface NodeInfo {
   output_is_list?: boolean[];
   output_name: string[];
   name: string;
-  display_name: string;
+  /** Null for a node written with the newer schema that gives none (the UI then shows its name). */
+  display_name: string | null;
   description?: string;
+  python_module?: string;
   category: string;
   output_node: boolean;
 }

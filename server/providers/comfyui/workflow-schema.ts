@@ -54,9 +54,7 @@ export const workflowSchema = z
       )
       .max(400)
       .refine((slots) => new Set(slots.map((s) => s.name)).size === slots.length, "each slot once"),
-    outputs: z
-      .array(z.strictObject({ nodeId, classType: z.string().min(1), kind: z.enum(["image", "video"]) }))
-      .min(1),
+    outputs: z.array(z.strictObject({ nodeId, classType: z.string().min(1), kind: z.enum(["image", "video"]) })).min(1),
     kind: z.enum(["image", "video"]),
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
     version: z.number().int().min(1),
