@@ -10,6 +10,7 @@ const env = parseEnv({
   OPENAI_API_KEY: "sk-test",
   REPLICATE_API_TOKEN: "r8_test",
   FAL_KEY: "fal-test",
+  COMFYUI_URLS: "http://10.0.0.5:8188, http://10.0.0.6:8188",
   OPENAI_COMPATIBLE_BASE_URL: "http://127.0.0.1:9/v1",
   OPENAI_COMPATIBLE_IMAGE_MODELS: "sdxl",
   OPENAI_COMPATIBLE_CHAT_MODELS: "llama3",
