@@ -126,6 +126,8 @@ const schema = z.object({
       (v) => !v || v.split(",").every((u) => !u.trim() || URL.canParse(u.trim())),
       "comma-separated http(s) URLs",
     ),
+  /** A header ("Name: value") sent to each of those servers: the credential a proxy in front of them asks for. */
+  COMFYUI_HEADER: z.string().min(3).optional(),
   /** Any server speaking OpenAI's images API (LocalAI, vLLM, a gateway): base URL, optional key, its model ids. */
   OPENAI_COMPATIBLE_BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
   OPENAI_COMPATIBLE_API_KEY: z.string().min(1).optional(),

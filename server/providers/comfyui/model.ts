@@ -117,7 +117,6 @@ async function prepare(
     const ext = file.mediaType === "image/jpeg" ? "jpg" : file.mediaType === "image/webp" ? "webp" : "png";
     return client.upload(file.bytes, {
       filename: `atelier-${role}-${crypto.randomUUID()}.${ext}`,
-      kind: role === "mask" ? "mask" : "image",
       signal: req.signal,
     });
   };

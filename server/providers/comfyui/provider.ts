@@ -61,13 +61,16 @@ export const comfyuiProvider = defineProvider({
   secrets: ["headers"],
   ownNetwork: true,
   documentModels: true,
-  builtInConnection: (env): Settings => ({
-    servers: (env.COMFYUI_URLS ?? "")
+  builtInConnection: (env): Settings => {
+    const urls = (env.COMFYUI_URLS ?? "")
       .split(",")
       .map((url) => url.trim())
-      .filter(Boolean)
-      .map((url) => ({ url })),
-  }),
+      .filter(Boolean);
+    return {
+      servers: urls.map((url) => ({ url })),
+      headers: env.COMFYUI_HEADER ? Object.fromEntries(urls.map((url) => [url, env.COMFYUI_HEADER!])) : undefined,
+    };
+  },
   configured: (settings) => (settings.servers?.length ?? 0) > 0,
   addresses: (settings) => (settings.servers ?? []).map((s) => s.url),
   pool: {
@@ -127,6 +130,9 @@ async function checkPool(settings: Settings, signal: AbortSignal): Promise<Conne
     const free = gpu ? `, ${(gpu.vram_free / 2 ** 30).toFixed(1)} GiB free` : "";
     return `${h.url}: ${gpu ? gpu.name : "no GPU"}${free}, ${h.queued} queued`;
   });
+  // A proxy that refuses the header: the credential is wrong, whatever the other servers say.
+  if (health.some((h) => !h.up && /HTTP 40[13]\b/.test(h.problem ?? "")))
+    return { ok: false, code: "unauthorized", detail: lines.join("; ") };
   if (up.length === 0) return { ok: false, code: "unreachable", detail: lines.join("; ") };
   return { ok: true, detail: `${up.length} of ${health.length} servers answer. ${lines.join("; ")}` };
 }
