@@ -35,8 +35,7 @@ describe(`a pool of ComfyUI servers on ${backend}`, () => {
       args,
     );
   const balance = async (cookie: string) =>
-    ((await (await app.call("GET", "/api/me", { cookie })).json()) as { credits: { balance: number } }).credits
-      .balance;
+    ((await (await app.call("GET", "/api/me", { cookie })).json()) as { credits: { balance: number } }).credits.balance;
   const generate = async (cookie: string, body: object) => {
     const res = await app.call("POST", "/api/generations", { cookie, body });
     expect(res.status, await res.clone().text()).toBe(201);
@@ -135,10 +134,13 @@ describe(`a pool of ComfyUI servers on ${backend}`, () => {
 
     // Interleaved: the first prompts the servers received came from more than one account.
     const order = [...gpuA.prompts, ...gpuB.prompts]
-      .filter((p) => Object.values(p.graph).some((n) => typeof n.inputs.text === "string" && n.inputs.text.startsWith("job ")))
+      .filter((p) =>
+        Object.values(p.graph).some((n) => typeof n.inputs.text === "string" && n.inputs.text.startsWith("job ")),
+      )
       .sort((x, y) => x.at - y.at)
       .map((p) => {
-        const text = Object.values(p.graph).find((n) => String(n.inputs.text).startsWith("job "))!.inputs.text as string;
+        const text = Object.values(p.graph).find((n) => String(n.inputs.text).startsWith("job "))!.inputs
+          .text as string;
         return text.split(" ")[1]!;
       });
     expect(new Set(order.slice(0, 8)).size).toBeGreaterThanOrEqual(3);
@@ -146,10 +148,28 @@ describe(`a pool of ComfyUI servers on ${backend}`, () => {
     // Each job ended once: one hold, settled once; charged what succeeded, nothing for what failed.
     const db = app.runtime.database.db;
     const rows = await db
-      .select({ id: generation.id, status: generation.status, charged: generation.creditsCharged, userId: generation.userId })
+      .select({
+        id: generation.id,
+        status: generation.status,
+        charged: generation.creditsCharged,
+        userId: generation.userId,
+      })
       .from(generation)
-      .where(inArray(generation.id, jobs.map((j) => j.id)));
-    const holds = await db.select().from(creditHold).where(inArray(creditHold.generationId, jobs.map((j) => j.id)));
+      .where(
+        inArray(
+          generation.id,
+          jobs.map((j) => j.id),
+        ),
+      );
+    const holds = await db
+      .select()
+      .from(creditHold)
+      .where(
+        inArray(
+          creditHold.generationId,
+          jobs.map((j) => j.id),
+        ),
+      );
     expect(holds).toHaveLength(40);
     for (const r of rows) {
       const hold = holds.find((h) => h.generationId === r.id)!;
@@ -157,12 +177,18 @@ describe(`a pool of ComfyUI servers on ${backend}`, () => {
       expect(r.charged ?? 0).toBe(r.status === "succeeded" ? CREDITS : 0);
     }
     for (const [account, cookie] of cookies.entries()) {
-      const [{ id: userId }] = await db.select({ id: user.id }).from(user).where(eq(user.email, `${accounts[account]}@example.com`));
+      const [{ id: userId }] = await db
+        .select({ id: user.id })
+        .from(user)
+        .where(eq(user.email, `${accounts[account]}@example.com`));
       const succeeded = rows.filter((r) => r.userId === userId && r.status === "succeeded").length;
       expect(await balance(cookie)).toBe(START - CREDITS * succeeded);
     }
     expect(
-      await db.select({ id: generation.id }).from(generation).where(and(inArray(generation.status, ["queued", "processing"]))),
+      await db
+        .select({ id: generation.id })
+        .from(generation)
+        .where(and(inArray(generation.status, ["queued", "processing"]))),
     ).toEqual([]);
   });
 
@@ -170,7 +196,19 @@ describe(`a pool of ComfyUI servers on ${backend}`, () => {
     const lacking = await startComfyFake({ lacks: ["SaveImage"] });
     const healthy = await startComfyFake();
     try {
-      const pool = await admin("connections", "add", "comfyui", "--name", "mixed", "--id", "mixed", "--url", healthy.url, "--url", lacking.url);
+      const pool = await admin(
+        "connections",
+        "add",
+        "comfyui",
+        "--name",
+        "mixed",
+        "--id",
+        "mixed",
+        "--url",
+        healthy.url,
+        "--url",
+        lacking.url,
+      );
       expect(pool, pool.stderr).toMatchObject({ code: 0 });
       const refused = await admin(
         "models",

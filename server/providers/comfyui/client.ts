@@ -330,7 +330,7 @@ function refusal(text: string): ComfyPromptRefused {
   const kinds = Object.values(body?.node_errors ?? {}).flatMap((n) => (n.errors ?? []).map((e) => e.type));
   const missingNode =
     (typeof body?.error === "object" &&
-      (body.error.type === "missing_node_type" || /does not exist/i.test(body.error.message ?? ""))) ||
+      (body.error.type === "missing_node_type" || /does not exist|not found/i.test(body.error.message ?? ""))) ||
     false;
   const lacking = missingNode || kinds.includes("value_not_in_list");
   const head = [error?.message, typeof body?.error === "object" ? body.error.details : undefined]
