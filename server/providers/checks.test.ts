@@ -5,6 +5,7 @@ import { parseEnv } from "#server/env.ts";
 import { builtInConnection, checkConnection, providerDefinition, providers } from "#server/providers/registry.ts";
 import { startFakeAnthropic, type FakeAnthropic } from "#tests/fakes/anthropic.ts";
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
+import { startComfyFake, type ComfyFake } from "#tests/fakes/comfyui.ts";
 import { startFakeGoogleModels, type FakeGoogleModels } from "#tests/fakes/google-models.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 import { listen, sendJson, startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
@@ -15,7 +16,10 @@ const KEYS = {
   google: "AIza-check-google-key",
   replicate: "r8_check_token",
   fal: "check-key-id:check-key-secret",
+  comfyui: "check-proxy-secret",
 };
+/** The header a proxy in front of the ComfyUI fake asks for. */
+const COMFY_HEADER = "X-Gpu-Key";
 const WRONG = "wrong-key-0123456789";
 
 let openai: FakeOpenAI;
@@ -23,16 +27,18 @@ let anthropic: FakeAnthropic;
 let google: FakeGoogleModels;
 let replicate: FakeReplicate;
 let fal: FakeFal;
+let comfy: ComfyFake;
 /** A port nothing listens on. */
 let closedPort: number;
 
 beforeAll(async () => {
-  [openai, anthropic, google, replicate, fal] = await Promise.all([
+  [openai, anthropic, google, replicate, fal, comfy] = await Promise.all([
     startFakeOpenAI({ apiKey: KEYS.openai }),
     startFakeAnthropic({ apiKey: KEYS.anthropic }),
     startFakeGoogleModels({ apiKey: KEYS.google }),
     startFakeReplicate({ token: KEYS.replicate }),
     startFakeFal({ key: KEYS.fal }),
+    startComfyFake({ requireHeader: { name: COMFY_HEADER, value: KEYS.comfyui } }),
   ]);
   const spare = createServer();
   await new Promise<void>((resolve) => spare.listen(0, "127.0.0.1", resolve));
@@ -41,7 +47,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await Promise.all([openai?.close(), anthropic?.close(), google?.close(), replicate?.close(), fal?.close()]);
+  await Promise.all([
+    openai?.close(),
+    anthropic?.close(),
+    google?.close(),
+    replicate?.close(),
+    fal?.close(),
+    comfy?.close(),
+  ]);
 });
 
 /** Each provider's settings against its fake (or a closed port), with a key. */
@@ -70,6 +83,13 @@ const cases: Record<string, { settings: (key: string, base?: string) => Record<s
     fal: {
       settings: (apiKey, base) => ({ apiKey, baseURL: base ?? fal.url }),
       key: () => KEYS.fal,
+    },
+    comfyui: {
+      settings: (key, base) => {
+        const url = base ?? comfy.url;
+        return { servers: [{ url }], headers: { [url]: `${COMFY_HEADER}: ${key}` } };
+      },
+      key: () => KEYS.comfyui,
     },
   };
 
@@ -115,6 +135,8 @@ describe("connection checks over HTTP", () => {
       FAL_BASE_URL: fal.url,
       OPENAI_COMPATIBLE_BASE_URL: openai.apiUrl,
       OPENAI_COMPATIBLE_API_KEY: KEYS.openai,
+      COMFYUI_URLS: comfy.url,
+      COMFYUI_HEADER: `${COMFY_HEADER}: ${KEYS.comfyui}`,
     });
     for (const p of providers)
       expect(await checkConnection(p.id, builtInConnection(p.id, env)), p.id).toMatchObject({ ok: true });
