@@ -5,8 +5,11 @@ import type { RunDeps } from "./run-generation.ts";
 
 /** Seconds a queued job waits before it asks again, when its account has its share running or the pool is full. */
 const WAIT_SECONDS = 2;
-/** A job waits for its turn this long at most; after it, it runs (and waits for room on the pool within its timeout). */
-const MAX_QUEUED_MINUTES = 60;
+/**
+ * A job waits for its turn this long at most; after it, it runs (and waits for room on the pool within its timeout),
+ * before the sweeper gives up a job queued for its timeout and half an hour.
+ */
+const MAX_QUEUED_MINUTES = 20;
 
 /**
  * Whether a queued job may start now, on a model whose first binding runs on a pool of the operator's machines
