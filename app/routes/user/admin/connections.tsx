@@ -492,7 +492,14 @@ function SettingInput({
         `${name.slice(field.key.length + 1)} ${t("connections.keptSecret", { hint: last ? `…${last}` : "" }).trim()}`,
     );
   return (
-    <label className="admin-filter admin-filter-grow" data-setting={field.key}>
+    <label
+      className={
+        field.type === "objects" || field.type === "secretMap"
+          ? "admin-filter admin-filter-grow admin-setting-lines"
+          : "admin-filter admin-filter-grow"
+      }
+      data-setting={field.key}
+    >
       <span>{label}</span>
       {help && <Typography.Text type="secondary">{help}</Typography.Text>}
       {field.type === "secretMap" ? (
@@ -502,7 +509,7 @@ function SettingInput({
             rows={Math.max(2, kept.length)}
             autoComplete="off"
             spellCheck={false}
-            placeholder={kept.length > 0 ? kept.join("\n") : "http://gpu-a:8188 Authorization: Bearer …"}
+            placeholder="http://gpu-a:8188 Authorization: Bearer …"
             status={status}
           />
           {kept.length > 0 && (
