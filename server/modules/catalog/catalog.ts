@@ -185,6 +185,10 @@ export function hintsOf(definition: ProviderDefinition, settings: Record<string,
   for (const name of definition.secrets) {
     const value = settings[name];
     if (typeof value === "string" && value) out[name] = value.length > 8 ? value.slice(-4) : "";
+    // A map of secrets (a header per server): a hint for each, named by the secret and its key.
+    else if (typeof value === "object" && value !== null && !Array.isArray(value))
+      for (const [key, secret] of Object.entries(value))
+        if (typeof secret === "string" && secret) out[`${name} ${key}`] = secret.length > 8 ? secret.slice(-4) : "";
   }
   return out;
 }

@@ -81,6 +81,10 @@ function splitSettings(provider: string, settings: Record<string, unknown>) {
   return { definition, plain, secrets, values };
 }
 
+function isMap(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
 /** A new connection's id: the one given, or the provider's id and the next free number. */
 async function newId(db: Db, provider: string, wanted: string | undefined): Promise<string> {
   if (wanted !== undefined) {
@@ -202,7 +206,16 @@ export async function changeConnection({
             !((definition.secrets as readonly string[]).includes(key) && (value === "" || value === undefined)),
         ),
       );
-      const merged = { ...row.settings, ...kept, ...given };
+      const merged: Record<string, unknown> = { ...row.settings, ...kept, ...given };
+      // A map of secrets (a header per server) changes key by key: the ones not given stay, a null removes one.
+      for (const key of definition.secrets as readonly string[]) {
+        const before = kept[key];
+        const after = given[key];
+        if (!isMap(before) || !isMap(after)) continue;
+        const map: Record<string, unknown> = { ...before, ...after };
+        for (const [name, value] of Object.entries(map)) if (value === null) delete map[name];
+        merged[key] = Object.keys(map).length > 0 ? map : null;
+      }
       for (const [key, value] of Object.entries(merged)) if (value === null) delete merged[key];
       const split = splitSettings(row.provider, merged);
       await checkBaseUrl(split.definition, split.values, input.allowPrivateNetwork ?? row.allowPrivateNetwork);

@@ -6,7 +6,13 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf } from "#app/lib/request.server.ts";
-import { refusalResult, settingFieldsOf, settingsOfForm, type SettingField } from "#app/lib/catalog-admin.server.ts";
+import {
+  lineOfObject,
+  refusalResult,
+  settingFieldsOf,
+  settingsOfForm,
+  type SettingField,
+} from "#app/lib/catalog-admin.server.ts";
 import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { RowAction } from "#app/components/admin/row-action.tsx";
@@ -37,10 +43,23 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     const fields = fieldsOf[c.provider] ?? [];
     const plain = Object.fromEntries(
       fields
-        .filter((f) => f.type !== "secret")
-        .map((f) => [f.key, c.settings?.[f.key] ?? null] as const)
+        .filter((f) => f.type !== "secret" && f.type !== "secretMap")
+        .map((f) => {
+          const value = c.settings?.[f.key] ?? null;
+          // A list of objects (a pool's servers) as its lines.
+          return [
+            f.key,
+            f.type === "objects" && Array.isArray(value)
+              ? value.map((o) => lineOfObject(f.properties ?? [], o as Record<string, unknown>))
+              : value,
+          ] as const;
+        })
         .filter(([, v]) => v !== null && v !== undefined),
-    ) as Record<string, string | boolean | string[]>;
+    ) as Record<string, string | number | boolean | string[]>;
+    // The lines of its lists of objects, shown in the list (a pool's servers).
+    const lists = fields
+      .filter((f) => f.type === "objects")
+      .flatMap((f) => (plain[f.key] as string[] | undefined) ?? []);
     const state: ConnectionState =
       c.problem === "unreadable"
         ? "unreadable"
@@ -69,6 +88,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       hints: c.secretHints,
       allowPrivateNetwork: c.allowPrivateNetwork ?? false,
       plain,
+      lists,
       check: c.check ?? null,
     };
   });
@@ -222,7 +242,20 @@ export default function AdminConnections({ loaderData, actionData }: Route.Compo
         </span>
       ),
     },
-    { title: t("connections.columns.provider"), dataIndex: "provider" },
+    {
+      title: t("connections.columns.provider"),
+      dataIndex: "provider",
+      render: (provider: string, row) => (
+        <span className="admin-stack">
+          <span>{provider}</span>
+          {row.lists.map((line) => (
+            <Typography.Text key={line} type="secondary" code data-server={line.split(" ")[0]}>
+              {line}
+            </Typography.Text>
+          ))}
+        </span>
+      ),
+    },
     {
       title: t("connections.columns.state"),
       dataIndex: "state",
@@ -255,6 +288,11 @@ export default function AdminConnections({ loaderData, actionData }: Route.Compo
                   : t(`connections.test.${checkCode(row.check.message)}`, { name: row.name })}
               </Tag>
             </span>
+            {checkDetail(row.check.message) && (
+              <Typography.Text type="secondary" className="admin-check-detail" data-check-detail>
+                {checkDetail(row.check.message)}
+              </Typography.Text>
+            )}
             <Typography.Text type="secondary">{formatRelative(locale, row.check.at, now)}</Typography.Text>
           </span>
         ),
@@ -326,6 +364,7 @@ export default function AdminConnections({ loaderData, actionData }: Route.Compo
                 field={f}
                 value={editing.plain[f.key]}
                 hint={editing.hints[f.key]}
+                hints={editing.hints}
                 status={invalid(f.key)}
               />
             ))}
@@ -381,6 +420,14 @@ export default function AdminConnections({ loaderData, actionData }: Route.Compo
   );
 }
 
+/** An example line of a list of objects: the first property bare (a URL, a name), the numbers as name=2. */
+function lineExample(field: SettingField): string {
+  const [bare, ...named] = field.properties ?? [];
+  if (!bare) return "";
+  const first = /url/i.test(bare.key) ? "http://gpu-a:8188" : bare.key;
+  return [first, ...named.map((p) => `${p.key}=${p.type === "number" ? 2 : "…"}`)].join(" ");
+}
+
 /** The explicit allowance of a base URL on the operator's own network or on plain http. */
 function PrivateNetworkBox({ checked = false }: { checked?: boolean }) {
   const { t } = useTranslation("admin");
@@ -389,6 +436,19 @@ function PrivateNetworkBox({ checked = false }: { checked?: boolean }) {
       {t("connections.fields.allowPrivateNetwork")}
     </Checkbox>
   );
+}
+
+/**
+ * What a recorded test's outcome says beyond its code: the provider's own words (each server of a pool, its GPU and
+ * queue, or that it does not answer), each part on its own line.
+ */
+function checkDetail(message: string | null): string {
+  if (!message) return "";
+  const code = message.split(":")[0] ?? "";
+  const detail = ["unauthorized", "unreachable", "refused", "invalid"].includes(code)
+    ? message.slice(code.length + 1).trim()
+    : message;
+  return detail.replaceAll("; ", "\n");
 }
 
 /** The code of a recorded test's outcome ("unauthorized: …"), for its translated reason. */
@@ -402,11 +462,14 @@ function SettingInput({
   field,
   value,
   hint,
+  hints = {},
   status,
 }: {
   field: SettingField;
-  value?: string | boolean | string[];
+  value?: string | number | boolean | string[];
   hint?: string;
+  /** The kept secrets' hints, for a map of secrets (`<key> <name>`: its last four characters). */
+  hints?: Record<string, string>;
   status?: "error";
 }) {
   const { t, i18n } = useTranslation("admin");
@@ -419,10 +482,64 @@ function SettingInput({
         {label}
       </Checkbox>
     );
+  const helpKey = `connections.fieldHints.${field.key}`;
+  const help = i18n.exists(`admin:${helpKey}`) ? t(helpKey) : null;
+  // A map of secrets' kept entries: their keys, each with its last four characters, never the values.
+  const kept = Object.entries(hints)
+    .filter(([name]) => name.startsWith(`${field.key} `))
+    .map(
+      ([name, last]) =>
+        `${name.slice(field.key.length + 1)} ${t("connections.keptSecret", { hint: last ? `…${last}` : "" }).trim()}`,
+    );
   return (
-    <label className="admin-filter admin-filter-grow">
+    <label
+      className={
+        field.type === "objects" || field.type === "secretMap"
+          ? "admin-filter admin-filter-grow admin-setting-lines"
+          : "admin-filter admin-filter-grow"
+      }
+      data-setting={field.key}
+    >
       <span>{label}</span>
-      {field.type === "secret" ? (
+      {help && <Typography.Text type="secondary">{help}</Typography.Text>}
+      {field.type === "secretMap" ? (
+        <>
+          <Input.TextArea
+            name={name}
+            rows={Math.max(2, kept.length)}
+            autoComplete="off"
+            spellCheck={false}
+            placeholder="http://gpu-a:8188 Authorization: Bearer …"
+            status={status}
+          />
+          {kept.length > 0 && (
+            <span className="admin-stack" data-kept={field.key}>
+              {kept.map((line) => (
+                <Typography.Text key={line} type="secondary" code>
+                  {line}
+                </Typography.Text>
+              ))}
+            </span>
+          )}
+        </>
+      ) : field.type === "objects" ? (
+        <Input.TextArea
+          name={name}
+          rows={Math.max(3, Array.isArray(value) ? value.length + 1 : 0)}
+          spellCheck={false}
+          defaultValue={Array.isArray(value) ? value.join("\n") : ""}
+          placeholder={lineExample(field)}
+          status={status}
+        />
+      ) : field.type === "number" ? (
+        <Input
+          name={name}
+          type="number"
+          inputMode="numeric"
+          defaultValue={typeof value === "number" ? String(value) : undefined}
+          status={status}
+        />
+      ) : field.type === "secret" ? (
         <Input.Password
           name={name}
           autoComplete="new-password"
