@@ -166,7 +166,7 @@ export function WorkflowInputs({
                             multiple
                             name={`slot.${i}.choices`}
                             className="admin-select"
-                            size={Math.min(5, slot.choices.length)}
+                            size={Math.min(5, Math.max(2, slot.choices.length))}
                             defaultValue={picked}
                             aria-invalid={field === `slot.${i}.choices` || undefined}
                           >
