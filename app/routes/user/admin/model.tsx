@@ -90,6 +90,8 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
       model: b.model,
       imageToImageModel: "imageToImageModel" in b ? (b.imageToImageModel ?? "") : "",
       options: b.options ? JSON.stringify(b.options) : "",
+      // A workflow's inputs are its slots (the workflow inputs card), not a mapping of provider fields.
+      workflow: "workflow" in b && b.workflow !== undefined,
     })),
   };
   // The model's mapping, limits, advanced settings and price formula, and the latest test on each connection.
@@ -421,7 +423,7 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
   // One empty row more, to add a binding.
   const bindings = [
     ...model.bindings,
-    { target: targets[0]?.value ?? "", model: "", imageToImageModel: "", options: "" },
+    { target: targets[0]?.value ?? "", model: "", imageToImageModel: "", options: "", workflow: false },
   ];
   const field = (name: string, label: string, input: React.ReactNode, grow = false) => (
     <label className={grow ? "admin-filter admin-filter-grow" : "admin-filter"} key={name}>
@@ -732,7 +734,7 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
                   />,
                   true,
                 )}
-                {editor && index < model.bindings.length && (
+                {editor && index < model.bindings.length && !model.bindings[index]?.workflow && (
                   <details className="admin-details admin-editor-binding-map" open={index === 0}>
                     <summary>{t("modelEditor.mapping")}</summary>
                     <MappingEditor
