@@ -97,6 +97,13 @@ describe("a ComfyUI workflow added in the console, before the page's scripts", (
     expect(await saved.locator('[data-slot="steps"] input[name$=".max"]').inputValue()).toBe("50");
     expect(await saved.locator('[data-slot="cfg"] input[type=checkbox]').isChecked()).toBe(false);
 
+    // Saved as shown, the page keeps the workflow and what users may set.
+    await page.locator('button[value="save"]').click();
+    await page.waitForLoadState("domcontentloaded");
+    await expect.poll(() => notice(page).textContent()).toBe(t("settings.unchanged"));
+    expect(await page.locator("[data-workflow-inputs]").getAttribute("data-version")).toBe("1");
+    expect(await page.locator('[data-slot="steps"] input[type=checkbox]').isChecked()).toBe(true);
+
     // Switching it on asks the servers first.
     b.state.lacks = ["SaveImage"];
     await page.locator('[data-test-card] button[value="enable"]').click();
