@@ -285,9 +285,11 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
             )}
           </>
         )}
-        <Typography.Paragraph type="secondary" className="admin-hint">
-          {t("modelAdd.describeHint")}
-        </Typography.Paragraph>
+        {(byId.length > 0 || connections.length === 0) && (
+          <Typography.Paragraph type="secondary" className="admin-hint">
+            {t("modelAdd.describeHint")}
+          </Typography.Paragraph>
+        )}
         {byFile.length > 0 && (
           <Typography.Paragraph type="secondary" className="admin-hint">
             {t("modelAdd.workflowHint")}
