@@ -112,6 +112,14 @@ describe("a ComfyUI workflow added in the console, before the page's scripts", (
       .poll(() => notice(page).textContent())
       .toBe(t("workflowInputs.problems", { model: "Text to image", detail: `${b.url} lacks the node type SaveImage` }));
     expect(await page.locator('[data-test-card] button[value="enable"]').count()).toBe(1);
+    // The list's switch asks them too.
+    await page.goto(`${server.url}/user/admin/models`, { waitUntil: "domcontentloaded" });
+    await page.locator('form:has(input[name="model"][value="text-to-image"]) button[value="enable"]').click();
+    await page.waitForLoadState("domcontentloaded");
+    await expect
+      .poll(() => notice(page).textContent())
+      .toBe(t("workflowInputs.problems", { model: "Text to image", detail: `${b.url} lacks the node type SaveImage` }));
+    await page.goto(`${server.url}/user/admin/models/text-to-image`, { waitUntil: "domcontentloaded" });
     b.state.lacks = [];
     await page.locator('[data-test-card] button[value="enable"]').click();
     await page.waitForLoadState("domcontentloaded");
