@@ -21,6 +21,7 @@ import type { CatalogEntry } from "#server/modules/catalog/catalog.ts";
 import { catalogIdFor, describeModel, proposeDefinition } from "#server/modules/catalog/describe-model.ts";
 import { DescribeRefusal, type ModelDescription } from "#server/modules/catalog/model-description.ts";
 import { modelProblems } from "#server/modules/catalog/model-readiness.ts";
+import { replaceWorkflow, WorkflowVersionRefusal } from "#server/modules/catalog/replace-workflow.ts";
 import { DESCRIBE_TIMEOUT_MS } from "#server/providers/shared.ts";
 import { latestModelChecks, runModelCheck, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import pino from "pino";
@@ -507,55 +508,25 @@ export const modelsCommand: AdminCommand = {
         } catch (error) {
           return refused(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}\n`);
         }
-        let description: ModelDescription;
         try {
-          description = await describeModel(
-            {
-              connections: models,
-              provider: bound.provider,
-              connection: bound.connection,
-              model: basename(file).replace(/\.json$/i, ""),
-              document,
-            },
+          const { version, description } = await replaceWorkflow(
+            { db: await ctx.db(), env, models, id, actor: CLI_ACTOR, fileName: file, document },
             AbortSignal.timeout(DESCRIBE_TIMEOUT_MS + 5_000),
           );
-        } catch (error) {
-          if (!(error instanceof DescribeRefusal)) throw error;
-          return refused(`Could not read ${file}: ${error.message}.\n`);
-        }
-        const next = description.workflow!;
-        if (next.kind !== definition.kind)
-          return refused(`${file} makes ${next.kind}s; ${id} makes ${definition.kind}s.\n`);
-        if (next.sha256 === bound.workflow.sha256)
-          return ok("", `${id} runs this workflow already (version ${bound.workflow.version}).\n`);
-        const version = Math.max(...definition.bindings.map((b) => b.workflow?.version ?? 0)) + 1;
-        const slots = new Set(next.slots.map((s) => s.name));
-        return refusing(async () => {
-          await changeModel({
-            db: await ctx.db(),
-            env,
-            id,
-            actor: CLI_ACTOR,
-            change: (current) => {
-              if (current.kind === "chat") return current;
-              return {
-                ...current,
-                bindings: current.bindings.map((b) =>
-                  b === current.bindings.find((c) => c.workflow)
-                    ? { ...b, model: description.providerModel, workflow: { ...next, version } }
-                    : b,
-                ),
-                // Settings the new version has no place for are no longer offered.
-                ...(current.parameters && { parameters: current.parameters.filter((p) => slots.has(p.name)) }),
-              };
-            },
-          });
-          await models.refresh();
           return ok(
             "",
             `${describeMapping(description)}${id} runs version ${version} of its workflow now; jobs already queued or running keep theirs.\n`,
           );
-        });
+        } catch (error) {
+          if (error instanceof DescribeRefusal) return refused(`Could not read ${file}: ${error.message}.\n`);
+          if (error instanceof WorkflowVersionRefusal) {
+            if (error.code === "same") return ok("", `${id} runs this workflow already (version ${error.detail}).\n`);
+            if (error.code === "kind")
+              return refused(`${file} makes ${error.detail}s; ${id} makes ${definition.kind}s.\n`);
+          }
+          if (error instanceof CatalogRefusal) return refused(`${error.message}\n`);
+          throw error;
+        }
       }
       case "test": {
         const [id, ...extra] = rest;

@@ -34,7 +34,7 @@ const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/order.tsx": ["refund"],
   "routes/user/admin/generation.tsx": ["refund", "hide"],
   "routes/user/admin/models.tsx": ["enable", "disable", "price", "check", "add", "duplicate", "up", "down", "remove"],
-  "routes/user/admin/model.tsx": ["save", "remove", "check", "enable", "disable"],
+  "routes/user/admin/model.tsx": ["save", "remove", "check", "enable", "disable", "workflowVersion"],
   "routes/user/admin/model-add.tsx": ["describe", "add"],
   "routes/user/admin/connections.tsx": ["add", "test", "edit", "enable", "disable", "remove"],
   "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],

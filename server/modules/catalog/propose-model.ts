@@ -10,6 +10,8 @@ export interface DescribableConnection {
   name: string;
   provider: string;
   source: "builtin" | "custom";
+  /** Its provider's models are files the operator uploads (a ComfyUI workflow), not ids. */
+  documents: boolean;
 }
 
 /** The connections the console offers to add a model by id on, in the registry's order. */
@@ -17,7 +19,13 @@ export function describableConnections(models: ModelRegistry): DescribableConnec
   return models
     .connections()
     .filter((c) => models.connection(c.id) !== undefined && providerDefinition(c.provider).describe !== undefined)
-    .map((c) => ({ id: c.id, name: c.name, provider: c.provider, source: c.source }));
+    .map((c) => ({
+      id: c.id,
+      name: c.name,
+      provider: c.provider,
+      source: c.source,
+      documents: providerDefinition(c.provider).documentModels === true,
+    }));
 }
 
 /** A model read from its provider's schema, and the catalog model Atelier proposes for it (switched off). */
@@ -40,14 +48,28 @@ export async function proposeModel(
     models,
     connection: connectionId,
     model,
+    document,
     credits = 1,
-  }: { models: ModelRegistry; connection: string; model: string; credits?: number },
+  }: {
+    models: ModelRegistry;
+    connection: string;
+    model: string;
+    /** The model itself, for a provider whose models are uploaded files (a workflow's JSON). */
+    document?: string;
+    credits?: number;
+  },
   signal: AbortSignal,
 ): Promise<ModelProposal> {
   const connection = describableConnections(models).find((c) => c.id === connectionId);
   if (!connection) throw new DescribeRefusal("no_connection", `${connectionId} cannot read a model's schema`);
   const description = await describeModel(
-    { connections: models, provider: connection.provider, connection: connection.id, model },
+    {
+      connections: models,
+      provider: connection.provider,
+      connection: connection.id,
+      model,
+      ...(document !== undefined && { document }),
+    },
     signal,
   );
   const { id, definition } = proposeDefinition(description, {

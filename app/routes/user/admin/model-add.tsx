@@ -25,7 +25,11 @@ import {
   schemaFields,
   TypedValues,
 } from "#app/components/admin/model-editor.tsx";
+import { WorkflowInputs, workflowOf, workflowView } from "#app/components/admin/workflow-inputs.tsx";
+import { withWorkflowParameters } from "#app/lib/workflow-form.server.ts";
 import { addModel } from "#server/modules/catalog/edit-models.ts";
+import { workflowName } from "#server/modules/catalog/replace-workflow.ts";
+import { MAX_BYTES as MAX_WORKFLOW_FILE_BYTES } from "#server/providers/comfyui/graph.ts";
 import { modelDefinitionSchema } from "#server/modules/catalog/model-definition.ts";
 import { DescribeRefusal, type ModelDescription } from "#server/modules/catalog/model-description.ts";
 import {
@@ -58,7 +62,7 @@ interface Proposal {
     ModelDescription,
     "provider" | "providerModel" | "kind" | "name" | "tools" | "unmet" | "fromSchema"
   > &
-    Partial<Pick<ModelDescription, "cost" | "description">>;
+    Partial<Pick<ModelDescription, "cost" | "description" | "notes">>;
   definition: MediaDefinition;
   /** The catalog id proposed. */
   id: string;
@@ -86,21 +90,32 @@ export async function action({ context, request }: Route.ActionArgs) {
   const intent = text(form, "intent");
   const typed = typedOf(form);
   if (intent === "describe") {
-    const model = text(form, "providerModel");
     const connection = text(form, "connection");
-    if (!model || model.length > 300)
-      return data<AddResult>({ intent, error: "models.errors.providerModel", field: "providerModel", typed }, 400);
     await runtime.models.refresh();
+    const on = describableConnections(runtime.models).find((c) => c.id === connection);
+    // A provider whose models are files (a ComfyUI workflow): the file is the model, named by its base name.
+    let model = text(form, "providerModel");
+    let document: string | undefined;
+    if (on?.documents) {
+      const file = form.get("workflow");
+      if (!(file instanceof File) || file.size === 0)
+        return data<AddResult>({ intent, error: "modelAdd.workflowFile", field: "workflow", typed }, 400);
+      if (file.size > MAX_WORKFLOW_FILE_BYTES)
+        return data<AddResult>({ intent, error: "modelAdd.workflowTooLarge", field: "workflow", typed }, 400);
+      document = await file.text();
+      model = workflowName(file.name).slice(0, 300) || "workflow";
+    } else if (!model || model.length > 300)
+      return data<AddResult>({ intent, error: "models.errors.providerModel", field: "providerModel", typed }, 400);
     const { currency } = creditValueOf(runtime.settings.current().packs);
     try {
       const signal = AbortSignal.any([request.signal, AbortSignal.timeout(DESCRIBE_TIMEOUT_MS)]);
-      const proposed = await proposeModel({ models: runtime.models, connection, model }, signal);
-      const { connection: on, description, id, definition } = proposed;
+      const proposed = await proposeModel({ models: runtime.models, connection, model, document }, signal);
+      const { description, id, definition } = proposed;
       // The provider's quoted cost is the margin's cost only in the packs' currency.
       if (description.cost && description.cost.currency.toLowerCase() !== currency.toLowerCase())
         delete definition.cost;
       const proposal: Proposal = {
-        connection: on,
+        connection: proposed.connection,
         description: {
           provider: description.provider,
           providerModel: description.providerModel,
@@ -110,6 +125,7 @@ export async function action({ context, request }: Route.ActionArgs) {
           unmet: description.unmet,
           fromSchema: description.fromSchema,
           ...(description.cost ? { cost: description.cost } : {}),
+          ...(description.notes ? { notes: description.notes } : {}),
         },
         definition,
         id,
@@ -117,6 +133,12 @@ export async function action({ context, request }: Route.ActionArgs) {
       return { intent, proposal, typed } satisfies AddResult;
     } catch (error) {
       if (!(error instanceof DescribeRefusal)) throw error;
+      // A workflow's refusal is the servers' own detail (which server lacks which node or file), framed.
+      if (on?.documents)
+        return data<AddResult>(
+          { intent, error: "modelAdd.workflowRefused", field: "workflow", values: { detail: error.message }, typed },
+          400,
+        );
       return data<AddResult>(
         { intent, error: `modelAdd.refused.${error.code}`, field: "providerModel", values: { model }, typed },
         400,
@@ -130,7 +152,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const refuse = (result: AdminResult) => data<AddResult>({ ...result, proposal, typed }, 400);
   let definition: MediaDefinition;
   try {
-    const edited = editedDefinition(form, proposal.definition);
+    const edited = editedDefinition(form, withWorkflowParameters(form, proposal.definition));
     const mapping = mappingOfForm(form, "binding.0.map.");
     definition = {
       ...edited,
@@ -170,6 +192,9 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
   const typedStep = result?.intent === "describe" ? result.typed : undefined;
   const typedEdit = result?.intent === "add" ? result.typed : undefined;
   const d = proposal?.definition;
+  const byId = connections.filter((c) => !c.documents);
+  const byFile = connections.filter((c) => c.documents);
+  const workflow = d && workflowOf(d);
   return (
     <div className="page-wide admin-wide">
       <Link to={hrefIn(pathname, "/user/admin/models")} className="admin-back">
@@ -187,43 +212,89 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
             <Link to={hrefIn(pathname, "/user/admin/connections")}>{t("modelAdd.toConnections")}</Link>
           </Typography.Paragraph>
         ) : (
-          <Form method="post" className="admin-codes-form" data-describe>
-            <label className="admin-filter admin-filter-grow">
-              <span>{t("modelAdd.connection")}</span>
-              <select
-                name="connection"
-                className="admin-select"
-                required
-                defaultValue={typedStep?.connection?.[0] ?? proposal?.connection.id ?? connections[0]?.id}
-              >
-                {connections.map((c) => (
-                  <option key={c.id} value={c.id}>
-                    {c.source === "custom"
-                      ? t("models.add.onConnection", { connection: c.name, provider: c.provider })
-                      : t("modelAdd.builtInConnection", { provider: c.provider })}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label className="admin-filter admin-filter-grow">
-              <span>{t("models.add.providerModel")}</span>
-              <Input
-                name="providerModel"
-                required
-                maxLength={300}
-                placeholder="fal-ai/flux/dev"
-                defaultValue={typedStep?.providerModel?.[0] ?? proposal?.description.providerModel ?? ""}
-                status={result?.intent === "describe" && result.error ? "error" : undefined}
-              />
-            </label>
-            <Button htmlType="submit" name="intent" value="describe" type="primary" loading={busy("describe")}>
-              {t("modelAdd.describe")}
-            </Button>
-          </Form>
+          <>
+            {byId.length > 0 && (
+              <Form method="post" className="admin-codes-form" data-describe>
+                <label className="admin-filter admin-filter-grow">
+                  <span>{t("modelAdd.connection")}</span>
+                  <select
+                    name="connection"
+                    className="admin-select"
+                    required
+                    defaultValue={typedStep?.connection?.[0] ?? proposal?.connection.id ?? byId[0]?.id}
+                  >
+                    {byId.map((c) => (
+                      <option key={c.id} value={c.id}>
+                        {c.source === "custom"
+                          ? t("models.add.onConnection", { connection: c.name, provider: c.provider })
+                          : t("modelAdd.builtInConnection", { provider: c.provider })}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label className="admin-filter admin-filter-grow">
+                  <span>{t("models.add.providerModel")}</span>
+                  <Input
+                    name="providerModel"
+                    required
+                    maxLength={300}
+                    placeholder="fal-ai/flux/dev"
+                    defaultValue={typedStep?.providerModel?.[0] ?? proposal?.description.providerModel ?? ""}
+                    status={result?.intent === "describe" && result.error ? "error" : undefined}
+                  />
+                </label>
+                <Button htmlType="submit" name="intent" value="describe" type="primary" loading={busy("describe")}>
+                  {t("modelAdd.describe")}
+                </Button>
+              </Form>
+            )}
+            {byFile.length > 0 && (
+              <Form method="post" encType="multipart/form-data" className="admin-codes-form" data-describe-workflow>
+                <label className="admin-filter admin-filter-grow">
+                  <span>{t("modelAdd.pool")}</span>
+                  <select
+                    name="connection"
+                    className="admin-select"
+                    required
+                    defaultValue={typedStep?.connection?.[0] ?? proposal?.connection.id ?? byFile[0]?.id}
+                  >
+                    {byFile.map((c) => (
+                      <option key={c.id} value={c.id}>
+                        {c.source === "custom"
+                          ? t("models.add.onConnection", { connection: c.name, provider: c.provider })
+                          : t("modelAdd.builtInConnection", { provider: c.provider })}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <label className="admin-filter admin-filter-grow">
+                  <span>{t("modelAdd.workflow")}</span>
+                  <input
+                    type="file"
+                    name="workflow"
+                    accept=".json,application/json"
+                    required
+                    className="admin-file"
+                    aria-invalid={result?.intent === "describe" && result.field === "workflow" ? true : undefined}
+                  />
+                </label>
+                <Button htmlType="submit" name="intent" value="describe" type="primary" loading={busy("describe")}>
+                  {t("modelAdd.readWorkflow")}
+                </Button>
+              </Form>
+            )}
+          </>
         )}
-        <Typography.Paragraph type="secondary" className="admin-hint">
-          {t("modelAdd.describeHint")}
-        </Typography.Paragraph>
+        {(byId.length > 0 || connections.length === 0) && (
+          <Typography.Paragraph type="secondary" className="admin-hint">
+            {t("modelAdd.describeHint")}
+          </Typography.Paragraph>
+        )}
+        {byFile.length > 0 && (
+          <Typography.Paragraph type="secondary" className="admin-hint">
+            {t("modelAdd.workflowHint")}
+          </Typography.Paragraph>
+        )}
       </Card>
       {proposal && d && (
         <TypedValues values={typedEdit} field={result?.intent === "add" ? result.field : undefined}>
@@ -275,6 +346,16 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
               {!proposal.description.fromSchema && (
                 <Alert className="admin-notice" type="info" showIcon title={t("modelAdd.idsOnly")} />
               )}
+              {proposal.description.notes?.map((note) => (
+                <Alert
+                  key={note}
+                  className="admin-notice"
+                  type="warning"
+                  showIcon
+                  data-note
+                  title={t("modelAdd.workflowNote", { detail: note })}
+                />
+              ))}
               {proposal.description.unmet.length > 0 && (
                 <Alert
                   className="admin-notice"
@@ -285,20 +366,33 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
                 />
               )}
             </Card>
-            <Card title={t("modelEditor.mapping")} className="admin-create-codes">
-              <MappingEditor
-                prefix="binding.0.map."
-                kind={d.kind}
-                mapping={d.bindings[0]?.mapping}
-                fields={schemaFields(d.bindings[0]?.mapping, d.parameters)}
-              />
-            </Card>
+            {workflow ? (
+              <Card title={t("workflowInputs.title", { version: workflow.version })} className="admin-create-codes">
+                <WorkflowInputs
+                  workflow={workflowView(workflow)}
+                  parameters={d.parameters}
+                  typed={typedEdit}
+                  field={result?.intent === "add" ? result.field : undefined}
+                />
+              </Card>
+            ) : (
+              <Card title={t("modelEditor.mapping")} className="admin-create-codes">
+                <MappingEditor
+                  prefix="binding.0.map."
+                  kind={d.kind}
+                  mapping={d.bindings[0]?.mapping}
+                  fields={schemaFields(d.bindings[0]?.mapping, d.parameters)}
+                />
+              </Card>
+            )}
             <Card title={t("modelEditor.limitsTitle")} className="admin-create-codes">
               <LimitsEditor kind={d.kind} options={d.options} tools={d.tools} />
             </Card>
-            <Card title={t("modelEditor.parameters")} className="admin-create-codes">
-              <ParametersEditor parameters={d.parameters ?? []} />
-            </Card>
+            {!workflow && (
+              <Card title={t("modelEditor.parameters")} className="admin-create-codes">
+                <ParametersEditor parameters={d.parameters ?? []} />
+              </Card>
+            )}
             <Card title={t("modelEditor.price")} className="admin-create-codes">
               <PriceEditor
                 price={d.price}

@@ -27,6 +27,12 @@ import {
   typedOf,
   unlessSame,
 } from "#app/lib/model-form.server.ts";
+import { WorkflowInputs, workflowOf, workflowView } from "#app/components/admin/workflow-inputs.tsx";
+import { withWorkflowParameters } from "#app/lib/workflow-form.server.ts";
+import { DescribeRefusal } from "#server/modules/catalog/model-description.ts";
+import { modelProblems } from "#server/modules/catalog/model-readiness.ts";
+import { replaceWorkflow, WorkflowVersionRefusal } from "#server/modules/catalog/replace-workflow.ts";
+import { MAX_BYTES as MAX_WORKFLOW_FILE_BYTES } from "#server/providers/comfyui/graph.ts";
 import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import type { ResolvedBinding } from "#config/models.ts";
 import { changeModel, removeModel } from "#server/modules/catalog/edit-models.ts";
@@ -35,6 +41,9 @@ import { providers } from "#server/providers/registry.ts";
 import { hrefIn, LOCALE_NAMES, LOCALES, type Locale } from "#common/locales.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
+
+/** The longest the page waits for the servers to read a new version of a workflow. */
+const DESCRIBE_TIMEOUT_MS = 20_000;
 
 const notFound = () => data({ messageKey: "error.404" }, { status: 404 });
 
@@ -81,6 +90,8 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
       model: b.model,
       imageToImageModel: "imageToImageModel" in b ? (b.imageToImageModel ?? "") : "",
       options: b.options ? JSON.stringify(b.options) : "",
+      // A workflow's inputs are its slots (the workflow inputs card), not a mapping of provider fields.
+      workflow: "workflow" in b && b.workflow !== undefined,
     })),
   };
   // The model's mapping, limits, advanced settings and price formula, and the latest test on each connection.
@@ -94,6 +105,10 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     mappings: media.bindings.map((b) => ({ mapping: b.mapping, fields: schemaFields(b.mapping, media.parameters) })),
     options: media.options,
     parameters: media.parameters ?? [],
+    workflow: (() => {
+      const workflow = workflowOf(media);
+      return workflow ? workflowView(workflow) : null;
+    })(),
     price: media.price,
     cost: media.cost ?? null,
     health: (entry.resolved as ResolvedBinding[]).map((b, index) => ({
@@ -134,6 +149,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
     if (entry.source === "custom") throw redirect(localizedPath(request, "/user/admin/models"));
     return { intent, ok: "models.resetDone", values } satisfies AdminResult;
   }
+  if (intent === "workflowVersion") return newWorkflowVersion({ db, runtime, actor, id: entry.id, form, values });
   if (intent !== "save") throw data({ messageKey: "error.400" }, { status: 400 });
   const perLocale = (prefix: string) => {
     const out: Record<string, string> = {};
@@ -194,12 +210,19 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         ...(imageToImageModel && entry.definition.kind !== "chat" ? { imageToImageModel } : {}),
         // The page does not edit a tool's own provider model: the binding keeps the ones it had.
         ...(keptToolModels ? { toolModels: keptToolModels } : {}),
+        // Nor its workflow: a new version is uploaded on its own.
+        ...(keptBinding && "workflow" in keptBinding && keptBinding.workflow ? { workflow: keptBinding.workflow } : {}),
         ...(options ? { options } : {}),
         ...(mapping ? { mapping } : {}),
       },
     });
   }
   rows.sort((a, b) => a.order - b.order || a.index - b.index);
+  // Switching a model on asks its servers first, as the test card's switch does.
+  if (form.get("enabled") !== null && !entry.definition.enabled) {
+    const refused = await refusedProblems(runtime, entry.definition, intent, values);
+    if (refused) return refused;
+  }
   const tags = textOf(form, "tags")
     .split(",")
     .map((s) => s.trim())
@@ -225,7 +248,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         if (current.kind === "chat")
           next.price = { inputPerMillion: numberOf(form, "input"), outputPerMillion: numberOf(form, "output") };
         else {
-          const edited = editedDefinition(form, current);
+          const edited = editedDefinition(form, withWorkflowParameters(form, current));
           next.price = edited.price;
           next.cost = edited.cost;
           next.options = edited.options;
@@ -271,6 +294,13 @@ async function testOrSwitch({
       );
     return { intent, ok: "models.checkStarted", values } satisfies AdminResult;
   }
+  if (intent === "enable") {
+    const entry = runtime.models.entry(id);
+    if (entry && !entry.definition.enabled) {
+      const refused = await refusedProblems(runtime, entry.definition, intent, values);
+      if (refused) return refused;
+    }
+  }
   try {
     const changed = await changeModel({
       db,
@@ -286,6 +316,81 @@ async function testOrSwitch({
       values,
     } satisfies AdminResult;
   } catch (error) {
+    return refusalResult(intent, error, values);
+  }
+}
+
+/**
+ * What stops a model being offered, as its servers say (a server lacking a node type or a model file), as the
+ * refusal the page shows; none when nothing does.
+ */
+async function refusedProblems(
+  runtime: ReturnType<typeof requireAdmin>["runtime"],
+  definition: ModelDefinition,
+  intent: string,
+  values: Record<string, string>,
+) {
+  const problems = await modelProblems(runtime.models, definition);
+  if (problems.length === 0) return undefined;
+  return data<AdminResult>(
+    { intent, error: "workflowInputs.problems", values: { ...values, detail: problems.join("; ") } },
+    { status: 409 },
+  );
+}
+
+/** Makes an uploaded workflow the model's next version (`replaceWorkflow`, as the command line does). */
+async function newWorkflowVersion({
+  db,
+  runtime,
+  actor,
+  id,
+  form,
+  values,
+}: {
+  db: ReturnType<typeof requireAdmin>["db"];
+  runtime: ReturnType<typeof requireAdmin>["runtime"];
+  actor: ReturnType<typeof requireAdmin>["actor"];
+  id: string;
+  form: FormData;
+  values: Record<string, string>;
+}) {
+  const intent = "workflowVersion";
+  const file = form.get("workflow");
+  if (!(file instanceof File) || file.size === 0)
+    return data<AdminResult>({ intent, error: "modelAdd.workflowFile", field: "workflow", values }, { status: 400 });
+  if (file.size > MAX_WORKFLOW_FILE_BYTES)
+    return data<AdminResult>(
+      { intent, error: "modelAdd.workflowTooLarge", field: "workflow", values },
+      { status: 400 },
+    );
+  try {
+    const { version } = await replaceWorkflow(
+      { db, env: runtime.env, models: runtime.models, id, actor, fileName: file.name, document: await file.text() },
+      AbortSignal.timeout(DESCRIBE_TIMEOUT_MS),
+    );
+    return {
+      intent,
+      ok: "workflowInputs.newVersion",
+      values: { ...values, version: String(version) },
+    } satisfies AdminResult;
+  } catch (error) {
+    if (error instanceof DescribeRefusal)
+      return data<AdminResult>(
+        { intent, error: "modelAdd.workflowRefused", field: "workflow", values: { ...values, detail: error.message } },
+        { status: 400 },
+      );
+    if (error instanceof WorkflowVersionRefusal) {
+      if (error.code === "same")
+        return {
+          intent,
+          ok: "workflowInputs.same",
+          values: { ...values, version: error.detail },
+        } satisfies AdminResult;
+      return data<AdminResult>(
+        { intent, error: `workflowInputs.refused.${error.code}`, field: "workflow", values },
+        { status: 400 },
+      );
+    }
     return refusalResult(intent, error, values);
   }
 }
@@ -318,7 +423,7 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
   // One empty row more, to add a binding.
   const bindings = [
     ...model.bindings,
-    { target: targets[0]?.value ?? "", model: "", imageToImageModel: "", options: "" },
+    { target: targets[0]?.value ?? "", model: "", imageToImageModel: "", options: "", workflow: false },
   ];
   const field = (name: string, label: string, input: React.ReactNode, grow = false) => (
     <label className={grow ? "admin-filter admin-filter-grow" : "admin-filter"} key={name}>
@@ -376,6 +481,30 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
           </Form>
           <Typography.Paragraph type="secondary" className="admin-hint">
             {t("models.checkHint")}
+          </Typography.Paragraph>
+        </Card>
+      )}
+      {editor?.workflow && (
+        <Card title={t("workflowInputs.newVersionTitle")} className="admin-create-codes" data-workflow-version>
+          <Typography.Paragraph>{t("workflowInputs.runs", { version: editor.workflow.version })}</Typography.Paragraph>
+          <Form method="post" encType="multipart/form-data" className="admin-codes-form">
+            <label className="admin-filter admin-filter-grow">
+              <span>{t("modelAdd.workflow")}</span>
+              <input
+                type="file"
+                name="workflow"
+                accept=".json,application/json"
+                required
+                className="admin-file"
+                aria-invalid={result?.intent === "workflowVersion" && result.field === "workflow" ? true : undefined}
+              />
+            </label>
+            <Button htmlType="submit" name="intent" value="workflowVersion" loading={busy("workflowVersion")}>
+              {t("workflowInputs.upload")}
+            </Button>
+          </Form>
+          <Typography.Paragraph type="secondary" className="admin-hint">
+            {t("workflowInputs.newVersionHint")}
           </Typography.Paragraph>
         </Card>
       )}
@@ -549,9 +678,23 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
               <Card title={t("modelEditor.limitsTitle")} className="admin-create-codes">
                 <LimitsEditor kind={editor.kind} options={editor.options} tools={editor.tools} />
               </Card>
-              <Card title={t("modelEditor.parameters")} className="admin-create-codes">
-                <ParametersEditor parameters={editor.parameters} />
-              </Card>
+              {editor.workflow ? (
+                <Card
+                  title={t("workflowInputs.title", { version: editor.workflow.version })}
+                  className="admin-create-codes"
+                >
+                  <WorkflowInputs
+                    workflow={editor.workflow}
+                    parameters={editor.parameters}
+                    typed={typed}
+                    field={typed ? result?.field : undefined}
+                  />
+                </Card>
+              ) : (
+                <Card title={t("modelEditor.parameters")} className="admin-create-codes">
+                  <ParametersEditor parameters={editor.parameters} />
+                </Card>
+              )}
             </>
           )}
           <Card title={t("model.bindings")} className="admin-create-codes">
@@ -591,7 +734,7 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
                   />,
                   true,
                 )}
-                {editor && index < model.bindings.length && (
+                {editor && index < model.bindings.length && !model.bindings[index]?.workflow && (
                   <details className="admin-details admin-editor-binding-map" open={index === 0}>
                     <summary>{t("modelEditor.mapping")}</summary>
                     <MappingEditor

@@ -18,6 +18,7 @@ import type { ResolvedBinding } from "#config/models.ts";
 import { modelStats } from "#server/modules/generation/model-stats.ts";
 import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import { addModel, changeModel, removeModel } from "#server/modules/catalog/edit-models.ts";
+import { modelProblems } from "#server/modules/catalog/model-readiness.ts";
 import { builtInDefinitions } from "#server/modules/catalog/catalog.ts";
 import { idFromProviderModel, newModelDefinition } from "#server/admin/catalog-commands.ts";
 import { refusalResult } from "#app/lib/catalog-admin.server.ts";
@@ -232,8 +233,18 @@ export async function action({ context, request }: Route.ActionArgs) {
       return { intent, ok: "models.checkStarted", values: { model: name } } satisfies AdminResult;
     }
     case "enable":
-    case "disable":
+    case "disable": {
+      // Switching a model on asks its servers first (a workflow's node types and model files on every server).
+      if (intent === "enable" && !entry.definition.enabled) {
+        const problems = await modelProblems(runtime.models, entry.definition);
+        if (problems.length > 0)
+          return data<AdminResult>(
+            { intent, error: "workflowInputs.problems", values: { model: name, detail: problems.join("; ") } },
+            { status: 409 },
+          );
+      }
       return save({ enabled: intent === "enable" }, intent === "enable" ? "models.enabled" : "models.disabled");
+    }
     case "price": {
       const creditsText = String(form.get("credits") ?? "").trim();
       const costText = String(form.get("cost") ?? "").trim();
