@@ -153,6 +153,7 @@ describe(`a pool of ComfyUI servers on ${backend}`, () => {
         status: generation.status,
         charged: generation.creditsCharged,
         userId: generation.userId,
+        holdId: generation.holdId,
       })
       .from(generation)
       .where(
@@ -166,22 +167,22 @@ describe(`a pool of ComfyUI servers on ${backend}`, () => {
       .from(creditHold)
       .where(
         inArray(
-          creditHold.generationId,
-          jobs.map((j) => j.id),
+          creditHold.id,
+          rows.map((r) => r.holdId!),
         ),
       );
     expect(holds).toHaveLength(40);
     for (const r of rows) {
-      const hold = holds.find((h) => h.generationId === r.id)!;
+      const hold = holds.find((h) => h.id === r.holdId)!;
       expect(hold.status).toBe(r.status === "succeeded" ? "captured" : "released");
       expect(r.charged ?? 0).toBe(r.status === "succeeded" ? CREDITS : 0);
     }
     for (const [account, cookie] of cookies.entries()) {
-      const [{ id: userId }] = await db
+      const [owner] = await db
         .select({ id: user.id })
         .from(user)
         .where(eq(user.email, `${accounts[account]}@example.com`));
-      const succeeded = rows.filter((r) => r.userId === userId && r.status === "succeeded").length;
+      const succeeded = rows.filter((r) => r.userId === owner!.id && r.status === "succeeded").length;
       expect(await balance(cookie)).toBe(START - CREDITS * succeeded);
     }
     expect(

@@ -69,6 +69,8 @@ export interface PoolRun<T> {
 export class ComfyPool {
   private readonly members: Member[];
   private readonly waiting: object[] = [];
+  /** Wakes the jobs waiting for their turn: one took a server, or one ended. */
+  private readonly wakers = new Set<() => void>();
 
   constructor(servers: readonly PoolServer[]) {
     this.members = servers.map((server) => ({
@@ -146,6 +148,7 @@ export class ComfyPool {
         last = error as Error;
       } finally {
         member.running -= 1;
+        this.wake();
       }
     }
   }
@@ -175,10 +178,11 @@ export class ComfyPool {
           }
         }
         onWaiting?.(this.waiting.indexOf(ticket));
-        await delay(WAIT_POLL_MS, signal);
+        await this.nap(signal);
       }
     } finally {
       this.waiting.splice(this.waiting.indexOf(ticket), 1);
+      this.wake();
     }
   }
 
@@ -205,6 +209,22 @@ export class ComfyPool {
     } finally {
       m.checkedAt = Date.now();
     }
+  }
+
+  /** Waits until another job takes a server or ends, or a moment passes (a server's own queue may have moved). */
+  private async nap(signal: AbortSignal): Promise<void> {
+    let waker!: () => void;
+    const woken = new Promise<void>((resolve) => (waker = resolve));
+    this.wakers.add(waker);
+    try {
+      await Promise.race([woken, delay(WAIT_POLL_MS, signal)]);
+    } finally {
+      this.wakers.delete(waker);
+    }
+  }
+
+  private wake() {
+    for (const waker of this.wakers) waker();
   }
 
   private markDown(m: Member, problem: string) {
