@@ -84,7 +84,8 @@ export interface ProviderDefinition<Id extends string = string, Settings = unkno
    */
   pool?: {
     perAccount(settings: Settings): number;
-    room(settings: Settings, signal: AbortSignal): Promise<"room" | "full" | "down">;
+    /** Whether it has room for a job, waiting up to `waitMs` for some. */
+    room(settings: Settings, signal: AbortSignal, waitMs: number): Promise<"room" | "full" | "down">;
   };
   /**
    * What stands in the way of a binding's model being offered, asked before it is switched on (a server of the pool

@@ -1,10 +1,16 @@
 import { and, count, eq, sql } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import { providerDefinition } from "#server/providers/registry.ts";
 import type { RunDeps } from "./run-generation.ts";
 
-/** Seconds a queued job waits before it asks again, when its account has its share running or the pool is full. */
-const WAIT_SECONDS = 2;
+/** Seconds a queued job waits before it goes to the back of the queue, when its account has its share running or the pool is full. */
+const WAIT_SECONDS = 1;
+/**
+ * How long a job admitted for its account waits in this worker for room on a full pool before it goes to the back of
+ * the queue: a server's room is usually a few seconds away, and the queue's round trip is slower than that.
+ */
+const ROOM_WAIT_MS = 10_000;
 /**
  * A job waits for its turn this long at most; after it, it runs (and waits for room on the pool within its timeout),
  * before the sweeper gives up a job queued for its timeout and half an hour.
@@ -36,22 +42,40 @@ export async function admission(
   if (!pool) return null;
   const connection = deps.models.connection(binding.connection);
   if (!connection) return null;
-  const [running] = await deps.db
-    .select({ n: count() })
-    .from(generation)
-    .where(
-      and(
-        eq(generation.userId, row.userId),
-        eq(generation.status, "processing"),
-        sql`${generation.modelSnapshot} -> 'bindings' -> 0 ->> 'connection' = ${binding.connection}`,
-      ),
-    );
-  if ((running?.n ?? 0) >= pool.perAccount(connection.settings)) return WAIT_SECONDS;
+  const cap = pool.perAccount(connection.settings);
+  const running = async (db: Pick<Db, "select">) => {
+    const [counted] = await db
+      .select({ n: count() })
+      .from(generation)
+      .where(
+        and(
+          eq(generation.userId, row.userId),
+          eq(generation.status, "processing"),
+          sql`${generation.modelSnapshot} -> 'bindings' -> 0 ->> 'connection' = ${binding.connection}`,
+        ),
+      );
+    return counted?.n ?? 0;
+  };
+  if ((await running(deps.db)) >= cap) return WAIT_SECONDS;
+  let room: "room" | "full" | "down";
   try {
-    const room = await pool.room(connection.settings, signal ?? AbortSignal.timeout(10_000));
-    return room === "full" ? WAIT_SECONDS : null;
+    room = await pool.room(connection.settings, signal ?? AbortSignal.timeout(ROOM_WAIT_MS * 2), ROOM_WAIT_MS);
   } catch (error) {
+    if (signal?.aborted) throw error;
     deps.logger.warn({ err: (error as Error).message, generationId }, "pool not asked for room; the job starts");
-    return null;
+    room = "down";
   }
+  if (room === "full") return WAIT_SECONDS;
+  // Counted and taken in one transaction, one job of the account and connection at a time, so that workers admitting
+  // the same account's jobs together do not all see room under its share. The run's claim follows.
+  const admitted = await deps.db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${`pool-share:${row.userId}:${binding.connection}`}))`);
+    if ((await running(tx)) >= cap) return false;
+    await tx
+      .update(generation)
+      .set({ status: "processing", startedAt: sql`now()`, heartbeatAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(generation.id, generationId), eq(generation.status, "queued")));
+    return true;
+  });
+  return admitted ? null : WAIT_SECONDS;
 }

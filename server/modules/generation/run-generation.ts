@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
@@ -47,12 +48,14 @@ export async function runGeneration(
   const { db, logger } = deps;
   const wait = await admission(deps, options.generationId, options.signal);
   if (wait !== null) {
-    // Its turn has not come: sent again to the back of the queue, where every account's next job is before it.
+    // Its turn has not come: after a moment here, sent again to the back of the queue, where every account's next job
+    // is before it. Sent ready rather than delayed: a delayed job's notice comes when it is sent, and idle workers
+    // would sleep past the moment it becomes ready.
+    await sleep(wait * 1000, undefined, { signal: options.signal }).catch(() => undefined);
     await deps.boss.send(
       GENERATION_QUEUE,
       { generationId: options.generationId },
       {
-        startAfter: wait,
         retryLimit: MAX_RUNS - 1,
         retryDelay: 2,
         expireInSeconds: 3600,

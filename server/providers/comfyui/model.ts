@@ -1,4 +1,5 @@
 import { randomInt } from "node:crypto";
+import { MAX_SEED } from "#common/generation.ts";
 import sharp from "sharp";
 import {
   InvalidArgumentError,
@@ -44,8 +45,8 @@ interface Request {
 }
 
 const RATIOS = new Set(["1:1", "4:3", "3:4", "16:9", "9:16"]);
-/** A seed as ComfyUI's samplers take it (they accept up to 2^64 − 1; a random one stays within what JSON keeps exact). */
-const MAX_RANDOM_SEED = 2 ** 48;
+/** A seed drawn for a run that asked for none: within the seeds a request may give (`MAX_SEED`). */
+const MAX_RANDOM_SEED = MAX_SEED + 1;
 
 /**
  * Runs a workflow on the pool for one request: picks a server, uploads the images to it, writes the request into

@@ -104,13 +104,19 @@ export class ComfyPool {
 
   /**
    * Whether a job could start now: `room` when a server that answers has room under its `maxJobs` (and no job of
-   * this process waits), `full` when every one that answers is full, `down` when none answers.
+   * this process waits), `full` when every one that answers is full (for `waitMs`, woken as jobs end), `down` when
+   * none answers.
    */
-  async room(signal?: AbortSignal): Promise<"room" | "full" | "down"> {
-    await Promise.all(this.members.map((m) => this.probeOne(m, signal, false)));
-    const alive = this.members.filter((m) => m.up);
-    if (alive.length === 0) return "down";
-    return this.waiting.length === 0 && alive.some((m) => load(m) < m.server.maxJobs) ? "room" : "full";
+  async room(signal: AbortSignal, waitMs = 0): Promise<"room" | "full" | "down"> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      await Promise.all(this.members.map((m) => this.probeOne(m, signal, false)));
+      const alive = this.members.filter((m) => m.up);
+      if (alive.length === 0) return "down";
+      if (this.waiting.length === 0 && alive.some((m) => load(m) < m.server.maxJobs)) return "room";
+      if (Date.now() >= until) return "full";
+      await this.nap(signal);
+    }
   }
 
   /** Every server's client, for reads that concern the whole pool (the node types each one has). */

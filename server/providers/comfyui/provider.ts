@@ -75,7 +75,7 @@ export const comfyuiProvider = defineProvider({
   addresses: (settings) => (settings.servers ?? []).map((s) => s.url),
   pool: {
     perAccount: (settings) => settings.perAccount ?? DEFAULT_PER_ACCOUNT,
-    room: (settings, signal) => poolFor(poolServers(settings)).room(signal),
+    room: (settings, signal, waitMs) => poolFor(poolServers(settings)).room(signal, waitMs),
   },
   optionsKey: COMFYUI_OPTIONS_KEY,
   imageModel: async (settings, modelId, hooks) => {
