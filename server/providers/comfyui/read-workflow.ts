@@ -19,6 +19,7 @@ import {
   type Literal,
 } from "./graph.ts";
 import type { ApiGraph, ObjectInfo, SlotRole, Target, Workflow, WorkflowOutput, WorkflowSlot } from "./types.ts";
+import { COMMON_ROLES } from "./types.ts";
 
 /** The nodes that save results, by what they make. PreviewImage counts only when nothing else saves. */
 const IMAGE_SAVERS = new Set(["SaveImage", "PreviewImage"]);
@@ -188,20 +189,7 @@ export function readWorkflow(graph: ApiGraph, objectInfo?: ObjectInfo): Workflow
   }
 
   const slots: WorkflowSlot[] = [];
-  const order: Exclude<SlotRole, "setting">[] = [
-    "prompt",
-    "negativePrompt",
-    "seed",
-    "width",
-    "height",
-    "batch",
-    "frames",
-    "fps",
-    "denoise",
-    "image",
-    "mask",
-    "endImage",
-  ];
+  const order = COMMON_ROLES;
   for (const role of order) {
     const targets = roles.get(role);
     if (!targets) continue;

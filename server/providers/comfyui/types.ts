@@ -28,20 +28,24 @@ export type Target = readonly [nodeId: string, input: string];
  * the seed, the size from the aspect ratio, the count, the images); `setting` is any other literal input, offered as
  * an advanced setting when the operator exposes it.
  */
-export type SlotRole =
-  | "prompt"
-  | "negativePrompt"
-  | "seed"
-  | "width"
-  | "height"
-  | "batch"
-  | "image"
-  | "mask"
-  | "endImage"
-  | "denoise"
-  | "frames"
-  | "fps"
-  | "setting";
+export const SLOT_ROLES = [
+  "prompt",
+  "negativePrompt",
+  "seed",
+  "width",
+  "height",
+  "batch",
+  "frames",
+  "fps",
+  "denoise",
+  "image",
+  "mask",
+  "endImage",
+  "setting",
+] as const;
+export type SlotRole = (typeof SLOT_ROLES)[number];
+/** The roles the request's common parameters fill, in the order a workflow's slots list them. */
+export const COMMON_ROLES = SLOT_ROLES.filter((r): r is Exclude<SlotRole, "setting"> => r !== "setting");
 
 /** A named input of a workflow: its role, the node inputs it is written to, and the workflow's own value. */
 export interface WorkflowSlot {

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { PARAMETER_NAME } from "#common/model-parameters.ts";
-import type { Workflow } from "#server/providers/comfyui/types.ts";
+import { SLOT_ROLES, type Workflow } from "#server/providers/comfyui/types.ts";
 
 /** The most a workflow may weigh as JSON: every job keeps a copy of its model, the workflow included. */
 export const MAX_WORKFLOW_BYTES = 512 * 1024;
@@ -27,21 +27,7 @@ export const workflowSchema = z
       .array(
         z.strictObject({
           name: z.string().regex(PARAMETER_NAME),
-          role: z.enum([
-            "prompt",
-            "negativePrompt",
-            "seed",
-            "width",
-            "height",
-            "batch",
-            "image",
-            "mask",
-            "endImage",
-            "denoise",
-            "frames",
-            "fps",
-            "setting",
-          ]),
+          role: z.enum(SLOT_ROLES),
           targets: z.array(target).min(1).max(50),
           value: z.union([z.string(), z.number(), z.boolean(), z.null()]),
           type: z.enum(["string", "integer", "number", "boolean", "image"]),

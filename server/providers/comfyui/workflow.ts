@@ -16,7 +16,8 @@ import {
   own,
   sortedIds,
 } from "./graph.ts";
-import type { ApiGraph, ApiInput, ApiNode, ObjectInfo, SlotRole, Workflow, WorkflowSlot } from "./types.ts";
+import type { ApiGraph, ApiInput, ApiNode, ObjectInfo, Workflow, WorkflowSlot } from "./types.ts";
+import { COMMON_ROLES } from "./types.ts";
 import { isUiWorkflow, uiToApi } from "./ui-format.ts";
 
 export { WorkflowRefusal, MAX_BYTES, MAX_NODES } from "./graph.ts";
@@ -124,20 +125,7 @@ export interface WorkflowInputs {
   settings?: Record<string, string | number | boolean>;
 }
 
-const ROLE_KEYS = [
-  "prompt",
-  "negativePrompt",
-  "seed",
-  "width",
-  "height",
-  "batch",
-  "frames",
-  "fps",
-  "denoise",
-  "image",
-  "mask",
-  "endImage",
-] as const satisfies readonly Exclude<SlotRole, "setting">[];
+const ROLE_KEYS = COMMON_ROLES;
 
 /**
  * A copy of the workflow's graph with the values written at their slots' targets; the stored graph is left as it
