@@ -215,23 +215,11 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
           <>
             {byId.length > 0 && (
               <Form method="post" className="admin-codes-form" data-describe>
-                <label className="admin-filter admin-filter-grow">
-                  <span>{t("modelAdd.connection")}</span>
-                  <select
-                    name="connection"
-                    className="admin-select"
-                    required
-                    defaultValue={typedStep?.connection?.[0] ?? proposal?.connection.id ?? byId[0]?.id}
-                  >
-                    {byId.map((c) => (
-                      <option key={c.id} value={c.id}>
-                        {c.source === "custom"
-                          ? t("models.add.onConnection", { connection: c.name, provider: c.provider })
-                          : t("modelAdd.builtInConnection", { provider: c.provider })}
-                      </option>
-                    ))}
-                  </select>
-                </label>
+                <ConnectionPicker
+                  label={t("modelAdd.connection")}
+                  connections={byId}
+                  defaultValue={typedStep?.connection?.[0] ?? proposal?.connection.id ?? byId[0]?.id}
+                />
                 <label className="admin-filter admin-filter-grow">
                   <span>{t("models.add.providerModel")}</span>
                   <Input
@@ -250,23 +238,11 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
             )}
             {byFile.length > 0 && (
               <Form method="post" encType="multipart/form-data" className="admin-codes-form" data-describe-workflow>
-                <label className="admin-filter admin-filter-grow">
-                  <span>{t("modelAdd.pool")}</span>
-                  <select
-                    name="connection"
-                    className="admin-select"
-                    required
-                    defaultValue={typedStep?.connection?.[0] ?? proposal?.connection.id ?? byFile[0]?.id}
-                  >
-                    {byFile.map((c) => (
-                      <option key={c.id} value={c.id}>
-                        {c.source === "custom"
-                          ? t("models.add.onConnection", { connection: c.name, provider: c.provider })
-                          : t("modelAdd.builtInConnection", { provider: c.provider })}
-                      </option>
-                    ))}
-                  </select>
-                </label>
+                <ConnectionPicker
+                  label={t("modelAdd.pool")}
+                  connections={byFile}
+                  defaultValue={typedStep?.connection?.[0] ?? proposal?.connection.id ?? byFile[0]?.id}
+                />
                 <label className="admin-filter admin-filter-grow">
                   <span>{t("modelAdd.workflow")}</span>
                   <input
@@ -417,5 +393,32 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
         </TypedValues>
       )}
     </div>
+  );
+}
+
+/** The connections a model can be read on, as a list to choose one from. */
+function ConnectionPicker({
+  label,
+  connections,
+  defaultValue,
+}: {
+  label: string;
+  connections: DescribableConnection[];
+  defaultValue: string | undefined;
+}) {
+  const { t } = useTranslation("admin");
+  return (
+    <label className="admin-filter admin-filter-grow">
+      <span>{label}</span>
+      <select name="connection" className="admin-select" required defaultValue={defaultValue}>
+        {connections.map((c) => (
+          <option key={c.id} value={c.id}>
+            {c.source === "custom"
+              ? t("models.add.onConnection", { connection: c.name, provider: c.provider })
+              : t("modelAdd.builtInConnection", { provider: c.provider })}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
