@@ -192,3 +192,21 @@ export function WorkflowInputs({
     </div>
   );
 }
+
+/** The workflow file a pool's model is read from: a first upload or a new version. */
+export function WorkflowFileField({ invalid }: { invalid: boolean }) {
+  const { t } = useTranslation("admin");
+  return (
+    <label className="admin-filter admin-filter-grow">
+      <span>{t("modelAdd.workflow")}</span>
+      <input
+        type="file"
+        name="workflow"
+        accept=".json,application/json"
+        required
+        className="admin-file"
+        aria-invalid={invalid ? true : undefined}
+      />
+    </label>
+  );
+}

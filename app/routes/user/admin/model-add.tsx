@@ -25,7 +25,7 @@ import {
   schemaFields,
   TypedValues,
 } from "#app/components/admin/model-editor.tsx";
-import { WorkflowInputs, workflowOf, workflowView } from "#app/components/admin/workflow-inputs.tsx";
+import { WorkflowFileField, WorkflowInputs, workflowOf, workflowView } from "#app/components/admin/workflow-inputs.tsx";
 import { withWorkflowParameters } from "#app/lib/workflow-form.server.ts";
 import { addModel } from "#server/modules/catalog/edit-models.ts";
 import { workflowName } from "#server/modules/catalog/replace-workflow.ts";
@@ -243,17 +243,7 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
                   connections={byFile}
                   defaultValue={typedStep?.connection?.[0] ?? proposal?.connection.id ?? byFile[0]?.id}
                 />
-                <label className="admin-filter admin-filter-grow">
-                  <span>{t("modelAdd.workflow")}</span>
-                  <input
-                    type="file"
-                    name="workflow"
-                    accept=".json,application/json"
-                    required
-                    className="admin-file"
-                    aria-invalid={result?.intent === "describe" && result.field === "workflow" ? true : undefined}
-                  />
-                </label>
+                <WorkflowFileField invalid={result?.intent === "describe" && result.field === "workflow"} />
                 <Button htmlType="submit" name="intent" value="describe" type="primary" loading={busy("describe")}>
                   {t("modelAdd.readWorkflow")}
                 </Button>

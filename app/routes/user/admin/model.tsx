@@ -27,7 +27,7 @@ import {
   typedOf,
   unlessSame,
 } from "#app/lib/model-form.server.ts";
-import { WorkflowInputs, workflowOf, workflowView } from "#app/components/admin/workflow-inputs.tsx";
+import { WorkflowFileField, WorkflowInputs, workflowOf, workflowView } from "#app/components/admin/workflow-inputs.tsx";
 import { withWorkflowParameters } from "#app/lib/workflow-form.server.ts";
 import { DescribeRefusal } from "#server/modules/catalog/model-description.ts";
 import { modelProblems } from "#server/modules/catalog/model-readiness.ts";
@@ -488,17 +488,7 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
         <Card title={t("workflowInputs.newVersionTitle")} className="admin-create-codes" data-workflow-version>
           <Typography.Paragraph>{t("workflowInputs.runs", { version: editor.workflow.version })}</Typography.Paragraph>
           <Form method="post" encType="multipart/form-data" className="admin-codes-form">
-            <label className="admin-filter admin-filter-grow">
-              <span>{t("modelAdd.workflow")}</span>
-              <input
-                type="file"
-                name="workflow"
-                accept=".json,application/json"
-                required
-                className="admin-file"
-                aria-invalid={result?.intent === "workflowVersion" && result.field === "workflow" ? true : undefined}
-              />
-            </label>
+            <WorkflowFileField invalid={result?.intent === "workflowVersion" && result.field === "workflow"} />
             <Button htmlType="submit" name="intent" value="workflowVersion" loading={busy("workflowVersion")}>
               {t("workflowInputs.upload")}
             </Button>
