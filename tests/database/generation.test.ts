@@ -314,6 +314,68 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     expect(long).toBeCloseTo(short * 2, 6);
   });
 
+  it("estimates a job on a pool from the pool's own queue: each job ahead at its model's time, over the jobs it runs", async () => {
+    const userId = await newUser(100);
+    const pool = `pool-${randomUUID().slice(0, 8)}`;
+    const snapshot = (name: string, expectedSeconds: number, connection = pool) =>
+      ({
+        name,
+        kind: "image",
+        tools: ["text-to-image"],
+        bindings: [{ provider: "comfyui", model: name, connection }],
+        price: { credits: 1 },
+        options: {},
+        parameters: [],
+        expectedSeconds,
+        timeoutSeconds: 600,
+      }) as unknown as NonNullable<typeof generation.$inferInsert.modelSnapshot>;
+    const models = { fast: `fast-${pool}`, slow: `slow-${pool}`, other: `other-${pool}` };
+    let at = Date.parse("2026-01-01T00:00:00Z");
+    const job = async (modelId: string, seconds: number, status: "queued" | "processing", connection = pool) => {
+      at += 1000;
+      const [made] = await db()
+        .insert(generation)
+        .values({
+          userId,
+          kind: "image",
+          tool: "text-to-image",
+          modelId,
+          prompt: "a pool's job",
+          params: { aspectRatio: "1:1", count: 1 },
+          modelSnapshot: snapshot(modelId, seconds, connection),
+          status,
+          creditsHeld: 1,
+          timeoutSeconds: 600,
+          createdAt: new Date(at),
+        })
+        .returning({ id: generation.id });
+      return made!.id;
+    };
+    // Two running on the pool; ahead of the last job, two of a 10-second workflow and one of a 40-second one; a job
+    // on another pool is not in its way.
+    await job(models.fast, 10, "processing");
+    await job(models.slow, 40, "processing");
+    await job(models.fast, 10, "queued");
+    await job(models.other, 99, "queued", `${pool}-elsewhere`);
+    await job(models.slow, 40, "queued");
+    await job(models.fast, 10, "queued");
+    const last = await job(models.fast, 10, "queued");
+    const view = await getGeneration({ db: db(), env, id: last, viewerId: userId });
+    expect(view.queuePosition).toBe(4);
+    // Its own 10 s, after (10 + 40 + 10) s of work shared by the two jobs the pool runs at once.
+    expect(view.etaSeconds).toBe(10 + (10 + 40 + 10) / 2);
+    // With nothing running, one at a time.
+    await db()
+      .update(generation)
+      .set({ status: "canceled", finishedAt: new Date() })
+      .where(sql`${generation.status} = 'processing' and ${generation.modelId} in (${models.fast}, ${models.slow})`);
+    expect((await getGeneration({ db: db(), env, id: last, viewerId: userId })).etaSeconds).toBe(10 + 60);
+    await db()
+      .update(generation)
+      .set({ status: "canceled", finishedAt: new Date() })
+      .where(sql`${generation.userId} = ${userId} and ${generation.status} = 'queued'`);
+  });
+
   it("learns a video's time from the model's recent runs, of the same length when there are some", async () => {
     const userId = await newUser(2000);
     const model = ModelRegistry.builtIn(env).findMedia("kling-video")!;

@@ -1,4 +1,4 @@
-import { and, count, desc, eq, isNotNull, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import type { CatalogModel } from "#config/models.ts";
@@ -64,27 +64,67 @@ export async function typicalSeconds({
   return median(runs.map((r) => r.seconds)) ?? model.expectedSeconds;
 }
 
+/** Where a queued job stands and what runs before it, for its estimate. */
+export interface QueueStanding {
+  /** 1 when it is next. */
+  position: number;
+  /** Jobs run at once before it: the workers' concurrency, or the pool's jobs running now. */
+  concurrency: number;
+  /**
+   * On a pool of the operator's machines: the seconds the jobs ahead of it take together, each at its own model's
+   * recent durations (a pool runs several workflows, of very different lengths).
+   */
+  aheadSeconds?: number;
+}
+
 /**
  * Where a queued job stands: 1 when it is next, counting the queued jobs created before it — on the same pool of the
- * operator's machines when it runs on one (those jobs wait for that pool only), on every model otherwise.
+ * operator's machines when it runs on one (those jobs wait for that pool only, and the pool's recent durations of
+ * each one's model and the jobs it runs now say how long they take), on every model otherwise.
  */
-export async function queuePosition(
+export async function queueStanding(
   db: Db,
   job: { id: string; createdAt: Date; modelSnapshot?: Generation["modelSnapshot"] },
-): Promise<number> {
+  workerConcurrency: number,
+): Promise<QueueStanding> {
+  const before = sql`(${generation.createdAt}, ${generation.id}) < (${job.createdAt.toISOString()}::timestamptz, ${job.id}::uuid)`;
   const binding = job.modelSnapshot?.bindings[0];
   const pool = binding && isProviderId(binding.provider) && providerDefinition(binding.provider).pool;
-  const [row] = await db
-    .select({ ahead: count() })
+  if (!pool) {
+    const [row] = await db
+      .select({ ahead: count() })
+      .from(generation)
+      .where(and(eq(generation.status, "queued"), before));
+    return { position: (row?.ahead ?? 0) + 1, concurrency: workerConcurrency };
+  }
+  const rows = await db
+    .select({
+      modelId: generation.modelId,
+      kind: generation.kind,
+      expected: sql<number>`max((${generation.modelSnapshot} ->> 'expectedSeconds')::float)`,
+      ahead: sql<number>`(count(*) filter (where ${generation.status} = 'queued' and ${before}))::int`,
+      running: sql<number>`(count(*) filter (where ${generation.status} = 'processing'))::int`,
+    })
     .from(generation)
     .where(
       and(
-        eq(generation.status, "queued"),
-        sql`(${generation.createdAt}, ${generation.id}) < (${job.createdAt.toISOString()}::timestamptz, ${job.id}::uuid)`,
-        pool ? sql`${generation.modelSnapshot} -> 'bindings' -> 0 ->> 'connection' = ${binding.connection}` : undefined,
+        inArray(generation.status, ["queued", "processing"]),
+        sql`${generation.modelSnapshot} -> 'bindings' -> 0 ->> 'connection' = ${binding.connection}`,
       ),
-    );
-  return (row?.ahead ?? 0) + 1;
+    )
+    .groupBy(generation.modelId, generation.kind);
+  let ahead = 0;
+  let running = 0;
+  let aheadSeconds = 0;
+  for (const row of rows) {
+    ahead += row.ahead;
+    running += row.running;
+    if (row.ahead > 0)
+      aheadSeconds +=
+        row.ahead *
+        (await typicalSeconds({ db, model: { id: row.modelId, kind: row.kind, expectedSeconds: row.expected ?? 0 } }));
+  }
+  return { position: ahead + 1, concurrency: Math.max(1, running), aheadSeconds };
 }
 
 export function median(values: number[]): number | null {
@@ -108,11 +148,13 @@ export function remainingSeconds(
   job: { status: string; progress: number; startedAt: Date | null },
   typical: number,
   now = Date.now(),
-  queue: { position: number; concurrency: number } | null = null,
+  queue: QueueStanding | null = null,
 ): number | null {
   // Queued: its own run, after the runs of the jobs ahead of it, `concurrency` at a time.
   if (job.status === "queued") {
-    const rounds = queue ? Math.floor((queue.position - 1) / Math.max(1, queue.concurrency)) : 0;
+    const concurrency = Math.max(1, queue?.concurrency ?? 1);
+    if (queue?.aheadSeconds !== undefined) return Math.ceil(typical + queue.aheadSeconds / concurrency);
+    const rounds = queue ? Math.floor((queue.position - 1) / concurrency) : 0;
     return Math.ceil(typical * (1 + rounds));
   }
   if (job.status !== "processing" || !job.startedAt) return null;

@@ -8,7 +8,7 @@ import { AppError } from "#server/errors.ts";
 import { isUuid } from "#common/ids.ts";
 import { modelCatalog } from "#config/models.ts";
 import { FAILURES, type FailureCode, type GenerationParams } from "#common/generation.ts";
-import { queuePosition, remainingSeconds, typicalSeconds } from "./estimate.ts";
+import { queueStanding, remainingSeconds, typicalSeconds, type QueueStanding } from "./estimate.ts";
 
 export type Generation = typeof generation.$inferSelect;
 /** What a view needs of an asset row. */
@@ -106,7 +106,7 @@ export function presentGeneration(
   g: Generation,
   assets: Asset[],
   typical: number | null,
-  queue: { position: number; concurrency: number } | null = null,
+  queue: QueueStanding | null = null,
 ): GenerationView {
   const builtIn = modelCatalog.find((m) => m.id === g.modelId);
   const model = { name: g.modelSnapshot?.name ?? builtIn?.name, offline: builtIn?.offline };
@@ -194,11 +194,10 @@ export async function viewOfGeneration(
   const assets = assetsFromJson(rawAssets);
   const model = modelOfJob(g);
   const open = g.status === "queued" || g.status === "processing";
-  const [typical, position] = await Promise.all([
+  const [typical, queue] = await Promise.all([
     open && model ? typicalSeconds({ db, model, videoSeconds: g.params.duration }) : null,
-    g.status === "queued" ? queuePosition(db, g) : null,
+    g.status === "queued" ? queueStanding(db, g, env.WORKER_CONCURRENCY) : null,
   ]);
-  const queue = position === null ? null : { position, concurrency: env.WORKER_CONCURRENCY };
   // Anyone else sees its own outputs only: not the images it was given (another result of the owner's among them).
   const shown = mine ? assets : assets.filter((a) => a.role === "output" && a.generationId === g.id);
   const view = presentGeneration(g, shown, typical, queue);
