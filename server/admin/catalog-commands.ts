@@ -20,7 +20,7 @@ import {
 import type { CatalogEntry } from "#server/modules/catalog/catalog.ts";
 import { catalogIdFor, describeModel, proposeDefinition } from "#server/modules/catalog/describe-model.ts";
 import { DescribeRefusal, type ModelDescription } from "#server/modules/catalog/model-description.ts";
-import { modelProblems } from "#server/modules/catalog/model-readiness.ts";
+import { notOfferedText, whyNotOffered } from "#server/modules/generation/offer-readiness.ts";
 import { replaceWorkflow, WorkflowVersionRefusal } from "#server/modules/catalog/replace-workflow.ts";
 import { DESCRIBE_TIMEOUT_MS } from "#server/providers/shared.ts";
 import { latestModelChecks, runModelCheck, startModelCheck } from "#server/modules/generation/model-checks.ts";
@@ -46,6 +46,26 @@ async function catalogOf(ctx: AdminContext): Promise<CatalogAccess> {
 }
 
 /** Runs a change, turning a refusal into its one line. */
+/** Runs a test of each of a model's providers here and now, as the console's test button queues it. */
+async function testModel(
+  db: Awaited<ReturnType<AdminContext["db"]>>,
+  models: CatalogAccess["models"],
+  id: string,
+): Promise<{ refused: "noProvider" | "running" } | { lines: string[]; works: boolean }> {
+  const started = await startModelCheck({ db, models, modelId: id, actor: CLI_ACTOR });
+  if ("refused" in started) return started;
+  const logger = pino({ level: "silent" });
+  for (const checkId of started.checkIds) await runModelCheck({ db, models, logger }, { checkId });
+  const results = (await latestModelChecks({ db, models })).filter((c) => c.modelId === id);
+  const lines = results.map(
+    (c) =>
+      `${c.provider} (${models.anyMedia(id)?.bindings[c.binding]?.model ?? "?"}): ${
+        c.status === "succeeded" ? `works, ${((c.durationMs ?? 0) / 1000).toFixed(1)} s` : `${c.errorCode}: ${c.detail}`
+      }`,
+  );
+  return { lines, works: results.length > 0 && results.every((c) => c.status === "succeeded") };
+}
+
 async function refusing(work: () => Promise<ReturnType<typeof ok>>) {
   try {
     return await work();
@@ -277,7 +297,8 @@ const MODELS_USAGE = `  models list [--json]     every model of the catalog, bui
                            --no-schema; chat prices are per million tokens
   models add comfyui:<workflow.json> --connection <id> --credits <n> --id <id> [--enable]
                            a ComfyUI workflow (API format, or the UI format read with a server's node list):
-                           its prompt, negative prompt, seed and size are the user's, the rest stays as saved
+                           its prompt, negative prompt, seed and size are the user's, the rest stays as saved;
+                           --enable runs it once on the pool and offers it when that test passes
   models set <id> <key=value>…  change fields (price.credits=4 price.multipliers.resolution.1080p=2
                            price.minimum=5 enabled=false options.seed=true names.de=…)
   models workflow <id> <workflow.json>
@@ -395,6 +416,8 @@ export const modelsCommand: AdminCommand = {
           providerDefinition(provider).describe !== undefined && kindGiven !== "chat" && !values["no-schema"];
         let definition: Record<string, unknown>;
         let mapped = "";
+        // A workflow is offered once a test run of it passed: added switched off, tested, then switched on.
+        let testThenEnable = false;
         if (readsSchema) {
           let description: ModelDescription;
           try {
@@ -421,12 +444,13 @@ export const modelsCommand: AdminCommand = {
             return fail(`An image model is not priced per ${unitName}.`);
           if (description.unmet.length > 0 && values.enable)
             return refused(`${provider}:${model} cannot be offered yet: ${description.unmet.join("; ")}.\n`);
+          testThenEnable = Boolean(values.enable && description.workflow);
           const proposed = proposeDefinition(description, {
             credits,
             unit,
             id,
             name: values.name as string | undefined,
-            enable: Boolean(values.enable),
+            enable: Boolean(values.enable) && !testThenEnable,
             connection,
           }).definition as Record<string, unknown>;
           if (tools) proposed.tools = tools;
@@ -453,8 +477,29 @@ export const modelsCommand: AdminCommand = {
           });
         }
         return refusing(async () => {
-          const added = await addModel({ db: await ctx.db(), env, id, actor: CLI_ACTOR, definition });
+          const db = await ctx.db();
+          let added = await addModel({ db, env, id, actor: CLI_ACTOR, definition });
           await models.refresh();
+          if (testThenEnable) {
+            const outcome = await testModel(db, models, added.id);
+            const tested = "refused" in outcome ? { lines: ["no connection can serve it"] } : outcome;
+            const why = await whyNotOffered({
+              db,
+              connections: models,
+              definition: models.entry(added.id)!.definition,
+              id: added.id,
+            });
+            if (why)
+              return {
+                stdout: `${added.id}\n`,
+                stderr: `${mapped}Added ${added.id} (${added.name}), ${priceText(added)}, switched off: ${tested.lines.join("; ")}.\n${notOfferedText(added.id, why)}\n`,
+                code: 1,
+              };
+            await changeModel({ db, env, id: added.id, actor: CLI_ACTOR, change: (c) => ({ ...c, enabled: true }) });
+            await models.refresh();
+            added = { ...added, enabled: true };
+            mapped += `Tested: ${tested.lines.join("; ")}.\n`;
+          }
           const entry = models.entry(id);
           const offered = entry?.state === "on";
           return ok(
@@ -477,6 +522,20 @@ export const modelsCommand: AdminCommand = {
         if (changes.some((c) => c.path[0] === "id" || c.path[0] === "kind"))
           return refused("A model's id and kind stay; add a new model instead.\n");
         const { env, models } = await catalogOf(ctx);
+        const entry = models.entry(id);
+        if (
+          entry &&
+          !entry.definition.enabled &&
+          changes.some((c) => c.path.join(".") === "enabled" && c.value === true)
+        ) {
+          const why = await whyNotOffered({
+            db: await ctx.db(),
+            connections: models,
+            definition: entry.definition,
+            id,
+          });
+          if (why) return refused(`${notOfferedText(id, why)}\n`);
+        }
         return refusing(async () => {
           const changed = await changeModel({
             db: await ctx.db(),
@@ -536,25 +595,14 @@ export const modelsCommand: AdminCommand = {
         if (!models.anyMedia(id))
           return refused(`${id} cannot be tested: it is a chat model, or no connection can serve it.\n`);
         const db = await ctx.db();
-        const started = await startModelCheck({ db, models, modelId: id, actor: CLI_ACTOR });
-        if ("refused" in started)
+        const tested = await testModel(db, models, id);
+        if ("refused" in tested)
           return refused(
-            started.refused === "running"
+            tested.refused === "running"
               ? `A test of ${id} is still running.\n`
               : `${id} cannot be tested: no connection can serve it.\n`,
           );
-        const logger = pino({ level: "silent" });
-        for (const checkId of started.checkIds) await runModelCheck({ db, models, logger }, { checkId });
-        const results = (await latestModelChecks({ db, models })).filter((c) => c.modelId === id);
-        const lines = results.map(
-          (c) =>
-            `${c.provider} (${models.anyMedia(id)?.bindings[c.binding]?.model ?? "?"}): ${
-              c.status === "succeeded"
-                ? `works, ${((c.durationMs ?? 0) / 1000).toFixed(1)} s`
-                : `${c.errorCode}: ${c.detail}`
-            }`,
-        );
-        const works = results.length > 0 && results.every((c) => c.status === "succeeded");
+        const { lines, works } = tested;
         return works ? ok(`${lines.join("\n")}\n`) : { stdout: `${lines.join("\n")}\n`, stderr: "", code: 1 };
       }
       case "enable":
@@ -564,9 +612,14 @@ export const modelsCommand: AdminCommand = {
         const { env, models } = await catalogOf(ctx);
         const entry = models.entry(id);
         if (sub === "enable" && entry && !entry.definition.enabled) {
-          // A workflow's servers must have what it needs before anyone is offered it.
-          const problems = await modelProblems(models, entry.definition);
-          if (problems.length > 0) return refused(`${id} cannot be offered: ${problems.join("; ")}.\n`);
+          // A workflow's servers must have what it needs, and it must have passed a test, before anyone is offered it.
+          const why = await whyNotOffered({
+            db: await ctx.db(),
+            connections: models,
+            definition: entry.definition,
+            id,
+          });
+          if (why) return refused(`${notOfferedText(id, why)}\n`);
         }
         return refusing(async () => {
           const changed = await changeModel({

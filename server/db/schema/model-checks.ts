@@ -18,6 +18,8 @@ export const modelCheck = pgTable(
     binding: integer("binding").notNull(),
     provider: text("provider").notNull(),
     providerModel: text("provider_model").notNull(),
+    /** The workflow the binding ran when the test was asked for (a workflow model's version, by its file's hash). */
+    workflowSha256: text("workflow_sha256"),
     status: text("status").$type<ModelCheckStatus>().notNull().default("running"),
     /** The engine's failure code (`provider_auth`, `timeout`, …) and the provider's own words, redacted. */
     errorCode: text("error_code"),

@@ -80,16 +80,43 @@ export async function replaceWorkflow(
     change: (current) => {
       if (current.kind === "chat") return current;
       const first = current.bindings.find((c) => c.workflow);
+      const was = new Map(first?.workflow?.slots.map((s) => [s.name, s.value]));
+      const now = new Map(next.slots.map((s) => [s.name, s.value]));
       return {
         ...current,
         bindings: current.bindings.map((b) =>
           b === first ? { ...b, model: description.providerModel, workflow: { ...next, version } } : b,
         ),
-        // Settings the new version has no place for are no longer offered.
-        ...(current.parameters && { parameters: current.parameters.filter((p) => slots.has(p.name)) }),
+        // Settings the new version has no place for are no longer offered; a setting whose default was the old
+        // workflow's value takes the new one's (a default the operator chose stays).
+        ...(current.parameters && {
+          parameters: current.parameters
+            .filter((p) => slots.has(p.name))
+            .map((p) =>
+              followsWorkflow(p, was.get(p.name), now.get(p.name)) ? { ...p, default: now.get(p.name) } : p,
+            ),
+        }),
       };
     },
   });
   await models.refresh();
   return { version, description };
+}
+
+/**
+ * Whether a user setting's default is the old workflow's value, to be moved to the new version's: it was that value,
+ * the new one differs and is of the setting's type, within its limits and among its choices.
+ */
+function followsWorkflow(
+  p: { type: string; default?: unknown; minimum?: number; maximum?: number; choices?: readonly unknown[] },
+  was: unknown,
+  now: unknown,
+): boolean {
+  if (p.default === undefined || p.default !== was || now === undefined || now === null || now === was) return false;
+  if (p.type === "integer" || p.type === "number") {
+    if (typeof now !== "number" || (p.type === "integer" && !Number.isInteger(now))) return false;
+    return (p.minimum === undefined || now >= p.minimum) && (p.maximum === undefined || now <= p.maximum);
+  }
+  if (p.choices && !p.choices.includes(now)) return false;
+  return typeof now === (p.type === "boolean" ? "boolean" : "string");
 }

@@ -10,6 +10,8 @@ import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
 import { checkParameters } from "#common/model-parameters.ts";
+import { toolSpec } from "#common/tools.ts";
+import sharp from "sharp";
 
 export const MODEL_CHECK_QUEUE = "model.check";
 
@@ -74,6 +76,7 @@ export async function startModelCheck({
           binding: index,
           provider: binding.provider,
           providerModel: binding.model,
+          workflowSha256: binding.workflow?.sha256 ?? null,
           actorId: actor.id,
           actor: actor.label,
         })
@@ -124,18 +127,25 @@ export async function runModelCheck(
   // The model's own settings at their defaults, as a request that leaves them alone sends them.
   const defaults = checkParameters(model.parameters, {});
   const options = defaults.ok ? defaults.values : {};
+  // The model's own tool: from the prompt alone when it has that one, otherwise its first (an edit gets a picture
+  // and, for the mask tools, a mask of its middle).
+  const plain = model.kind === "video" ? "text-to-video" : "text-to-image";
+  const tool = model.tools.length === 0 || model.tools.includes(plain) ? plain : model.tools[0]!;
+  const spec = toolSpec(tool);
   const started = performance.now();
   try {
     const outputs = await runBinding({
       connections: models,
       model,
       binding,
-      tool: model.kind === "video" ? "text-to-video" : "text-to-image",
+      tool,
+      ...(spec.image && { inputImage: await testPicture() }),
+      ...((spec.mask || spec.extend) && { mask: await testMask() }),
       prompt: TEST_PROMPT,
       params:
         model.kind === "video"
           ? { aspectRatio: "16:9", count: 1, duration: 5, style: "cinematic", options }
-          : { aspectRatio: "1:1", count: 1, options },
+          : { aspectRatio: "1:1", count: 1, options, ...(spec.scale && { scale: 2 }) },
       abortSignal: signal ? AbortSignal.any([signal, deadline]) : deadline,
     });
     const durationMs = Math.round(performance.now() - started);
@@ -155,6 +165,62 @@ export async function runModelCheck(
       durationMs: Math.round(performance.now() - started),
     });
   }
+}
+
+/** A workflow of a model that has not passed a test as it is now: its version, and how its latest test went. */
+export interface UntestedWorkflow {
+  binding: number;
+  version: number;
+  /** `never`: no test of this version; `running`: one is under way; `failed`: the latest failed. */
+  state: "never" | "running" | "failed";
+}
+
+/**
+ * The workflows a model runs that have not passed a test in their current version: a workflow model is offered
+ * only once a real run of what it runs now went through (a new version is tested again). Models without a workflow
+ * have none.
+ */
+export async function untestedWorkflows({
+  db,
+  model,
+}: {
+  db: Db;
+  model: { id: string; kind: string; bindings?: readonly { workflow?: { sha256: string; version: number } }[] };
+}): Promise<UntestedWorkflow[]> {
+  const workflows = (model.bindings ?? []).flatMap((b, binding) => (b.workflow ? [{ binding, ...b.workflow }] : []));
+  if (workflows.length === 0) return [];
+  const rows = await db
+    .selectDistinctOn([modelCheck.binding, modelCheck.workflowSha256], {
+      binding: modelCheck.binding,
+      sha256: modelCheck.workflowSha256,
+      status: modelCheck.status,
+    })
+    .from(modelCheck)
+    .where(eq(modelCheck.modelId, model.id))
+    .orderBy(modelCheck.binding, modelCheck.workflowSha256, desc(modelCheck.createdAt));
+  const untested: UntestedWorkflow[] = [];
+  for (const w of workflows) {
+    const latest = rows.find((r) => r.binding === w.binding && r.sha256 === w.sha256);
+    if (latest?.status === "succeeded") continue;
+    untested.push({
+      binding: w.binding,
+      version: w.version,
+      state: !latest ? "never" : latest.status === "running" ? "running" : "failed",
+    });
+  }
+  return untested;
+}
+
+/** A test's input picture: a 512×512 sky over a sea, as PNG. */
+async function testPicture() {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="512" height="512"><rect width="512" height="300" fill="#8ec5ff"/><rect y="300" width="512" height="212" fill="#1f5f8b"/></svg>`;
+  return { bytes: new Uint8Array(await sharp(Buffer.from(svg)).png().toBuffer()), mediaType: "image/png" };
+}
+
+/** A test's mask: the picture's middle white (what changes), the rest black. */
+async function testMask() {
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="512" height="512"><rect width="512" height="512" fill="#000"/><rect x="128" y="128" width="256" height="256" fill="#fff"/></svg>`;
+  return { bytes: new Uint8Array(await sharp(Buffer.from(svg)).png().toBuffer()), mediaType: "image/png" };
 }
 
 export interface ModelCheckView {

@@ -90,12 +90,11 @@ export const comfyuiProvider = defineProvider({
   ready: async (settings, binding, signal) => {
     if (!binding.workflow) return [`the model ${binding.model} has no workflow`];
     const servers = await poolNodes(poolFor(poolServers(settings)), signal);
-    return [
-      ...lacking(binding.workflow, servers),
-      ...servers
-        .filter((s) => !s.info)
-        .map((s) => `${s.url} does not answer (${s.problem}); its nodes cannot be checked`),
-    ];
+    // A server that does not answer is out of the pool until it does; should it lack a node then, the pool sends its
+    // jobs elsewhere. It does not hold the model back, but a pool none of whose servers answers does.
+    if (servers.every((s) => !s.info))
+      return servers.map((s) => `${s.url} does not answer (${s.problem}); its nodes cannot be checked`);
+    return lacking(binding.workflow, servers);
   },
   describe: (settings, modelId, signal, options) =>
     describeWorkflow(poolFor(poolServers(settings)), modelId, options?.document, signal),

@@ -30,10 +30,10 @@ import {
 import { WorkflowFileField, WorkflowInputs, workflowOf, workflowView } from "#app/components/admin/workflow-inputs.tsx";
 import { withWorkflowParameters } from "#app/lib/workflow-form.server.ts";
 import { DescribeRefusal } from "#server/modules/catalog/model-description.ts";
-import { modelProblems } from "#server/modules/catalog/model-readiness.ts";
+import { whyNotOffered } from "#server/modules/generation/offer-readiness.ts";
 import { replaceWorkflow, WorkflowVersionRefusal } from "#server/modules/catalog/replace-workflow.ts";
 import { MAX_BYTES as MAX_WORKFLOW_FILE_BYTES } from "#server/providers/comfyui/graph.ts";
-import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
+import { latestModelChecks, untestedWorkflows, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import type { ResolvedBinding } from "#config/models.ts";
 import { changeModel, removeModel } from "#server/modules/catalog/edit-models.ts";
 import type { ModelDefinition } from "#server/modules/catalog/model-definition.ts";
@@ -115,6 +115,10 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
       provider: b.provider,
       check: checks.find((c) => c.binding === index && c.provider === b.provider) ?? null,
     })),
+    // A workflow version is offered once a test of it passed.
+    untested: (
+      await untestedWorkflows({ db, model: { id: entry.id, kind: media.kind, bindings: media.bindings } })
+    ).map((u) => u.version),
   };
   const { currency, creditValue } = creditValueOf(runtime.settings.current().packs);
   const added = new URL(request.url).searchParams.has("added");
@@ -220,7 +224,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   rows.sort((a, b) => a.order - b.order || a.index - b.index);
   // Switching a model on asks its servers first, as the test card's switch does.
   if (form.get("enabled") !== null && !entry.definition.enabled) {
-    const refused = await refusedProblems(runtime, entry.definition, intent, values);
+    const refused = await refusedOffer(db, runtime, entry.id, entry.definition, intent, values);
     if (refused) return refused;
   }
   const tags = textOf(form, "tags")
@@ -297,7 +301,7 @@ async function testOrSwitch({
   if (intent === "enable") {
     const entry = runtime.models.entry(id);
     if (entry && !entry.definition.enabled) {
-      const refused = await refusedProblems(runtime, entry.definition, intent, values);
+      const refused = await refusedOffer(db, runtime, id, entry.definition, intent, values);
       if (refused) return refused;
     }
   }
@@ -321,19 +325,23 @@ async function testOrSwitch({
 }
 
 /**
- * What stops a model being offered, as its servers say (a server lacking a node type or a model file), as the
- * refusal the page shows; none when nothing does.
+ * What stops a model being offered, as the page shows it: a server lacking a node type or a model file, or a workflow
+ * whose version has not passed a test yet; none when nothing does.
  */
-async function refusedProblems(
+async function refusedOffer(
+  db: ReturnType<typeof requireAdmin>["db"],
   runtime: ReturnType<typeof requireAdmin>["runtime"],
+  id: string,
   definition: ModelDefinition,
   intent: string,
   values: Record<string, string>,
 ) {
-  const problems = await modelProblems(runtime.models, definition);
-  if (problems.length === 0) return undefined;
+  const why = await whyNotOffered({ db, connections: runtime.models, definition, id });
+  if (!why) return undefined;
   return data<AdminResult>(
-    { intent, error: "workflowInputs.problems", values: { ...values, detail: problems.join("; ") } },
+    why.reason === "problems"
+      ? { intent, error: "workflowInputs.problems", values: { ...values, detail: why.problems.join("; ") } }
+      : { intent, error: "workflowInputs.untested", values: { ...values, version: String(why.untested[0]!.version) } },
     { status: 409 },
   );
 }
@@ -479,6 +487,11 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
               </Button>
             )}
           </Form>
+          {editor.untested.length > 0 && (
+            <Typography.Paragraph type="warning" className="admin-hint" data-untested={editor.untested[0]}>
+              {t("workflowInputs.testFirst", { version: editor.untested[0] })}
+            </Typography.Paragraph>
+          )}
           <Typography.Paragraph type="secondary" className="admin-hint">
             {t("models.checkHint")}
           </Typography.Paragraph>

@@ -18,7 +18,7 @@ import type { ResolvedBinding } from "#config/models.ts";
 import { modelStats } from "#server/modules/generation/model-stats.ts";
 import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import { addModel, changeModel, removeModel } from "#server/modules/catalog/edit-models.ts";
-import { modelProblems } from "#server/modules/catalog/model-readiness.ts";
+import { whyNotOffered } from "#server/modules/generation/offer-readiness.ts";
 import { builtInDefinitions } from "#server/modules/catalog/catalog.ts";
 import { idFromProviderModel, newModelDefinition } from "#server/admin/catalog-commands.ts";
 import { refusalResult } from "#app/lib/catalog-admin.server.ts";
@@ -236,10 +236,21 @@ export async function action({ context, request }: Route.ActionArgs) {
     case "disable": {
       // Switching a model on asks its servers first (a workflow's node types and model files on every server).
       if (intent === "enable" && !entry.definition.enabled) {
-        const problems = await modelProblems(runtime.models, entry.definition);
-        if (problems.length > 0)
+        const why = await whyNotOffered({
+          db,
+          connections: runtime.models,
+          definition: entry.definition,
+          id: entry.id,
+        });
+        if (why)
           return data<AdminResult>(
-            { intent, error: "workflowInputs.problems", values: { model: name, detail: problems.join("; ") } },
+            why.reason === "problems"
+              ? { intent, error: "workflowInputs.problems", values: { model: name, detail: why.problems.join("; ") } }
+              : {
+                  intent,
+                  error: "workflowInputs.untested",
+                  values: { model: name, version: why.untested[0]!.version },
+                },
             { status: 409 },
           );
       }

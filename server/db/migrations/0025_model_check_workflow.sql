@@ -1,0 +1,1 @@
+ALTER TABLE "model_check" ADD COLUMN "workflow_sha256" text;
