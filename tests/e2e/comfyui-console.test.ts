@@ -53,6 +53,10 @@ describe("a ComfyUI workflow added in the console and used in the studio", () =>
     await pool.getByRole("button", { name: t("connections.addSubmit") }).click();
     await page.waitForLoadState("domcontentloaded");
     expect(await notice(page).textContent()).toBe(t("connections.added", { name: "GPUs" }));
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: `${SHOTS}/pool-added.png`, fullPage: true });
+    }
 
     await page.goto(`${server.url}/user/admin/models/add`, { waitUntil: "domcontentloaded" });
     const upload = async (file: string) => {
@@ -74,6 +78,7 @@ describe("a ComfyUI workflow added in the console and used in the studio", () =>
     const card = page.locator("[data-workflow-inputs]");
     await card.waitFor();
     expect(await card.getAttribute("data-version")).toBe("1");
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/workflow-read.png`, fullPage: true });
     expect(
       await card.locator("[data-slot]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-role"))),
     ).toEqual([
@@ -167,6 +172,7 @@ describe("a ComfyUI workflow added in the console and used in the studio", () =>
     expect(await page.locator("[data-workflow-inputs]").getAttribute("data-version")).toBe("2");
     expect(await page.locator('[data-slot="steps"] input[type=checkbox]').isChecked()).toBe(true);
     expect(await page.locator("[data-untested]").getAttribute("data-untested")).toBe("2");
+    if (SHOTS) await page.screenshot({ path: `${SHOTS}/model-page.png`, fullPage: true });
     release();
     await context.close();
   });

@@ -201,9 +201,11 @@ export default function AdminModelAdd({ loaderData, actionData }: Route.Componen
         {t("model.back")}
       </Link>
       <Typography.Title level={1} className="page-title">
-        {t("modelAdd.title")}
+        {t(byFile.length > 0 ? "modelAdd.titleAny" : "modelAdd.title")}
       </Typography.Title>
-      <Typography.Paragraph type="secondary">{t("modelAdd.subtitle")}</Typography.Paragraph>
+      <Typography.Paragraph type="secondary">
+        {t(byFile.length > 0 ? "modelAdd.subtitleAny" : "modelAdd.subtitle")}
+      </Typography.Paragraph>
       <ResultNotice result={result?.intent === "add" ? undefined : result} />
       <Card title={t("modelAdd.step1")} className="admin-create-codes">
         {connections.length === 0 ? (
