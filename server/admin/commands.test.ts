@@ -24,7 +24,8 @@ const USAGE = `Usage: npm run admin -- <command> <email>
                            --no-schema; chat prices are per million tokens
   models add comfyui:<workflow.json> --connection <id> --credits <n> --id <id> [--enable]
                            a ComfyUI workflow (API format, or the UI format read with a server's node list):
-                           its prompt, negative prompt, seed and size are the user's, the rest stays as saved
+                           its prompt, negative prompt, seed and size are the user's, the rest stays as saved;
+                           --enable runs it once on the pool and offers it when that test passes
   models set <id> <key=value>…  change fields (price.credits=4 price.multipliers.resolution.1080p=2
                            price.minimum=5 enabled=false options.seed=true names.de=…)
   models workflow <id> <workflow.json>

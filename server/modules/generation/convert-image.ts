@@ -3,10 +3,11 @@ import type { LinkFormat } from "./media-links.ts";
 
 /**
  * An image in another format: PNG, JPEG or WebP, at `quality` (0–100) for the lossy ones. JPEG has no transparency,
- * so what was transparent becomes white.
+ * so what was transparent becomes white. The image's XMP (its provenance) is kept.
  */
 export async function convertImage(bytes: Uint8Array, format: LinkFormat, quality = 90): Promise<Buffer> {
-  const image = sharp(bytes, { limitInputPixels: 64_000_000 });
+  // The stored image's provenance (its XMP) travels into the new format.
+  const image = sharp(bytes, { limitInputPixels: 64_000_000 }).keepXmp();
   switch (format) {
     case "png":
       return image.png().toBuffer();

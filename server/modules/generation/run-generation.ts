@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { and, eq, inArray, sql } from "drizzle-orm";
 import type { Logger } from "pino";
+import { resolveSiteConfig } from "#config/site.ts";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import { asset, generation, generationAttempt } from "#server/db/schema/index.ts";
@@ -119,10 +120,12 @@ export async function runGeneration(
   let outputs: ProviderOutput[] | null = null;
   let failure: ProviderFailure | null = null;
   let binding = 0;
+  let uploaded: boolean | undefined;
   try {
     let inputs: JobInputs;
     try {
       inputs = await loadInputs(deps, job);
+      uploaded = inputs.uploaded === true;
     } catch (error) {
       if (!(error instanceof InputUnreadable)) throw error;
       if (error.transient && job.attempt < MAX_RUNS) {
@@ -207,7 +210,17 @@ export async function runGeneration(
 
   let stored;
   try {
-    stored = await storeOutputs(deps.storage, { userId: job.userId, generationId: job.id, kind: job.kind, outputs });
+    stored = await storeOutputs(deps.storage, {
+      userId: job.userId,
+      generationId: job.id,
+      kind: job.kind,
+      outputs,
+      provenance: {
+        sourceType: uploaded ? "compositeWithTrainedAlgorithmicMedia" : "trainedAlgorithmicMedia",
+        site: resolveSiteConfig(deps.env).name,
+        model: job.modelSnapshot?.name ?? job.modelId,
+      },
+    });
   } catch (error) {
     const parse = error instanceof UnreadableOutput;
     log.error({ err: (error as Error).message }, parse ? "provider output unreadable" : "outputs not stored");
@@ -316,6 +329,8 @@ interface InputImage {
 
 interface JobInputs {
   inputImage?: InputImage;
+  /** The input image is one the user uploaded (not a result): what the job makes is a composite with it. */
+  uploaded?: boolean;
   mask?: InputImage;
   endImage?: InputImage;
   origin?: Origin;
@@ -330,8 +345,9 @@ async function loadInputs(deps: RunDeps, job: Generation): Promise<JobInputs> {
   const spec = toolSpec(job.tool);
   if (!spec.image) return {};
   // The asset's row goes when its owner deletes it (the column is then set null).
-  let inputImage = await loadAsset(deps, job.inputAssetId, "input image");
-  const out: JobInputs = {};
+  const { role, ...loaded } = await loadAsset(deps, job.inputAssetId, "input image");
+  let inputImage: InputImage = loaded;
+  const out: JobInputs = { uploaded: role === "input" };
   if (spec.extend && job.params.extend) {
     const extended = await extendCanvas(inputImage, job.params.extend);
     inputImage = extended.image;
@@ -367,17 +383,25 @@ async function demoOrigin(db: Db, parentId: string, assetId: string): Promise<Jo
   };
 }
 
-async function loadAsset(deps: RunDeps, id: string | null, what: string): Promise<InputImage> {
+async function loadAsset(
+  deps: RunDeps,
+  id: string | null,
+  what: string,
+): Promise<InputImage & { role: "output" | "input" }> {
   if (!id) throw new InputUnreadable(`the ${what} was deleted`, null);
   const [input] = await deps.db
-    .select({ key: asset.storageKey, mimeType: asset.mimeType })
+    .select({ key: asset.storageKey, mimeType: asset.mimeType, role: asset.role })
     .from(asset)
     .where(eq(asset.id, id));
   if (!input) throw new InputUnreadable(`${what} asset ${id} was deleted`, null);
   try {
     const file = await deps.storage.get(input.key);
     if (!file) throw new InputUnreadable(`storage holds no object ${input.key}`, input.key);
-    return { bytes: new Uint8Array(await new Response(file.body).arrayBuffer()), mediaType: input.mimeType };
+    return {
+      bytes: new Uint8Array(await new Response(file.body).arrayBuffer()),
+      mediaType: input.mimeType,
+      role: input.role,
+    };
   } catch (error) {
     if (error instanceof InputUnreadable) throw error;
     throw new InputUnreadable(`storage failed reading ${input.key}: ${(error as Error).message}`, input.key, true);

@@ -3,6 +3,7 @@ import sharp from "sharp";
 import type { Storage } from "#server/storage/storage.ts";
 import { mp4Info } from "#server/media/mp4.ts";
 import { posterFrame } from "#server/media/poster.ts";
+import { embedXmp, provenanceXmp, XmpWriteError, type Provenance } from "#server/media/xmp.ts";
 
 /** What a provider returned for one output. */
 export interface ProviderOutput {
@@ -27,24 +28,50 @@ export interface StoredOutput {
 
 export class UnreadableOutput extends Error {}
 
-const IMAGE_TYPES: Record<string, { mime: string; ext: string }> = {
-  png: { mime: "image/png", ext: "png" },
-  jpeg: { mime: "image/jpeg", ext: "jpg" },
-  webp: { mime: "image/webp", ext: "webp" },
+const IMAGE_TYPES: Record<string, { mime: string; ext: string; container: "png" | "jpeg" | "webp" }> = {
+  png: { mime: "image/png", ext: "png", container: "png" },
+  jpeg: { mime: "image/jpeg", ext: "jpg", container: "jpeg" },
+  webp: { mime: "image/webp", ext: "webp", container: "webp" },
 };
 export const THUMB_WIDTH = 512;
 
 const checksum = (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex");
 
 /**
- * Copies a job's outputs into storage right away (provider URLs expire), each with a thumbnail (images) or a poster
- * frame (videos, when one can be made). Bytes that are not the media they claim to be are refused as a parse error.
- * Returns what was written; on failure, whatever was written is removed again.
+ * An image marked with its provenance: the XMP packet written into its own container, no pixel decoded; should the
+ * container be one the writer cannot follow (yet decodable), encoded again with the packet (PNG stays lossless).
+ */
+async function markedImage(bytes: Uint8Array, container: "png" | "jpeg" | "webp", xmp: string): Promise<Uint8Array> {
+  try {
+    return embedXmp(bytes, container, xmp);
+  } catch (error) {
+    if (!(error instanceof XmpWriteError)) throw error;
+    const image = sharp(bytes, { limitInputPixels: 100_000_000 }).withXmp(xmp);
+    return container === "png"
+      ? image.png().toBuffer()
+      : container === "jpeg"
+        ? image.jpeg({ quality: 95 }).toBuffer()
+        : image.webp({ quality: 95 }).toBuffer();
+  }
+}
+
+/**
+ * Copies a job's outputs into storage right away (provider URLs expire), each marked with its provenance (what made
+ * it, where, as which generation: XMP in the file, thumbnails and posters included) and with a thumbnail (images) or
+ * a poster frame (videos, when one can be made). Bytes that are not the media they claim to be are refused as a
+ * parse error. Returns what was written; on failure, whatever was written is removed again.
  */
 export async function storeOutputs(
   storage: Storage,
-  options: { userId: string; generationId: string; kind: "image" | "video"; outputs: ProviderOutput[] },
+  options: {
+    userId: string;
+    generationId: string;
+    kind: "image" | "video";
+    outputs: ProviderOutput[];
+    provenance: Omit<Provenance, "generationId" | "createdAt">;
+  },
 ): Promise<StoredOutput[]> {
+  const xmp = provenanceXmp({ ...options.provenance, generationId: options.generationId, createdAt: new Date() });
   const written: string[] = [];
   const put = async (key: string, bytes: Uint8Array, type: string) => {
     await storage.put(key, bytes, type);
@@ -65,9 +92,11 @@ export async function storeOutputs(
         if (!type || !meta.width || !meta.height) throw new UnreadableOutput(`output ${index} is ${meta.format}`);
         const thumb = await sharp(output.bytes)
           .resize({ width: THUMB_WIDTH, withoutEnlargement: true })
+          .withXmp(xmp)
           .webp({ quality: 80 })
           .toBuffer();
-        await put(`${base}.${type.ext}`, output.bytes, type.mime);
+        const bytes = await markedImage(output.bytes, type.container, xmp);
+        await put(`${base}.${type.ext}`, bytes, type.mime);
         await put(`${base}-thumb.webp`, thumb, "image/webp");
         stored.push({
           kind: "image",
@@ -75,8 +104,8 @@ export async function storeOutputs(
           width: meta.width,
           height: meta.height,
           durationMs: null,
-          sizeBytes: output.bytes.byteLength,
-          checksum: checksum(output.bytes),
+          sizeBytes: bytes.byteLength,
+          checksum: checksum(bytes),
           storageKey: `${base}.${type.ext}`,
           thumbKey: `${base}-thumb.webp`,
         });
@@ -87,20 +116,30 @@ export async function storeOutputs(
         const still = output.poster ?? (await posterFrame(output.bytes));
         let thumbKey: string | null = null;
         if (still) {
-          const poster = await sharp(still).webp({ quality: 80 }).toBuffer();
+          const poster = await sharp(still).withXmp(xmp).webp({ quality: 80 }).toBuffer();
           thumbKey = `${base}-poster.webp`;
           await put(thumbKey, poster, "image/webp");
         }
         const ext = webm ? "webm" : "mp4";
-        await put(`${base}.${ext}`, output.bytes, `video/${ext}`);
+        // An MP4 gets the packet in a box of its own at its end; a WebM (Matroska) is stored as it came.
+        let bytes = output.bytes;
+        if (!webm) {
+          try {
+            bytes = embedXmp(output.bytes, "mp4", xmp);
+          } catch (error) {
+            if (error instanceof XmpWriteError) throw new UnreadableOutput(`output ${index}: ${error.message}`);
+            throw error;
+          }
+        }
+        await put(`${base}.${ext}`, bytes, `video/${ext}`);
         stored.push({
           kind: "video",
           mimeType: `video/${ext}`,
           width: info?.width || null,
           height: info?.height || null,
           durationMs: info?.durationMs ?? null,
-          sizeBytes: output.bytes.byteLength,
-          checksum: checksum(output.bytes),
+          sizeBytes: bytes.byteLength,
+          checksum: checksum(bytes),
           storageKey: `${base}.${ext}`,
           thumbKey,
         });
