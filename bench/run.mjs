@@ -60,6 +60,10 @@ const BUDGETS = {
     maxPageOverDashboardKiB: 10,
     note: "bench/tools.mjs: a 10 MB input's and a mask's upload and submit (the mask's leg against the input's), and each tool page's first-load JavaScript against the signed-in dashboard home's",
   },
+  provenance: {
+    maxMsPerImage: 10,
+    note: "bench/provenance.mjs: the XMP packet written into a 1024×1024 PNG, JPEG and WebP (p50 of 50), and into an MP4",
+  },
   adminOverview: {
     maxP50MsPostgres: 250,
     note: "bench/overview.mjs: the console's 90-day overview over 100,000 generations and 10,000 accounts",
@@ -598,6 +602,7 @@ function printTable(report) {
     chat,
     rollingRestart,
     tools,
+    provenance,
   } = report.results;
   const pad = (v, n) => String(v ?? "–").padEnd(n);
   const padL = (v, n) => String(v ?? "–").padStart(n);
@@ -697,6 +702,7 @@ function printTable(report) {
     overviewRow("  PostgreSQL", adminOverview.postgres, adminOverview.withinBudget ?? undefined),
     rollingRow(rollingRestart),
     toolsRow(tools),
+    provenanceRow(provenance),
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
@@ -787,10 +793,25 @@ function toolsRow(r) {
   return `${name}PGlite p50: upload input ${ms(db.uploadInput)}, mask ${ms(db.uploadMask)}; submit image-to-image ${ms(db.submitImageToImage)}, inpaint ${ms(db.submitInpaint)}; mask leg ${db.maskLegRatio ?? "–"}× the input's; first-load JS: dashboard ${js?.referenceKiB ?? "–"} KiB, heaviest tool page ${heaviest ?? "–"} KiB; mask editor chunk ${editor}${r.withinBudget === false ? "  ✗" : ""}`;
 }
 
+/** bench/provenance.mjs: marking an output with its provenance as it is stored. */
+function benchProvenance() {
+  return benchScript("provenance.mjs", 300_000);
+}
+
+function provenanceRow(r) {
+  const name = "provenance".padEnd(18);
+  if (!r?.images) return `${name}${r?.error ?? "not measured"}`;
+  const images = Object.entries(r.images)
+    .map(([f, x]) => `${f} ${x.embed.p50Ms} ms (encoding again: ${x.reencodeWithSharp.p50Ms} ms)`)
+    .join(", ");
+  return `${name}XMP into a 1024×1024 ${images}; a ${Math.round(r.video.mp4.bytes / 1024)} KiB MP4 ${r.video.mp4.embed.p50Ms} ms${r.withinBudget ? "  ok" : "  OVER BUDGET"}`;
+}
+
 /** Scenarios that can be run alone (`npm run bench -- <name>`): their figures replace theirs in latest.json. */
 const SCENARIOS = {
   "rolling-restart": { key: "rollingRestart", run: benchRollingRestart, row: rollingRow },
   tools: { key: "tools", run: benchTools, row: toolsRow },
+  provenance: { key: "provenance", run: benchProvenance, row: provenanceRow },
 };
 
 async function runOnly(names) {
@@ -937,6 +958,9 @@ async function main() {
   process.stderr.write("bench: the tools: a 10 MB input and a mask, and the tools' pages' JavaScript…\n");
   const tools = benchTools();
 
+  process.stderr.write("bench: marking outputs with their provenance…\n");
+  const provenance = benchProvenance();
+
   const ratios = {
     pglite: ratiosOf(atelier.pglite, plain),
     postgres: ratiosOf(atelier.postgres, plain),
@@ -976,6 +1000,7 @@ async function main() {
       chat,
       rollingRestart,
       tools,
+      provenance,
     },
     budgets: BUDGETS,
   };
