@@ -15,6 +15,7 @@ export const NAMESPACES = [
   "docs",
   "blog",
   "status",
+  "verify",
   "admin",
   "chat",
 ] as const;

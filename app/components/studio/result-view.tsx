@@ -323,6 +323,11 @@ export function ResultView({ initial }: { initial: GenerationView }) {
               </Descriptions.Item>
             )}
           </Descriptions>
+          {g.status === "succeeded" && (
+            <p className="result-verify">
+              <Link to={hrefIn(pathname, "/verify")}>{t("common:verifyLink")}</Link>
+            </p>
+          )}
         </aside>
       </div>
     </div>

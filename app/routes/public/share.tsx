@@ -99,6 +99,9 @@ export default function SharedGeneration({ loaderData }: Route.ComponentProps) {
           <Link to={hrefIn(pathname, "/dashboard/image/create/text-to-image")}>
             <Button type="primary">{t("share.cta")}</Button>
           </Link>
+          <p className="share-verify">
+            <Link to={hrefIn(pathname, "/verify")}>{t("common:verifyLink")}</Link>
+          </p>
         </div>
       </div>
     </AntdProvider>

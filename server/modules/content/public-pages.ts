@@ -23,6 +23,7 @@ export function listPublicPages(values: DocValues): PublicPage[] {
     { path: "/", locales: everywhere },
     { path: "/pricing", locales: everywhere },
     { path: "/test", locales: everywhere },
+    { path: "/verify", locales: everywhere },
     { path: "/blog", locales: LOCALES.map((locale) => ({ locale, updated: newest })) },
     ...posts.map((post) => ({ path: `/blog/${post.slug}`, locales: postTranslations(post.slug) })),
     { path: "/docs", locales: everywhere },

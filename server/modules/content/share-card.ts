@@ -18,7 +18,7 @@ export function shareCardOf(
   site: Pick<SiteConfig, "url" | "name" | "supportEmail" | "signupBonusCredits">,
   values: DocValues,
 ): { title: string; label: string } | null {
-  const t = serverT(locale, ["common", "home", "billing", "docs", "blog", "status"]);
+  const t = serverT(locale, ["common", "home", "billing", "docs", "blog", "status", "verify"]);
   const docs = t("nav.docs");
   const [, section, slug, extra] = path === "/" ? ["", "index"] : path.split("/");
   if (extra !== undefined) return null;
@@ -29,6 +29,8 @@ export function shareCardOf(
       return slug === undefined ? { title: t("billing:pricing.title"), label: t("nav.pricing") } : null;
     case "test":
       return slug === undefined ? { title: t("status:title"), label: t("footer.status") } : null;
+    case "verify":
+      return slug === undefined ? { title: t("verify:title"), label: site.name } : null;
     case "docs": {
       if (slug === undefined) return { title: t("docs:index.title"), label: docs };
       if (slug === "api-reference") return { title: t("docs:reference.title"), label: docs };
