@@ -6,6 +6,7 @@ import { ROOT } from "#server/paths.ts";
 import { connectionsCommand, modelsCommand } from "#server/admin/catalog-commands.ts";
 import { providers } from "#server/providers/registry.ts";
 import { PRICE_UNITS, PRICED_SETTINGS } from "#common/model-parameters.ts";
+import { DIGITAL_SOURCE_TYPES } from "#server/media/xmp.ts";
 import { DOC_SLUGS, getDoc, listDocs } from "./get-doc.ts";
 
 const values = {
@@ -92,6 +93,33 @@ describe("documentation pages", () => {
       // Reached from the operators' other pages
       expect(source(locale, "models"), locale).toContain("(/docs/comfyui)");
       expect(source(locale, "configuration"), locale).toContain("`COMFYUI_URLS`");
+    }
+  });
+
+  it("tells everyone what the mark in every output holds, where it sits and how to read it, in every language", () => {
+    const wanted = [
+      ...Object.values(DIGITAL_SOURCE_TYPES),
+      "`Iptc4xmpExt:DigitalSourceType`",
+      "`Iptc4xmpExt:AISystemUsed`",
+      "`xmp:CreatorTool`",
+      "`xmp:CreateDate`",
+      "`dc:identifier`",
+      "`XML:com.adobe.xmp`",
+      "APP1",
+      "`XMP `",
+      "`uuid`",
+      "WebM",
+      "exiftool -XMP:all",
+      "`libimage-exiftool-perl`",
+      "Digital Source Type",
+      "`SITE_NAME`",
+      "npm run bench -- provenance",
+      "GB 45438-2025",
+      "2026",
+    ];
+    for (const locale of LOCALES) {
+      const page = source(locale, "provenance");
+      for (const word of wanted) expect(page, `${locale}: ${word}`).toContain(word);
     }
   });
 

@@ -8,6 +8,7 @@ import KeyOutlined from "@ant-design/icons-svg/es/asn/KeyOutlined";
 import MessageOutlined from "@ant-design/icons-svg/es/asn/MessageOutlined";
 import PictureOutlined from "@ant-design/icons-svg/es/asn/PictureOutlined";
 import RocketOutlined from "@ant-design/icons-svg/es/asn/RocketOutlined";
+import SafetyCertificateOutlined from "@ant-design/icons-svg/es/asn/SafetyCertificateOutlined";
 import SettingOutlined from "@ant-design/icons-svg/es/asn/SettingOutlined";
 import VideoCameraOutlined from "@ant-design/icons-svg/es/asn/VideoCameraOutlined";
 import WalletOutlined from "@ant-design/icons-svg/es/asn/WalletOutlined";
@@ -60,6 +61,7 @@ const ICONS: Record<string, React.ReactNode> = {
   images: <Icon icon={PictureOutlined} />,
   videos: <Icon icon={VideoCameraOutlined} />,
   chat: <Icon icon={MessageOutlined} />,
+  provenance: <Icon icon={SafetyCertificateOutlined} />,
   "api-keys": <Icon icon={KeyOutlined} />,
   "self-hosting": <Icon icon={CloudServerOutlined} />,
   configuration: <Icon icon={SettingOutlined} />,
