@@ -110,7 +110,7 @@ export default function VerifyPage({ loaderData, actionData }: Route.ComponentPr
   const { t } = useTranslation("verify");
   const navigation = useNavigation();
   return (
-    <div className="page verify-page">
+    <div className="page-narrow verify-page">
       <Title level={1}>{t("title")}</Title>
       <Paragraph>{t("intro", { site: loaderData.site })}</Paragraph>
       <Form method="post" encType="multipart/form-data" className="verify-form" reloadDocument={false}>
