@@ -46,6 +46,17 @@ async function catalogOf(ctx: AdminContext): Promise<CatalogAccess> {
 }
 
 /** Runs a change, turning a refusal into its one line. */
+/** Why a model may not be switched on yet (`whyNotOffered`), as the command line says it; null when it may. */
+async function offerRefusal(
+  ctx: AdminContext,
+  models: CatalogAccess["models"],
+  definition: ModelDefinition,
+  id: string,
+): Promise<string | null> {
+  const why = await whyNotOffered({ db: await ctx.db(), connections: models, definition, id });
+  return why ? `${notOfferedText(id, why)}\n` : null;
+}
+
 /** Runs a test of each of a model's providers here and now, as the console's test button queues it. */
 async function testModel(
   db: Awaited<ReturnType<AdminContext["db"]>>,
@@ -528,13 +539,8 @@ export const modelsCommand: AdminCommand = {
           !entry.definition.enabled &&
           changes.some((c) => c.path.join(".") === "enabled" && c.value === true)
         ) {
-          const why = await whyNotOffered({
-            db: await ctx.db(),
-            connections: models,
-            definition: entry.definition,
-            id,
-          });
-          if (why) return refused(`${notOfferedText(id, why)}\n`);
+          const refusal = await offerRefusal(ctx, models, entry.definition, id);
+          if (refusal) return refused(refusal);
         }
         return refusing(async () => {
           const changed = await changeModel({
@@ -613,13 +619,8 @@ export const modelsCommand: AdminCommand = {
         const entry = models.entry(id);
         if (sub === "enable" && entry && !entry.definition.enabled) {
           // A workflow's servers must have what it needs, and it must have passed a test, before anyone is offered it.
-          const why = await whyNotOffered({
-            db: await ctx.db(),
-            connections: models,
-            definition: entry.definition,
-            id,
-          });
-          if (why) return refused(`${notOfferedText(id, why)}\n`);
+          const refusal = await offerRefusal(ctx, models, entry.definition, id);
+          if (refusal) return refused(refusal);
         }
         return refusing(async () => {
           const changed = await changeModel({
