@@ -2,6 +2,10 @@ import { data } from "react-router";
 import type { AdminResult } from "#app/components/admin/user-actions.tsx";
 import { CatalogRefusal } from "#server/modules/catalog/edit-models.ts";
 import { isProviderId, providerDefinition } from "#server/providers/registry.ts";
+import type { Db } from "#server/db/client.ts";
+import type { ConnectionSource } from "#server/providers/index.ts";
+import type { ModelDefinition } from "#server/modules/catalog/model-definition.ts";
+import { whyNotOffered } from "#server/modules/generation/offer-readiness.ts";
 
 /** One property of the objects a list setting holds (a pool's server: its URL, weight and most jobs at once). */
 export interface SettingProperty {
@@ -159,5 +163,28 @@ export function refusalResult(intent: string, error: unknown, values: Record<str
       values: { ...values, field: error.field ?? "" },
     },
     { status: 400 },
+  );
+}
+
+/**
+ * What stops a model being switched on, as the console shows it: a server lacking a node type or a model file, or a
+ * workflow whose version has not passed a test yet (409); none when nothing does.
+ */
+export async function offerRefusal(
+  { db, connections }: { db: Db; connections: ConnectionSource },
+  {
+    id,
+    definition,
+    intent,
+    values,
+  }: { id: string; definition: ModelDefinition; intent: string; values: Record<string, string> },
+) {
+  const why = await whyNotOffered({ db, connections, definition, id });
+  if (!why) return undefined;
+  return data<AdminResult>(
+    why.reason === "problems"
+      ? { intent, error: "workflowInputs.problems", values: { ...values, detail: why.problems.join("; ") } }
+      : { intent, error: "workflowInputs.untested", values: { ...values, version: String(why.untested[0]!.version) } },
+    { status: 409 },
   );
 }

@@ -7,7 +7,7 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireAdmin } from "#app/lib/auth.server.ts";
 import { formOf, localizedPath } from "#app/lib/request.server.ts";
-import { refusalResult } from "#app/lib/catalog-admin.server.ts";
+import { offerRefusal, refusalResult } from "#app/lib/catalog-admin.server.ts";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { HealthLine } from "#app/components/admin/health-line.tsx";
 import {
@@ -30,7 +30,6 @@ import {
 import { WorkflowFileField, WorkflowInputs, workflowOf, workflowView } from "#app/components/admin/workflow-inputs.tsx";
 import { withWorkflowParameters } from "#app/lib/workflow-form.server.ts";
 import { DescribeRefusal } from "#server/modules/catalog/model-description.ts";
-import { whyNotOffered } from "#server/modules/generation/offer-readiness.ts";
 import { replaceWorkflow, WorkflowVersionRefusal } from "#server/modules/catalog/replace-workflow.ts";
 import { MAX_BYTES as MAX_WORKFLOW_FILE_BYTES } from "#server/providers/comfyui/graph.ts";
 import { latestModelChecks, untestedWorkflows, startModelCheck } from "#server/modules/generation/model-checks.ts";
@@ -224,7 +223,10 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   rows.sort((a, b) => a.order - b.order || a.index - b.index);
   // Switching a model on asks its servers first, as the test card's switch does.
   if (form.get("enabled") !== null && !entry.definition.enabled) {
-    const refused = await refusedOffer(db, runtime, entry.id, entry.definition, intent, values);
+    const refused = await offerRefusal(
+      { db, connections: runtime.models },
+      { id: entry.id, definition: entry.definition, intent, values },
+    );
     if (refused) return refused;
   }
   const tags = textOf(form, "tags")
@@ -301,7 +303,10 @@ async function testOrSwitch({
   if (intent === "enable") {
     const entry = runtime.models.entry(id);
     if (entry && !entry.definition.enabled) {
-      const refused = await refusedOffer(db, runtime, id, entry.definition, intent, values);
+      const refused = await offerRefusal(
+        { db, connections: runtime.models },
+        { id, definition: entry.definition, intent, values },
+      );
       if (refused) return refused;
     }
   }
@@ -322,28 +327,6 @@ async function testOrSwitch({
   } catch (error) {
     return refusalResult(intent, error, values);
   }
-}
-
-/**
- * What stops a model being offered, as the page shows it: a server lacking a node type or a model file, or a workflow
- * whose version has not passed a test yet; none when nothing does.
- */
-async function refusedOffer(
-  db: ReturnType<typeof requireAdmin>["db"],
-  runtime: ReturnType<typeof requireAdmin>["runtime"],
-  id: string,
-  definition: ModelDefinition,
-  intent: string,
-  values: Record<string, string>,
-) {
-  const why = await whyNotOffered({ db, connections: runtime.models, definition, id });
-  if (!why) return undefined;
-  return data<AdminResult>(
-    why.reason === "problems"
-      ? { intent, error: "workflowInputs.problems", values: { ...values, detail: why.problems.join("; ") } }
-      : { intent, error: "workflowInputs.untested", values: { ...values, version: String(why.untested[0]!.version) } },
-    { status: 409 },
-  );
 }
 
 /** Makes an uploaded workflow the model's next version (`replaceWorkflow`, as the command line does). */

@@ -18,10 +18,9 @@ import type { ResolvedBinding } from "#config/models.ts";
 import { modelStats } from "#server/modules/generation/model-stats.ts";
 import { latestModelChecks, startModelCheck } from "#server/modules/generation/model-checks.ts";
 import { addModel, changeModel, removeModel } from "#server/modules/catalog/edit-models.ts";
-import { whyNotOffered } from "#server/modules/generation/offer-readiness.ts";
 import { builtInDefinitions } from "#server/modules/catalog/catalog.ts";
 import { idFromProviderModel, newModelDefinition } from "#server/admin/catalog-commands.ts";
-import { refusalResult } from "#app/lib/catalog-admin.server.ts";
+import { offerRefusal, refusalResult } from "#app/lib/catalog-admin.server.ts";
 import { duplicateModel, moveModel } from "#server/modules/catalog/arrange-models.ts";
 import { providers } from "#server/providers/registry.ts";
 import type { GenerationTool } from "#common/generation.ts";
@@ -236,23 +235,11 @@ export async function action({ context, request }: Route.ActionArgs) {
     case "disable": {
       // Switching a model on asks its servers first (a workflow's node types and model files on every server).
       if (intent === "enable" && !entry.definition.enabled) {
-        const why = await whyNotOffered({
-          db,
-          connections: runtime.models,
-          definition: entry.definition,
-          id: entry.id,
-        });
-        if (why)
-          return data<AdminResult>(
-            why.reason === "problems"
-              ? { intent, error: "workflowInputs.problems", values: { model: name, detail: why.problems.join("; ") } }
-              : {
-                  intent,
-                  error: "workflowInputs.untested",
-                  values: { model: name, version: why.untested[0]!.version },
-                },
-            { status: 409 },
-          );
+        const refused = await offerRefusal(
+          { db, connections: runtime.models },
+          { id: entry.id, definition: entry.definition, intent, values: { model: name } },
+        );
+        if (refused) return refused;
       }
       return save({ enabled: intent === "enable" }, intent === "enable" ? "models.enabled" : "models.disabled");
     }
