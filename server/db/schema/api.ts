@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
 import { list } from "./sql-list.ts";
+import { SAFETY_LEVELS, type SafetyLevel } from "#common/safety.ts";
 
 export const API_KEY_STATUSES = ["active", "inactive"] as const;
 export type ApiKeyStatus = (typeof API_KEY_STATUSES)[number];
@@ -23,6 +24,8 @@ export const apiKey = pgTable(
     prefix: text("prefix").notNull(),
     keyHash: text("key_hash").notNull().unique(),
     status: text("status").$type<ApiKeyStatus>().notNull().default("active"),
+    /** The checks its requests get, chosen by an administrator; null follows each model's level. */
+    safetyLevel: text("safety_level").$type<SafetyLevel>(),
     requestCount: bigint("request_count", { mode: "number" }).notNull().default(0),
     lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
     windowCount: integer("window_count").notNull().default(0),
@@ -32,6 +35,7 @@ export const apiKey = pgTable(
   },
   (t) => [
     check("api_key_status", sql`${t.status} in (${list(API_KEY_STATUSES)})`),
+    check("api_key_safety_level", sql`${t.safetyLevel} in (${list(SAFETY_LEVELS)})`),
     check("api_key_name_length", sql`char_length(${t.name}) between 1 and 64`),
     index("api_key_user_idx").on(t.userId, t.createdAt),
   ],

@@ -29,6 +29,7 @@ import {
 } from "#common/generation.ts";
 import type { ModelSnapshot } from "#config/models.ts";
 import { list } from "./sql-list.ts";
+import { REVIEW_STATES, type ReviewState, type SafetyRecord } from "#common/safety.ts";
 
 /**
  * One generation job. Its credits are held at submit (`holdId`) and captured or released exactly once, in the same
@@ -75,6 +76,14 @@ export const generation = pgTable(
     visibility: text("visibility").$type<Visibility>().notNull().default("private"),
     /** When an administrator hid it from the public (moderation): private since, and its owner cannot publish it. */
     hiddenAt: timestamp("hidden_at", { withTimezone: true }),
+    /** What the prompt and output checks found, and at which level (null before checks were kept). */
+    safety: jsonb("safety").$type<SafetyRecord>(),
+    /**
+     * Flagged by a check: private to its owner (shown blurred), and it cannot be published or shared until an
+     * administrator clears it; `cleared` once one has.
+     */
+    review: text("review").$type<ReviewState>(),
+    reviewedAt: timestamp("reviewed_at", { withTimezone: true }),
     /** When an administrator gave its credits back (at most once). */
     refundedAt: timestamp("refunded_at", { withTimezone: true }),
     source: text("source").$type<"web" | "api">().notNull().default("web"),
@@ -101,6 +110,7 @@ export const generation = pgTable(
     check("generation_tool", sql`${t.tool} in (${list(GENERATION_TOOLS)})`),
     check("generation_status", sql`${t.status} in (${list(GENERATION_STATUSES)})`),
     check("generation_visibility", sql`${t.visibility} in (${list(VISIBILITIES)})`),
+    check("generation_review", sql`${t.review} in (${list(REVIEW_STATES)})`),
     check("generation_progress", sql`${t.progress} between 0 and 100`),
     check(
       "generation_credits",
@@ -130,6 +140,10 @@ export const generation = pgTable(
     index("generation_public_idx")
       .on(t.createdAt.desc())
       .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
+    // The review queue.
+    index("generation_flagged_idx")
+      .on(t.createdAt)
+      .where(sql`${t.review} = 'flagged'`),
     // A result's page lists what was made from it.
     index("generation_parent_idx")
       .on(t.parentId)

@@ -12,3 +12,4 @@ export * from "./model-checks.ts";
 export * from "./chat.ts";
 export * from "./job-tally.ts";
 export * from "./catalog.ts";
+export * from "./safety.ts";

@@ -1,4 +1,4 @@
-import { and, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, ne, or, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
@@ -7,7 +7,7 @@ import type { Visibility } from "#common/generation.ts";
 
 /**
  * Makes a generation of the user public (anyone with the link sees it and its media) or private again; one an
- * administrator hid cannot be made public (`moderated`).
+ * administrator hid cannot be made public (`moderated`), nor one a check flagged until it is cleared (`under_review`).
  */
 export async function setVisibility(options: {
   db: Db;
@@ -28,17 +28,20 @@ export async function setVisibility(options: {
       and(
         eq(generation.id, options.id),
         eq(generation.userId, options.userId),
-        // One an administrator hid stays private.
-        options.visibility === "public" ? isNull(generation.hiddenAt) : undefined,
+        // One an administrator hid stays private, and one a check flagged until an administrator clears it.
+        options.visibility === "public"
+          ? and(isNull(generation.hiddenAt), or(isNull(generation.review), ne(generation.review, "flagged")))
+          : undefined,
       ),
     )
     .returning({ id: generation.id });
   if (rows.length === 0) {
-    const [hidden] = await options.db
-      .select({ id: generation.id })
+    const [held] = await options.db
+      .select({ hiddenAt: generation.hiddenAt, review: generation.review })
       .from(generation)
-      .where(and(eq(generation.id, options.id), eq(generation.userId, options.userId), isNotNull(generation.hiddenAt)));
-    if (hidden) throw new AppError("moderated", "an administrator hid this generation");
+      .where(and(eq(generation.id, options.id), eq(generation.userId, options.userId)));
+    if (held?.hiddenAt) throw new AppError("moderated", "an administrator hid this generation");
+    if (held?.review === "flagged") throw new AppError("under_review", "a check flagged this generation");
     throw new AppError("not_found", `no generation ${options.id}`);
   }
 }
