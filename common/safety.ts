@@ -1,3 +1,5 @@
+import { LOCALES } from "#common/locales.ts";
+
 /**
  * What the site checks before anyone else sees a generation, as both sides name it. A level is chosen per model and,
  * for the public APIs, per key (the key's wins when set):
@@ -9,6 +11,11 @@
  */
 export const SAFETY_LEVELS = ["strict", "standard", "off"] as const;
 export type SafetyLevel = (typeof SAFETY_LEVELS)[number];
+
+/** A block list for every language (`all`) and one per language, each applied to every prompt. */
+export const BLOCK_LIST_SCOPES = ["all", ...LOCALES] as const;
+export type BlockListScope = (typeof BLOCK_LIST_SCOPES)[number];
+export const BLOCK_LIST_MAX_CHARS = 20_000;
 
 /** Why a visitor reports a public result. */
 export const REPORT_REASONS = [

@@ -1,3 +1,4 @@
+import type { SafetyLevel } from "#common/safety.ts";
 import type { ProviderWith } from "#server/providers/registry.ts";
 import type { Locale } from "#common/locales.ts";
 import type { ParameterField } from "#common/model-parameters.ts";
@@ -64,6 +65,8 @@ export interface ModelPresentation {
   cover?: string;
   /** Runs on this machine with no key and no network; labelled "Offline demo". */
   offline?: boolean;
+  /** The content checks its requests get; unset follows the console's level (an API key's level wins over both). */
+  safety?: SafetyLevel;
 }
 
 export interface CatalogModel<B extends Binding = ResolvedBinding> extends ModelPresentation {

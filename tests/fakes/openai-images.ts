@@ -11,6 +11,7 @@ import {
   summarize,
   type RecordedRequest,
 } from "#tests/fakes/replicate.ts";
+import { defaultModerationRules, moderationAnswer, type ModerationRules } from "#tests/fakes/openai-moderation.ts";
 
 const SIZES: Record<"gpt" | "dall-e-3" | "dall-e-2", string[]> = {
   gpt: ["auto", "1024x1024", "1536x1024", "1024x1536"],
@@ -45,6 +46,8 @@ export interface FakeOpenAI {
   expireOutputs: boolean;
   /** Refuses prompts as the safety system does: 400 `moderation_blocked` (GPT image) / `content_policy_violation`. */
   reject: boolean;
+  /** What `POST /v1/moderations` flags. */
+  moderation: ModerationRules;
   close(): Promise<void>;
 }
 
@@ -52,7 +55,8 @@ export interface FakeOpenAI {
  * A local OpenAI Images API: `POST /v1/images/generations` (JSON) and `POST /v1/images/edits` (multipart or JSON),
  * checking sizes, `n` and `response_format` per model the way the API does. GPT image models always answer with
  * base64; dall-e models and unknown ones (standing in for an OpenAI-compatible server) with a URL under `/files/`
- * unless asked for `b64_json`. `GET /v1/models` lists the image models. Any `Bearer` key is accepted unless `apiKey`
+ * unless asked for `b64_json`. `GET /v1/models` lists the image models;
+ * `POST /v1/moderations` answers as the moderation endpoint (see openai-moderation.ts). Any `Bearer` key is accepted unless `apiKey`
  * names the one to accept.
  */
 export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promise<FakeOpenAI> {
@@ -81,6 +85,7 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     malformed: false,
     expireOutputs: false,
     reject: false,
+    moderation: defaultModerationRules(),
     close: async () => undefined,
   };
 
@@ -184,6 +189,20 @@ export async function startFakeOpenAI(options: { apiKey?: string } = {}): Promis
     if (route === "GET /v1/models") {
       fake.requests.push({ method: "GET", path: url.pathname });
       return sendJson(res, 200, { object: "list", data: MODELS }, { "x-request-id": requestId() });
+    }
+    if (route === "POST /v1/moderations") {
+      let fields: Record<string, unknown>;
+      try {
+        fields = JSON.parse(raw.toString("utf8")) as Record<string, unknown>;
+      } catch {
+        return error(res, 400, {
+          message: "We could not parse the JSON body of your request.",
+          type: "invalid_request_error",
+        });
+      }
+      fake.requests.push({ method: "POST", path: url.pathname, body: summarize(fields) });
+      const answer = moderationAnswer(fields, fake.moderation);
+      return sendJson(res, answer.status, answer.body, { "x-request-id": requestId() });
     }
     if (route !== "POST /v1/images/generations" && route !== "POST /v1/images/edits")
       return error(res, 404, { message: `Invalid URL (${route})`, type: "invalid_request_error" });

@@ -1,3 +1,4 @@
+import { requestLocale } from "#server/http/api-error.ts";
 import { Hono } from "hono";
 import type { AppEnv } from "#server/http/request-context.ts";
 import type { ServerState } from "#server/http/state.ts";
@@ -22,7 +23,13 @@ export function generationRoutes(state: ServerState) {
       await limitAccountAction(database.db, viewer.id, "submit");
       const { id, repeated } = await submitGeneration(
         { db: database.db, boss, env, storage, settings: runtime.settings, models: runtime.models },
-        { user: viewer, input: await jsonBody(c), source: "web", idempotencyKey: c.req.header("idempotency-key") },
+        {
+          user: viewer,
+          input: await jsonBody(c),
+          source: "web",
+          locale: requestLocale(c),
+          idempotencyKey: c.req.header("idempotency-key"),
+        },
       );
       const generation = await getGeneration({ db: database.db, env, id, viewerId: viewer.id });
       return c.json({ generation }, repeated ? 200 : 201);

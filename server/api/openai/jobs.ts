@@ -1,3 +1,4 @@
+import { requestLocale } from "#server/http/api-error.ts";
 import type { Context } from "hono";
 import type { z } from "zod";
 import { AppError } from "#server/errors.ts";
@@ -94,7 +95,9 @@ export async function submitJob(c: Context<RetryEnv>, input: Record<string, unkn
       user: { id: c.var.apiUserId },
       input,
       source: "api",
+      channel: "openai",
       apiKeyId: c.var.apiKeyId,
+      locale: requestLocale(c),
       idempotencyKey: jobKeyOf(c.var.retryKey),
     },
   );

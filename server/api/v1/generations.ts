@@ -1,3 +1,4 @@
+import { requestLocale } from "#server/http/api-error.ts";
 import { createHash } from "node:crypto";
 import type { Context, MiddlewareHandler } from "hono";
 import type { ServerState } from "#server/http/state.ts";
@@ -173,6 +174,7 @@ export function generationsApi(state: ServerState, options: { origin: string; li
         input,
         source: "api",
         apiKeyId: c.var.apiKeyId,
+        locale: requestLocale(c),
         // The job itself is idempotent on the key too, so a retry after a crash finds it.
         idempotencyKey: idempotencyKey
           ? `api:${createHash("sha256").update(idempotencyKey).digest("hex").slice(0, 48)}`

@@ -283,6 +283,7 @@ function presentationOf(e: CatalogEntry) {
     ...(d.tags ? { tags: d.tags } : {}),
     ...(d.cover ? { cover: d.cover } : {}),
     ...(OFFLINE.has(e.id) ? { offline: true } : {}),
+    ...(d.safety ? { safety: d.safety } : {}),
   };
 }
 

@@ -1,3 +1,4 @@
+import { SAFETY_LEVELS } from "#common/safety.ts";
 import { z } from "zod";
 import { LOCALES } from "#common/locales.ts";
 import { IMAGE_ASPECT_RATIOS, VIDEO_DURATIONS, VIDEO_STYLES } from "#common/generation.ts";
@@ -48,6 +49,8 @@ const presentation = {
     .max(500)
     .regex(/^(\/[^/\\]|https:\/\/)/, "a path on this site or an https URL")
     .optional(),
+  /** The content checks its requests get; unset follows the console's level. */
+  safety: z.enum(SAFETY_LEVELS).optional(),
   /** Offered at all (off: kept in the catalog, offered nowhere). */
   enabled: z.boolean(),
   /** Who is offered it: everyone, or administrators only (to try a model before the users). */

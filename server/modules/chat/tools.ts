@@ -287,12 +287,14 @@ async function variationOf(
 /** Starts a generation for a tool call, once whatever the retries: its key is the answer's and the call's. */
 export async function startToolGeneration(
   deps: ChatToolDeps,
-  a: { userId: string; messageId: string; toolCallId: string; request: SubmitInput },
+  a: { userId: string; messageId: string; toolCallId: string; request: SubmitInput; locale?: Locale },
 ): Promise<string> {
   const { id } = await submitGeneration(deps, {
     user: { id: a.userId },
+    locale: a.locale,
     input: a.request,
     source: "web",
+    channel: "chat",
     idempotencyKey: `chat:${a.messageId}:${a.toolCallId}`,
   });
   return id;
@@ -365,6 +367,7 @@ export function studioTools(
         messageId: a.messageId,
         toolCallId,
         request,
+        locale: a.locale,
       });
       return { status: "started", generationId, ...about };
     } catch (error) {

@@ -3,7 +3,11 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
-import { asset, generation } from "#server/db/schema/index.ts";
+import { apiKey, asset, generation } from "#server/db/schema/index.ts";
+import { checkPrompt, safetyLevelOf, type RequestSource } from "#server/modules/safety/check-prompt.ts";
+import type { Settings } from "#server/modules/settings/schema.ts";
+import type { Locale } from "#common/locales.ts";
+import type { SafetyLevel } from "#common/safety.ts";
 import { holdInTx } from "#server/modules/credits/ledger.ts";
 import { isUniqueViolation } from "#server/db/errors.ts";
 import { AppError, requestError } from "#server/errors.ts";
@@ -48,9 +52,21 @@ export interface SubmitOptions {
   idempotencyKey?: string;
   /** Where to POST the generation when it ends (public API). */
   webhookUrl?: string;
+  /** Through what it came, as a refused prompt is recorded (the studios, either API, the chat); `source` by default. */
+  channel?: RequestSource;
+  /** The language the request was made in: the block list of that language applies. */
+  locale?: Locale;
 }
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** Checks with no console settings (a caller without them): the standard level, no block list. */
+const NO_SETTINGS = { safety: { level: "standard", blockList: {} } } as const satisfies Pick<Settings, "safety">;
+
+async function keySafetyLevel(db: Db, apiKeyId: string): Promise<SafetyLevel | null> {
+  const [row] = await db.select({ level: apiKey.safetyLevel }).from(apiKey).where(eq(apiKey.id, apiKeyId));
+  return row?.level ?? null;
+}
 
 /**
  * The one way a generation starts, for the pages and the public API: checks the request against the model,
@@ -75,6 +91,22 @@ export async function submitGeneration(
     const earlier = await byKey(deps.db, options.user.id, key, requestHash);
     if (earlier) return earlier;
   }
+
+  // Checked before anything is held, saved or queued: a refused prompt costs nothing.
+  const settings = deps.settings?.current() ?? NO_SETTINGS;
+  const keyLevel = options.apiKeyId ? await keySafetyLevel(deps.db, options.apiKeyId) : null;
+  const level = safetyLevelOf({ settings, model, keyLevel });
+  const promptFindings = await checkPrompt(
+    { db: deps.db, models: deps.models, settings },
+    {
+      userId: options.user.id,
+      source: options.channel ?? options.source ?? "web",
+      modelId: model.id,
+      prompt: request.prompt,
+      level,
+      locale: options.locale,
+    },
+  );
 
   const inputs = await inputsFor(deps, options.user.id, request, params);
   const id = randomUUID();
@@ -113,6 +145,7 @@ export async function submitGeneration(
         requestHash,
         webhookUrl,
         timeoutSeconds: model.timeoutSeconds,
+        safety: { level, prompt: promptFindings },
       });
       await enqueueGenerationInTx(deps.boss, tx, { generationId: id }, { timeoutSeconds: model.timeoutSeconds });
     });

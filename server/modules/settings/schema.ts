@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LOCALES } from "#common/locales.ts";
+import { BLOCK_LIST_MAX_CHARS, BLOCK_LIST_SCOPES, SAFETY_LEVELS } from "#common/safety.ts";
 
 /** A credit pack as an operator defines it (`amount` in the currency's minor units). */
 export const packSchema = z.strictObject({
@@ -35,8 +36,16 @@ export const settingsSchema = z.object({
   }),
   /** New generations refused (with a message saying so); the banner can say why and until when. */
   maintenance: z.object({ enabled: z.boolean() }),
+  /**
+   * The content checks: the level of models that do not set their own, and the operator's block list (one word,
+   * `prefix*` or `/pattern/` per line), for every language and per language.
+   */
+  safety: z.object({
+    level: z.enum(SAFETY_LEVELS),
+    blockList: z.partialRecord(z.enum(BLOCK_LIST_SCOPES), z.string().max(BLOCK_LIST_MAX_CHARS)),
+  }),
 });
 
 export type Settings = z.output<typeof settingsSchema>;
 export type SettingsSection = keyof Settings;
-export const SETTINGS_SECTIONS = ["signupBonusCredits", "packs", "announcement", "maintenance"] as const;
+export const SETTINGS_SECTIONS = ["signupBonusCredits", "packs", "announcement", "maintenance", "safety"] as const;

@@ -18,6 +18,7 @@ export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "p
     packs: site.packs,
     announcement: { enabled: false, tone: "info", text: {} },
     maintenance: { enabled: false },
+    safety: { level: "standard", blockList: {} },
   };
 }
 
