@@ -148,7 +148,7 @@ describe("prompt checks", () => {
     );
     const said = await tools.generate_image.execute!(
       { prompt: "draw gore everywhere" },
-      { toolCallId: "call-1", messages: [] },
+      { toolCallId: "call-1", messages: [], context: {} },
     );
     expect(said).toMatchObject({ status: "refused", code: "content_policy_violation" });
     expect((said as { message: string }).message).toContain("palabras que este sitio no permite");
