@@ -72,6 +72,16 @@ export interface Output {
   mediaType: string;
   /** A still of a video, when the model made one. */
   poster?: Uint8Array;
+  /** The provider's own safety checker flagged it (fal's `has_nsfw_concepts`). */
+  flagged?: boolean;
+}
+
+/** fal's verdict per output, as its SDK model passes it on (`providerMetadata.fal.images[i].nsfw`). */
+function falFlags(metadata: unknown): boolean[] {
+  const fal = (metadata as { fal?: { images?: { nsfw?: unknown }[]; has_nsfw_concepts?: unknown } } | undefined)?.fal;
+  if (Array.isArray(fal?.images)) return fal.images.map((i) => i?.nsfw === true);
+  if (Array.isArray(fal?.has_nsfw_concepts)) return fal.has_nsfw_concepts.map((f) => f === true);
+  return [];
 }
 
 // Video polling is bounded by the engine's abort signal; this only stops a run nobody is watching.
@@ -99,7 +109,12 @@ export async function runImageModel(model: ImageModelV4, provider: ProviderId, r
       maxRetries: 0,
       abortSignal: AbortSignal.any([req.abortSignal, siblings.signal]),
     });
-    return result.images.map((image) => ({ bytes: image.uint8Array, mediaType: image.mediaType }));
+    const flags = falFlags(result.providerMetadata);
+    return result.images.map((image, i) => ({
+      bytes: image.uint8Array,
+      mediaType: image.mediaType,
+      ...(flags[i] ? { flagged: true } : {}),
+    }));
   } catch (error) {
     siblings.abort();
     throw error;
@@ -167,10 +182,12 @@ export async function runVideoModel(model: VideoModelV4, provider: ProviderId, r
   // The offline model makes its own poster frame; other providers' videos get one from ffmpeg when it is there.
   const demo = result.providerMetadata.demo as { poster?: unknown } | undefined;
   const poster = typeof demo?.poster === "string" ? new Uint8Array(Buffer.from(demo.poster, "base64")) : undefined;
+  const flags = falFlags(result.providerMetadata);
   return result.videos.map((video, i) => ({
     bytes: video.uint8Array,
     mediaType: video.mediaType,
     ...(i === 0 && poster ? { poster } : {}),
+    ...(flags[i] ? { flagged: true } : {}),
   }));
 }
 

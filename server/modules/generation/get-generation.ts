@@ -45,6 +45,8 @@ export interface GenerationView {
   creditsCharged: number | null;
   error: { code: string; message: string; messageKey: string } | null;
   visibility: Generation["visibility"];
+  /** A check flagged it (kept private, shown blurred to its owner until an administrator clears it), or cleared. */
+  review: Generation["review"];
   /** Where the public API was asked to send the result (only ever shown to the owner). */
   webhookUrl: string | null;
   outputs: MediaView[];
@@ -137,6 +139,7 @@ export function presentGeneration(
         }
       : null,
     visibility: g.visibility,
+    review: g.review,
     webhookUrl: g.webhookUrl,
     outputs: assets.filter((a) => a.generationId === g.id && a.role === "output").map(mediaView),
     input: given(g.inputAssetId),

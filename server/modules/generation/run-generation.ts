@@ -21,6 +21,8 @@ import { endGenerationInTx } from "./end-generation.ts";
 import { extendCanvas, fitMask } from "./extend-canvas.ts";
 import { toolSpec } from "#common/tools.ts";
 import type { Origin } from "#server/providers/generate.ts";
+import { checkOutputs, needsReview, type ImageClassifier } from "#server/modules/safety/check-outputs.ts";
+import { defaultClassifier } from "#server/modules/safety/classify.ts";
 
 export interface RunDeps {
   db: Db;
@@ -29,6 +31,8 @@ export interface RunDeps {
   storage: Storage;
   logger: Logger;
   models: ModelRegistry;
+  /** The offline image classifier; tests pass their own. Loaded on first use when not given. */
+  classify?: ImageClassifier;
 }
 
 type Generation = typeof generation.$inferSelect;
@@ -227,6 +231,14 @@ export async function runGeneration(
     await finish(deps, job, { failure: parse ? "parse_error" : kindFailure(job), detail: (error as Error).message });
     return;
   }
+  // Checked before anyone but the owner can see them; kept private for review when a check flags them.
+  const level = job.safety?.level ?? "standard";
+  const outputFindings = await checkOutputs(
+    { models: deps.models, classify: deps.classify ?? defaultClassifier },
+    { level, outputs },
+  );
+  const flagged = needsReview(level, outputFindings);
+  if (flagged) log.info({ findings: outputFindings }, "outputs flagged for review");
   const provider = model.bindings[binding]!;
   const durationMs = Date.now() - started;
   const done = await db.transaction(async (tx) => {
@@ -241,6 +253,18 @@ export async function runGeneration(
       },
     });
     if (!ended) return false;
+    await tx
+      .update(generation)
+      .set({
+        safety: {
+          level,
+          prompt: job.safety?.prompt ?? [],
+          output: outputFindings,
+          ...(flagged && job.visibility === "public" ? { wantedPublic: true } : {}),
+        },
+        ...(flagged ? { review: "flagged" as const, visibility: "private" as const } : {}),
+      })
+      .where(eq(generation.id, job.id));
     await tx.insert(asset).values(
       stored.map((s, position) => ({
         ...s,
