@@ -618,7 +618,8 @@ describe.each(backends)("the generation engine on $name", (backend) => {
 
     await run(id);
     expect(await row(id)).toMatchObject({ status: "succeeded", creditsCharged: 8 });
-    expect(openai.requests.slice(calls).map((r) => r.path)).toEqual(["/v1/images/edits"]);
+    // One edit, then the output's check by the connection's moderation endpoint.
+    expect(openai.requests.slice(calls).map((r) => r.path)).toEqual(["/v1/images/edits", "/v1/moderations"]);
     await expectSettled(userId);
 
     // The last run a job may have fails it rather than running without its image.
