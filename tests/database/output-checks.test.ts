@@ -92,8 +92,6 @@ describe("output checks", () => {
     const calls = openai.requests.length;
     openai.moderation.imageScores = { sexual: 0.91 };
     const { models } = app.runtime;
-    const demo = models.findMedia("demo-image", { role: "admin" });
-    expect(demo).toBeDefined();
     await app.runtime.database.db.execute(
       `insert into catalog_model (id, definition) values ('demo-image', '{"safety":"off"}') on conflict (id) do update set definition = catalog_model.definition || '{"safety":"off"}'`,
     );

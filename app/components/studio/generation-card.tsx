@@ -39,7 +39,7 @@ export function GenerationMedia({
   if (first) {
     const more = g.outputs.length - 1;
     return (
-      <div className="gen-media gen-media-done" style={style}>
+      <div className={`gen-media gen-media-done${g.review === "flagged" ? " gen-media-flagged" : ""}`} style={style}>
         {first.mimeType.startsWith("video/") ? (
           <span className="gen-media-video">
             {first.thumbUrl ? <img src={first.thumbUrl} alt="" loading={eager ? "eager" : "lazy"} /> : null}
@@ -54,6 +54,7 @@ export function GenerationMedia({
             height={first.height ?? undefined}
           />
         )}
+        {g.review === "flagged" && <span className="gen-media-flag">{t("review.badge")}</span>}
         {more > 0 && (
           <span className="gen-media-more" data-testid="gen-media-more">
             <span aria-hidden>+{more}</span>

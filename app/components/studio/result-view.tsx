@@ -21,6 +21,7 @@ import {
 import { formatDate, formatNumber } from "#common/format.ts";
 import { toolPath } from "#common/tools.ts";
 import { hrefIn } from "#common/locales.ts";
+import { FlaggedCover } from "./flagged-cover.tsx";
 
 /** The outputs large: images with zoom (a preview with zoom and rotate), a video in a player. */
 function Preview({ generation }: { generation: GenerationView }) {
@@ -159,7 +160,12 @@ export function ResultView({ initial }: { initial: GenerationView }) {
       </nav>
       <div className="result-layout">
         <div className="result-main">
-          <Preview generation={g} />
+          <FlaggedCover flagged={g.review === "flagged"}>
+            <Preview generation={g} />
+          </FlaggedCover>
+          {g.review === "flagged" && (
+            <Alert type="warning" showIcon className="result-flagged" title={t("review.flagged")} />
+          )}
           {g.model.offline && g.status !== "failed" && g.status !== "canceled" && <DemoNotice />}
           {isOpen(g) && (
             <div className="result-running">
@@ -255,6 +261,7 @@ export function ResultView({ initial }: { initial: GenerationView }) {
               <label className="result-share-toggle">
                 <Switch
                   checked={g.visibility === "public"}
+                  disabled={g.review === "flagged"}
                   loading={busy === "visibility"}
                   onChange={(on) =>
                     void run("visibility", async () => {
