@@ -1,4 +1,5 @@
 import { desc, eq } from "drizzle-orm";
+import type { SafetyLevel } from "#common/safety.ts";
 import type { Db } from "#server/db/client.ts";
 import { apiKey } from "#server/db/schema/index.ts";
 
@@ -11,6 +12,8 @@ export interface ApiKeyView {
   requestCount: number;
   lastUsedAt: string | null;
   createdAt: string;
+  /** The checks an administrator chose for its requests; null follows each model's. */
+  safetyLevel: SafetyLevel | null;
 }
 
 export const apiKeyColumns = {
@@ -21,6 +24,7 @@ export const apiKeyColumns = {
   requestCount: apiKey.requestCount,
   lastUsedAt: apiKey.lastUsedAt,
   createdAt: apiKey.createdAt,
+  safetyLevel: apiKey.safetyLevel,
 };
 
 export function presentApiKey(row: {

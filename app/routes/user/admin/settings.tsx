@@ -15,6 +15,8 @@ import { settingsSchema, type Settings } from "#server/modules/settings/schema.t
 import type { AdminAction } from "#server/db/schema/index.ts";
 import { decimalAmount, formatDate, minorAmount } from "#common/format.ts";
 import { hrefIn, LOCALES, LOCALE_NAMES, type Locale } from "#common/locales.ts";
+import { BLOCK_LIST_MAX_CHARS, BLOCK_LIST_SCOPES, SAFETY_LEVELS } from "#common/safety.ts";
+import { invalidLine } from "#server/modules/safety/block-list.ts";
 
 const HISTORY = 10;
 /** Rows for new packs below the existing ones. */
@@ -31,7 +33,17 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   // Read again here: a change saved by another process shows at once on this page.
   await runtime.settings.refresh();
   const history = await listAdminActions({ db, search: { area: "settings" }, page: 1, pageSize: HISTORY });
-  return { seo, i18n, locale, settings: runtime.settings.current(), history: history.rows };
+  const moderation = runtime.models
+    .connections()
+    .find((c) => c.provider === "openai" && c.enabled && !c.problem && c.settings?.apiKey);
+  return {
+    seo,
+    i18n,
+    locale,
+    settings: runtime.settings.current(),
+    history: history.rows,
+    moderation: moderation?.name ?? null,
+  };
 }
 
 type Field = { field: string; row?: number };
@@ -102,6 +114,18 @@ export async function action({ context, request }: Route.ActionArgs) {
     }
     case "maintenance":
       return save("maintenance", { enabled: form.get("enabled") === "on" });
+    case "safety": {
+      const blockList: Record<string, string> = Object.fromEntries(
+        BLOCK_LIST_SCOPES.map((scope) => [scope, String(form.get(`block.${scope}`) ?? "").trim()]).filter(([, v]) => v),
+      );
+      for (const [scope, list] of Object.entries(blockList)) {
+        const bad = invalidLine(list);
+        if (bad) return refuse("safety.errors.pattern", `block.${scope}`, { line: bad.line, text: bad.text });
+      }
+      const safety = settingsSchema.shape.safety.safeParse({ level: form.get("level"), blockList });
+      if (!safety.success) return refuse("safety.errors.tooLong", "safety");
+      return save("safety", safety.data);
+    }
     default:
       throw data({ messageKey: "error.400" }, { status: 400 });
   }
@@ -287,6 +311,55 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
         <Typography.Paragraph type="secondary" className="admin-hint">
           {t("settings.maintenance.hint")}
         </Typography.Paragraph>
+      </Card>
+
+      <Card title={t("safety.title")}>
+        {notice("safety")}
+        <Form method="post" key={`safety-${JSON.stringify(settings.safety)}`} className="admin-safety">
+          <fieldset className="admin-safety-levels">
+            <legend>{t("safety.level")}</legend>
+            <Radio.Group name="level" defaultValue={settings.safety.level}>
+              {SAFETY_LEVELS.map((level) => (
+                <Radio key={level} value={level}>
+                  <strong>{t(`safety.levels.${level}`)}</strong>
+                  <span className="admin-hint-inline">{t(`safety.levelHints.${level}`)}</span>
+                </Radio>
+              ))}
+            </Radio.Group>
+          </fieldset>
+          <Typography.Paragraph type="secondary" className="admin-hint">
+            {loaderData.moderation
+              ? t("safety.moderationOn", { connection: loaderData.moderation })
+              : t("safety.moderationOff")}
+          </Typography.Paragraph>
+          <Typography.Title level={3} className="admin-subtitle">
+            {t("safety.blockList")}
+          </Typography.Title>
+          <Typography.Paragraph type="secondary" className="admin-hint">
+            {t("safety.blockListHint")}
+          </Typography.Paragraph>
+          <div className="admin-locale-texts">
+            {BLOCK_LIST_SCOPES.map((scope) => (
+              <label key={scope} className="admin-filter">
+                <span lang={scope === "all" ? undefined : scope}>
+                  {scope === "all" ? t("safety.allLanguages") : LOCALE_NAMES[scope]}
+                </span>
+                <Input.TextArea
+                  name={`block.${scope}`}
+                  lang={scope === "all" ? undefined : scope}
+                  rows={scope === "all" ? 4 : 2}
+                  maxLength={BLOCK_LIST_MAX_CHARS}
+                  defaultValue={settings.safety.blockList[scope]}
+                  status={invalid(`block.${scope}`)}
+                  spellCheck={false}
+                />
+              </label>
+            ))}
+          </div>
+          <Button htmlType="submit" name="intent" value="safety" type="primary" loading={busy("safety")}>
+            {t("settings.save")}
+          </Button>
+        </Form>
       </Card>
 
       <Typography.Title level={2} className="section-title">

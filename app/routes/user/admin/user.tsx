@@ -1,6 +1,6 @@
-import { Card, Descriptions, Tag, Typography, type TableColumnsType } from "antd";
+import { Button, Card, Descriptions, Tag, Typography, type TableColumnsType } from "antd";
 import { useTranslation } from "react-i18next";
-import { data, Link, useLocation } from "react-router";
+import { data, Form, Link, useLocation } from "react-router";
 import { z } from "zod";
 import type { Route } from "./+types/user";
 import { pageMeta } from "#app/lib/page.server.ts";
@@ -11,7 +11,7 @@ import { pageOf } from "#app/lib/paging.ts";
 import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { CreditHistoryTable } from "#app/components/billing/credit-history-table.tsx";
 import { UserTags } from "#app/components/admin/user-tags.tsx";
-import { UserActions, type AdminResult } from "#app/components/admin/user-actions.tsx";
+import { ResultNotice, UserActions, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { getUserRecord } from "#server/modules/users/get-user-record.ts";
 import { listSessions } from "#server/modules/users/list-sessions.ts";
 import { listSignInMethods } from "#server/modules/users/list-sign-in-methods.ts";
@@ -19,6 +19,8 @@ import { setBan } from "#server/modules/users/set-ban.ts";
 import { setRole } from "#server/modules/users/set-role.ts";
 import { resendVerificationAsAdmin } from "#server/modules/users/resend-verification-as-admin.ts";
 import { listApiKeys, type ApiKeyView } from "#server/modules/api-keys/list-api-keys.ts";
+import { setKeySafety } from "#server/modules/api-keys/set-key-safety.ts";
+import { SAFETY_LEVELS, type SafetyLevel } from "#common/safety.ts";
 import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { getBalance, MAX_CREDIT_AMOUNT } from "#server/modules/credits/ledger.ts";
 import { adjustCredits } from "#server/modules/credits/adjust-credits.ts";
@@ -126,6 +128,19 @@ export async function action({ context, request, params }: Route.ActionArgs) {
         throw error;
       }
     }
+    case "keySafety": {
+      const level = String(form.get("level") ?? "");
+      if (level !== "model" && !(SAFETY_LEVELS as readonly string[]).includes(level))
+        return answer({ intent, error: "safety.levelInvalid" }, 400);
+      const done = await setKeySafety({
+        db,
+        userId: params.id,
+        keyId: String(form.get("keyId") ?? ""),
+        level: level === "model" ? null : (level as SafetyLevel),
+        actor,
+      });
+      return done ? answer({ intent, ok: "safety.keySaved" }) : answer({}, 404);
+    }
     case "resend": {
       const sent = await resendVerificationAsAdmin({ attempt: authAttemptOf(context), userId: params.id, actor });
       if (sent.ok) return answer({ intent, ok: "user.resent" });
@@ -199,6 +214,30 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
       title: t("user.columns.lastUsed"),
       dataIndex: "lastUsedAt",
       render: (v: string | null) => (v ? formatDate(locale, v) : "—"),
+    },
+    {
+      title: t("user.columns.safety"),
+      key: "safety",
+      render: (_: unknown, key) => (
+        <Form method="post" className="admin-inline-form" key={`${key.id}-${key.safetyLevel ?? "model"}`}>
+          <input type="hidden" name="keyId" value={key.id} />
+          <select
+            name="level"
+            defaultValue={key.safetyLevel ?? "model"}
+            aria-label={t("user.columns.safety")}
+            className="admin-native-select"
+          >
+            {(["model", ...SAFETY_LEVELS] as const).map((level) => (
+              <option key={level} value={level}>
+                {t(`safety.levels.${level}`)}
+              </option>
+            ))}
+          </select>
+          <Button htmlType="submit" size="small" name="intent" value="keySafety">
+            {t("settings.save")}
+          </Button>
+        </Form>
+      ),
     },
   ];
   type SessionRow = (typeof sessions)[number];
@@ -275,6 +314,7 @@ export default function AdminUser({ loaderData, actionData }: Route.ComponentPro
         <Typography.Title level={2} id="keys-heading" className="section-title">
           {t("user.keys")}
         </Typography.Title>
+        {actionData?.intent === "keySafety" && <ResultNotice result={actionData} />}
         <PagedTable paged={allRows(keys)} param="keys" columns={keyColumns} empty={t("user.noKeys")} />
       </section>
       <section aria-labelledby="sessions-heading">
