@@ -1,3 +1,4 @@
+import { SAFETY_LEVELS } from "#common/safety.ts";
 import { Button, Card, Checkbox, Input, Tag, Typography } from "antd";
 import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
@@ -78,6 +79,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     cover: d.cover ?? "",
     enabled: d.enabled,
     visibility: d.visibility,
+    safety: d.safety ?? "",
     price:
       d.kind === "chat"
         ? { input: d.price.inputPerMillion, output: d.price.outputPerMillion, unit: null, credits: null }
@@ -261,6 +263,8 @@ export async function action({ context, request, params }: Route.ActionArgs) {
           next.parameters = edited.parameters;
           next.expectedSeconds = numberOf(form, "expectedSeconds");
           next.timeoutSeconds = numberOf(form, "timeoutSeconds");
+          const safety = textOf(form, "safety");
+          next.safety = (SAFETY_LEVELS as readonly string[]).includes(safety) ? safety : undefined;
         }
         for (const key of Object.keys(next)) if (next[key] === undefined) delete next[key];
         return next;
@@ -547,6 +551,19 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
                   <option value="admins">{t("model.admins")}</option>
                 </select>,
               )}
+              {model.kind !== "chat" &&
+                field(
+                  "safety",
+                  t("safety.title"),
+                  <select name="safety" className="admin-select" defaultValue={model.safety}>
+                    <option value="">{t("safety.levels.site")}</option>
+                    {SAFETY_LEVELS.map((level) => (
+                      <option key={level} value={level}>
+                        {t(`safety.levels.${level}`)}
+                      </option>
+                    ))}
+                  </select>,
+                )}
               <Checkbox name="enabled" defaultChecked={model.enabled}>
                 {t("model.enabled")}
               </Checkbox>
