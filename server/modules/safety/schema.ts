@@ -1,0 +1,23 @@
+import { z } from "zod";
+import { REPORT_NOTE_MAX, REPORT_REASONS } from "#common/safety.ts";
+
+/** A visitor's report of a public result, as the share page's form sends it. */
+export const reportSchema = z.object({
+  reason: z.enum(REPORT_REASONS),
+  note: z
+    .string()
+    .trim()
+    .max(REPORT_NOTE_MAX)
+    .optional()
+    .transform((v) => v || undefined),
+});
+export type ReportInput = z.infer<typeof reportSchema>;
+
+/** What an administrator decides about a generation in the review queue. */
+export const REVIEW_DECISIONS = ["clear", "hide", "delete", "ban"] as const;
+export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
+
+export const reviewDecisionSchema = z.object({
+  decision: z.enum(REVIEW_DECISIONS),
+  reason: z.string().trim().min(1).max(500),
+});
