@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { REPORT_NOTE_MAX, REPORT_REASONS } from "#common/safety.ts";
+import { REVIEW_DECISIONS, type ReviewDecision } from "#common/review.ts";
 
 /** A visitor's report of a public result, as the share page's form sends it. */
 export const reportSchema = z.object({
@@ -13,9 +14,7 @@ export const reportSchema = z.object({
 });
 export type ReportInput = z.infer<typeof reportSchema>;
 
-/** What an administrator decides about a generation in the review queue. */
-export const REVIEW_DECISIONS = ["clear", "hide", "delete", "ban"] as const;
-export type ReviewDecision = (typeof REVIEW_DECISIONS)[number];
+export { REVIEW_DECISIONS, type ReviewDecision };
 
 export const reviewDecisionSchema = z.object({
   decision: z.enum(REVIEW_DECISIONS),

@@ -12,7 +12,8 @@ import { ResultNotice, type AdminResult } from "#app/components/admin/user-actio
 import { listReviewQueue, type ReviewItem } from "#server/modules/safety/list-review-queue.ts";
 import { listPromptRefusals, type RefusalRow } from "#server/modules/safety/list-prompt-refusals.ts";
 import { reviewGeneration } from "#server/modules/safety/review-generation.ts";
-import { REVIEW_DECISIONS, reviewDecisionSchema, type ReviewDecision } from "#server/modules/safety/schema.ts";
+import { reviewDecisionSchema } from "#server/modules/safety/schema.ts";
+import { REVIEW_DECISIONS, type ReviewDecision } from "#common/review.ts";
 import { AppError } from "#server/errors.ts";
 import type { SafetyFinding } from "#common/safety.ts";
 import { formatDate, formatNumber } from "#common/format.ts";
@@ -67,7 +68,7 @@ export async function action({ context, request }: Route.ActionArgs) {
   const { db, actor, runtime } = requireAdmin(context, request);
   const form = await formOf(request);
   const id = String(form.get("id") ?? "");
-  const intent = form.get("decision");
+  const intent = form.get("intent");
   if (!REVIEW_DECISIONS.includes(intent as ReviewDecision)) throw data({ messageKey: "error.400" }, { status: 400 });
   const parsed = reviewDecisionSchema.safeParse({ decision: intent, reason: form.get("reason") ?? "" });
   if (!parsed.success)
@@ -149,7 +150,7 @@ function ReviewCard({ row, locale, result }: { row: QueueRow; locale: Locale; re
   const busy = (decision: string) =>
     navigation.state === "submitting" &&
     navigation.formData?.get("id") === row.id &&
-    navigation.formData.get("decision") === decision;
+    navigation.formData.get("intent") === decision;
   const checks = [
     ...(row.safety?.prompt ?? []).map((f) => ({ ...f, on: "prompt" as const })),
     ...(row.safety?.output ?? []).map((f) => ({ ...f, on: "output" as const })),
@@ -280,7 +281,7 @@ function ReviewCard({ row, locale, result }: { row: QueueRow; locale: Locale; re
                 <Button
                   key={decision}
                   htmlType="submit"
-                  name="decision"
+                  name="intent"
                   value={decision}
                   type={decision === "clear" ? "primary" : "default"}
                   danger={decision !== "clear"}
