@@ -61,6 +61,7 @@ export default [
         route("codes", "routes/user/admin/codes.tsx"),
         route("settings", "routes/user/admin/settings.tsx"),
         route("audit", "routes/user/admin/audit.tsx"),
+        route("review", "routes/user/admin/review.tsx"),
       ]),
     ]),
     route("*", "routes/public/not-found.tsx"),

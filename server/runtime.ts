@@ -16,6 +16,7 @@ import { createStripeClient, type StripeClient } from "#server/modules/payments/
 import { defaultSettings, SettingsStore } from "#server/modules/settings/settings-store.ts";
 import { PublicPagesSignal } from "#server/http/public-pages.ts";
 import { mediaLinks, type MediaLinks } from "#server/modules/generation/media-links.ts";
+import { addressHasher } from "#server/modules/safety/address-hash.ts";
 import { agreeOnConfiguration } from "#server/modules/installation/agree-on-configuration.ts";
 import {
   forgetProcess,
@@ -52,6 +53,8 @@ export interface Runtime {
   publicPages: PublicPagesSignal;
   /** Signs links that open a private file without a session (API clients' downloads). */
   mediaLinks: MediaLinks;
+  /** A keyed hash of a visitor's address, to count their reports without keeping the address. */
+  hashAddress: (address: string) => string;
   working: boolean;
   /**
    * Read again after an operator's command this process ran for the command line (server/admin/socket.ts): what it
@@ -95,6 +98,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
   let boss: PgBoss | undefined;
   let auth: Auth;
   let links: MediaLinks;
+  let hashAddress: (address: string) => string;
   let settings: SettingsStore;
   let models: ModelRegistry;
   let secrets: SecretBox;
@@ -143,6 +147,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     await models.refresh();
     auth = createAuth({ db: database.db, env, site, logger, boss, secret, settings });
     links = mediaLinks(secret);
+    hashAddress = addressHasher(secret);
     if (work)
       await startWorking(
         boss,
@@ -179,6 +184,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     secrets,
     publicPages,
     mediaLinks: links,
+    hashAddress,
     working: work,
     afterAdminCommand: [() => settings.refresh(), () => models.refresh()],
     process: me,

@@ -38,6 +38,7 @@ const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/model-add.tsx": ["describe", "add"],
   "routes/user/admin/connections.tsx": ["add", "test", "edit", "enable", "disable", "remove"],
   "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],
+  "routes/user/admin/review.tsx": ["clear", "hide", "delete", "ban"],
 };
 
 describe("the admin console", () => {

@@ -3,10 +3,11 @@ import type { Db } from "#server/db/client.ts";
 import { generation, user } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
-import { applyMovement } from "#server/modules/credits/ledger.ts";
+import { applyMovement, type Tx } from "#server/modules/credits/ledger.ts";
 import { isUuid } from "#common/ids.ts";
 
-async function lockGeneration(tx: Parameters<Parameters<Db["transaction"]>[0]>[0], id: string) {
+/** A generation with its owner, locked for the rest of the caller's transaction; `not_found` when there is none. */
+export async function lockGeneration(tx: Tx, id: string) {
   if (!isUuid(id)) throw new AppError("not_found");
   const [row] = await tx
     .select({
@@ -18,6 +19,8 @@ async function lockGeneration(tx: Parameters<Parameters<Db["transaction"]>[0]>[0
       hiddenAt: generation.hiddenAt,
       refundedAt: generation.refundedAt,
       email: user.email,
+      name: user.name,
+      locale: user.locale,
     })
     .from(generation)
     .innerJoin(user, eq(user.id, generation.userId))
@@ -90,18 +93,30 @@ export async function hideGeneration({
   await db.transaction(async (tx) => {
     const row = await lockGeneration(tx, id);
     if (row.hiddenAt) throw new AppError("conflict", "already hidden");
-    await tx
-      .update(generation)
-      .set({ visibility: "private", hiddenAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(generation.id, row.id), isNull(generation.hiddenAt)));
-    await recordAdminAction(tx, actor, {
-      action: "generations.hide",
-      targetType: "generation",
-      targetId: row.id,
-      targetLabel: row.email,
-      before: { visibility: row.visibility },
-      after: { visibility: "private", hidden: true },
-      reason,
-    });
+    await hideLockedGeneration(tx, row, { reason, actor });
+  });
+}
+
+/**
+ * Hides a generation `lockGeneration` locked, with its audit log entry, in the caller's transaction (what else the
+ * action did goes into the entry's `after`).
+ */
+export async function hideLockedGeneration(
+  tx: Tx,
+  row: Awaited<ReturnType<typeof lockGeneration>>,
+  { reason, actor, after }: { reason: string; actor: AdminActor; after?: Record<string, unknown> },
+): Promise<void> {
+  await tx
+    .update(generation)
+    .set({ visibility: "private", hiddenAt: sql`now()`, updatedAt: sql`now()` })
+    .where(and(eq(generation.id, row.id), isNull(generation.hiddenAt)));
+  await recordAdminAction(tx, actor, {
+    action: "generations.hide",
+    targetType: "generation",
+    targetId: row.id,
+    targetLabel: row.email,
+    before: { visibility: row.visibility },
+    after: { visibility: "private", hidden: true, ...after },
+    reason,
   });
 }

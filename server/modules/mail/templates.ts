@@ -13,6 +13,10 @@ export const MAIL_KINDS = [
   "passwordChanged",
   "existingAccount",
   "signInAttempts",
+  "review.cleared",
+  "review.hidden",
+  "review.deleted",
+  "review.banned",
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
