@@ -1,7 +1,7 @@
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
+import { moderationConnection } from "#server/providers/openai/moderation.ts";
 import type { SafetyFinding, SafetyLevel } from "#common/safety.ts";
 
-const OPENAI_URL = "https://api.openai.com/v1";
 const MODERATION_MODEL = "omni-moderation-latest";
 /** A prompt waits at most this long for the endpoint; past it the check counts as unavailable. */
 const MODERATION_TIMEOUT_MS = 5_000;
@@ -18,14 +18,7 @@ export function categoryOf(category: string): string {
 
 /** Where the moderation endpoint is: the first OpenAI connection that can serve, with its key. */
 export function moderationEndpoint(models: ModelRegistry): { url: string; apiKey: string } | null {
-  for (const connection of models.connections()) {
-    if (connection.provider !== "openai" || !connection.enabled || connection.problem || !connection.settings) continue;
-    const { apiKey, baseURL } = connection.settings as { apiKey?: unknown; baseURL?: unknown };
-    if (typeof apiKey !== "string" || !apiKey) continue;
-    const base = typeof baseURL === "string" && baseURL ? baseURL : OPENAI_URL;
-    return { url: `${base.replace(/\/+$/, "")}/moderations`, apiKey };
-  }
-  return null;
+  return moderationConnection(models.connections());
 }
 
 interface ModerationResult {

@@ -17,6 +17,7 @@ import { decimalAmount, formatDate, minorAmount } from "#common/format.ts";
 import { hrefIn, LOCALES, LOCALE_NAMES, type Locale } from "#common/locales.ts";
 import { BLOCK_LIST_MAX_CHARS, BLOCK_LIST_SCOPES, SAFETY_LEVELS } from "#common/safety.ts";
 import { invalidLine } from "#server/modules/safety/block-list.ts";
+import { moderationConnection } from "#server/providers/openai/moderation.ts";
 
 const HISTORY = 10;
 /** Rows for new packs below the existing ones. */
@@ -33,9 +34,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   // Read again here: a change saved by another process shows at once on this page.
   await runtime.settings.refresh();
   const history = await listAdminActions({ db, search: { area: "settings" }, page: 1, pageSize: HISTORY });
-  const moderation = runtime.models
-    .connections()
-    .find((c) => c.provider === "openai" && c.enabled && !c.problem && c.settings?.apiKey);
+  const moderation = moderationConnection(runtime.models.connections());
   return {
     seo,
     i18n,
