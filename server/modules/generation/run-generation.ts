@@ -15,6 +15,7 @@ import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError, type ProviderFailure } from "#server/providers/errors.ts";
 import { GENERATION_QUEUE, HEARTBEAT_SECONDS, MAX_RUNS } from "./queue.ts";
 import { admission } from "./admission.ts";
+import { c2paSignerOf } from "#server/media/c2pa.ts";
 import { removeFiles, storeOutputs, UnreadableOutput, type ProviderOutput } from "./store-outputs.ts";
 import { recordDuration, typicalSeconds } from "./estimate.ts";
 import { endGenerationInTx } from "./end-generation.ts";
@@ -220,6 +221,7 @@ export async function runGeneration(
         site: resolveSiteConfig(deps.env).name,
         model: job.modelSnapshot?.name ?? job.modelId,
       },
+      c2pa: c2paSignerOf(deps.env),
     });
   } catch (error) {
     const parse = error instanceof UnreadableOutput;
