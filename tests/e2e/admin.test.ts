@@ -296,6 +296,10 @@ describe("the admin console", () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/user/admin/settings`);
     await hydrated(page, ".admin-settings form");
+    // No certificate configured: the provenance panel says outputs carry XMP alone.
+    const provenance = page.locator(".admin-provenance");
+    expect(await provenance.getAttribute("data-c2pa")).toBe("off");
+    expect(await provenance.textContent()).toContain(text("en", "admin", "settings.provenance.xmpOnly"));
     // Each save waits for its own answer: the page may still show the previous save's notice, which says the same.
     const save = async (intent: string) => {
       const answered = page.waitForResponse(

@@ -25,6 +25,7 @@ describe("reading a file's provenance at /verify", () => {
   let plain: string;
   let changed: string;
   let id: string;
+  let cookie: string;
   const pki = makeC2paCertificates({ name: "Studio Nord Signer" });
 
   beforeAll(async () => {
@@ -36,10 +37,11 @@ describe("reading a file's provenance at /verify", () => {
         SITE_NAME: "Studio Nord",
         C2PA_CERT: pki.cert,
         C2PA_KEY: pki.key,
+        ADMIN_EMAILS: "maker@example.com",
       }),
       launchBrowser(),
     ]);
-    const cookie = await signedIn(server, server.url, "maker@example.com");
+    cookie = await signedIn(server, server.url, "maker@example.com");
     const call = pageApi(server, server.url);
     const created = await call("POST", "/api/generations", cookie, {
       tool: "text-to-image",
@@ -121,6 +123,14 @@ describe("reading a file's provenance at /verify", () => {
     expect(await c2pa.locator(".verify-facts").textContent()).toContain("assertion.dataHash.mismatch");
     release();
     await context.close();
+  });
+
+  it("tells the operator in the console who signs outputs, and until when", async () => {
+    const html = await (await fetch(`${server.url}/user/admin/settings`, { headers: { Cookie: cookie } })).text();
+    expect(html).toMatch(/class="[^"]*admin-provenance[^"]*"[^>]*data-c2pa="on"|data-c2pa="on"[^>]*admin-provenance/);
+    const panel = html.slice(html.indexOf("admin-provenance"));
+    expect(panel).toContain("Studio Nord Signer");
+    expect(panel).toContain("Atelier Test Root CA");
   });
 
   it("says a file without a mark says nothing, in Japanese and on a phone", async () => {

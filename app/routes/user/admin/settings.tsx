@@ -10,6 +10,7 @@ import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { ChangeList } from "#app/components/admin/change-list.tsx";
 import { listAdminActions } from "#server/modules/audit/list-admin-actions.ts";
+import { c2paSignerOf } from "#server/media/c2pa.ts";
 import { updateSettings } from "#server/modules/settings/update-settings.ts";
 import { settingsSchema, type Settings } from "#server/modules/settings/schema.ts";
 import type { AdminAction } from "#server/db/schema/index.ts";
@@ -31,7 +32,15 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   // Read again here: a change saved by another process shows at once on this page.
   await runtime.settings.refresh();
   const history = await listAdminActions({ db, search: { area: "settings" }, page: 1, pageSize: HISTORY });
-  return { seo, i18n, locale, settings: runtime.settings.current(), history: history.rows };
+  const signer = c2paSignerOf(runtime.env);
+  return {
+    seo,
+    i18n,
+    locale,
+    settings: runtime.settings.current(),
+    history: history.rows,
+    c2pa: signer ? { subject: signer.subject, issuer: signer.issuer, validTo: signer.validTo.toISOString() } : null,
+  };
 }
 
 type Field = { field: string; row?: number };
@@ -111,7 +120,7 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
   const { t } = useTranslation("admin");
   const { pathname } = useLocation();
   const locale = loaderData.locale as Locale;
-  const { settings, history } = loaderData;
+  const { settings, history, c2pa } = loaderData;
   const result = actionData as AdminResult | undefined;
   const navigation = useNavigation();
   const busy = (intent: string) => navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
@@ -286,6 +295,22 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
         </Form>
         <Typography.Paragraph type="secondary" className="admin-hint">
           {t("settings.maintenance.hint")}
+        </Typography.Paragraph>
+      </Card>
+
+      <Card title={t("settings.provenance.title")} className="admin-provenance" data-c2pa={c2pa ? "on" : "off"}>
+        <Typography.Paragraph>
+          {c2pa
+            ? t("settings.provenance.signed", {
+                signer: c2pa.subject,
+                issuer: c2pa.issuer,
+                date: formatDate(locale, c2pa.validTo, { dateOnly: true }),
+              })
+            : t("settings.provenance.xmpOnly")}
+        </Typography.Paragraph>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          {t(c2pa ? "settings.provenance.signedHint" : "settings.provenance.xmpOnlyHint")}{" "}
+          <Link to={hrefIn(pathname, "/docs/provenance")}>{t("settings.provenance.docs")}</Link>
         </Typography.Paragraph>
       </Card>
 
