@@ -154,7 +154,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     if (work)
       await startWorking(
         boss,
-        { db: database.db, boss, logger, site, mailer, env, storage, mediaLinks: links, models },
+        { db: database.db, boss, logger, site, mailer, env, storage, mediaLinks: links, models, settings },
         env.WORKER_CONCURRENCY,
         logger,
       );

@@ -24,6 +24,11 @@ const perLocale = z.partialRecord(z.enum(LOCALES), z.string().trim().max(500));
 
 export const ANNOUNCEMENT_TONES = ["info", "warning"] as const;
 
+/** Where the visible label sits on an image. */
+export const LABEL_POSITIONS = ["top-left", "top-right", "bottom-left", "bottom-right"] as const;
+/** Which images carry it: every output image, or those of models whose definition asks for it (`label: true`). */
+export const LABEL_SCOPES = ["everyone", "models"] as const;
+
 /** What an operator changes in the console, section by section; each section is written and logged whole. */
 export const settingsSchema = z.object({
   signupBonusCredits: z.number().int().min(0).max(1_000_000),
@@ -35,8 +40,17 @@ export const settingsSchema = z.object({
   }),
   /** New generations refused (with a message saying so); the banner can say why and until when. */
   maintenance: z.object({ enabled: z.boolean() }),
+  /** A visible mark drawn in a corner of output images (videos are not marked visibly). */
+  label: z
+    .object({
+      enabled: z.boolean(),
+      text: z.string().trim().max(40),
+      position: z.enum(LABEL_POSITIONS),
+      scope: z.enum(LABEL_SCOPES),
+    })
+    .refine((label) => !label.enabled || label.text.length > 0, { path: ["text"], message: "a text to show" }),
 });
 
 export type Settings = z.output<typeof settingsSchema>;
 export type SettingsSection = keyof Settings;
-export const SETTINGS_SECTIONS = ["signupBonusCredits", "packs", "announcement", "maintenance"] as const;
+export const SETTINGS_SECTIONS = ["signupBonusCredits", "packs", "announcement", "maintenance", "label"] as const;

@@ -11,13 +11,14 @@ export const SETTINGS_KEY = "console_settings";
 /** How often a process reads the settings again, for the changes made in another process. */
 const REFRESH_MS = 10_000;
 
-/** The settings before any is saved: the configuration's bonus and packs, no banner, no maintenance. */
+/** The settings before any is saved: the configuration's bonus and packs, no banner, no maintenance, no label. */
 export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "packs">): Settings {
   return {
     signupBonusCredits: site.signupBonusCredits,
     packs: site.packs,
     announcement: { enabled: false, tone: "info", text: {} },
     maintenance: { enabled: false },
+    label: { enabled: false, text: "", position: "bottom-right", scope: "everyone" },
   };
 }
 
