@@ -104,10 +104,10 @@ queues.push(
     expireInSeconds: 1800,
     heartbeatSeconds: HEARTBEAT_SECONDS,
     notify: true,
-    async handle(jobs, { db, boss, env, storage, logger, models }) {
+    async handle(jobs, { db, boss, env, storage, logger, models, settings }) {
       for (const job of jobs) {
         await runGeneration(
-          { db, boss, env, storage, logger, models },
+          { db, boss, env, storage, logger, models, settings },
           { generationId: job.data.generationId, signal: job.signal },
         );
       }

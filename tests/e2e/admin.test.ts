@@ -37,7 +37,7 @@ const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/model.tsx": ["save", "remove", "check", "enable", "disable", "workflowVersion"],
   "routes/user/admin/model-add.tsx": ["describe", "add"],
   "routes/user/admin/connections.tsx": ["add", "test", "edit", "enable", "disable", "remove"],
-  "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],
+  "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance", "label"],
 };
 
 describe("the admin console", () => {

@@ -12,7 +12,7 @@ import { ChangeList } from "#app/components/admin/change-list.tsx";
 import { listAdminActions } from "#server/modules/audit/list-admin-actions.ts";
 import { c2paSignerOf } from "#server/media/c2pa.ts";
 import { updateSettings } from "#server/modules/settings/update-settings.ts";
-import { settingsSchema, type Settings } from "#server/modules/settings/schema.ts";
+import { LABEL_POSITIONS, LABEL_SCOPES, settingsSchema, type Settings } from "#server/modules/settings/schema.ts";
 import type { AdminAction } from "#server/db/schema/index.ts";
 import { decimalAmount, formatDate, minorAmount } from "#common/format.ts";
 import { hrefIn, LOCALES, LOCALE_NAMES, type Locale } from "#common/locales.ts";
@@ -111,6 +111,16 @@ export async function action({ context, request }: Route.ActionArgs) {
     }
     case "maintenance":
       return save("maintenance", { enabled: form.get("enabled") === "on" });
+    case "label": {
+      const label = settingsSchema.shape.label.safeParse({
+        enabled: form.get("enabled") === "on",
+        text: String(form.get("text") ?? ""),
+        position: form.get("position"),
+        scope: form.get("scope"),
+      });
+      if (!label.success) return refuse("settings.errors.label", "label.text");
+      return save("label", label.data);
+    }
     default:
       throw data({ messageKey: "error.400" }, { status: 400 });
   }
@@ -295,6 +305,45 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
         </Form>
         <Typography.Paragraph type="secondary" className="admin-hint">
           {t("settings.maintenance.hint")}
+        </Typography.Paragraph>
+      </Card>
+
+      <Card title={t("settings.label.title")}>
+        {notice("label")}
+        <Form method="post" key={`label-${JSON.stringify(settings.label)}`} className="admin-announcement">
+          <Checkbox name="enabled" defaultChecked={settings.label.enabled}>
+            {t("settings.label.enabled")}
+          </Checkbox>
+          <label className="admin-filter">
+            <span>{t("settings.label.text")}</span>
+            <Input
+              name="text"
+              maxLength={40}
+              defaultValue={settings.label.text}
+              placeholder={t("settings.label.placeholder")}
+              status={invalid("label.text")}
+            />
+          </label>
+          <Radio.Group name="position" defaultValue={settings.label.position}>
+            {LABEL_POSITIONS.map((p) => (
+              <Radio key={p} value={p}>
+                {t(`settings.label.positions.${p}`)}
+              </Radio>
+            ))}
+          </Radio.Group>
+          <Radio.Group name="scope" defaultValue={settings.label.scope}>
+            {LABEL_SCOPES.map((s) => (
+              <Radio key={s} value={s}>
+                {t(`settings.label.scopes.${s}`)}
+              </Radio>
+            ))}
+          </Radio.Group>
+          <Button htmlType="submit" name="intent" value="label" type="primary" loading={busy("label")}>
+            {t("settings.save")}
+          </Button>
+        </Form>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          {t("settings.label.hint")}
         </Typography.Paragraph>
       </Card>
 
