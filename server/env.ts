@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { packsSchema } from "#server/modules/settings/schema.ts";
+import { C2paCredentialsError, loadC2paCredentials } from "#server/media/c2pa-certificate.ts";
 
 const bool = z.enum(["on", "off", "true", "false", "1", "0"]).transform((v) => v === "on" || v === "true" || v === "1");
 
@@ -259,6 +260,12 @@ const schema = z.object({
   OIDC_AUTHORIZATION_URL: z.url().optional(),
   OIDC_TOKEN_URL: z.url().optional(),
   OIDC_USERINFO_URL: z.url().optional(),
+  /**
+   * The C2PA claim-signing certificate (PEM, the signing certificate first, then its intermediates) and its private key
+   * (PEM, PKCS#8): with both, PNG and JPEG outputs carry a C2PA manifest signed with them. Checked at boot.
+   */
+  C2PA_CERT: z.string().min(1).optional(),
+  C2PA_KEY: z.string().min(1).optional(),
   CLARITY_ID: z.string().min(1).optional(),
   GA4_ID: z.string().min(1).optional(),
   ADSENSE_ACCOUNT: z.string().min(1).optional(),
@@ -274,11 +281,35 @@ export class EnvError extends Error {}
 export function parseEnv(source: Record<string, string | undefined>): Env {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const result = schema.safeParse(cleaned);
-  if (result.success) return result.data;
+  if (result.success) {
+    checkC2pa(result.data);
+    return result.data;
+  }
   const issue = result.error.issues[0]!;
   const name = String(issue.path[0] ?? "environment");
   const shown = cleaned[name] === undefined ? "missing" : `got ${JSON.stringify(cleaned[name])}`;
   throw new EnvError(`Invalid environment variable ${name}: expected ${describe(issue)} (${shown})`);
+}
+
+/** The signing certificate and key are given together, and are ones C2PA validators accept. */
+function checkC2pa(parsed: Env) {
+  const { C2PA_CERT: cert, C2PA_KEY: key } = parsed;
+  if (!cert && !key) return;
+  if (!cert || !key) {
+    const missing = cert ? "C2PA_KEY" : "C2PA_CERT";
+    throw new EnvError(
+      `Invalid environment variable ${missing}: expected set together with ${cert ? "C2PA_CERT" : "C2PA_KEY"} (missing)`,
+    );
+  }
+  try {
+    loadC2paCredentials(cert, key);
+  } catch (error) {
+    if (!(error instanceof C2paCredentialsError)) throw error;
+    const shown = error.variable === "C2PA_CERT" ? cert : key;
+    throw new EnvError(
+      `Invalid environment variable ${error.variable}: expected ${error.message} (got ${JSON.stringify(shown)})`,
+    );
+  }
 }
 
 function describe(issue: z.core.$ZodIssue): string {

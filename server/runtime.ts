@@ -30,6 +30,7 @@ import { resealConnections } from "#server/modules/catalog/edit-connections.ts";
 import { adoptLegacyModelSettings } from "#server/modules/catalog/adopt-legacy-settings.ts";
 import { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { secretBox, type SecretBox } from "#server/modules/catalog/secret-box.ts";
+import { c2paSignerOf } from "#server/media/c2pa.ts";
 
 /** Everything a process holds open: the database, the job queue and the configuration built from the environment. */
 export interface Runtime {
@@ -117,6 +118,13 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     });
     env = agreement.env;
     site = resolveSiteConfig(env);
+    const signer = c2paSignerOf(env);
+    if (signer)
+      logger.info(
+        { signer: signer.subject, issuer: signer.issuer, validTo: signer.validTo.toISOString() },
+        "PNG and JPEG outputs are signed with C2PA",
+      );
+    else logger.info("no C2PA certificate (C2PA_CERT, C2PA_KEY): outputs are marked with XMP alone");
     mailer = createMailer({
       smtpUrl: env.SMTP_URL,
       from: env.MAIL_FROM ?? `${site.name} <${site.supportEmail}>`,
@@ -151,7 +159,7 @@ export async function openRuntime({ env: configured, logger, work, role }: OpenR
     if (work)
       await startWorking(
         boss,
-        { db: database.db, boss, logger, site, mailer, env, storage, mediaLinks: links, models },
+        { db: database.db, boss, logger, site, mailer, env, storage, mediaLinks: links, models, settings },
         env.WORKER_CONCURRENCY,
         logger,
       );

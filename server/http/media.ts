@@ -9,6 +9,7 @@ import { findMedia } from "#server/modules/generation/find-media.ts";
 import { isUuid } from "#common/ids.ts";
 import { LINK_FORMATS, type LinkFormat } from "#server/modules/generation/media-links.ts";
 import { convertImage } from "#server/modules/generation/convert-image.ts";
+import { c2paSignerOf, type C2paSigner } from "#server/media/c2pa.ts";
 
 /**
  * Sends a stored object with the headers a browser and a video player need: its type and size, byte ranges
@@ -110,7 +111,8 @@ export function mediaRoutes(state: ServerState) {
     const cacheControl = found.public ? "public, max-age=300, stale-while-revalidate=60" : "private, max-age=86400";
     const stored = found.storageKey.split(".").pop();
     if (signed && variant === "file" && ext && ext !== stored && ext in LINK_FORMATS) {
-      return sendConverted(c, runtime.storage, key, ext as LinkFormat);
+      // Only an output is signed again: an upload's XMP is whatever its sender wrote.
+      return sendConverted(c, runtime.storage, key, ext as LinkFormat, found.output ? c2paSignerOf(runtime.env) : null);
     }
     return sendStored(c, runtime.storage, key, {
       cacheControl,
@@ -128,11 +130,17 @@ export function mediaRoutes(state: ServerState) {
 }
 
 /** A stored image sent in another format (a signed link asked for it): converted on the way, never kept. */
-async function sendConverted(c: Context<RuntimeEnv>, storage: Storage, key: string, format: LinkFormat) {
+async function sendConverted(
+  c: Context<RuntimeEnv>,
+  storage: Storage,
+  key: string,
+  format: LinkFormat,
+  c2pa: C2paSigner | null,
+) {
   const file = await storage.get(key);
   if (!file) return c.text("Not found", 404);
   const bytes = Buffer.from(await new Response(file.body).arrayBuffer());
-  const converted = await convertImage(bytes, format);
+  const converted = await convertImage(bytes, format, 90, c2pa);
   return new Response(c.req.method === "HEAD" ? null : new Uint8Array(converted), {
     status: 200,
     headers: {

@@ -30,6 +30,7 @@ import type { PgBoss } from "#server/jobs/boss.ts";
 import { AppError } from "#server/errors.ts";
 import { MODEL_CHECK_QUEUE, runModelCheck, type ModelCheckJob } from "#server/modules/generation/model-checks.ts";
 import { sweepAnswers } from "#server/modules/chat/answer.ts";
+import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
 
 export interface JobContext {
   db: Db;
@@ -43,6 +44,8 @@ export interface JobContext {
   mediaLinks: MediaLinks;
   /** The models and the connections they run on. */
   models: ModelRegistry;
+  /** The console's settings (the visible label on outputs). */
+  settings?: Pick<SettingsStore, "current">;
 }
 
 export interface QueueDefinition<T extends object = object> {
@@ -101,10 +104,10 @@ queues.push(
     expireInSeconds: 1800,
     heartbeatSeconds: HEARTBEAT_SECONDS,
     notify: true,
-    async handle(jobs, { db, boss, env, storage, logger, models }) {
+    async handle(jobs, { db, boss, env, storage, logger, models, settings }) {
       for (const job of jobs) {
         await runGeneration(
-          { db, boss, env, storage, logger, models },
+          { db, boss, env, storage, logger, models, settings },
           { generationId: job.data.generationId, signal: job.signal },
         );
       }

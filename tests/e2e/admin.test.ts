@@ -37,7 +37,7 @@ const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/model.tsx": ["save", "remove", "check", "enable", "disable", "workflowVersion"],
   "routes/user/admin/model-add.tsx": ["describe", "add"],
   "routes/user/admin/connections.tsx": ["add", "test", "edit", "enable", "disable", "remove"],
-  "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance"],
+  "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance", "safety", "label"],
   "routes/user/admin/review.tsx": ["clear", "hide", "delete", "ban"],
 };
 
@@ -297,6 +297,10 @@ describe("the admin console", () => {
     const page = await context.newPage();
     await page.goto(`${server.url}/user/admin/settings`);
     await hydrated(page, ".admin-settings form");
+    // No certificate configured: the provenance panel says outputs carry XMP alone.
+    const provenance = page.locator(".admin-provenance");
+    expect(await provenance.getAttribute("data-c2pa")).toBe("off");
+    expect(await provenance.textContent()).toContain(text("en", "admin", "settings.provenance.xmpOnly"));
     // Each save waits for its own answer: the page may still show the previous save's notice, which says the same.
     const save = async (intent: string) => {
       const answered = page.waitForResponse(

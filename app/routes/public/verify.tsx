@@ -9,6 +9,7 @@ import { Alert, Card, Tag } from "#app/components/ui/display.tsx";
 import { FormItem } from "#app/components/ui/form.tsx";
 import { Paragraph, Title } from "#app/components/ui/typography.tsx";
 import { readProvenance, type ProvenanceReading } from "#server/modules/provenance/read-provenance.ts";
+import type { C2paReading } from "#server/media/c2pa.ts";
 import { formatDate } from "#common/format.ts";
 import { hrefIn, localeOfPath } from "#common/locales.ts";
 
@@ -17,7 +18,8 @@ export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo)
 /**
  * `/verify`: anyone chooses a file (before the page's scripts too: a plain form) and reads what it says about its
  * making: the IPTC digital source type of its XMP, the tool and AI system named, when, and which generation of this
- * site it is, with its public page when it has one. The file is only read, never kept.
+ * site it is, with its public page when it has one; and its C2PA manifest, whether it still validates and who signed
+ * it (whose certificate is not checked against a trust list: the page says so). The file is only read, never kept.
  */
 export async function loader({ context, request }: Route.LoaderArgs) {
   const { i18n, seo, site } = pageMeta(context, request, ["verify"], (t, s) => ({
@@ -71,7 +73,7 @@ function Reading({
       className="verify-result"
       data-verdict={reading.aiMade ?? (reading.sourceType ? "other" : "none")}
     >
-      <Alert type={verdict.type} title={verdict.title} />
+      <Alert type={verdict.type} title={verdict.title} className="verify-verdict" />
       {!reading.sourceType && <Paragraph className="verify-note">{t("result.noneNote")}</Paragraph>}
       <dl className="verify-facts">
         <Fact label={t("fields.format")} value={t(`formats.${reading.format}`)} />
@@ -102,7 +104,48 @@ function Reading({
           </Link>
         </Paragraph>
       )}
+      <Credentials c2pa={reading.c2pa} />
     </Card>
+  );
+}
+
+/** The file's C2PA manifest: none, valid, or not (changed after signing, or otherwise), and who signed it. */
+function Credentials({ c2pa }: { c2pa: C2paReading }) {
+  const { t } = useTranslation("verify");
+  const state = !c2pa.present
+    ? "none"
+    : c2pa.valid === null
+      ? "unchecked"
+      : c2pa.valid
+        ? "valid"
+        : c2pa.changed
+          ? "changed"
+          : "invalid";
+  const type = state === "valid" ? "success" : state === "changed" || state === "invalid" ? "error" : "info";
+  return (
+    <section className="verify-c2pa" data-c2pa={state}>
+      <Title level={2}>{t("c2pa.title")}</Title>
+      <Alert type={type} title={t(`c2pa.${state}`)} />
+      {c2pa.signer && (
+        <>
+          <dl className="verify-facts">
+            <Fact label={t("fields.signer")} value={c2pa.signer.name} />
+            <Fact label={t("fields.issuer")} value={c2pa.signer.issuer} />
+            {c2pa.statusCodes.length > 0 && (
+              <Fact
+                label={t("fields.statusCodes")}
+                value={c2pa.statusCodes.map((code, i) => (
+                  <code key={i} className="verify-code">
+                    {code}
+                  </code>
+                ))}
+              />
+            )}
+          </dl>
+          <Paragraph className="verify-note">{t("c2pa.trustNote", { signer: c2pa.signer.name })}</Paragraph>
+        </>
+      )}
+    </section>
   );
 }
 

@@ -11,6 +11,7 @@ import { normalizeInputImage } from "#server/modules/generation/input-image.ts";
 import { checkGeneration } from "#server/modules/generation/submit-generation.ts";
 import { waitForGeneration } from "#server/modules/generation/wait-generation.ts";
 import { convertImage } from "#server/modules/generation/convert-image.ts";
+import { c2paSignerOf } from "#server/media/c2pa.ts";
 import type { LinkFormat } from "#server/modules/generation/media-links.ts";
 import type { RetryEnv } from "./retries.ts";
 import {
@@ -173,7 +174,10 @@ export function imagesRoutes(options: ImagesOptions) {
         const body = file ? await storage.get(file.storageKey) : null;
         if (!body) throw new AppError("internal_error", `the file of ${output.id} is missing`);
         const bytes = new Uint8Array(await new Response(body.body).arrayBuffer());
-        const sent = format === stored ? bytes : await convertImage(bytes, format, request.output_compression ?? 90);
+        const sent =
+          format === stored
+            ? bytes
+            : await convertImage(bytes, format, request.output_compression ?? 90, c2paSignerOf(env));
         return { b64_json: Buffer.from(sent).toString("base64"), revised_prompt: null };
       }),
     );

@@ -92,7 +92,12 @@ const media = {
   timeoutSeconds: z.number().int().min(1).max(86_400),
 };
 
-export const imageModelSchema = z.strictObject({ kind: z.literal("image"), ...media });
+export const imageModelSchema = z.strictObject({
+  kind: z.literal("image"),
+  ...media,
+  /** Its images carry the visible label when the console's label is on for "models that ask for it". */
+  label: z.boolean().optional(),
+});
 export const videoModelSchema = z.strictObject({ kind: z.literal("video"), ...media });
 export const chatModelSchema = z.strictObject({
   kind: z.literal("chat"),

@@ -29,7 +29,13 @@ export async function findMedia(options: {
   if (!row) return null;
   const isPublic = row.role === "output" && row.visibility === "public" && row.status === "succeeded";
   if (row.userId !== options.viewerId && !isPublic && !options.anyone) return null;
-  return { storageKey: row.storageKey, thumbKey: row.thumbKey, checksum: row.checksum, public: isPublic };
+  return {
+    storageKey: row.storageKey,
+    thumbKey: row.thumbKey,
+    checksum: row.checksum,
+    public: isPublic,
+    output: row.role === "output",
+  };
 }
 
 /** The stored files of a generation of the user's, in order: outputs, or the thumbnail beside each. */

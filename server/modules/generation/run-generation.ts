@@ -15,6 +15,9 @@ import { runBinding } from "#server/providers/index.ts";
 import { classifyProviderError, type ProviderFailure } from "#server/providers/errors.ts";
 import { GENERATION_QUEUE, HEARTBEAT_SECONDS, MAX_RUNS } from "./queue.ts";
 import { admission } from "./admission.ts";
+import { c2paSignerOf } from "#server/media/c2pa.ts";
+import type { VisibleLabel } from "#server/media/label.ts";
+import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
 import { removeFiles, storeOutputs, UnreadableOutput, type ProviderOutput } from "./store-outputs.ts";
 import { recordDuration, typicalSeconds } from "./estimate.ts";
 import { endGenerationInTx } from "./end-generation.ts";
@@ -33,6 +36,8 @@ export interface RunDeps {
   models: ModelRegistry;
   /** The offline image classifier; tests pass their own. Loaded on first use when not given. */
   classify?: ImageClassifier;
+  /** The console's settings: the visible label (none without them). */
+  settings?: Pick<SettingsStore, "current">;
 }
 
 type Generation = typeof generation.$inferSelect;
@@ -224,6 +229,8 @@ export async function runGeneration(
         site: resolveSiteConfig(deps.env).name,
         model: job.modelSnapshot?.name ?? job.modelId,
       },
+      c2pa: c2paSignerOf(deps.env),
+      label: labelFor(deps, job),
     });
   } catch (error) {
     const parse = error instanceof UnreadableOutput;
@@ -438,4 +445,18 @@ async function finish(deps: RunDeps, job: Generation, r: { failure: FailureCode;
     endGenerationInTx(tx, deps, { where: current(job), ending: { status: "failed", failure: r.failure } }),
   );
   if (ended) deps.logger.warn({ generationId: job.id, code: r.failure, detail: r.detail }, "generation failed");
+}
+
+/**
+ * The visible label a job's images get: the console's, when it is on for every output, or for models that ask for it
+ * and the job's model (as defined now) does.
+ */
+function labelFor(deps: RunDeps, job: Generation): VisibleLabel | null {
+  const label = deps.settings?.current().label;
+  if (!label?.enabled || job.kind !== "image") return null;
+  if (label.scope === "models") {
+    const definition = deps.models.entry(job.modelId)?.definition;
+    if (definition?.kind !== "image" || !definition.label) return null;
+  }
+  return { text: label.text, position: label.position };
 }

@@ -4,6 +4,8 @@ import type { Storage } from "#server/storage/storage.ts";
 import { mp4Info } from "#server/media/mp4.ts";
 import { posterFrame } from "#server/media/poster.ts";
 import { embedXmp, provenanceXmp, XmpWriteError, type Provenance } from "#server/media/xmp.ts";
+import { signC2pa, stripC2pa, type C2paSigner } from "#server/media/c2pa.ts";
+import { drawLabel, type VisibleLabel } from "#server/media/label.ts";
 
 /** What a provider returned for one output. */
 export interface ProviderOutput {
@@ -43,7 +45,8 @@ const checksum = (bytes: Uint8Array) => createHash("sha256").update(bytes).diges
  */
 async function markedImage(bytes: Uint8Array, container: "png" | "jpeg" | "webp", xmp: string): Promise<Uint8Array> {
   try {
-    return embedXmp(bytes, container, xmp);
+    // A provider's own C2PA manifest would no longer validate once the packet is in: it goes.
+    return embedXmp(container === "webp" ? bytes : stripC2pa(bytes, container), container, xmp);
   } catch (error) {
     if (!(error instanceof XmpWriteError)) throw error;
     const image = sharp(bytes, { limitInputPixels: 100_000_000 }).withXmp(xmp);
@@ -57,8 +60,9 @@ async function markedImage(bytes: Uint8Array, container: "png" | "jpeg" | "webp"
 
 /**
  * Copies a job's outputs into storage right away (provider URLs expire), each marked with its provenance (what made
- * it, where, as which generation: XMP in the file, thumbnails and posters included) and with a thumbnail (images) or
- * a poster frame (videos, when one can be made). Bytes that are not the media they claim to be are refused as a
+ * it, where, as which generation: XMP in the file, thumbnails and posters included; with the operator's certificate,
+ * a signed C2PA manifest too in a PNG or JPEG, written last), images with the operator's visible label when asked,
+ * and with a thumbnail (images) or a poster frame (videos, when one can be made). Bytes that are not the media they claim to be are refused as a
  * parse error. Returns what was written; on failure, whatever was written is removed again.
  */
 export async function storeOutputs(
@@ -69,6 +73,10 @@ export async function storeOutputs(
     kind: "image" | "video";
     outputs: ProviderOutput[];
     provenance: Omit<Provenance, "generationId" | "createdAt">;
+    /** Signs PNG and JPEG outputs with a C2PA manifest; WebP and MP4 keep their XMP alone. */
+    c2pa?: C2paSigner | null;
+    /** The operator's visible label, drawn on images (and so on their thumbnails) before they are marked. */
+    label?: VisibleLabel | null;
   },
 ): Promise<StoredOutput[]> {
   const xmp = provenanceXmp({ ...options.provenance, generationId: options.generationId, createdAt: new Date() });
@@ -90,12 +98,15 @@ export async function storeOutputs(
         }
         const type = IMAGE_TYPES[meta.format ?? ""];
         if (!type || !meta.width || !meta.height) throw new UnreadableOutput(`output ${index} is ${meta.format}`);
-        const thumb = await sharp(output.bytes)
+        const source = options.label ? await drawLabel(output.bytes, type.container, options.label) : output.bytes;
+        const thumb = await sharp(source)
           .resize({ width: THUMB_WIDTH, withoutEnlargement: true })
           .withXmp(xmp)
           .webp({ quality: 80 })
           .toBuffer();
-        const bytes = await markedImage(output.bytes, type.container, xmp);
+        let bytes = await markedImage(source, type.container, xmp);
+        if (options.c2pa && type.container !== "webp")
+          bytes = await signC2pa(bytes, type.container, options.provenance, options.c2pa);
         await put(`${base}.${type.ext}`, bytes, type.mime);
         await put(`${base}-thumb.webp`, thumb, "image/webp");
         stored.push({

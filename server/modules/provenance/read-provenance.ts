@@ -3,6 +3,7 @@ import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import { isUuid } from "#common/ids.ts";
 import { DIGITAL_SOURCE_TYPES, readXmp } from "#server/media/xmp.ts";
+import { readC2pa, type C2paReading } from "#server/media/c2pa.ts";
 
 /** What a file says about how it was made, as `/verify` shows it. */
 export interface ProvenanceReading {
@@ -22,6 +23,8 @@ export interface ProvenanceReading {
   known: boolean;
   /** …and anyone may see it: its share page's path. */
   sharePath: string | null;
+  /** Its C2PA manifest, validated (signature and hashes; who signed is not checked against a trust list). */
+  c2pa: C2paReading;
 }
 
 function formatOf(bytes: Uint8Array): ProvenanceReading["format"] {
@@ -59,7 +62,7 @@ export function xmpProperty(xmp: string, name: string): string | null {
 /**
  * Reads what a file says about its making: the XMP packet's IPTC digital source type, creator tool, AI system,
  * creation date and identifier; whether the identifier is one of this site's generations, and its public page when
- * anyone may see it. Nothing is decoded or kept: the bytes are only searched.
+ * anyone may see it; its C2PA manifest, if any, and whether it still validates. Nothing is decoded or kept.
  */
 export async function readProvenance({ db, bytes }: { db: Db; bytes: Uint8Array }): Promise<ProvenanceReading> {
   const xmp = readXmp(bytes);
@@ -92,5 +95,6 @@ export async function readProvenance({ db, bytes }: { db: Db; bytes: Uint8Array 
     generationId,
     known,
     sharePath,
+    c2pa: await readC2pa(bytes),
   };
 }

@@ -25,6 +25,11 @@ const perLocale = z.partialRecord(z.enum(LOCALES), z.string().trim().max(500));
 
 export const ANNOUNCEMENT_TONES = ["info", "warning"] as const;
 
+/** Where the visible label sits on an image. */
+export const LABEL_POSITIONS = ["top-left", "top-right", "bottom-left", "bottom-right"] as const;
+/** Which images carry it: every output image, or those of models whose definition asks for it (`label: true`). */
+export const LABEL_SCOPES = ["everyone", "models"] as const;
+
 /** What an operator changes in the console, section by section; each section is written and logged whole. */
 export const settingsSchema = z.object({
   signupBonusCredits: z.number().int().min(0).max(1_000_000),
@@ -44,8 +49,24 @@ export const settingsSchema = z.object({
     level: z.enum(SAFETY_LEVELS),
     blockList: z.partialRecord(z.enum(BLOCK_LIST_SCOPES), z.string().max(BLOCK_LIST_MAX_CHARS)),
   }),
+  /** A visible mark drawn in a corner of output images (videos are not marked visibly). */
+  label: z
+    .object({
+      enabled: z.boolean(),
+      text: z.string().trim().max(40),
+      position: z.enum(LABEL_POSITIONS),
+      scope: z.enum(LABEL_SCOPES),
+    })
+    .refine((label) => !label.enabled || label.text.length > 0, { path: ["text"], message: "a text to show" }),
 });
 
 export type Settings = z.output<typeof settingsSchema>;
 export type SettingsSection = keyof Settings;
-export const SETTINGS_SECTIONS = ["signupBonusCredits", "packs", "announcement", "maintenance", "safety"] as const;
+export const SETTINGS_SECTIONS = [
+  "signupBonusCredits",
+  "packs",
+  "announcement",
+  "maintenance",
+  "safety",
+  "label",
+] as const;

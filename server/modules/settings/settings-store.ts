@@ -11,7 +11,7 @@ export const SETTINGS_KEY = "console_settings";
 /** How often a process reads the settings again, for the changes made in another process. */
 const REFRESH_MS = 10_000;
 
-/** The settings before any is saved: the configuration's bonus and packs, no banner, no maintenance. */
+/** The settings before any is saved: the configuration's bonus and packs, no banner, no maintenance, no label. */
 export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "packs">): Settings {
   return {
     signupBonusCredits: site.signupBonusCredits,
@@ -19,6 +19,7 @@ export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "p
     announcement: { enabled: false, tone: "info", text: {} },
     maintenance: { enabled: false },
     safety: { level: "standard", blockList: {} },
+    label: { enabled: false, text: "", position: "bottom-right", scope: "everyone" },
   };
 }
 

@@ -80,6 +80,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     enabled: d.enabled,
     visibility: d.visibility,
     safety: d.safety ?? "",
+    label: d.kind === "image" && d.label === true,
     price:
       d.kind === "chat"
         ? { input: d.price.inputPerMillion, output: d.price.outputPerMillion, unit: null, credits: null }
@@ -253,6 +254,7 @@ export async function action({ context, request, params }: Route.ActionArgs) {
           visibility: textOf(form, "visibility"),
           bindings: rows.map((r) => r.binding),
         };
+        if (current.kind === "image") next.label = form.get("label") !== null || undefined;
         if (current.kind === "chat")
           next.price = { inputPerMillion: numberOf(form, "input"), outputPerMillion: numberOf(form, "output") };
         else {
@@ -567,6 +569,11 @@ export default function AdminModel({ loaderData, actionData }: Route.ComponentPr
               <Checkbox name="enabled" defaultChecked={model.enabled}>
                 {t("model.enabled")}
               </Checkbox>
+              {model.kind === "image" && (
+                <Checkbox name="label" defaultChecked={model.label}>
+                  {t("model.label")}
+                </Checkbox>
+              )}
             </div>
             <details className="admin-details">
               <summary>{t("model.perLocale")}</summary>

@@ -10,8 +10,9 @@ import { allRows, PagedTable } from "#app/components/billing/paged-table.tsx";
 import { ResultNotice, type AdminResult } from "#app/components/admin/user-actions.tsx";
 import { ChangeList } from "#app/components/admin/change-list.tsx";
 import { listAdminActions } from "#server/modules/audit/list-admin-actions.ts";
+import { c2paSignerOf } from "#server/media/c2pa.ts";
 import { updateSettings } from "#server/modules/settings/update-settings.ts";
-import { settingsSchema, type Settings } from "#server/modules/settings/schema.ts";
+import { LABEL_POSITIONS, LABEL_SCOPES, settingsSchema, type Settings } from "#server/modules/settings/schema.ts";
 import type { AdminAction } from "#server/db/schema/index.ts";
 import { decimalAmount, formatDate, minorAmount } from "#common/format.ts";
 import { hrefIn, LOCALES, LOCALE_NAMES, type Locale } from "#common/locales.ts";
@@ -35,6 +36,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   await runtime.settings.refresh();
   const history = await listAdminActions({ db, search: { area: "settings" }, page: 1, pageSize: HISTORY });
   const moderation = moderationConnection(runtime.models.connections());
+  const signer = c2paSignerOf(runtime.env);
   return {
     seo,
     i18n,
@@ -42,6 +44,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     settings: runtime.settings.current(),
     history: history.rows,
     moderation: moderation?.name ?? null,
+    c2pa: signer ? { subject: signer.subject, issuer: signer.issuer, validTo: signer.validTo.toISOString() } : null,
   };
 }
 
@@ -125,6 +128,16 @@ export async function action({ context, request }: Route.ActionArgs) {
       if (!safety.success) return refuse("safety.errors.tooLong", "safety");
       return save("safety", safety.data);
     }
+    case "label": {
+      const label = settingsSchema.shape.label.safeParse({
+        enabled: form.get("enabled") === "on",
+        text: String(form.get("text") ?? ""),
+        position: form.get("position"),
+        scope: form.get("scope"),
+      });
+      if (!label.success) return refuse("settings.errors.label", "label.text");
+      return save("label", label.data);
+    }
     default:
       throw data({ messageKey: "error.400" }, { status: 400 });
   }
@@ -134,7 +147,7 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
   const { t } = useTranslation("admin");
   const { pathname } = useLocation();
   const locale = loaderData.locale as Locale;
-  const { settings, history } = loaderData;
+  const { settings, history, c2pa } = loaderData;
   const result = actionData as AdminResult | undefined;
   const navigation = useNavigation();
   const busy = (intent: string) => navigation.state === "submitting" && navigation.formData?.get("intent") === intent;
@@ -359,6 +372,61 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
             {t("settings.save")}
           </Button>
         </Form>
+      </Card>
+
+      <Card title={t("settings.label.title")}>
+        {notice("label")}
+        <Form method="post" key={`label-${JSON.stringify(settings.label)}`} className="admin-announcement">
+          <Checkbox name="enabled" defaultChecked={settings.label.enabled}>
+            {t("settings.label.enabled")}
+          </Checkbox>
+          <label className="admin-filter">
+            <span>{t("settings.label.text")}</span>
+            <Input
+              name="text"
+              maxLength={40}
+              defaultValue={settings.label.text}
+              placeholder={t("settings.label.placeholder")}
+              status={invalid("label.text")}
+            />
+          </label>
+          <Radio.Group name="position" defaultValue={settings.label.position}>
+            {LABEL_POSITIONS.map((p) => (
+              <Radio key={p} value={p}>
+                {t(`settings.label.positions.${p}`)}
+              </Radio>
+            ))}
+          </Radio.Group>
+          <Radio.Group name="scope" defaultValue={settings.label.scope}>
+            {LABEL_SCOPES.map((s) => (
+              <Radio key={s} value={s}>
+                {t(`settings.label.scopes.${s}`)}
+              </Radio>
+            ))}
+          </Radio.Group>
+          <Button htmlType="submit" name="intent" value="label" type="primary" loading={busy("label")}>
+            {t("settings.save")}
+          </Button>
+        </Form>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          {t("settings.label.hint")}
+        </Typography.Paragraph>
+      </Card>
+
+      <Card title={t("settings.provenance.title")} className="admin-provenance" data-c2pa={c2pa ? "on" : "off"}>
+        <Typography.Paragraph>
+          {c2pa
+            ? t("settings.provenance.signed", {
+                signer: c2pa.subject,
+                issuer: c2pa.issuer,
+                date: formatDate(locale, c2pa.validTo, { dateOnly: true }),
+              })
+            : t("settings.provenance.xmpOnly")}
+        </Typography.Paragraph>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          {t(c2pa ? "settings.provenance.signedHint" : "settings.provenance.xmpOnlyHint")}{" "}
+          <Link to={hrefIn(pathname, "/docs/provenance")}>{t("settings.provenance.docs")}</Link>
+        </Typography.Paragraph>
       </Card>
 
       <Typography.Title level={2} className="section-title">
