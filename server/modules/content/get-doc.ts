@@ -4,9 +4,9 @@ import { markdownCollection, type MarkdownPage } from "./markdown.ts";
 /** The documentation pages written in Markdown, in the order the docs index lists them. */
 /** The documentation's pages, by who reads them: people making things, developers, and operators. */
 export const DOC_GROUPS = {
-  creators: ["getting-started", "credits", "images", "videos", "chat", "provenance"],
+  creators: ["getting-started", "credits", "images", "videos", "chat", "provenance", "content-checks"],
   developers: ["api-keys", "api", "openai", "webhooks"],
-  operators: ["self-hosting", "configuration", "models", "comfyui"],
+  operators: ["self-hosting", "configuration", "models", "comfyui", "operator-duties"],
 } as const;
 export type DocGroup = keyof typeof DOC_GROUPS;
 export const DOC_SLUGS = Object.values(DOC_GROUPS).flat();
