@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { LOCALES } from "#common/locales.ts";
+import { LABEL_POSITIONS, LABEL_SCOPES } from "#common/label.ts";
 
 /** A credit pack as an operator defines it (`amount` in the currency's minor units). */
 export const packSchema = z.strictObject({
@@ -23,11 +24,6 @@ export const packsSchema = z
 const perLocale = z.partialRecord(z.enum(LOCALES), z.string().trim().max(500));
 
 export const ANNOUNCEMENT_TONES = ["info", "warning"] as const;
-
-/** Where the visible label sits on an image. */
-export const LABEL_POSITIONS = ["top-left", "top-right", "bottom-left", "bottom-right"] as const;
-/** Which images carry it: every output image, or those of models whose definition asks for it (`label: true`). */
-export const LABEL_SCOPES = ["everyone", "models"] as const;
 
 /** What an operator changes in the console, section by section; each section is written and logged whole. */
 export const settingsSchema = z.object({
