@@ -291,7 +291,7 @@ describe("the admin console", () => {
     await context.close();
   });
 
-  it("keeps settings in the database: a new bonus for new accounts, packs, a banner and maintenance mode", async () => {
+  it("keeps settings in the database: a new bonus for new accounts, packs, a banner, maintenance mode and the visible label", async () => {
     const context = await asChief();
     const page = await context.newPage();
     await page.goto(`${server.url}/user/admin/settings`);
@@ -382,6 +382,19 @@ describe("the admin console", () => {
       "settings.packs",
       "settings.signupBonusCredits",
     ]);
+
+    // The visible label: refused without a text, saved with one, in the corner chosen.
+    const labelForm = page.locator("form", { has: page.locator("button[name=intent][value=label]") });
+    await labelForm.locator("input[name=enabled]").check();
+    await save("label");
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "settings.errors.label"));
+    await labelForm.locator("input[name=text]").fill("AI-generated");
+    await labelForm.locator("input[name=position][value=top-left]").check();
+    await save("label");
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(saved);
+    expect((await auditFor(""))[0]).toBe("settings.label");
     await context.close();
   });
 
