@@ -646,6 +646,24 @@ describe("the admin console", () => {
     await context.close();
   });
 
+  it("asks for the visible label on an image model's pictures from its page", async () => {
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/models/demo-image`);
+    await hydrated(page, "input[name=label]");
+    await page.locator("input[name=label]").check();
+    const answered = page.waitForResponse((r) => r.request().method() === "POST");
+    await page.locator("button[name=intent][value=save]").click();
+    await answered;
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "model.saved").replace("{{model}}", "Atelier Demo Image"));
+    await page.reload();
+    await hydrated(page, "input[name=label]");
+    expect(await page.locator("input[name=label]").isChecked()).toBe(true);
+    await context.close();
+  });
+
   it("grants and removes the admin role; an administrator cannot remove their own", async () => {
     expect((await post(`/user/admin/users/${memberId}`, chief, { intent: "grant" })).status).toBe(200);
     expect((await get("/user/admin", member)).status).toBe(200);
