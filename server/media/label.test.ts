@@ -1,6 +1,7 @@
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { drawLabel, type LabelPosition } from "#server/media/label.ts";
+import { drawLabel } from "#server/media/label.ts";
+import type { LabelPosition } from "#common/label.ts";
 
 const WIDTH = 400;
 const HEIGHT = 300;

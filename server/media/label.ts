@@ -1,6 +1,5 @@
 import sharp from "sharp";
-
-export type LabelPosition = "top-left" | "top-right" | "bottom-left" | "bottom-right";
+import type { LabelPosition } from "#common/label.ts";
 
 export interface VisibleLabel {
   text: string;

@@ -292,7 +292,7 @@ describe("the admin console", () => {
     await context.close();
   });
 
-  it("keeps settings in the database: a new bonus for new accounts, packs, a banner and maintenance mode", async () => {
+  it("keeps settings in the database: a new bonus for new accounts, packs, a banner, maintenance mode and the visible label", async () => {
     const context = await asChief();
     const page = await context.newPage();
     await page.goto(`${server.url}/user/admin/settings`);
@@ -383,6 +383,19 @@ describe("the admin console", () => {
       "settings.packs",
       "settings.signupBonusCredits",
     ]);
+
+    // The visible label: refused without a text, saved with one, in the corner chosen.
+    const labelForm = page.locator("form", { has: page.locator("button[name=intent][value=label]") });
+    await labelForm.locator("input[name=enabled]").check();
+    await save("label");
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "settings.errors.label"));
+    await labelForm.locator("input[name=text]").fill("AI-generated");
+    await labelForm.locator("input[name=position][value=top-left]").check();
+    await save("label");
+    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(saved);
+    expect((await auditFor(""))[0]).toBe("settings.label");
     await context.close();
   });
 
@@ -631,6 +644,24 @@ describe("the admin console", () => {
       .poll(() => notice(page).textContent(), { timeout: 10_000 })
       .toBe(text("en", "admin", "user.adjusted").replace("{{balance}}", "45"));
     release();
+    await context.close();
+  });
+
+  it("asks for the visible label on an image model's pictures from its page", async () => {
+    const context = await asChief();
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/models/demo-image`);
+    await hydrated(page, "input[name=label]");
+    await page.locator("input[name=label]").check();
+    const answered = page.waitForResponse((r) => r.request().method() === "POST");
+    await page.locator("button[name=intent][value=save]").click();
+    await answered;
+    await expect
+      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .toBe(text("en", "admin", "model.saved").replace("{{model}}", "Atelier Demo Image"));
+    await page.reload();
+    await hydrated(page, "input[name=label]");
+    expect(await page.locator("input[name=label]").isChecked()).toBe(true);
     await context.close();
   });
 

@@ -230,6 +230,7 @@ export async function runGeneration(
         model: job.modelSnapshot?.name ?? job.modelId,
       },
       c2pa: c2paSignerOf(deps.env),
+      onSignatureError: (error) => log.error({ err: error.message }, "C2PA signature not made; output kept with XMP"),
       label: labelFor(deps, job),
     });
   } catch (error) {

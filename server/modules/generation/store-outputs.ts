@@ -75,6 +75,8 @@ export async function storeOutputs(
     provenance: Omit<Provenance, "generationId" | "createdAt">;
     /** Signs PNG and JPEG outputs with a C2PA manifest; WebP and MP4 keep their XMP alone. */
     c2pa?: C2paSigner | null;
+    /** Told when a C2PA signature could not be made (the output is then stored with its XMP alone). */
+    onSignatureError?: (error: Error) => void;
     /** The operator's visible label, drawn on images (and so on their thumbnails) before they are marked. */
     label?: VisibleLabel | null;
   },
@@ -105,8 +107,14 @@ export async function storeOutputs(
           .webp({ quality: 80 })
           .toBuffer();
         let bytes = await markedImage(source, type.container, xmp);
-        if (options.c2pa && type.container !== "webp")
-          bytes = await signC2pa(bytes, type.container, options.provenance, options.c2pa);
+        if (options.c2pa && type.container !== "webp") {
+          // A signature that cannot be made leaves the output with its XMP: the job is not lost for it.
+          const marked = bytes;
+          bytes = await signC2pa(marked, type.container, options.provenance, options.c2pa).catch((error: Error) => {
+            options.onSignatureError?.(error);
+            return marked;
+          });
+        }
         await put(`${base}.${type.ext}`, bytes, type.mime);
         await put(`${base}-thumb.webp`, thumb, "image/webp");
         stored.push({

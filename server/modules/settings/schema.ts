@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { LOCALES } from "#common/locales.ts";
 import { BLOCK_LIST_MAX_CHARS, BLOCK_LIST_SCOPES, SAFETY_LEVELS } from "#common/safety.ts";
+import { LABEL_POSITIONS, LABEL_SCOPES } from "#common/label.ts";
 
 /** A credit pack as an operator defines it (`amount` in the currency's minor units). */
 export const packSchema = z.strictObject({
@@ -24,11 +25,6 @@ export const packsSchema = z
 const perLocale = z.partialRecord(z.enum(LOCALES), z.string().trim().max(500));
 
 export const ANNOUNCEMENT_TONES = ["info", "warning"] as const;
-
-/** Where the visible label sits on an image. */
-export const LABEL_POSITIONS = ["top-left", "top-right", "bottom-left", "bottom-right"] as const;
-/** Which images carry it: every output image, or those of models whose definition asks for it (`label: true`). */
-export const LABEL_SCOPES = ["everyone", "models"] as const;
 
 /** What an operator changes in the console, section by section; each section is written and logged whole. */
 export const settingsSchema = z.object({
