@@ -64,6 +64,10 @@ const BUDGETS = {
     maxMsPerImage: 10,
     note: "bench/provenance.mjs: the XMP packet written into a 1024×1024 PNG, JPEG and WebP (p50 of 50), and into an MP4; C2PA signing of the PNG and JPEG reported apart, outside this budget",
   },
+  classifier: {
+    maxCallingThreadP99DelayMs: 20,
+    note: "bench/classifier.mjs: the offline image classifier in its worker thread, with the production processes' memory settings: model load, p50/p95 per 1024×1024 image, resident memory added; it stays off the request path when the calling thread's event loop p99 delay ≤ 20 ms while it classifies",
+  },
   adminOverview: {
     maxP50MsPostgres: 250,
     note: "bench/overview.mjs: the console's 90-day overview over 100,000 generations and 10,000 accounts",
@@ -603,6 +607,7 @@ function printTable(report) {
     rollingRestart,
     tools,
     provenance,
+    classifier,
   } = report.results;
   const pad = (v, n) => String(v ?? "–").padEnd(n);
   const padL = (v, n) => String(v ?? "–").padStart(n);
@@ -703,14 +708,20 @@ function printTable(report) {
     rollingRow(rollingRestart),
     toolsRow(tools),
     provenanceRow(provenance),
+    classifierRow(classifier),
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
 }
 
 /** Runs one of the database benchmarks (they talk to the databases directly) and reads its JSON line. */
-function benchScript(file, timeoutMs) {
-  const run = spawnSync(process.execPath, [join(benchDir, file)], { cwd: root, encoding: "utf8", timeout: timeoutMs });
+function benchScript(file, timeoutMs, { nodeArgs = [], env = process.env } = {}) {
+  const run = spawnSync(process.execPath, [...nodeArgs, join(benchDir, file)], {
+    cwd: root,
+    encoding: "utf8",
+    timeout: timeoutMs,
+    env,
+  });
   try {
     return JSON.parse(run.stdout.trim().split("\n").at(-1));
   } catch {
@@ -810,11 +821,31 @@ function provenanceRow(r) {
   return `${name}XMP into a 1024×1024 ${images}; a ${Math.round(r.video.mp4.bytes / 1024)} KiB MP4 ${r.video.mp4.embed.p50Ms} ms${r.withinBudget ? "  ok" : "  OVER BUDGET"}${c2pa}`;
 }
 
+/**
+ * bench/classifier.mjs: the offline image classifier. Run with the memory settings scripts/start.mjs gives the web
+ * and worker processes (V8 flags, two glibc arenas), where the classifier would run: they change what it adds.
+ */
+function benchClassifier() {
+  return benchScript("classifier.mjs", 300_000, {
+    nodeArgs: ["--max-semi-space-size=8", "--heap-growing-percent=30"],
+    env: { ...process.env, MALLOC_ARENA_MAX: "2" },
+  });
+}
+
+function classifierRow(r) {
+  const name = "classifier".padEnd(18);
+  if (!r?.perImage) return `${name}${r?.error ?? "not measured"}`;
+  const m = r.memoryMiB;
+  return `${name}${r.backend}: load ${r.loadMs} ms; per 1024×1024 image p50 ${r.perImage.p50Ms} ms, p95 ${r.perImage.p95Ms} ms; +${m.addedByLoad} MiB resident loaded, +${m.addedAfterRuns} MiB after ${r.perImage.runs} images, +${m.keptAfterStop} MiB kept once stopped; calling thread's loop p99 ${r.callingThreadEventLoopDelay.p99Ms} ms${r.withinBudget ? "  ok" : "  OVER BUDGET"}`;
+}
+
 /** Scenarios that can be run alone (`npm run bench -- <name>`): their figures replace theirs in latest.json. */
 const SCENARIOS = {
   "rolling-restart": { key: "rollingRestart", run: benchRollingRestart, row: rollingRow },
   tools: { key: "tools", run: benchTools, row: toolsRow },
   provenance: { key: "provenance", run: benchProvenance, row: provenanceRow },
+  // Measures a module in-process; the server's build plays no part.
+  classifier: { key: "classifier", run: benchClassifier, row: classifierRow, build: false },
 };
 
 async function runOnly(names) {
@@ -824,7 +855,7 @@ async function runOnly(names) {
       `unknown scenario ${unknown.join(", ")}; these run alone: ${Object.keys(SCENARIOS).join(", ")}`,
     );
   }
-  if (isBuildStale(root)) {
+  if (names.some((name) => SCENARIOS[name].build !== false) && isBuildStale(root)) {
     process.stderr.write("bench: building…\n");
     await runBuild();
   }
@@ -964,6 +995,9 @@ async function main() {
   process.stderr.write("bench: marking outputs with their provenance…\n");
   const provenance = benchProvenance();
 
+  process.stderr.write("bench: the offline image classifier (load, time per image, memory)…\n");
+  const classifier = benchClassifier();
+
   const ratios = {
     pglite: ratiosOf(atelier.pglite, plain),
     postgres: ratiosOf(atelier.postgres, plain),
@@ -1004,6 +1038,7 @@ async function main() {
       rollingRestart,
       tools,
       provenance,
+      classifier,
     },
     budgets: BUDGETS,
   };

@@ -28,6 +28,11 @@ const schema = z.object({
   SITE_URL: z.url({ protocol: /^https?$/ }).optional(),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WORKER: z.enum(["on", "off"]).default("on"),
+  /**
+   * The offline image classifier among the output checks (about 150 MiB while loaded, in the process running jobs);
+   * off leaves the provider's flags and the moderation service.
+   */
+  IMAGE_CLASSIFIER: z.enum(["on", "off"]).default("on"),
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** A standalone worker serves /metrics, /healthz and /readyz on this port (on HOST); unset: no HTTP at all. */
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),

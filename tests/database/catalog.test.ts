@@ -59,7 +59,7 @@ describe.each(backends)("the catalog of models and connections on $name", (backe
       startFakeFal({ key: "fal-backup-key-0002" }),
     ]);
     // No provider key in the environment: every connection below is a row.
-    env = parseEnv({ AUTH_SECRET });
+    env = parseEnv({ AUTH_SECRET, IMAGE_CLASSIFIER: "off" });
   });
   afterAll(async () => {
     await Promise.all([fal?.close(), backup?.close()]);

@@ -58,6 +58,7 @@ describe.each(backends)("the generation engine on $name", (backend) => {
     storage = createLocalStorage(engine.filesDir);
     [openai, fal, replicate] = await Promise.all([startFakeOpenAI(), startFakeFal(), startFakeReplicate()]);
     env = parseEnv({
+      IMAGE_CLASSIFIER: "off",
       OPENAI_API_KEY: "sk-test-openai",
       OPENAI_BASE_URL: `${openai.url}/v1`,
       FAL_KEY: "fal-test-key",

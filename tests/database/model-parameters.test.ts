@@ -118,7 +118,7 @@ describe.each(backends)("models' own settings and price formulas on $name", (bac
     storage = createLocalStorage(engine.filesDir);
     fal = await startFakeFal();
     fal.pollsToFinish = 1;
-    env = parseEnv({ AUTH_SECRET, FAL_KEY: "fal-test-key", FAL_BASE_URL: fal.url });
+    env = parseEnv({ AUTH_SECRET, FAL_KEY: "fal-test-key", FAL_BASE_URL: fal.url, IMAGE_CLASSIFIER: "off" });
     for (const [id, definition] of [
       ["schema-image", falImage],
       ["schema-video", falVideo],

@@ -101,4 +101,29 @@ describe("output checks", () => {
     expect(g.review).toBeNull();
     expect(openai.requests.length).toBe(calls);
   });
+
+  it("runs the offline classifier on each picture when it is on, and keeps its scores", async () => {
+    const classified = await openApp({ SIGNUP_BONUS_CREDITS: "100", IMAGE_CLASSIFIER: "on" });
+    try {
+      const owner = await classified.signedIn("classified@example.com");
+      const res = await classified.call("POST", "/api/generations", {
+        cookie: owner,
+        body: { tool: "text-to-image", model: "demo-image", prompt: "a field of sunflowers" },
+      });
+      const { generation: g } = (await res.json()) as { generation: View };
+      expect(await classified.ended(g.id, owner)).toBe("succeeded");
+      const [row] = await classified.runtime.database.db
+        .select({ safety: generation.safety, review: generation.review })
+        .from(generation)
+        .where(eq(generation.id, g.id));
+      expect(row!.review).toBeNull();
+      const finding = row!.safety!.output!.find((f) => f.source === "classifier")!;
+      expect(finding).toMatchObject({ flagged: false, categories: [] });
+      const total = Object.values(finding.scores!).reduce((a, b) => a + b, 0);
+      expect(total).toBeCloseTo(1, 2);
+      expect(Object.keys(finding.scores!).sort()).toEqual(["drawing", "hentai", "neutral", "porn", "sexy"]);
+    } finally {
+      await classified.close();
+    }
+  }, 120_000);
 });

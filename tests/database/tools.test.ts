@@ -47,7 +47,7 @@ describe.each(backends)("the tools on $name", (backend) => {
     engine = await openEngine(backend);
     ({ handle, boss } = engine);
     storage = createLocalStorage(engine.filesDir);
-    env = parseEnv({});
+    env = parseEnv({ IMAGE_CLASSIFIER: "off" });
   });
   afterAll(async () => {
     await engine?.close();

@@ -26,6 +26,8 @@ export async function openApp(extra: Record<string, string> = {}) {
     DATA_DIR: dataDir,
     SITE_URL: origin,
     LOG_LEVEL: "silent",
+    // Loaded by the tests that check it (a worker thread and a model in every test process otherwise).
+    IMAGE_CLASSIFIER: "off",
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
     ...extra,
   });

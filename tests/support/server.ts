@@ -52,7 +52,14 @@ export function runRole(
   const proc = spawn(process.execPath, [join(ROOT, "scripts/start.mjs"), role, ...args], {
     cwd: ROOT,
     // No pre-stop delay unless a test asks for one: stopping a server then takes no longer than its requests.
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", SHUTDOWN_DELAY_SECONDS: "0", ...env },
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      LOG_LEVEL: "info",
+      SHUTDOWN_DELAY_SECONDS: "0",
+      IMAGE_CLASSIFIER: "off",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -242,7 +242,10 @@ export async function runGeneration(
   // Checked before anyone but the owner can see them; kept private for review when a check flags them.
   const level = job.safety?.level ?? "standard";
   const outputFindings = await checkOutputs(
-    { models: deps.models, classify: deps.classify ?? defaultClassifier },
+    {
+      models: deps.models,
+      classify: deps.classify ?? (deps.env.IMAGE_CLASSIFIER === "on" ? defaultClassifier : undefined),
+    },
     { level, outputs },
   );
   const flagged = needsReview(level, outputFindings);
