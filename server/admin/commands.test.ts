@@ -45,7 +45,15 @@ const USAGE = `Usage: npm run admin -- <command> <email>
                            a pool of your own ComfyUI servers (on your network: plain http and private
                            addresses are allowed); the header, sealed, is sent to each of them
   connections test <id>    check its key and address with the provider (nothing is generated)
-  connections enable|disable|remove <id>`;
+  connections enable|disable|remove <id>
+  plans list [--json]      the plans (the free one first): prices, credits a period, what each unlocks
+  plans add --id ID --name NAME --monthly AMOUNT:CURRENCY [--yearly AMOUNT:CURRENCY] --credits N [--rollover N]
+            [--models TAG,…]
+                           add a plan; amounts in minor units (900:usd), --monthly and --yearly once per currency
+  plans set <id> <key=value>…
+                           change fields (credits=500 rollover=100 monthly.eur=900 names.de=Profi
+                           unlocks.api=false unlocks.concurrentJobs=4 unlocks.models=["pro"]; empty removes)
+  plans archive <id>       sell a plan no more (its subscribers keep it; the free plan stays)`;
 
 /** A command line that is wrong is answered without opening the database. */
 const noDatabase: AdminContext = {

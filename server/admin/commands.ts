@@ -1,4 +1,5 @@
 import { connectionsCommand, modelsCommand } from "#server/admin/catalog-commands.ts";
+import { plansCommand } from "#server/admin/plan-commands.ts";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { DatabaseStartError } from "#server/db/errors.ts";
@@ -195,6 +196,7 @@ export const ADMIN_COMMANDS: Record<string, AdminCommand> = {
   config,
   models: modelsCommand,
   connections: connectionsCommand,
+  plans: plansCommand,
 };
 
 export function usage(): string {

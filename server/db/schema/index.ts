@@ -13,3 +13,4 @@ export * from "./chat.ts";
 export * from "./job-tally.ts";
 export * from "./catalog.ts";
 export * from "./safety.ts";
+export * from "./billing.ts";

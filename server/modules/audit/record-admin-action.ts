@@ -14,7 +14,7 @@ export const CLI_ACTOR: AdminActor = { id: null, label: "cli" };
 
 export interface AdminActionEntry {
   action: string;
-  targetType: "user" | "codes" | "settings" | "model" | "connection" | "order" | "generation";
+  targetType: "user" | "codes" | "settings" | "model" | "connection" | "order" | "generation" | "plan";
   targetId?: string | null;
   targetLabel?: string | null;
   before?: unknown;
