@@ -1,3 +1,4 @@
+import { canonicalJson } from "#common/canonical-json.ts";
 import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { plan } from "#server/db/schema/index.ts";
@@ -7,14 +8,6 @@ import { recordAdminAction, type AdminActor } from "#server/modules/audit/record
 import { FREE_PLAN_ID, FREE_UNLOCKS, type PlanUnlocks } from "#common/plans.ts";
 import { planColumns } from "./list-plans.ts";
 import { planSchema, type PlanDefinition } from "./plan-schema.ts";
-
-/** A value as JSON with its keys sorted: the database keeps a JSON object's keys in its own order. */
-const canonical = (value: unknown): string =>
-  JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-      : v,
-  );
 
 /** The first problem of a definition, as the operator reads it (`credits: …`). */
 function invalid(error: { issues: { path: PropertyKey[]; message: string }[] }): AppError {
@@ -87,7 +80,8 @@ export async function changePlan({
     const parsed = planSchema.safeParse(change(structuredClone(before)));
     if (!parsed.success) throw invalid(parsed.error);
     if (parsed.data.id !== id) throw new AppError("invalid_options", "id: a plan's id cannot change");
-    if (canonical(parsed.data) === canonical(before)) return false;
+    // The database keeps a JSON object's keys in its own order: compared with their keys sorted.
+    if (canonicalJson(parsed.data) === canonicalJson(before)) return false;
     await tx
       .update(plan)
       .set({ ...parsed.data, updatedAt: sql`now()` })

@@ -1,4 +1,5 @@
-import { asc, isNull } from "drizzle-orm";
+import { asc, desc, isNull, sql } from "drizzle-orm";
+import { FREE_PLAN_ID } from "#common/plans.ts";
 import type { Db } from "#server/db/client.ts";
 import { plan } from "#server/db/schema/index.ts";
 import type { PlanDefinition } from "./plan-schema.ts";
@@ -26,8 +27,6 @@ export async function listPlans({ db, archived = false }: { db: Db; archived?: b
     .select(planColumns)
     .from(plan)
     .where(archived ? undefined : isNull(plan.archivedAt))
-    .orderBy(asc(plan.position), asc(plan.createdAt), asc(plan.id));
-  return rows
-    .map((r) => ({ ...r, archivedAt: r.archivedAt?.toISOString() ?? null }))
-    .sort((a, b) => Number(b.id === "free") - Number(a.id === "free"));
+    .orderBy(desc(sql`${plan.id} = ${FREE_PLAN_ID}`), asc(plan.position), asc(plan.createdAt), asc(plan.id));
+  return rows.map((r) => ({ ...r, archivedAt: r.archivedAt?.toISOString() ?? null }));
 }

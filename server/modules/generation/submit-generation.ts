@@ -5,13 +5,12 @@ import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { apiKey, asset, generation } from "#server/db/schema/index.ts";
 import { checkPrompt, safetyLevelOf, type RequestSource } from "#server/modules/safety/check-prompt.ts";
-import type { Settings } from "#server/modules/settings/schema.ts";
 import type { Locale } from "#common/locales.ts";
 import type { SafetyLevel } from "#common/safety.ts";
 import { holdInTx } from "#server/modules/credits/ledger.ts";
 import { isUniqueViolation } from "#server/db/errors.ts";
 import { AppError, requestError } from "#server/errors.ts";
-import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
+import { DEFAULT_SAFETY, type SettingsStore } from "#server/modules/settings/settings-store.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { costOf, type CatalogModel, type ModelSnapshot } from "#config/models.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
@@ -60,9 +59,6 @@ export interface SubmitOptions {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
-/** Checks with no console settings (a caller without them): the standard level, no block list. */
-const NO_SETTINGS = { safety: { level: "standard", blockList: {} } } as const satisfies Pick<Settings, "safety">;
-
 async function keySafetyLevel(db: Db, apiKeyId: string): Promise<SafetyLevel | null> {
   const [row] = await db.select({ level: apiKey.safetyLevel }).from(apiKey).where(eq(apiKey.id, apiKeyId));
   return row?.level ?? null;
@@ -93,7 +89,8 @@ export async function submitGeneration(
   }
 
   // Checked before anything is held, saved or queued: a refused prompt costs nothing.
-  const settings = deps.settings?.current() ?? NO_SETTINGS;
+  // A caller without the console's settings gets the checks an installation starts with.
+  const settings = deps.settings?.current() ?? { safety: DEFAULT_SAFETY };
   const keyLevel = options.apiKeyId ? await keySafetyLevel(deps.db, options.apiKeyId) : null;
   const level = safetyLevelOf({ settings, model, keyLevel });
   const promptFindings = await checkPrompt(

@@ -11,6 +11,9 @@ export const SETTINGS_KEY = "console_settings";
 /** How often a process reads the settings again, for the changes made in another process. */
 const REFRESH_MS = 10_000;
 
+/** The content checks before an operator sets them: the standard level, no block list. */
+export const DEFAULT_SAFETY: Settings["safety"] = { level: "standard", blockList: {} };
+
 /** The settings before any is saved: the configuration's bonus and packs, no banner, no maintenance, no label. */
 export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "packs">): Settings {
   return {
@@ -18,7 +21,7 @@ export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "p
     packs: site.packs,
     announcement: { enabled: false, tone: "info", text: {} },
     maintenance: { enabled: false },
-    safety: { level: "standard", blockList: {} },
+    safety: DEFAULT_SAFETY,
     label: { enabled: false, text: "", position: "bottom-right", scope: "everyone" },
   };
 }

@@ -2,6 +2,7 @@
  * Small readings of ComfyUI's shapes shared by the workflow reader and the UI-format converter: links, an input's
  * spec from `/object_info`, a canonical JSON of a graph, and the refusal a bad workflow gets.
  */
+import { canonicalJson } from "#common/canonical-json.ts";
 import { createHash } from "node:crypto";
 import type { ApiGraph, ApiInput, InputSpec, NodeInfo, ObjectInfo } from "./types.ts";
 
@@ -124,18 +125,6 @@ export function specKind(spec: InputSpec | undefined): "integer" | "number" | "s
 export function numberOption(spec: InputSpec | undefined, key: "min" | "max" | "step"): number | undefined {
   const v = spec?.[1]?.[key];
   return typeof v === "number" && Number.isFinite(v) ? v : undefined;
-}
-
-/** A graph's JSON with every object's keys sorted: the same graph always hashes the same. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 export function graphSha256(graph: ApiGraph): string {
