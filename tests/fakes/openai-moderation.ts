@@ -94,7 +94,7 @@ export function moderationAnswer(
     status: 200,
     body: {
       id: `modr-${randomBytes(12).toString("hex")}`,
-      model: `${model.replace(/-latest$/, "")}-2024-09-26`,
+      model,
       results,
     },
   };
