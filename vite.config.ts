@@ -133,7 +133,7 @@ const PUBLIC_SHELL = new RegExp(
     String.raw`[\/]app[\/]components[\/](ui[\/](?!form\.|progress\.)|layout[\/](default-layout|language-switcher|theme-switch|user-menu|nav)\.)`,
     String.raw`[\/]app[\/]components[\/](preferences|feedback|flash-toast|loading-bar|not-found|error-page|nonce|theme)\.`,
     String.raw`[\/]app[\/](lib[\/](use-site|credits|typed-before-hydration)|i18n[\/]antd|seo|updates[\/]\w+)\.`,
-    String.raw`[\/]common[\/](locales|cookies|flash|format|theme|return-path|i18n)\.`,
+    String.raw`[\/]common[\/](locales|cookies|flash|format|theme|return-path|i18n|auth-limits)\.`,
   ].join("|"),
 );
 

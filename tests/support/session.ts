@@ -58,8 +58,8 @@ export async function signedInContext(
  * JSON body when there is one. `call("POST", "/api/keys", cookie, {})`.
  */
 export function pageApi(server: TestServer, origin: string) {
-  return (method: string, path: string, cookie: string, body?: unknown) =>
-    fetch(`${server.url}${path}`, {
+  return async (method: string, path: string, cookie: string, body?: unknown) => {
+    const res = await fetch(`${server.url}${path}`, {
       method,
       headers: {
         Cookie: cookie,
@@ -69,6 +69,14 @@ export function pageApi(server: TestServer, origin: string) {
       },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
+    // A server error is never an expected answer: what the server logged about it goes with the failing test.
+    if (res.status >= 500 && res.status !== 503) {
+      console.error(
+        `${method} ${path} answered ${res.status}; the server's last output:\n${server.output().slice(-4000)}`,
+      );
+    }
+    return res;
+  };
 }
 
 /** Uploads a small PNG as the pages do (`/api/uploads`) and returns its asset's id. */
