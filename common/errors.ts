@@ -45,6 +45,9 @@ export const ERROR_CODES = {
   service_unavailable: { status: 503, messageKey: "error.unknown" },
   maintenance: { status: 503, messageKey: "msg.generation.maintenance" },
   chat_message_invalid: { status: 422, messageKey: "chat.errors.messageLength" },
+  plan_required: { status: 403, messageKey: "pricing.errors.planRequired" },
+  unknown_plan: { status: 400, messageKey: "pricing.errors.unknownPlan" },
+  already_subscribed: { status: 409, messageKey: "pricing.errors.alreadySubscribed" },
   chat_attachments_invalid: { status: 422, messageKey: "chat.errors.imageUnknown" },
 } as const;
 

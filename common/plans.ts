@@ -30,3 +30,24 @@ export const FREE_UNLOCKS: PlanUnlocks = {
   priority: false,
   api: true,
 };
+
+/** A Stripe Billing subscription's states, as Stripe names them. */
+export const SUBSCRIPTION_STATUSES = [
+  "incomplete",
+  "incomplete_expired",
+  "trialing",
+  "active",
+  "past_due",
+  "unpaid",
+  "canceled",
+  "paused",
+] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** A renewal that needs the subscriber: their card was declined, or their bank asks them to confirm the payment. */
+export const PAYMENT_ISSUES = ["failed", "action_required"] as const;
+export type PaymentIssue = (typeof PAYMENT_ISSUES)[number];
+
+/** What an order is for: a credit pack bought once, or a subscription's invoice. */
+export const ORDER_KINDS = ["pack", "subscription"] as const;
+export type OrderKind = (typeof ORDER_KINDS)[number];

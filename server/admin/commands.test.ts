@@ -46,7 +46,7 @@ const USAGE = `Usage: npm run admin -- <command> <email>
                            addresses are allowed); the header, sealed, is sent to each of them
   connections test <id>    check its key and address with the provider (nothing is generated)
   connections enable|disable|remove <id>
-  plans list [--json]      the plans (the free one first): prices, credits a period, what each unlocks
+  plans list [--json]      the plans (the free one first): prices, credits a month, what each unlocks
   plans add --id ID --name NAME --monthly AMOUNT:CURRENCY [--yearly AMOUNT:CURRENCY] --credits N [--rollover N]
             [--models TAG,…]
                            add a plan; amounts in minor units (900:usd), --monthly and --yearly once per currency

@@ -40,14 +40,14 @@ function describe(p: PlanView): string {
   return [
     `${p.id}  ${p.name}${p.archivedAt ? "  (archived)" : ""}`,
     `  monthly ${money(p.monthly)}; yearly ${money(p.yearly)}`,
-    `  ${p.credits} credits a period${p.rollover > 0 ? `, up to ${p.rollover} roll over` : ""}${p.trialDays > 0 ? `; ${p.trialDays}-day trial` : ""}`,
+    `  ${p.credits} credits a month${p.rollover > 0 ? `, up to ${p.rollover} roll over` : ""}${p.trialDays > 0 ? `; ${p.trialDays}-day trial` : ""}`,
     `  unlocks: ${unlocks.join("; ")}`,
   ].join("\n");
 }
 
 /** `plans list|add|set|archive`: the plans sold by subscription, and the free plan every account is on. */
 export const plansCommand: AdminCommand = {
-  usage: `  plans list [--json]      the plans (the free one first): prices, credits a period, what each unlocks
+  usage: `  plans list [--json]      the plans (the free one first): prices, credits a month, what each unlocks
   plans add --id ID --name NAME --monthly AMOUNT:CURRENCY [--yearly AMOUNT:CURRENCY] --credits N [--rollover N]
             [--models TAG,…]
                            add a plan; amounts in minor units (900:usd), --monthly and --yearly once per currency

@@ -32,7 +32,13 @@ export function webhookRoutes(state: ServerState) {
       return errorResponse(c, new AppError("bad_request", "invalid signature"));
     }
     try {
-      const outcome = await handleStripeEvent({ db: runtime.database.db, stripe, logger: c.get("logger"), event });
+      const outcome = await handleStripeEvent({
+        db: runtime.database.db,
+        stripe,
+        logger: c.get("logger"),
+        event,
+        graceDays: runtime.settings.current().billing.graceDays,
+      });
       return c.json({ received: true, outcome });
     } catch (error) {
       c.get("logger").error(

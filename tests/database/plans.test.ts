@@ -80,7 +80,7 @@ describe("plans", () => {
     const text = (await admin("plans", "list")).stdout;
     expect(text).toContain("pro  Pro");
     expect(text).toContain("monthly 8.50 EUR, 9.00 USD; yearly 90.00 USD");
-    expect(text).toContain("500 credits a period, up to 200 roll over");
+    expect(text).toContain("500 credits a month, up to 200 roll over");
   });
 
   it("refuses what would not make a plan, saying why, and writes nothing", async () => {

@@ -1,7 +1,17 @@
 import { sql } from "drizzle-orm";
-import { check, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import type { Locale } from "#common/locales.ts";
-import type { PlanUnlocks } from "#common/plans.ts";
+import {
+  PAYMENT_ISSUES,
+  PLAN_INTERVALS,
+  SUBSCRIPTION_STATUSES,
+  type PaymentIssue,
+  type PlanInterval,
+  type PlanUnlocks,
+  type SubscriptionStatus,
+} from "#common/plans.ts";
+import { user } from "./auth.ts";
+import { list } from "./sql-list.ts";
 
 /**
  * A plan an operator sells by subscription (or the free one every account is on): its prices per currency and
@@ -18,7 +28,7 @@ export const plan = pgTable(
     /** Per interval, per currency (lower case): the amount in the currency's minor units. */
     monthly: jsonb("monthly").$type<Record<string, number>>().notNull().default({}),
     yearly: jsonb("yearly").$type<Record<string, number>>().notNull().default({}),
-    /** Credits granted each period (a yearly plan's too: each month). */
+    /** Credits granted each month: with each monthly invoice, twelve months' with a yearly one. */
     credits: integer("credits").notNull().default(0),
     /** At most this many unused credits carry over to the next period; 0: none. */
     rollover: integer("rollover").notNull().default(0),
@@ -34,3 +44,57 @@ export const plan = pgTable(
     check("plan_credits", sql`${t.credits} >= 0 and ${t.rollover} >= 0 and ${t.trialDays} between 0 and 365`),
   ],
 );
+
+/**
+ * An account's Stripe Billing subscription to a plan, as Stripe's events last described it. The plan's entitlements
+ * apply while it is active or trialing, and through the grace period after a failed renewal; its credits are granted
+ * per paid invoice (a `credit_order` of kind `subscription`), not here.
+ */
+export const subscription = pgTable(
+  "subscription",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    planId: text("plan_id")
+      .notNull()
+      .references(() => plan.id),
+    interval: text("interval").$type<PlanInterval>().notNull(),
+    status: text("status").$type<SubscriptionStatus>().notNull(),
+    stripeSubscriptionId: text("stripe_subscription_id").notNull().unique(),
+    stripeCustomerId: text("stripe_customer_id").notNull(),
+    /** The price per period, in the currency's minor units. */
+    amount: integer("amount").notNull(),
+    currency: text("currency").notNull(),
+    currentPeriodStart: timestamp("current_period_start", { withTimezone: true }).notNull(),
+    currentPeriodEnd: timestamp("current_period_end", { withTimezone: true }).notNull(),
+    cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
+    trialEnd: timestamp("trial_end", { withTimezone: true }),
+    /** The last renewal's trouble while it lasts; cleared when an invoice is paid. */
+    paymentIssue: text("payment_issue").$type<PaymentIssue>(),
+    /** Until when a failed renewal keeps the plan's entitlements (the operator's grace period from the failure). */
+    graceUntil: timestamp("grace_until", { withTimezone: true }),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    /** Stripe's time of the event last applied: an older event arriving late does not undo a newer one. */
+    stripeUpdatedAt: timestamp("stripe_updated_at", { withTimezone: true }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("subscription_interval", sql`${t.interval} in (${list(PLAN_INTERVALS)})`),
+    check("subscription_status", sql`${t.status} in (${list(SUBSCRIPTION_STATUSES)})`),
+    check("subscription_payment_issue", sql`${t.paymentIssue} in (${list(PAYMENT_ISSUES)})`),
+    index("subscription_user_idx").on(t.userId, t.createdAt),
+    index("subscription_customer_idx").on(t.stripeCustomerId),
+  ],
+);
+
+/** An account's customer at Stripe, made once on its first subscription and used for every later one and the portal. */
+export const billingCustomer = pgTable("billing_customer", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => user.id, { onDelete: "cascade" }),
+  stripeCustomerId: text("stripe_customer_id").notNull().unique(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});

@@ -14,6 +14,7 @@ export const CREDIT_ENTRY_KINDS = [
   "redemption",
   "chargeback",
   "chargeback_reversal",
+  "subscription",
 ] as const;
 export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
 

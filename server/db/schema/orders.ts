@@ -1,7 +1,9 @@
 import { sql } from "drizzle-orm";
 import { bigint, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
+import { subscription } from "./billing.ts";
 import { ORDER_STATUSES, type OrderStatus } from "#common/orders.ts";
+import { ORDER_KINDS, type OrderKind } from "#common/plans.ts";
 import { list } from "./sql-list.ts";
 
 export { ORDER_STATUSES, type OrderStatus };
@@ -11,8 +13,9 @@ export const DISPUTE_STATUSES = ["inquiry", "open", "won", "lost"] as const;
 export type DisputeStatus = (typeof DISPUTE_STATUSES)[number];
 
 /**
- * A purchase of a credit pack. Created `pending` with its checkout session; the payment provider's signed events
- * move it (paid, canceled, failed, refunded). Credits are granted through the ledger with the order as reference, and
+ * A purchase of a credit pack, or a subscription's invoice. A pack's order is created `pending` with its checkout
+ * session; a subscription's is created `paid` by the invoice's `invoice.paid` event (one per invoice, however often
+ * it is delivered). The payment provider's signed events move it (paid, canceled, failed, refunded). Credits are granted through the ledger with the order as reference, and
  * taken back after refunds and disputes: what could not be taken back (already spent) is the `shortfall`.
  */
 export const creditOrder = pgTable(
@@ -20,7 +23,19 @@ export const creditOrder = pgTable(
   {
     id: uuid("id").primaryKey().defaultRandom(),
     userId: text("user_id").references(() => user.id, { onDelete: "set null" }),
-    packId: text("pack_id").notNull(),
+    kind: text("kind").$type<OrderKind>().notNull().default("pack"),
+    /** The pack bought (kind `pack`). */
+    packId: text("pack_id"),
+    /** The plan and subscription an invoice was for (kind `subscription`), and the period it paid. */
+    planId: text("plan_id"),
+    subscriptionId: uuid("subscription_id").references(() => subscription.id, { onDelete: "set null" }),
+    invoiceId: text("invoice_id").unique(),
+    billingReason: text("billing_reason"),
+    periodStart: timestamp("period_start", { withTimezone: true }),
+    periodEnd: timestamp("period_end", { withTimezone: true }),
+    /** Stripe's hosted invoice page and its PDF. */
+    invoiceUrl: text("invoice_url"),
+    invoicePdf: text("invoice_pdf"),
     credits: bigint("credits", { mode: "number" }).notNull(),
     /** Price in the currency's minor units. */
     amount: bigint("amount", { mode: "number" }).notNull(),
@@ -53,7 +68,12 @@ export const creditOrder = pgTable(
   },
   (t) => [
     check("credit_order_status", sql`${t.status} in (${list(ORDER_STATUSES)})`),
-    check("credit_order_positive", sql`${t.credits} > 0 and ${t.amount} > 0`),
+    check("credit_order_kind", sql`${t.kind} in (${list(ORDER_KINDS)})`),
+    // A pack costs something and grants something; an invoice may be free (a trial) or grant nothing (a proration).
+    check(
+      "credit_order_positive",
+      sql`${t.credits} >= 0 and ${t.amount} >= 0 and (${t.kind} = 'subscription' or (${t.credits} > 0 and ${t.amount} > 0 and ${t.packId} is not null))`,
+    ),
     check(
       "credit_order_reversal",
       sql`${t.refundedAmount} >= 0 and ${t.shortfall} >= 0 and ${t.creditsReversed} between ${t.shortfall} and ${t.credits}`,
@@ -66,6 +86,9 @@ export const creditOrder = pgTable(
     uniqueIndex("credit_order_request_key_idx").on(t.userId, t.requestKey),
     index("credit_order_user_created_idx").on(t.userId, t.createdAt),
     index("credit_order_payment_intent_idx").on(t.paymentIntentId),
+    index("credit_order_subscription_idx")
+      .on(t.subscriptionId)
+      .where(sql`${t.subscriptionId} is not null`),
     // Revenue and disputes over a period (the console's overview).
     index("credit_order_paid_idx").on(t.paidAt),
     index("credit_order_disputed_idx")

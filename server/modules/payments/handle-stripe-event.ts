@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
 import { creditOrder, paymentEvent, type DisputeStatus } from "#server/db/schema/index.ts";
 import { applyMovement, takeBackInTx, type Tx } from "#server/modules/credits/ledger.ts";
+import { handleSubscriptionEvent, SUBSCRIPTION_EVENTS } from "#server/modules/billing/subscription-events.ts";
 import type { StripeClient } from "./stripe-client.ts";
 
 type Order = typeof creditOrder.$inferSelect;
@@ -17,6 +18,8 @@ export interface HandleStripeEventOptions {
   logger: Logger;
   /** A verified event (the caller checked its signature against the raw body). */
   event: Stripe.Event;
+  /** Days a failed subscription renewal keeps the plan (the console's billing settings). */
+  graceDays?: number;
 }
 
 /**
@@ -31,8 +34,12 @@ export async function handleStripeEvent({
   stripe,
   logger,
   event,
+  graceDays = 7,
 }: HandleStripeEventOptions): Promise<EventOutcome> {
   const log = logger.child({ stripeEvent: event.id, type: event.type });
+  const subscriptionCheckout = event.type === "checkout.session.completed" && event.data.object.mode === "subscription";
+  if (subscriptionCheckout || SUBSCRIPTION_EVENTS.has(event.type))
+    return handleSubscriptionEvent({ db, stripe, logger, event, graceDays });
   switch (event.type) {
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded": {
@@ -148,7 +155,15 @@ async function orderOfPayment(
   if (order) return { order };
   const sessions = await stripe.checkout.sessions.list({ payment_intent: paymentIntent, limit: 1 });
   const session = sessions.data[0];
-  if (!session) return undefined;
+  if (!session) {
+    // A subscription's invoice whose `invoice.paid` has not been applied yet: fail, so that Stripe delivers this again.
+    const payments = await stripe.invoicePayments.list({
+      payment: { type: "payment_intent", payment_intent: paymentIntent },
+      limit: 1,
+    });
+    if (payments.data[0]) throw new Error(`the invoice paid by ${paymentIntent} is not recorded yet`);
+    return undefined;
+  }
   const byMetadata = await orderOfSession(db, session);
   if (!byMetadata) return undefined;
   const paid = session.payment_status === "paid" || session.payment_status === "no_payment_required";

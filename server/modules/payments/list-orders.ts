@@ -1,10 +1,14 @@
 import { count, desc, eq } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { creditOrder } from "#server/db/schema/index.ts";
+import { creditOrder, plan } from "#server/db/schema/index.ts";
 
 export const orderColumns = {
   id: creditOrder.id,
+  kind: creditOrder.kind,
   packId: creditOrder.packId,
+  planId: creditOrder.planId,
+  invoiceUrl: creditOrder.invoiceUrl,
+  invoicePdf: creditOrder.invoicePdf,
   credits: creditOrder.credits,
   amount: creditOrder.amount,
   currency: creditOrder.currency,
@@ -18,7 +22,10 @@ export const orderColumns = {
   paidAt: creditOrder.paidAt,
 };
 
-export type OrderView = { [K in keyof typeof orderColumns]: (typeof creditOrder.$inferSelect)[K] };
+export type OrderView = { [K in keyof typeof orderColumns]: (typeof creditOrder.$inferSelect)[K] } & {
+  /** The plan's name, for a subscription's invoice. */
+  planName?: string | null;
+};
 
 /** One page of a user's orders, newest first, and how many there are in all. */
 export async function listOrders({
@@ -34,8 +41,9 @@ export async function listOrders({
 }): Promise<{ rows: OrderView[]; total: number }> {
   const [rows, [total]] = await Promise.all([
     db
-      .select(orderColumns)
+      .select({ ...orderColumns, planName: plan.name })
       .from(creditOrder)
+      .leftJoin(plan, eq(plan.id, creditOrder.planId))
       .where(eq(creditOrder.userId, userId))
       .orderBy(desc(creditOrder.createdAt), desc(creditOrder.id))
       .limit(pageSize)

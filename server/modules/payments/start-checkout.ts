@@ -9,7 +9,7 @@ import { localizePath, type Locale } from "#common/locales.ts";
 import type { StripeClient } from "./stripe-client.ts";
 
 /** Stripe's Checkout speaks all ten languages; Portuguese is its Brazilian variant. */
-const CHECKOUT_LOCALES: Record<Locale, string> = {
+export const CHECKOUT_LOCALES: Record<Locale, string> = {
   en: "en",
   zh: "zh",
   ru: "ru",

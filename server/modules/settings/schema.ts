@@ -54,6 +54,8 @@ export const settingsSchema = z.object({
       scope: z.enum(LABEL_SCOPES),
     })
     .refine((label) => !label.enabled || label.text.length > 0, { path: ["text"], message: "a text to show" }),
+  /** Subscriptions: how many days a subscriber whose renewal failed keeps their plan while Stripe retries. */
+  billing: z.object({ graceDays: z.number().int().min(0).max(60) }),
 });
 
 export type Settings = z.output<typeof settingsSchema>;
@@ -65,4 +67,5 @@ export const SETTINGS_SECTIONS = [
   "maintenance",
   "safety",
   "label",
+  "billing",
 ] as const;

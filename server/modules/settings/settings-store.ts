@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
-import { appSetting } from "#server/db/schema/index.ts";
+import { appSetting, plan } from "#server/db/schema/index.ts";
 import type { SiteConfig } from "#config/site.ts";
 import { settingsSchema, type Settings } from "./schema.ts";
 
@@ -23,6 +23,7 @@ export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "p
     maintenance: { enabled: false },
     safety: DEFAULT_SAFETY,
     label: { enabled: false, text: "", position: "bottom-right", scope: "everyone" },
+    billing: { graceDays: 7 },
   };
 }
 
@@ -49,6 +50,8 @@ export async function readSavedSettings(db: Db): Promise<unknown> {
  */
 export class SettingsStore {
   #current: Settings;
+  /** The plans' last change: the pricing page shows them, so a change (from the console or the command line) is one. */
+  #plans: string | undefined;
   #timer: NodeJS.Timeout | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #db: Db;
@@ -72,9 +75,14 @@ export class SettingsStore {
   }
 
   async refresh(): Promise<void> {
-    const next = mergeSettings(this.defaults, await readSavedSettings(this.#db));
-    if (JSON.stringify(next) === JSON.stringify(this.#current)) return;
+    const [saved, plans] = await Promise.all([readSavedSettings(this.#db), plansStamp(this.#db)]);
+    const next = mergeSettings(this.defaults, saved);
+    const same = JSON.stringify(next) === JSON.stringify(this.#current) && plans === this.#plans;
+    // The first reading of the plans is not a change.
+    this.#plans ??= plans;
+    if (same) return;
     this.#current = next;
+    this.#plans = plans;
     for (const listener of this.#listeners) listener();
   }
 
@@ -88,6 +96,13 @@ export class SettingsStore {
   stop(): void {
     clearInterval(this.#timer);
   }
+}
+
+async function plansStamp(db: Db): Promise<string> {
+  const [row] = await db
+    .select({ n: sql<number>`count(*)::int`, at: sql<string | null>`max(${plan.updatedAt})::text` })
+    .from(plan);
+  return `${row?.n ?? 0}@${row?.at ?? ""}`;
 }
 
 /** The site's configuration with what the console changed of it. */

@@ -1,0 +1,78 @@
+import { and, desc, eq, gt, inArray, isNull, or, sql } from "drizzle-orm";
+import type { Db } from "#server/db/client.ts";
+import { plan, subscription } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+import { FREE_PLAN_ID, FREE_UNLOCKS, type PlanUnlocks } from "#common/plans.ts";
+import type { Locale } from "#common/locales.ts";
+
+export interface PlanSummary {
+  id: string;
+  name: string;
+  names: Partial<Record<Locale, string>>;
+  unlocks: PlanUnlocks;
+}
+
+const summary = { id: plan.id, name: plan.name, names: plan.names, unlocks: plan.unlocks };
+
+/**
+ * The plan whose entitlements an account has now: its subscription's while Stripe says it is active or trialing,
+ * and while a failed renewal's grace period lasts; the free plan otherwise (a canceled, ended or unpaid one).
+ */
+export async function currentPlan(db: Db, userId: string): Promise<PlanSummary> {
+  const [subscribed] = await db
+    .select(summary)
+    .from(subscription)
+    .innerJoin(plan, eq(plan.id, subscription.planId))
+    .where(
+      and(
+        eq(subscription.userId, userId),
+        or(
+          inArray(subscription.status, ["active", "trialing"]),
+          and(inArray(subscription.status, ["past_due", "unpaid"]), gt(subscription.graceUntil, sql`now()`)),
+        ),
+      ),
+    )
+    .orderBy(desc(subscription.createdAt))
+    .limit(1);
+  return subscribed ?? (await freePlan(db));
+}
+
+export async function freePlan(db: Db): Promise<PlanSummary> {
+  const [free] = await db.select(summary).from(plan).where(eq(plan.id, FREE_PLAN_ID));
+  return free ?? { id: FREE_PLAN_ID, name: "Free", names: {}, unlocks: FREE_UNLOCKS };
+}
+
+/** Whether a plan's unlocked models (ids or tags) cover a model. */
+export function covers(unlocks: PlanUnlocks, model: { id: string; tags?: string[] }): boolean {
+  return unlocks.models.some((m) => m === model.id || (model.tags ?? []).includes(m));
+}
+
+/**
+ * Refuses a model the account's plan does not include: one that some plan unlocks and the free plan does not is
+ * reserved to those plans' subscribers. Administrators may use every model, to try what they sell. The refusal names
+ * the cheapest plan that has it (the first in the pricing page's order), in the person's language.
+ */
+export async function requireModelAllowed(
+  db: Db,
+  who: { id: string; role?: string | null },
+  model: { id: string; name?: string; tags?: string[] },
+  locale?: Locale,
+): Promise<void> {
+  if (who.role === "admin") return;
+  const plans = await db
+    .select(summary)
+    .from(plan)
+    .where(isNull(plan.archivedAt))
+    .orderBy(plan.position, plan.createdAt);
+  const free = plans.find((p) => p.id === FREE_PLAN_ID);
+  if (free && covers(free.unlocks, model)) return;
+  const offering = plans.filter((p) => p.id !== FREE_PLAN_ID && covers(p.unlocks, model));
+  if (offering.length === 0) return;
+  const mine = await currentPlan(db, who.id);
+  if (covers(mine.unlocks, model)) return;
+  const needed = offering[0]!;
+  const name = (locale && needed.names[locale]) || needed.name;
+  throw new AppError("plan_required", `the model ${model.id} is reserved to the plan ${needed.id} (${needed.name})`, {
+    values: { model: model.name ?? model.id, plan: name },
+  });
+}

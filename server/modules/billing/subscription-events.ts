@@ -1,0 +1,244 @@
+import { eq, sql } from "drizzle-orm";
+import type Stripe from "stripe";
+import type { Logger } from "pino";
+import type { Db } from "#server/db/client.ts";
+import { creditOrder, paymentEvent, plan, subscription, user } from "#server/db/schema/index.ts";
+import { applyMovement, type Tx } from "#server/modules/credits/ledger.ts";
+import type { StripeClient } from "#server/modules/payments/stripe-client.ts";
+import { FREE_PLAN_ID, SUBSCRIPTION_STATUSES, type PlanInterval, type SubscriptionStatus } from "#common/plans.ts";
+
+export type BillingOutcome = "applied" | "duplicate" | "ignored";
+
+export interface BillingEventOptions {
+  db: Db;
+  stripe: StripeClient;
+  logger: Logger;
+  event: Stripe.Event;
+  /** Days a failed renewal keeps the plan (the console's billing settings). */
+  graceDays: number;
+}
+
+/** The Stripe events that concern subscriptions; `handleStripeEvent` passes them here. */
+export const SUBSCRIPTION_EVENTS = new Set([
+  "customer.subscription.created",
+  "customer.subscription.updated",
+  "customer.subscription.deleted",
+  "invoice.paid",
+  "invoice.payment_failed",
+  "invoice.payment_action_required",
+]);
+
+const idOf = (value: string | { id: string } | null | undefined) =>
+  typeof value === "string" ? value : (value?.id ?? null);
+
+/**
+ * Applies one verified subscription event. The subscription is read again from Stripe rather than taken from the
+ * event: events arrive in any order and more than once, and what Stripe says now is what the account should have.
+ * Each event is recorded in the transaction that applies it; an invoice's credits are granted with its order, which
+ * its id makes unique, so a repeated `invoice.paid` (twenty at once) grants once.
+ */
+export async function handleSubscriptionEvent(options: BillingEventOptions): Promise<BillingOutcome> {
+  const { stripe, event } = options;
+  const log = options.logger.child({ stripeEvent: event.id, type: event.type });
+  if (event.type === "checkout.session.completed") {
+    const subscriptionId = idOf((event.data.object as Stripe.Checkout.Session).subscription);
+    if (!subscriptionId) return "ignored";
+    return apply(options, log, subscriptionId, async () => undefined);
+  }
+  if (event.type.startsWith("customer.subscription.")) {
+    const subscriptionId = (event.data.object as Stripe.Subscription).id;
+    return apply(options, log, subscriptionId, async () => undefined);
+  }
+  const invoice = event.data.object as Stripe.Invoice;
+  const subscriptionId = subscriptionOfInvoice(invoice);
+  if (!subscriptionId) return "ignored";
+  if (event.type === "invoice.paid") {
+    const paymentIntentId = await paymentOfInvoice(stripe, invoice.id!);
+    return apply(options, log, subscriptionId, (tx, row) => grantInvoice(tx, row, invoice, paymentIntentId, log));
+  }
+  const issue = event.type === "invoice.payment_action_required" ? "action_required" : "failed";
+  return apply(options, log, subscriptionId, async (tx, row) => {
+    // A later paid invoice already cleared it: a late failure of an earlier attempt changes nothing.
+    const [paid] = await tx
+      .select({ id: creditOrder.id })
+      .from(creditOrder)
+      .where(eq(creditOrder.invoiceId, invoice.id!));
+    if (paid) return;
+    await tx
+      .update(subscription)
+      .set({
+        paymentIssue: issue,
+        graceUntil: sql`coalesce(${subscription.graceUntil}, now() + make_interval(days => ${options.graceDays}))`,
+        updatedAt: new Date(),
+      })
+      .where(eq(subscription.id, row.id));
+    log.info({ subscription: row.stripeSubscriptionId, issue }, "renewal not paid: grace period started");
+  });
+}
+
+/** Where an invoice names its subscription: under `parent` on current API versions, at the top on older ones. */
+export function subscriptionOfInvoice(invoice: Stripe.Invoice): string | null {
+  const details = invoice.parent?.subscription_details;
+  const legacy = (invoice as unknown as { subscription?: string | { id: string } | null }).subscription;
+  return idOf(details?.subscription ?? legacy ?? null);
+}
+
+/** The payment intent that paid an invoice (for its refunds and disputes), through its invoice payments. */
+async function paymentOfInvoice(stripe: StripeClient, invoiceId: string): Promise<string | null> {
+  const payments = await stripe.invoicePayments.list({ invoice: invoiceId, limit: 10 });
+  const paid = payments.data.find((p) => p.status === "paid") ?? payments.data[0];
+  return idOf(paid?.payment.payment_intent ?? null);
+}
+
+type Row = typeof subscription.$inferSelect;
+
+/**
+ * Reads the subscription from Stripe, then, in one transaction: records the event (a repeat stops here), writes the
+ * subscription as read (unless a newer read was written meanwhile), and applies the event's own effect to it.
+ */
+async function apply(
+  options: BillingEventOptions,
+  log: Logger,
+  subscriptionId: string,
+  effect: (tx: Tx, row: Row) => Promise<void>,
+): Promise<BillingOutcome> {
+  const { db, stripe, event } = options;
+  const readAt = new Date();
+  const current = await stripe.subscriptions.retrieve(subscriptionId);
+  const fields = await fieldsOf(db, current);
+  if (!fields) {
+    log.warn({ subscription: subscriptionId }, "subscription not opened here (no known account or plan): ignored");
+    return "ignored";
+  }
+  return db.transaction(async (tx) => {
+    const inserted = await tx
+      .insert(paymentEvent)
+      .values({ id: event.id, provider: "stripe", type: event.type })
+      .onConflictDoNothing()
+      .returning({ id: paymentEvent.id });
+    if (inserted.length === 0) return "duplicate";
+    const values = { ...fields, stripeUpdatedAt: readAt, updatedAt: new Date() };
+    await tx
+      .insert(subscription)
+      .values(values)
+      .onConflictDoUpdate({
+        target: subscription.stripeSubscriptionId,
+        set: {
+          planId: sql`excluded.plan_id`,
+          interval: sql`excluded.interval`,
+          status: sql`excluded.status`,
+          amount: sql`excluded.amount`,
+          currency: sql`excluded.currency`,
+          currentPeriodStart: sql`excluded.current_period_start`,
+          currentPeriodEnd: sql`excluded.current_period_end`,
+          cancelAtPeriodEnd: sql`excluded.cancel_at_period_end`,
+          trialEnd: sql`excluded.trial_end`,
+          endedAt: sql`excluded.ended_at`,
+          // Back in good standing: the failed renewal's grace is over.
+          paymentIssue: sql`case when excluded.status in ('active', 'trialing') then null else ${subscription.paymentIssue} end`,
+          graceUntil: sql`case when excluded.status in ('active', 'trialing') then null else ${subscription.graceUntil} end`,
+          stripeUpdatedAt: sql`excluded.stripe_updated_at`,
+          updatedAt: sql`excluded.updated_at`,
+        },
+        setWhere: sql`${subscription.stripeUpdatedAt} <= excluded.stripe_updated_at`,
+      });
+    const [row] = await tx
+      .select()
+      .from(subscription)
+      .where(eq(subscription.stripeSubscriptionId, current.id))
+      .for("update");
+    await effect(tx, row!);
+    return "applied" as const;
+  });
+}
+
+/** The row a Stripe subscription makes: its account and plan from the metadata the checkout gave it. */
+async function fieldsOf(db: Db, s: Stripe.Subscription) {
+  const userId = s.metadata?.user_id;
+  const planId = s.metadata?.plan_id;
+  const item = s.items.data[0];
+  if (!userId || !planId || planId === FREE_PLAN_ID || !item) return null;
+  const [known] = await db
+    .select({ user: user.id, plan: plan.id })
+    .from(user)
+    .leftJoin(plan, eq(plan.id, planId))
+    .where(eq(user.id, userId));
+  if (!known?.plan) return null;
+  const status = (SUBSCRIPTION_STATUSES as readonly string[]).includes(s.status)
+    ? (s.status as SubscriptionStatus)
+    : "incomplete";
+  const interval: PlanInterval = item.price.recurring?.interval === "year" ? "yearly" : "monthly";
+  const seconds = (value: number | null | undefined) => (value ? new Date(value * 1000) : null);
+  return {
+    userId,
+    planId,
+    interval,
+    status,
+    stripeSubscriptionId: s.id,
+    stripeCustomerId: idOf(s.customer)!,
+    amount: (item.price.unit_amount ?? 0) * (item.quantity ?? 1),
+    currency: item.price.currency,
+    currentPeriodStart: seconds(item.current_period_start)!,
+    currentPeriodEnd: seconds(item.current_period_end)!,
+    cancelAtPeriodEnd: s.cancel_at_period_end || Boolean(s.cancel_at),
+    trialEnd: seconds(s.trial_end),
+    endedAt: seconds(s.ended_at),
+  };
+}
+
+/** Why an invoice grants the plan's credits: a period begun (the first, or a renewal); not a proration or a manual one. */
+const GRANTING = new Set(["subscription_create", "subscription_cycle"]);
+
+/**
+ * Records a paid invoice as the account's order and grants the period's credits with it: the plan's monthly credits,
+ * twelve months' for a yearly period. The invoice id is unique on orders and keys the ledger entry: once, however
+ * many deliveries. The plan is the one the invoice was for (the subscription's metadata on the invoice).
+ */
+async function grantInvoice(tx: Tx, row: Row, invoice: Stripe.Invoice, paymentIntentId: string | null, log: Logger) {
+  const planId = invoice.parent?.subscription_details?.metadata?.plan_id ?? row.planId;
+  const [granted] = await tx.select().from(plan).where(eq(plan.id, planId));
+  const line = invoice.lines?.data?.[0];
+  // A year's period grants twelve months' credits; a trial's (however long) one month's.
+  const yearly = line?.period ? line.period.end - line.period.start > 40 * 86_400 : row.interval === "yearly";
+  const credits = granted && GRANTING.has(invoice.billing_reason ?? "") ? granted.credits * (yearly ? 12 : 1) : 0;
+  const seconds = (value: number | null | undefined) => (value ? new Date(value * 1000) : null);
+  const [order] = await tx
+    .insert(creditOrder)
+    .values({
+      kind: "subscription",
+      userId: row.userId,
+      planId,
+      subscriptionId: row.id,
+      invoiceId: invoice.id!,
+      billingReason: invoice.billing_reason ?? null,
+      credits,
+      amount: invoice.amount_paid,
+      currency: invoice.currency.toLowerCase(),
+      status: "paid",
+      paymentIntentId,
+      invoiceUrl: invoice.hosted_invoice_url ?? null,
+      invoicePdf: invoice.invoice_pdf ?? null,
+      periodStart: seconds(line?.period?.start ?? invoice.period_start),
+      periodEnd: seconds(line?.period?.end ?? invoice.period_end),
+      requestKey: `invoice:${invoice.id}`,
+      paidAt: seconds(invoice.status_transitions?.paid_at) ?? new Date(),
+    })
+    .onConflictDoNothing()
+    .returning({ id: creditOrder.id });
+  await tx
+    .update(subscription)
+    .set({ paymentIssue: null, graceUntil: null, updatedAt: new Date() })
+    .where(eq(subscription.id, row.id));
+  if (!order) return;
+  if (credits > 0) {
+    await applyMovement(tx, {
+      userId: row.userId,
+      kind: "subscription",
+      amount: credits,
+      heldChange: 0,
+      reference: `order:${order.id}`,
+      idempotencyKey: `subscription:invoice:${invoice.id}`,
+    });
+  }
+  log.info({ invoice: invoice.id, credits, plan: planId }, "subscription invoice paid");
+}
