@@ -28,7 +28,14 @@ export function OrdersTable({ orders, locale }: { orders: Paged<OrderView>; loca
       title: t("orders.columns.credits"),
       dataIndex: "credits",
       align: "right",
-      render: (value: number) => formatNumber(locale, value),
+      render: (value: number, row) =>
+        row.kind === "subscription" ? (
+          <>
+            {formatNumber(locale, value)} <Tag>{t("orders.planInvoice", { plan: row.planName ?? row.planId })}</Tag>
+          </>
+        ) : (
+          formatNumber(locale, value)
+        ),
     },
     {
       title: t("orders.columns.amount"),
@@ -49,6 +56,16 @@ export function OrdersTable({ orders, locale }: { orders: Paged<OrderView>; loca
       render: (_: unknown, row) => (
         <Space size={12}>
           <Link to={hrefIn(pathname, `/user/orders/${row.id}`)}>{t("orders.details")}</Link>
+          {row.invoiceUrl && (
+            <a href={row.invoiceUrl} target="_blank" rel="noopener noreferrer">
+              {t("orders.invoice")}
+            </a>
+          )}
+          {row.invoicePdf && (
+            <a href={row.invoicePdf} target="_blank" rel="noopener noreferrer">
+              {t("orders.invoicePdf")}
+            </a>
+          )}
           {row.receiptUrl && (
             <a href={row.receiptUrl} target="_blank" rel="noopener noreferrer">
               {t("orders.receipt")}

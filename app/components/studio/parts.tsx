@@ -221,7 +221,11 @@ export function FailureAlert({ code, message, fallback }: { code?: string; messa
   const { t } = useTranslation("studio");
   const { pathname } = useLocation();
   const action: ReactNode =
-    code === "insufficient_credits" ? <Link to={hrefIn(pathname, "/pricing")}>{t("form.topUp")}</Link> : null;
+    code === "insufficient_credits" ? (
+      <Link to={hrefIn(pathname, "/pricing")}>{t("form.topUp")}</Link>
+    ) : code === "plan_required" ? (
+      <Link to={hrefIn(pathname, "/pricing")}>{t("form.seePlans")}</Link>
+    ) : null;
   // The catalogue's message for what was being done, and the server's reason under it; an answer that was not the
   // server's has the catalogue's own message.
   const title = code === "parse_error" ? t("messages:msg.generation.parseResponseError") : fallback;

@@ -15,6 +15,13 @@ import { siteWithSettings } from "#server/modules/settings/settings-store.ts";
 import { startCheckout } from "#server/modules/payments/start-checkout.ts";
 import { purchasingConfigured } from "#server/modules/payments/stripe-client.ts";
 import { AppError } from "#server/errors.ts";
+import { eq } from "drizzle-orm";
+import { billingCustomer } from "#server/db/schema/index.ts";
+import { listPlans } from "#server/modules/billing/list-plans.ts";
+import { currentPlan } from "#server/modules/billing/entitlements.ts";
+import { openBillingPortal, startSubscription } from "#server/modules/billing/start-subscription.ts";
+import { PlanCards, type PlanCard } from "#app/components/billing/plan-cards.tsx";
+import { FREE_PLAN_ID, type PlanInterval } from "#common/plans.ts";
 import { decimalAmount, formatMoney, formatNumber, formatUnitPrice } from "#common/format.ts";
 import { hrefIn, localizedUrl, type Locale } from "#common/locales.ts";
 import { signInHref } from "#common/return-path.ts";
@@ -24,8 +31,23 @@ import { Icon } from "#app/components/ui/icon.tsx";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
-export function loader({ context, request }: Route.LoaderArgs) {
+export async function loader({ context, request }: Route.LoaderArgs) {
   const { runtime, session } = serverContextOf(context);
+  const db = runtime.database.db;
+  const viewer = session.viewer;
+  const [plans, current, customer] = await Promise.all([
+    listPlans({ db }),
+    viewer ? currentPlan(db, viewer.id) : null,
+    viewer ? db.select().from(billingCustomer).where(eq(billingCustomer.userId, viewer.id)) : [],
+  ]);
+  const paid = plans.filter((p) => p.id !== FREE_PLAN_ID);
+  const asked = new URL(request.url).searchParams.get("interval");
+  const interval: PlanInterval =
+    asked === "yearly" || asked === "monthly"
+      ? asked
+      : paid.some((p) => Object.keys(p.monthly).length > 0) || paid.length === 0
+        ? "monthly"
+        : "yearly";
   const { packs } = runtime.settings.current();
   const { site, locale, i18n, seo } = pageMeta(context, request, ["billing", "messages"], (t, site) => ({
     title: t("billing:pricing.metaTitle", { site: site.name }),
@@ -55,6 +77,36 @@ export function loader({ context, request }: Route.LoaderArgs) {
     i18n,
     locale,
     packs,
+    // Shown only when something is sold by subscription; the free plan is then the first card.
+    plans:
+      paid.length === 0
+        ? []
+        : plans.map((p): PlanCard => ({
+            id: p.id,
+            // The free plan keeps its own word in each language until the operator names it there.
+            name:
+              p.names[locale] ??
+              (p.id === FREE_PLAN_ID && p.name === "Free"
+                ? serverT(locale, ["billing"])("billing:pricing.plans.free")
+                : p.name),
+            description: p.description[locale] ?? p.description.en ?? "",
+            monthly: p.monthly,
+            yearly: p.yearly,
+            credits: p.credits,
+            rollover: p.rollover,
+            trialDays: p.trialDays,
+            // Models by their names in this language; tags as they are.
+            unlocks: {
+              ...p.unlocks,
+              models: p.unlocks.models.map((m) => {
+                const model = runtime.models.media().find((candidate) => candidate.id === m);
+                return model ? displayName(model, locale) : m;
+              }),
+            },
+          })),
+    interval,
+    currentPlan: current?.id ?? null,
+    manageable: customer.length > 0,
     models: runtime.models.media().map(({ id, name, names, kind, tools, price, offline }) => ({
       id,
       name: displayName({ name, names }, locale),
@@ -79,6 +131,25 @@ export async function action({ context, request }: Route.ActionArgs) {
   const site = siteWithSettings(runtime.site, runtime.settings.current());
   const pack = site.packs.find((p) => p.id === form.get("pack"));
   try {
+    if (form.get("intent") === "subscribe") {
+      const { url } = await startSubscription({
+        db,
+        stripe: runtime.stripe,
+        site,
+        logger: runtime.logger,
+        user: { id: viewer.id, email: viewer.email, name: viewer.name },
+        planId: String(form.get("plan") ?? ""),
+        interval: String(form.get("interval") ?? ""),
+        currency: String(form.get("currency") ?? ""),
+        requestKey: String(form.get("key") ?? ""),
+        locale,
+      });
+      return redirect(url);
+    }
+    if (form.get("intent") === "portal") {
+      const { url } = await openBillingPortal({ db, stripe: runtime.stripe, site, userId: viewer.id, locale });
+      return redirect(url);
+    }
     const { url } = await startCheckout({
       db,
       stripe: runtime.stripe,
@@ -113,7 +184,9 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
       <section className="pricing-hero">
         <p className="home-eyebrow">{t("pricing.eyebrow")}</p>
         <h1 className="pricing-title">{t("pricing.title")}</h1>
-        <p className="pricing-subtitle">{t("pricing.subtitle")}</p>
+        <p className="pricing-subtitle">
+          {t(loaderData.plans.length > 0 ? "pricing.subtitlePlans" : "pricing.subtitle")}
+        </p>
         {loaderData.signupBonus > 0 && (
           <p className="pricing-bonus">
             {t("pricing.bonus", { formatted: formatNumber(locale, loaderData.signupBonus) })}
@@ -127,6 +200,19 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
         {actionData?.error && <Alert type="error" title={t(actionData.error)} />}
       </div>
 
+      {loaderData.plans.length > 0 && (
+        <PlanCards
+          plans={loaderData.plans}
+          interval={loaderData.interval}
+          locale={locale}
+          current={loaderData.currentPlan}
+          manageable={loaderData.manageable}
+          purchasing={loaderData.purchasing}
+          signInHref={signIn}
+          requestKey={loaderData.requestKey}
+        />
+      )}
+      {loaderData.plans.length > 0 && <h2 className="pricing-packs-title">{t("pricing.packsLabel")}</h2>}
       <section className="pricing-packs" aria-label={t("pricing.packsLabel")}>
         {loaderData.packs.map((pack) => (
           <div className={`pricing-pack${pack.popular ? " is-popular" : ""}`} key={pack.id}>

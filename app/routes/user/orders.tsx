@@ -13,7 +13,16 @@ import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
 import { redeemIntent } from "#app/lib/redeem.server.ts";
 import type { Locale } from "#common/locales.ts";
-import { formOf } from "#app/lib/request.server.ts";
+import { formOf, pathLocale } from "#app/lib/request.server.ts";
+import { data, redirect } from "react-router";
+import { eq } from "drizzle-orm";
+import { billingCustomer } from "#server/db/schema/index.ts";
+import { AppError } from "#server/errors.ts";
+import { currentPlan } from "#server/modules/billing/entitlements.ts";
+import { listSubscriptions, openBillingPortal } from "#server/modules/billing/start-subscription.ts";
+import { siteWithSettings } from "#server/modules/settings/settings-store.ts";
+import { SubscriptionCard, type SubscriptionView } from "#app/components/billing/subscription-card.tsx";
+import { Alert } from "#app/components/ui/display.tsx";
 import { pageOf } from "#app/lib/paging.ts";
 
 const ORDERS_PER_PAGE = 10;
@@ -22,15 +31,19 @@ const ENTRIES_PER_PAGE = 20;
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
 export async function loader({ context, request }: Route.LoaderArgs) {
-  const { viewer, db } = requireViewer(context, request);
+  const { viewer, db, runtime } = requireViewer(context, request);
   const url = new URL(request.url);
   const ordersPage = pageOf(url.searchParams.get("page"));
   const historyPage = pageOf(url.searchParams.get("history"));
-  const [orders, history, balance] = await Promise.all([
+  const [orders, history, balance, subscriptions, plan, customer] = await Promise.all([
     listOrders({ db, userId: viewer.id, page: ordersPage, pageSize: ORDERS_PER_PAGE }),
     listEntries({ db, userId: viewer.id, page: historyPage, pageSize: ENTRIES_PER_PAGE }),
     getBalance({ db, userId: viewer.id }),
+    listSubscriptions(db, viewer.id),
+    currentPlan(db, viewer.id),
+    db.select().from(billingCustomer).where(eq(billingCustomer.userId, viewer.id)),
   ]);
+  const latest = subscriptions[0];
   const { locale, i18n, seo } = pageMeta(context, request, ["billing", "messages"], (t) => ({
     title: t("billing:orders.title"),
     noindex: true,
@@ -40,14 +53,44 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     i18n,
     locale,
     balance,
+    subscription: latest
+      ? ({
+          planName: latest.planNames[locale as Locale] ?? latest.planName,
+          status: latest.status,
+          amount: latest.amount,
+          currency: latest.currency,
+          currentPeriodEnd: latest.currentPeriodEnd.toISOString(),
+          cancelAtPeriodEnd: latest.cancelAtPeriodEnd,
+          trialEnd: latest.trialEnd?.toISOString() ?? null,
+          paymentIssue: latest.paymentIssue,
+          graceUntil: latest.graceUntil?.toISOString() ?? null,
+          endedAt: latest.endedAt?.toISOString() ?? null,
+          entitled: plan.id === latest.planId,
+        } satisfies SubscriptionView)
+      : null,
+    manageable: customer.length > 0 && Boolean(runtime.stripe),
+    justSubscribed: url.searchParams.has("subscribed"),
     orders: { ...orders, page: ordersPage, pageSize: ORDERS_PER_PAGE },
     history: { ...history, page: historyPage, pageSize: ENTRIES_PER_PAGE },
   };
 }
 
 export async function action({ context, request }: Route.ActionArgs) {
-  const { viewer, db } = requireViewer(context, request);
-  return redeemIntent(db, viewer.id, await formOf(request));
+  const { viewer, db, runtime } = requireViewer(context, request);
+  const form = await formOf(request);
+  if (form.get("intent") === "portal") {
+    const locale = pathLocale(request);
+    try {
+      const site = siteWithSettings(runtime.site, runtime.settings.current());
+      const { url } = await openBillingPortal({ db, stripe: runtime.stripe, site, userId: viewer.id, locale });
+      return redirect(url);
+    } catch (error) {
+      if (error instanceof AppError)
+        return data({ portalError: `common:${error.messageKey}` }, { status: error.status });
+      throw error;
+    }
+  }
+  return redeemIntent(db, viewer.id, form);
 }
 
 export default function Orders({ loaderData, actionData }: Route.ComponentProps) {
@@ -59,9 +102,16 @@ export default function Orders({ loaderData, actionData }: Route.ComponentProps)
       <Typography.Title level={1} className="page-title">
         {t("orders.title")}
       </Typography.Title>
+      {actionData && "portalError" in actionData && <Alert type="error" title={t(actionData.portalError)} />}
+      <SubscriptionCard
+        subscription={loaderData.subscription}
+        manageable={loaderData.manageable}
+        locale={locale}
+        justSubscribed={loaderData.justSubscribed}
+      />
       <div className="orders-top">
         <BalanceCard balance={balance} locale={locale} />
-        <RedeemCard locale={locale} pageAnswer={actionData} />
+        <RedeemCard locale={locale} pageAnswer={actionData && "portalError" in actionData ? undefined : actionData} />
       </div>
       <section aria-labelledby="orders-heading" className="orders-section">
         <Typography.Title level={2} id="orders-heading" className="section-title">

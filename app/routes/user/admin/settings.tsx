@@ -117,6 +117,11 @@ export async function action({ context, request }: Route.ActionArgs) {
     }
     case "maintenance":
       return save("maintenance", { enabled: form.get("enabled") === "on" });
+    case "billing": {
+      const billing = settingsSchema.shape.billing.safeParse({ graceDays: Number(form.get("graceDays") ?? "") });
+      if (!billing.success) return refuse("settings.errors.graceDays", "graceDays");
+      return save("billing", billing.data);
+    }
     case "safety": {
       const blockList: Record<string, string> = Object.fromEntries(
         BLOCK_LIST_SCOPES.map((scope) => [scope, String(form.get(`block.${scope}`) ?? "").trim()]).filter(([, v]) => v),
@@ -301,6 +306,31 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
         </Form>
         <Typography.Paragraph type="secondary" className="admin-hint">
           {t("settings.announcement.hint")}
+        </Typography.Paragraph>
+      </Card>
+
+      <Card title={t("settings.billing.title")}>
+        {notice("billing")}
+        <Form method="post" className="admin-inline-form" key={`billing-${settings.billing.graceDays}`}>
+          <label className="admin-filter">
+            <span>{t("settings.billing.graceDays")}</span>
+            <Input
+              name="graceDays"
+              type="number"
+              min={0}
+              max={60}
+              step={1}
+              required
+              defaultValue={settings.billing.graceDays}
+              status={invalid("graceDays")}
+            />
+          </label>
+          <Button htmlType="submit" name="intent" value="billing" type="primary" loading={busy("billing")}>
+            {t("settings.save")}
+          </Button>
+        </Form>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          {t("settings.billing.hint")}
         </Typography.Paragraph>
       </Card>
 

@@ -1,0 +1,165 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { launchBrowser } from "#tests/support/browser.ts";
+import { signedInContext } from "#tests/support/session.ts";
+import { text } from "#tests/support/locales.ts";
+import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
+
+/*
+ * Subscribing to a plan in Chromium against the local Stripe: the plans on the pricing page with their monthly/yearly
+ * switch, Checkout in subscription mode, the period's credits once the invoice is paid, a renewal, a failed renewal's
+ * warning, cancelling in the customer portal; and a model reserved to the plan refused to a free account in the studio.
+ */
+describe("subscribing to a plan in Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+  let fake: FakeStripe;
+
+  beforeAll(async () => {
+    const dataDir = tempDir();
+    const admin = async (...args: string[]) => {
+      const run = runRole("admin", { DATA_DIR: dataDir }, args);
+      expect(await run.exited, run.output()).toBe(0);
+    };
+    await admin(
+      ...["plans", "add", "--id", "pro", "--name", "Pro", "--monthly", "1500:usd", "--yearly", "15000:usd"],
+      ...["--credits", "1000", "--models", "demo-image"],
+    );
+    await admin(
+      "plans",
+      "set",
+      "pro",
+      "names.fr=Pro",
+      "description.fr=Pour créer chaque jour",
+      "unlocks.priority=true",
+    );
+    fake = await startFakeStripe();
+    const port = await freePort();
+    [server, browser] = await Promise.all([
+      startServer({
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        SITE_URL: `http://127.0.0.1:${port}`,
+        STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
+        STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
+        STRIPE_API_URL: fake.url,
+      }),
+      launchBrowser(),
+    ]);
+    fake.webhookUrl = `${server.url}/webhooks/stripe`;
+  }, 180_000);
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await fake?.close();
+  });
+
+  const fill = (s: string, values: Record<string, string> = {}) =>
+    s.replace(/\{\{(\w+)\}\}/g, (_, name: string) => values[name] ?? "");
+  const t = (key: string, values?: Record<string, string>) => fill(text("fr", "billing", key), values);
+  /** A message's words before the value it is given (a date computed by the server). */
+  const upTo = (key: string, name: string) => text("fr", "billing", key).split(`{{${name}}}`)[0]!;
+  const balance = (page: Page) => page.locator(".credit-balance-value").first();
+  const card = (page: Page) => page.getByTestId("subscription-card");
+
+  it("subscribes, receives the period's credits, renews, is warned of a failed payment and cancels in the portal", async () => {
+    const { context } = await signedInContext(browser, server, "abonnee@example.com");
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    page.on("response", (r) => {
+      if (r.url().startsWith(server.url) && r.status() >= 500) problems.push(`${r.status()} ${r.url()}`);
+    });
+
+    await page.goto(`${server.url}/fr/pricing`);
+    const pro = page.getByTestId("plan-pro");
+    await expect.poll(() => pro.textContent()).toContain("Pour créer chaque jour");
+    expect(await pro.textContent()).toContain(t("pricing.plans.priority"));
+    // The switch is made of links: the yearly price, then back to the monthly one.
+    await page.getByTestId("interval-yearly").click();
+    await page.waitForURL(/interval=yearly/);
+    await expect.poll(() => pro.locator(".pricing-pack-price").textContent()).toMatch(/150,00/);
+    await page.getByTestId("interval-monthly").click();
+    await page.waitForURL(/interval=monthly/);
+    await expect.poll(() => pro.locator(".pricing-pack-price").textContent()).toMatch(/15,00/);
+    expect(await page.getByTestId("plan-free").textContent()).toContain(t("pricing.plans.current"));
+
+    await page.getByTestId("subscribe-pro").click();
+    await page.waitForURL(`${fake.url}/pay/**`);
+    await page.getByTestId("pay").click();
+    await page.waitForURL(/\/fr\/user\/orders\?subscribed=pro/);
+    expect(await card(page).textContent()).toContain(t("orders.subscription.subscribed"));
+    expect(await page.getByTestId("subscription-status").textContent()).toBe(t("orders.subscription.status.active"));
+    await expect.poll(() => balance(page).textContent()).toMatch(/^1[\s\u202f\u00a0.,]?0[0-9]{2}$/);
+    const start = Number((await balance(page).textContent())!.replace(/\D/g, ""));
+    const invoices = page.locator("section[aria-labelledby=orders-heading] tr.ant-table-row");
+    await expect.poll(() => invoices.count()).toBe(1);
+    expect(await invoices.first().textContent()).toContain(t("orders.planInvoice", { plan: "Pro" }));
+    expect(
+      await invoices
+        .first()
+        .getByRole("link", { name: t("orders.invoicePdf") })
+        .getAttribute("href"),
+    ).toMatch(/\.pdf$/);
+
+    // The next month is paid: its credits arrive with its invoice.
+    const subscription = [...fake.subscriptions.values()][0]!;
+    fake.renew(subscription.id, { outcome: "paid" });
+    await fake.settled();
+    await page.goto(`${server.url}/fr/user/orders`);
+    expect(Number((await balance(page).textContent())!.replace(/\D/g, ""))).toBe(start + 1000);
+    // Stripe delivers that invoice's event again, twenty times at once: nothing more is granted.
+    const paid = fake.events.filter((e) => e.type === "invoice.paid").at(-1)!;
+    const deliveries = await fake.deliver(paid, { times: 20 });
+    expect(deliveries.map((d) => d.status)).toEqual(Array.from({ length: 20 }, () => 200));
+    await page.reload();
+    expect(Number((await balance(page).textContent())!.replace(/\D/g, ""))).toBe(start + 1000);
+
+    // The one after is declined: the plan stays for the grace period, and the page says what to do.
+    fake.renew(subscription.id, { outcome: "failed" });
+    await fake.settled();
+    await page.reload();
+    expect(await page.getByTestId("subscription-status").textContent()).toBe(t("orders.subscription.status.past_due"));
+    expect(await card(page).locator(".ant-alert-warning").textContent()).toContain(
+      upTo("orders.subscription.failed", "date"),
+    );
+
+    // The card is fixed, then the subscriber cancels in the portal: the plan stays until the period's end.
+    const open = [...fake.invoices.values()].find((i) => i.status === "open")!;
+    fake.payInvoice(open.id!);
+    await fake.settled();
+    await page.reload();
+    expect(await page.getByTestId("subscription-status").textContent()).toBe(t("orders.subscription.status.active"));
+    await page.getByTestId("manage-subscription").click();
+    await page.waitForURL(`${fake.url}/portal/**`);
+    await page.getByTestId("portal-cancel").click();
+    await page.getByTestId("portal-cancels").waitFor();
+    await page.getByTestId("portal-return").click();
+    await page.waitForURL(/\/fr\/user\/orders$/);
+    expect(await card(page).textContent()).toContain(upTo("orders.subscription.cancels", "date"));
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("refuses a model reserved to the plan to a free account in the studio, with a link to the plans", async () => {
+    const { context } = await signedInContext(browser, server, "gratuit@example.com");
+    const page = await context.newPage();
+    await page.goto(`${server.url}/fr/dashboard/image/create/text-to-image`);
+    await page.fill("#studio-prompt", "Un phare dans la tempête");
+    await page.click(".studio-submit");
+    const refusal = page.locator(".studio-form [role=alert]");
+    // The message names the plan, after the model's name.
+    const said = fill(text("fr", "messages", "pricing.errors.planRequired"), { model: "§", plan: "Pro" }).split(
+      "§",
+    )[1]!;
+    await expect
+      .poll(() => refusal.locator(".ant-alert-description").textContent(), { timeout: 10_000 })
+      .toContain(said);
+    const link = refusal.getByRole("link", { name: text("fr", "studio", "form.seePlans") });
+    expect(await link.getAttribute("href")).toBe("/fr/pricing");
+    // What was typed stays.
+    expect(await page.inputValue("#studio-prompt")).toBe("Un phare dans la tempête");
+    await context.close();
+  });
+});
