@@ -6,7 +6,7 @@ import { markdownCollection, type MarkdownPage } from "./markdown.ts";
 export const DOC_GROUPS = {
   creators: ["getting-started", "credits", "images", "videos", "chat", "provenance", "content-checks"],
   developers: ["api-keys", "api", "openai", "webhooks"],
-  operators: ["self-hosting", "configuration", "models", "comfyui", "operator-duties"],
+  operators: ["self-hosting", "configuration", "models", "comfyui", "billing", "operator-duties"],
 } as const;
 export type DocGroup = keyof typeof DOC_GROUPS;
 export const DOC_SLUGS = Object.values(DOC_GROUPS).flat();
