@@ -18,6 +18,7 @@ CREATE TABLE "subscription" (
 	"current_period_start" timestamp with time zone NOT NULL,
 	"current_period_end" timestamp with time zone NOT NULL,
 	"cancel_at_period_end" boolean DEFAULT false NOT NULL,
+	"next_plan_id" text,
 	"trial_end" timestamp with time zone,
 	"payment_issue" text,
 	"grace_until" timestamp with time zone,
@@ -43,6 +44,7 @@ ALTER TABLE "credit_order" ADD COLUMN "period_start" timestamp with time zone;--
 ALTER TABLE "credit_order" ADD COLUMN "period_end" timestamp with time zone;--> statement-breakpoint
 ALTER TABLE "credit_order" ADD COLUMN "invoice_url" text;--> statement-breakpoint
 ALTER TABLE "credit_order" ADD COLUMN "invoice_pdf" text;--> statement-breakpoint
+ALTER TABLE "plan" ADD COLUMN "stripe_product_id" text;--> statement-breakpoint
 ALTER TABLE "billing_customer" ADD CONSTRAINT "billing_customer_user_id_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."user"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscription" ADD CONSTRAINT "subscription_user_id_user_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."user"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "subscription" ADD CONSTRAINT "subscription_plan_id_plan_id_fk" FOREIGN KEY ("plan_id") REFERENCES "public"."plan"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

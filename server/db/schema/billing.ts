@@ -34,6 +34,8 @@ export const plan = pgTable(
     rollover: integer("rollover").notNull().default(0),
     unlocks: jsonb("unlocks").$type<PlanUnlocks>().notNull(),
     trialDays: integer("trial_days").notNull().default(0),
+    /** The product a plan change prices its new item on at Stripe, made on the first change to this plan. */
+    stripeProductId: text("stripe_product_id"),
     position: integer("position").notNull().default(0),
     archivedAt: timestamp("archived_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -70,6 +72,8 @@ export const subscription = pgTable(
     currentPeriodStart: timestamp("current_period_start", { withTimezone: true }).notNull(),
     currentPeriodEnd: timestamp("current_period_end", { withTimezone: true }).notNull(),
     cancelAtPeriodEnd: boolean("cancel_at_period_end").notNull().default(false),
+    /** A downgrade waiting for the period's end: the plan the next renewal bills and grants. */
+    nextPlanId: text("next_plan_id"),
     trialEnd: timestamp("trial_end", { withTimezone: true }),
     /** The last renewal's trouble while it lasts; cleared when an invoice is paid. */
     paymentIssue: text("payment_issue").$type<PaymentIssue>(),

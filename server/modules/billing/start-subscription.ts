@@ -154,6 +154,7 @@ export async function listSubscriptions(db: Db, userId: string) {
       currency: subscription.currency,
       currentPeriodEnd: subscription.currentPeriodEnd,
       cancelAtPeriodEnd: subscription.cancelAtPeriodEnd,
+      nextPlanId: subscription.nextPlanId,
       trialEnd: subscription.trialEnd,
       paymentIssue: subscription.paymentIssue,
       graceUntil: subscription.graceUntil,

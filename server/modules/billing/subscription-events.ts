@@ -53,6 +53,7 @@ export async function handleSubscriptionEvent(options: BillingEventOptions): Pro
   const subscriptionId = subscriptionOfInvoice(invoice);
   if (!subscriptionId) return "ignored";
   if (event.type === "invoice.paid") {
+    await takeUpPendingPlan(options, invoice, subscriptionId);
     const paymentIntentId = await paymentOfInvoice(stripe, invoice.id!);
     return apply(options, log, subscriptionId, (tx, row) => grantInvoice(tx, row, invoice, paymentIntentId, log));
   }
@@ -73,6 +74,33 @@ export async function handleSubscriptionEvent(options: BillingEventOptions): Pro
       })
       .where(eq(subscription.id, row.id));
     log.info({ subscription: row.stripeSubscriptionId, issue }, "renewal not paid: grace period started");
+  });
+}
+
+/**
+ * A renewal paid after a downgrade: the plan that waited for it becomes the subscription's plan at Stripe (its
+ * metadata), before the subscription is read again. Only for an invoice not yet recorded, so that a late repeat of an
+ * older renewal's event does not undo a later change.
+ */
+async function takeUpPendingPlan(options: BillingEventOptions, invoice: Stripe.Invoice, subscriptionId: string) {
+  const next = invoice.parent?.subscription_details?.metadata?.next_plan_id;
+  if (invoice.billing_reason !== "subscription_cycle" || !next) return;
+  const [recorded] = await options.db
+    .select({ id: creditOrder.id })
+    .from(creditOrder)
+    .where(eq(creditOrder.invoiceId, invoice.id!));
+  if (recorded) return;
+  const live = await options.stripe.subscriptions.retrieve(subscriptionId);
+  if (live.metadata?.next_plan_id !== next) return;
+  await options.stripe.subscriptions.update(subscriptionId, {
+    metadata: {
+      ...live.metadata,
+      plan_id: next,
+      interval: live.metadata.next_interval || live.metadata.interval || "monthly",
+      previous_plan_id: "",
+      next_plan_id: "",
+      next_interval: "",
+    },
   });
 }
 
@@ -132,6 +160,7 @@ async function apply(
           currentPeriodStart: sql`excluded.current_period_start`,
           currentPeriodEnd: sql`excluded.current_period_end`,
           cancelAtPeriodEnd: sql`excluded.cancel_at_period_end`,
+          nextPlanId: sql`excluded.next_plan_id`,
           trialEnd: sql`excluded.trial_end`,
           endedAt: sql`excluded.ended_at`,
           // Back in good standing: the failed renewal's grace is over.
@@ -181,9 +210,32 @@ async function fieldsOf(db: Db, s: Stripe.Subscription) {
     currentPeriodStart: seconds(item.current_period_start)!,
     currentPeriodEnd: seconds(item.current_period_end)!,
     cancelAtPeriodEnd: s.cancel_at_period_end || Boolean(s.cancel_at),
+    nextPlanId: s.metadata?.next_plan_id || null,
     trialEnd: seconds(s.trial_end),
     endedAt: seconds(s.ended_at),
   };
+}
+
+/**
+ * What an upgrade's invoice grants: the new plan's credits beyond the old one's, for the part of the period its
+ * prorated line covers (twelve months' a year); a new period begun by the change (a move to yearly) grants the new
+ * plan's whole period, as a renewal would.
+ */
+async function upgradeCredits(
+  tx: Tx,
+  row: Row,
+  to: typeof plan.$inferSelect,
+  fromId: string,
+  length: number | null,
+  periodReset: boolean,
+): Promise<number> {
+  const [from] = await tx.select({ credits: plan.credits }).from(plan).where(eq(plan.id, fromId));
+  const months = row.interval === "yearly" ? 12 : 1;
+  if (periodReset) return to.credits * months;
+  const period = (row.currentPeriodEnd.getTime() - row.currentPeriodStart.getTime()) / 1000;
+  if (length === null || period <= 0) return 0;
+  const more = Math.max(0, to.credits - (from?.credits ?? 0)) * months;
+  return Math.ceil((more * Math.min(length, period)) / period);
 }
 
 /** Why an invoice grants the plan's credits: a period begun (the first, or a renewal); not a proration or a manual one. */
@@ -195,12 +247,20 @@ const GRANTING = new Set(["subscription_create", "subscription_cycle"]);
  * many deliveries. The plan is the one the invoice was for (the subscription's metadata on the invoice).
  */
 async function grantInvoice(tx: Tx, row: Row, invoice: Stripe.Invoice, paymentIntentId: string | null, log: Logger) {
-  const planId = invoice.parent?.subscription_details?.metadata?.plan_id ?? row.planId;
+  const metadata = invoice.parent?.subscription_details?.metadata ?? {};
+  // A renewal after a downgrade bills (and grants) the plan that was waiting for it.
+  const planId =
+    (invoice.billing_reason === "subscription_cycle" && metadata.next_plan_id) || metadata.plan_id || row.planId;
   const [granted] = await tx.select().from(plan).where(eq(plan.id, planId));
-  const line = invoice.lines?.data?.[0];
+  const line = invoice.lines?.data?.find((l) => l.amount > 0) ?? invoice.lines?.data?.[0];
   // A year's period grants twelve months' credits; a trial's (however long) one month's.
-  const yearly = line?.period ? line.period.end - line.period.start > 40 * 86_400 : row.interval === "yearly";
-  const credits = granted && GRANTING.has(invoice.billing_reason ?? "") ? granted.credits * (yearly ? 12 : 1) : 0;
+  const length = line?.period ? line.period.end - line.period.start : null;
+  const yearly = length !== null ? length > 40 * 86_400 : row.interval === "yearly";
+  let credits = granted && GRANTING.has(invoice.billing_reason ?? "") ? granted.credits * (yearly ? 12 : 1) : 0;
+  if (granted && invoice.billing_reason === "subscription_update" && metadata.previous_plan_id) {
+    const periodReset = Boolean(metadata.previous_interval) && metadata.previous_interval !== metadata.interval;
+    credits = await upgradeCredits(tx, row, granted, metadata.previous_plan_id, length, periodReset);
+  }
   const seconds = (value: number | null | undefined) => (value ? new Date(value * 1000) : null);
   const [order] = await tx
     .insert(creditOrder)
