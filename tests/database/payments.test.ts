@@ -15,7 +15,7 @@ import { siteDefaults, type SiteConfig } from "#config/site.ts";
 import { AppError } from "#server/errors.ts";
 import { backends, insertUser } from "#tests/support/backends.ts";
 import { waitFor } from "#tests/support/server.ts";
-import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
+import { startFakeStripe, stripeEnvFor, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 const logger = pino({ level: "silent" });
 const site: SiteConfig = { ...siteDefaults, url: "http://atelier.test" };
@@ -33,9 +33,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     fake = await startFakeStripe();
     stripe = (await createStripeClient(
       parseEnv({
-        STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
-        STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
-        STRIPE_API_URL: fake.url,
+        ...stripeEnvFor(fake),
       }),
     ))!;
   });

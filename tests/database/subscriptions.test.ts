@@ -12,12 +12,13 @@ import { createStripeClient, type StripeClient } from "#server/modules/payments/
 import { addPlan, newPlan } from "#server/modules/billing/edit-plans.ts";
 import { currentPlan, requireModelAllowed } from "#server/modules/billing/entitlements.ts";
 import { startSubscription } from "#server/modules/billing/start-subscription.ts";
+import { changeSubscription } from "#server/modules/billing/change-subscription.ts";
 import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
 import { parseEnv } from "#server/env.ts";
 import { siteDefaults, type SiteConfig } from "#config/site.ts";
 import { AppError } from "#server/errors.ts";
 import { backends, insertUser } from "#tests/support/backends.ts";
-import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
+import { startFakeStripe, stripeEnvFor, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 const logger = pino({ level: "silent" });
 const site: SiteConfig = { ...siteDefaults, url: "http://atelier.test" };
@@ -42,9 +43,7 @@ describe.each(backends)("subscriptions on $name", (backend) => {
     fake.autoDeliver = false;
     stripe = (await createStripeClient(
       parseEnv({
-        STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
-        STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
-        STRIPE_API_URL: fake.url,
+        ...stripeEnvFor(fake),
       }),
     ))!;
     await addPlan({
@@ -59,6 +58,11 @@ describe.each(backends)("subscriptions on $name", (backend) => {
         credits: 1000,
         unlocks: { models: ["premium"], priority: true },
       }),
+    });
+    await addPlan({
+      db: db(),
+      actor: CLI_ACTOR,
+      definition: newPlan({ id: "basic", name: "Basic", monthly: { usd: 500, eur: 450 }, credits: 300 }),
     });
     await addPlan({
       db: db(),
@@ -245,6 +249,58 @@ describe.each(backends)("subscriptions on $name", (backend) => {
     expect(session.amount_total).toBe(0);
     expect(await rowOf(trying)).toMatchObject({ status: "trialing", planId: "trial" });
     expect(await balance(trying)).toBe(300);
+  });
+
+  it("upgrades at once with the prorated difference in credits, and downgrades at the period's end", async () => {
+    const userId = await insertUser(db(), "Changer");
+    await subscribe(userId, "basic", "monthly", "usd");
+    expect(await balance(userId)).toBe(300);
+    const change = async (planId: string, interval = "monthly") => {
+      const from = fake.events.length;
+      const outcome = await changeSubscription({ db: db(), stripe, logger, userId, planId, interval, locale: "en" });
+      await fake.settled();
+      await since(from);
+      return outcome;
+    };
+
+    // Up to Pro, right after subscribing: nearly the whole month is left, so nearly all of the 700 more credits.
+    expect(await change("pro")).toBe("upgraded");
+    const upgraded = await rowOf(userId);
+    expect(upgraded).toMatchObject({ planId: "pro", amount: 1500, nextPlanId: null });
+    expect((await currentPlan(db(), userId)).id).toBe("pro");
+    const afterUpgrade = await balance(userId);
+    expect(afterUpgrade).toBeGreaterThan(300 + 690);
+    expect(afterUpgrade).toBeLessThanOrEqual(300 + 700);
+    const [proration] = await db()
+      .select()
+      .from(creditOrder)
+      .where(sql`${creditOrder.userId} = ${userId} and ${creditOrder.billingReason} = 'subscription_update'`);
+    expect(proration).toMatchObject({ planId: "pro", status: "paid" });
+    expect(proration!.amount).toBeGreaterThan(900);
+
+    // Down to Basic: Pro stays until the renewal, which bills Basic and grants its credits.
+    expect(await change("basic")).toBe("scheduled");
+    expect(await rowOf(userId)).toMatchObject({ planId: "pro", nextPlanId: "basic", amount: 500 });
+    expect((await currentPlan(db(), userId)).id).toBe("pro");
+    // Changed their mind, then changed it again.
+    expect(await change("pro")).toBe("unscheduled");
+    expect(await rowOf(userId)).toMatchObject({ planId: "pro", nextPlanId: null, amount: 1500 });
+    expect(await change("basic")).toBe("scheduled");
+
+    const from = fake.events.length;
+    fake.renew(upgraded.stripeSubscriptionId, { outcome: "paid", deliver: false });
+    await since(from);
+    expect(await rowOf(userId)).toMatchObject({ planId: "basic", nextPlanId: null, amount: 500 });
+    expect((await currentPlan(db(), userId)).id).toBe("basic");
+    expect(await balance(userId)).toBe(afterUpgrade + 300);
+    const [renewal] = await db()
+      .select()
+      .from(creditOrder)
+      .where(sql`${creditOrder.userId} = ${userId} and ${creditOrder.billingReason} = 'subscription_cycle'`);
+    expect(renewal).toMatchObject({ planId: "basic", amount: 500, credits: 300 });
+
+    // The plan it is on, with nothing pending, is no change.
+    await expect(change("basic")).rejects.toMatchObject({ code: "conflict" });
   });
 
   it("reserves a plan's models to its subscribers, administrators aside", async () => {

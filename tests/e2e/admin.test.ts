@@ -8,7 +8,7 @@ import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/brows
 import { PASSWORD, signedIn } from "#tests/support/session.ts";
 import { outbox } from "#tests/support/outbox.ts";
 import { text } from "#tests/support/locales.ts";
-import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
+import { startFakeStripe, stripeEnvFor, type FakeStripe } from "#tests/fakes/stripe.ts";
 import { startFakeOpenAI, type FakeOpenAI } from "#tests/fakes/openai-images.ts";
 
 interface RouteEntry {
@@ -90,9 +90,7 @@ describe("the admin console", () => {
         PORT: String(port),
         SITE_URL: `http://127.0.0.1:${port}`,
         ADMIN_EMAILS: "chief@example.com",
-        STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
-        STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
-        STRIPE_API_URL: stripe.url,
+        ...stripeEnvFor(stripe),
         OPENAI_API_KEY: "sk-console-test",
         OPENAI_BASE_URL: openai.apiUrl,
       }),

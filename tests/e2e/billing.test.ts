@@ -4,7 +4,7 @@ import { codeMadeBeforeStart, freePort, startServer, tempDir, type TestServer } 
 import { launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { nextMail } from "#tests/support/outbox.ts";
-import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
+import { startFakeStripe, stripeEnvFor, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 const PASSWORD = "violet-Harbor-42!";
 const EMAIL = "compradora@example.com";
@@ -25,9 +25,7 @@ describe("buying and redeeming credits in Chromium", () => {
         PORT: String(port),
         DATA_DIR: dataDir,
         SITE_URL: `http://127.0.0.1:${port}`,
-        STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
-        STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
-        STRIPE_API_URL: fake.url,
+        ...stripeEnvFor(fake),
       }),
       launchBrowser(),
     ]);

@@ -4,7 +4,7 @@ import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests
 import { launchBrowser } from "#tests/support/browser.ts";
 import { signedInContext } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
-import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
+import { startFakeStripe, stripeEnvFor, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 /*
  * Subscribing to a plan in Chromium against the local Stripe: the plans on the pricing page with their monthly/yearly
@@ -26,6 +26,7 @@ describe("subscribing to a plan in Chromium", () => {
       ...["plans", "add", "--id", "pro", "--name", "Pro", "--monthly", "1500:usd", "--yearly", "15000:usd"],
       ...["--credits", "1000", "--models", "demo-image"],
     );
+    await admin("plans", "add", "--id", "plus", "--name", "Plus", "--monthly", "500:usd", "--credits", "300");
     await admin(
       "plans",
       "set",
@@ -41,9 +42,7 @@ describe("subscribing to a plan in Chromium", () => {
         PORT: String(port),
         DATA_DIR: dataDir,
         SITE_URL: `http://127.0.0.1:${port}`,
-        STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
-        STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
-        STRIPE_API_URL: fake.url,
+        ...stripeEnvFor(fake),
       }),
       launchBrowser(),
     ]);
@@ -139,6 +138,49 @@ describe("subscribing to a plan in Chromium", () => {
     await page.waitForURL(/\/fr\/user\/orders$/);
     expect(await card(page).textContent()).toContain(upTo("orders.subscription.cancels", "date"));
     expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("upgrades at once and downgrades at the period's end from the pricing page", async () => {
+    const { context } = await signedInContext(browser, server, "changeur@example.com");
+    const page = await context.newPage();
+    await page.goto(`${server.url}/fr/pricing`);
+    await page.getByTestId("subscribe-plus").click();
+    await page.waitForURL(`${fake.url}/pay/**`);
+    await page.getByTestId("pay").click();
+    await page.waitForURL(/\/fr\/user\/orders\?subscribed=plus/);
+    const subscription = [...fake.subscriptions.values()].at(-1)!;
+
+    // Up to Pro: at once, the difference charged, the plan's name on the orders page.
+    await page.goto(`${server.url}/fr/pricing`);
+    expect(await page.getByTestId("change-pro").textContent()).toBe(t("pricing.plans.upgrade"));
+    await page.getByTestId("change-pro").click();
+    await page.waitForURL(/\/fr\/user\/orders\?changed=upgraded/);
+    await fake.settled();
+    await page.reload();
+    expect(await card(page).textContent()).toContain(t("orders.subscription.changed.upgraded"));
+    expect(await card(page).locator(".orders-plan-name").textContent()).toContain("Pro");
+    expect([...fake.invoices.values()].some((i) => i.billing_reason === "subscription_update")).toBe(true);
+
+    // Back down to Plus: Pro stays until the renewal, which the page announces.
+    await page.goto(`${server.url}/fr/pricing`);
+    expect(await page.getByTestId("change-plus").textContent()).toBe(t("pricing.plans.downgrade"));
+    await page.getByTestId("change-plus").click();
+    await page.waitForURL(/\/fr\/user\/orders\?changed=scheduled/);
+    await fake.settled();
+    await page.reload();
+    expect(await card(page).locator(".orders-plan-name").textContent()).toContain("Pro");
+    expect(await card(page).textContent()).toContain(upTo("orders.subscription.changes", "plan"));
+    await page.goto(`${server.url}/fr/pricing`);
+    expect(await page.getByTestId("plan-plus").textContent()).toContain(upTo("pricing.plans.nextPlan", "date"));
+    expect(await page.getByTestId("keep-pro").textContent()).toBe(t("pricing.plans.keep"));
+
+    // The renewal bills Plus: the account is on it.
+    fake.renew(subscription.id, { outcome: "paid" });
+    await fake.settled();
+    await page.goto(`${server.url}/fr/user/orders`);
+    expect(await card(page).locator(".orders-plan-name").textContent()).toContain("Plus");
+    expect(await card(page).textContent()).not.toContain(upTo("orders.subscription.changes", "plan"));
     await context.close();
   });
 

@@ -8,6 +8,13 @@ export const STRIPE_TEST = {
   webhookSecret: "whsec_atelierfake000000000000000",
 } as const;
 
+/** The environment that points the app's Stripe client at a fake, with the test keys. */
+export const stripeEnvFor = (fake: { url: string }) => ({
+  STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
+  STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
+  STRIPE_API_URL: fake.url,
+});
+
 type Json = Record<string, unknown>;
 
 export interface FakeSession extends Json {

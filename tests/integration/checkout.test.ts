@@ -3,7 +3,7 @@ import { freePort, startServer, TEST_DATABASE_URL, type TestServer } from "#test
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { signedIn } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
-import { STRIPE_TEST, startFakeStripe, type FakeStripe } from "#tests/fakes/stripe.ts";
+import { startFakeStripe, stripeEnvFor, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 const backend = TEST_DATABASE_URL ? "PostgreSQL" : "PGlite";
 
@@ -22,9 +22,7 @@ describe(`buying credits over HTTP on ${backend}`, () => {
     server = await startServer({
       PORT: String(port),
       SITE_URL: origin,
-      STRIPE_SECRET_KEY: STRIPE_TEST.secretKey,
-      STRIPE_WEBHOOK_SECRET: STRIPE_TEST.webhookSecret,
-      STRIPE_API_URL: fake.url,
+      ...stripeEnvFor(fake),
       ...(db ? { DATABASE_URL: db.url } : {}),
     });
     fake.webhookUrl = `${server.url}/webhooks/stripe`;

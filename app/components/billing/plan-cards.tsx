@@ -4,7 +4,7 @@ import { Form, Link, useLocation, useNavigation } from "react-router";
 import { Button } from "#app/components/ui/button.tsx";
 import { Tag } from "#app/components/ui/display.tsx";
 import { Icon } from "#app/components/ui/icon.tsx";
-import { formatMoney, formatNumber } from "#common/format.ts";
+import { formatDate, formatMoney, formatNumber } from "#common/format.ts";
 import type { Locale } from "#common/locales.ts";
 import { FREE_PLAN_ID, type PlanInterval, type PlanUnlocks } from "#common/plans.ts";
 
@@ -29,6 +29,15 @@ interface PlanCardsProps {
   current: string | null;
   /** Whether the viewer has a Stripe customer, so a portal to manage from. */
   manageable: boolean;
+  /** The viewer's subscription in good standing, which can move to another plan from here. */
+  subscription: {
+    planId: string;
+    interval: PlanInterval;
+    currency: string;
+    amount: number;
+    nextPlanId: string | null;
+    periodEnd: string;
+  } | null;
   purchasing: boolean;
   signInHref: string;
   requestKey: string | null;
@@ -69,20 +78,37 @@ export function PlanCards(props: PlanCardsProps) {
       <div className="pricing-packs">
         {plans.map((plan) => {
           const prices = plan[interval];
-          const currency = Object.keys(prices)[0];
+          const sub = props.subscription;
+          // A subscriber sees prices in their subscription's currency: Stripe keeps it for the subscription's life.
+          const currency = sub
+            ? prices[sub.currency] !== undefined
+              ? sub.currency
+              : undefined
+            : Object.keys(prices)[0];
           const free = plan.id === FREE_PLAN_ID;
           const isCurrent = props.current === plan.id;
+          const onIt = sub?.planId === plan.id && sub.interval === interval;
+          const upgrade =
+            sub && currency
+              ? perMonth(prices[currency]!, interval) > perMonth(sub.amount, sub.interval) ||
+                (interval === "yearly" && sub.interval === "monthly")
+              : false;
+          const shorter = sub !== null && sub.interval === "yearly" && interval === "monthly";
           return (
             <div
               className={`pricing-pack${isCurrent ? " is-popular" : ""}`}
               key={plan.id}
               data-testid={`plan-${plan.id}`}
             >
-              {isCurrent && (
+              {isCurrent ? (
                 <Tag color="processing" className="pricing-popular">
                   {t("pricing.plans.current")}
                 </Tag>
-              )}
+              ) : sub?.nextPlanId === plan.id ? (
+                <Tag color="processing" className="pricing-popular">
+                  {t("pricing.plans.nextPlan", { date: formatDate(locale, sub.periodEnd) })}
+                </Tag>
+              ) : null}
               <h3 className="pricing-plan-name">{plan.name}</h3>
               {plan.description && <p className="pricing-plan-description">{plan.description}</p>}
               <p className="pricing-pack-price">
@@ -118,13 +144,32 @@ export function PlanCards(props: PlanCardsProps) {
                 {plan.unlocks.priority && <Fact>{t("pricing.plans.priority")}</Fact>}
                 {plan.unlocks.api && <Fact>{t("pricing.plans.api")}</Fact>}
               </ul>
-              {free ? null : isCurrent && props.manageable ? (
+              {free ? null : onIt && sub.nextPlanId ? (
+                <ChangeForm plan={plan.id} interval={interval} testId={`keep-${plan.id}`} primary>
+                  {t("pricing.plans.keep")}
+                </ChangeForm>
+              ) : (isCurrent || onIt) && props.manageable ? (
                 <Form method="post">
                   <input type="hidden" name="intent" value="portal" />
                   <Button block size="large" htmlType="submit" data-testid={`manage-${plan.id}`}>
                     {t("pricing.plans.manage")}
                   </Button>
                 </Form>
+              ) : sub && currency && !shorter && sub.nextPlanId !== plan.id ? (
+                <>
+                  <ChangeForm plan={plan.id} interval={interval} testId={`change-${plan.id}`} primary={upgrade}>
+                    {t(upgrade ? "pricing.plans.upgrade" : "pricing.plans.downgrade")}
+                  </ChangeForm>
+                  <p className="pricing-plan-help">
+                    {upgrade
+                      ? t("pricing.plans.upgradeHelp")
+                      : t("pricing.plans.downgradeHelp", { date: formatDate(locale, sub.periodEnd) })}
+                  </p>
+                </>
+              ) : sub ? (
+                <Button block size="large" disabled>
+                  {t("pricing.plans.subscribe")}
+                </Button>
               ) : !props.purchasing || !currency ? (
                 <Button block size="large" disabled>
                   {t("pricing.plans.subscribe")}
@@ -158,6 +203,38 @@ export function PlanCards(props: PlanCardsProps) {
         })}
       </div>
     </section>
+  );
+}
+
+const perMonth = (amount: number, interval: PlanInterval) => (interval === "yearly" ? amount / 12 : amount);
+
+/** Moves the subscription to a plan (an upgrade at once, a downgrade at the period's end): a form that works without scripts. */
+function ChangeForm(props: {
+  plan: string;
+  interval: PlanInterval;
+  testId: string;
+  primary?: boolean;
+  children: React.ReactNode;
+}) {
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle" && navigation.formData?.get("intent") === "change";
+  return (
+    <Form method="post">
+      <input type="hidden" name="intent" value="change" />
+      <input type="hidden" name="plan" value={props.plan} />
+      <input type="hidden" name="interval" value={props.interval} />
+      <Button
+        block
+        size="large"
+        htmlType="submit"
+        type={props.primary ? "primary" : "default"}
+        loading={busy && navigation.formData?.get("plan") === props.plan}
+        disabled={busy}
+        data-testid={props.testId}
+      >
+        {props.children}
+      </Button>
+    </Form>
   );
 }
 

@@ -19,6 +19,8 @@ export interface SubscriptionView {
   endedAt: string | null;
   /** Whether its plan's entitlements apply now. */
   entitled: boolean;
+  /** The plan a downgrade moves it to at the period's end. */
+  nextPlanName: string | null;
 }
 
 const STATUS_COLORS: Record<SubscriptionStatus, "success" | "processing" | "warning" | "error" | undefined> = {
@@ -41,11 +43,13 @@ export function SubscriptionCard({
   manageable,
   locale,
   justSubscribed,
+  changed,
 }: {
   subscription: SubscriptionView | null;
   manageable: boolean;
   locale: Locale;
   justSubscribed: boolean;
+  changed: "upgraded" | "scheduled" | "unscheduled" | null;
 }) {
   const { t } = useTranslation("billing");
   const { pathname } = useLocation();
@@ -57,6 +61,7 @@ export function SubscriptionCard({
         {t("orders.subscription.title")}
       </h2>
       {justSubscribed && <Alert type="success" title={t("orders.subscription.subscribed")} />}
+      {changed && <Alert type="success" title={t(`orders.subscription.changed.${changed}`)} />}
       {!s || s.status === "canceled" || s.status === "incomplete_expired" ? (
         <p>
           {t("orders.subscription.free")}
@@ -92,6 +97,9 @@ export function SubscriptionCard({
                       date: date(s.currentPeriodEnd),
                       price: formatMoney(locale, s.amount, s.currency),
                     })}
+              {s.nextPlanName && !s.cancelAtPeriodEnd
+                ? ` ${t("orders.subscription.changes", { plan: s.nextPlanName, date: date(s.currentPeriodEnd) })}`
+                : ""}
             </p>
           )}
         </>

@@ -19,11 +19,12 @@ import { eq } from "drizzle-orm";
 import { billingCustomer } from "#server/db/schema/index.ts";
 import { listPlans } from "#server/modules/billing/list-plans.ts";
 import { currentPlan } from "#server/modules/billing/entitlements.ts";
-import { openBillingPortal, startSubscription } from "#server/modules/billing/start-subscription.ts";
+import { listSubscriptions, openBillingPortal, startSubscription } from "#server/modules/billing/start-subscription.ts";
+import { changeSubscription } from "#server/modules/billing/change-subscription.ts";
 import { PlanCards, type PlanCard } from "#app/components/billing/plan-cards.tsx";
 import { FREE_PLAN_ID, type PlanInterval } from "#common/plans.ts";
 import { decimalAmount, formatMoney, formatNumber, formatUnitPrice } from "#common/format.ts";
-import { hrefIn, localizedUrl, type Locale } from "#common/locales.ts";
+import { hrefIn, localizePath, localizedUrl, type Locale } from "#common/locales.ts";
 import { signInHref } from "#common/return-path.ts";
 import { Button } from "#app/components/ui/button.tsx";
 import { Alert, Tag } from "#app/components/ui/display.tsx";
@@ -35,11 +36,14 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const { runtime, session } = serverContextOf(context);
   const db = runtime.database.db;
   const viewer = session.viewer;
-  const [plans, current, customer] = await Promise.all([
+  const [plans, current, customer, subscriptions] = await Promise.all([
     listPlans({ db }),
     viewer ? currentPlan(db, viewer.id) : null,
     viewer ? db.select().from(billingCustomer).where(eq(billingCustomer.userId, viewer.id)) : [],
+    viewer ? listSubscriptions(db, viewer.id) : [],
   ]);
+  // A subscription in good standing can move to another plan from here.
+  const standing = subscriptions.find((s) => s.status === "active" || s.status === "trialing");
   const paid = plans.filter((p) => p.id !== FREE_PLAN_ID);
   const asked = new URL(request.url).searchParams.get("interval");
   const interval: PlanInterval =
@@ -106,6 +110,16 @@ export async function loader({ context, request }: Route.LoaderArgs) {
           })),
     interval,
     currentPlan: current?.id ?? null,
+    subscription: standing
+      ? {
+          planId: standing.planId,
+          interval: standing.interval,
+          currency: standing.currency,
+          amount: standing.amount,
+          nextPlanId: standing.nextPlanId,
+          periodEnd: standing.currentPeriodEnd.toISOString(),
+        }
+      : null,
     manageable: customer.length > 0,
     models: runtime.models.media().map(({ id, name, names, kind, tools, price, offline }) => ({
       id,
@@ -145,6 +159,18 @@ export async function action({ context, request }: Route.ActionArgs) {
         locale,
       });
       return redirect(url);
+    }
+    if (form.get("intent") === "change") {
+      const change = await changeSubscription({
+        db,
+        stripe: runtime.stripe,
+        logger: runtime.logger,
+        userId: viewer.id,
+        planId: String(form.get("plan") ?? ""),
+        interval: String(form.get("interval") ?? ""),
+        locale,
+      });
+      return redirect(`${localizePath("/user/orders", locale)}?changed=${change}`);
     }
     if (form.get("intent") === "portal") {
       const { url } = await openBillingPortal({ db, stripe: runtime.stripe, site, userId: viewer.id, locale });
@@ -206,6 +232,7 @@ export default function Pricing({ loaderData, actionData }: Route.ComponentProps
           interval={loaderData.interval}
           locale={locale}
           current={loaderData.currentPlan}
+          subscription={loaderData.subscription}
           manageable={loaderData.manageable}
           purchasing={loaderData.purchasing}
           signInHref={signIn}

@@ -16,7 +16,7 @@ import type { Locale } from "#common/locales.ts";
 import { formOf, pathLocale } from "#app/lib/request.server.ts";
 import { data, redirect } from "react-router";
 import { eq } from "drizzle-orm";
-import { billingCustomer } from "#server/db/schema/index.ts";
+import { billingCustomer, plan } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { currentPlan } from "#server/modules/billing/entitlements.ts";
 import { listSubscriptions, openBillingPortal } from "#server/modules/billing/start-subscription.ts";
@@ -35,7 +35,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const ordersPage = pageOf(url.searchParams.get("page"));
   const historyPage = pageOf(url.searchParams.get("history"));
-  const [orders, history, balance, subscriptions, plan, customer] = await Promise.all([
+  const [orders, history, balance, subscriptions, current, customer] = await Promise.all([
     listOrders({ db, userId: viewer.id, page: ordersPage, pageSize: ORDERS_PER_PAGE }),
     listEntries({ db, userId: viewer.id, page: historyPage, pageSize: ENTRIES_PER_PAGE }),
     getBalance({ db, userId: viewer.id }),
@@ -44,6 +44,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     db.select().from(billingCustomer).where(eq(billingCustomer.userId, viewer.id)),
   ]);
   const latest = subscriptions[0];
+  const [next] = latest?.nextPlanId
+    ? await db.select({ name: plan.name, names: plan.names }).from(plan).where(eq(plan.id, latest.nextPlanId))
+    : [];
   const { locale, i18n, seo } = pageMeta(context, request, ["billing", "messages"], (t) => ({
     title: t("billing:orders.title"),
     noindex: true,
@@ -65,11 +68,14 @@ export async function loader({ context, request }: Route.LoaderArgs) {
           paymentIssue: latest.paymentIssue,
           graceUntil: latest.graceUntil?.toISOString() ?? null,
           endedAt: latest.endedAt?.toISOString() ?? null,
-          entitled: plan.id === latest.planId,
+          entitled: current.id === latest.planId,
+          nextPlanName: next ? (next.names[locale as Locale] ?? next.name) : null,
         } satisfies SubscriptionView)
       : null,
     manageable: customer.length > 0 && Boolean(runtime.stripe),
     justSubscribed: url.searchParams.has("subscribed"),
+    changed:
+      (["upgraded", "scheduled", "unscheduled"] as const).find((c) => c === url.searchParams.get("changed")) ?? null,
     orders: { ...orders, page: ordersPage, pageSize: ORDERS_PER_PAGE },
     history: { ...history, page: historyPage, pageSize: ENTRIES_PER_PAGE },
   };
@@ -108,6 +114,7 @@ export default function Orders({ loaderData, actionData }: Route.ComponentProps)
         manageable={loaderData.manageable}
         locale={locale}
         justSubscribed={loaderData.justSubscribed}
+        changed={loaderData.changed}
       />
       <div className="orders-top">
         <BalanceCard balance={balance} locale={locale} />
