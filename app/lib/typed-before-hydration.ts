@@ -53,8 +53,14 @@ function rememberTypedWhileHydrating(doc: Document) {
 
 function putBack(el: HTMLInputElement | HTMLTextAreaElement, entry: Typed) {
   if (entry.checked !== undefined) {
-    // A click goes through React's handlers, so the component's state follows.
-    if (el instanceof HTMLInputElement && el.checked !== entry.checked) el.click();
+    // A radio button left unchecked is the other side of the one chosen, whose click does it.
+    if (!(el instanceof HTMLInputElement) || (el.type === "radio" && !entry.checked)) return;
+    // A click goes through React's handlers, so the component's state follows. The box may still show the choice
+    // (hydration keeps the browser's state) while the component holds its first value: React only reports a
+    // change from the value it last noted, so the box is first set back through React's own setter, and the click
+    // then changes it for React too.
+    if (el.checked === entry.checked) el.checked = !entry.checked;
+    el.click();
   } else if (entry.value !== undefined) {
     // React tracks the value it last rendered; the prototype's setter plus an input event counts as typing.
     const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el) as object, "value")?.set;
@@ -64,7 +70,9 @@ function putBack(el: HTMLInputElement | HTMLTextAreaElement, entry: Typed) {
 }
 
 const holds = (el: HTMLInputElement | HTMLTextAreaElement, entry: Typed) =>
-  entry.checked !== undefined ? (el as HTMLInputElement).checked === entry.checked : el.value === entry.value;
+  entry.checked !== undefined
+    ? (el as HTMLInputElement).checked === entry.checked || (el.type === "radio" && !entry.checked)
+    : el.value === entry.value;
 
 /**
  * Puts back the typing noted before hydration, then calls `done`. Components may still render their first values
