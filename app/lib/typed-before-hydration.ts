@@ -62,7 +62,10 @@ function putBack(el: HTMLInputElement | HTMLTextAreaElement, entry: Typed) {
     if (el.checked === entry.checked) el.checked = !entry.checked;
     el.click();
   } else if (entry.value !== undefined) {
-    // React tracks the value it last rendered; the prototype's setter plus an input event counts as typing.
+    // React tracks the value it last noted, and the prototype's setter plus an input event counts as typing from
+    // it. Typed before React reached the field, the value it noted is the typed one: the field is first set to
+    // another through React's own setter, so that the typing counts as a change.
+    if (el.value === entry.value) el.value = el.defaultValue !== entry.value ? el.defaultValue : `${entry.value} `;
     const setter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(el) as object, "value")?.set;
     setter?.call(el, entry.value);
     el.dispatchEvent(new Event("input", { bubbles: true }));
