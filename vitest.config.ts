@@ -40,7 +40,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: integrationFiles,
-          globalSetup: ["tests/support/build.ts"],
+          globalSetup: ["tests/support/build.ts", "tests/support/templates.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           fileParallelism: true,
@@ -51,9 +51,12 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["tests/e2e/**/*.test.ts"],
-          globalSetup: ["tests/support/build.ts"],
+          globalSetup: ["tests/support/build.ts", "tests/support/templates.ts"],
           testTimeout: 120_000,
           hookTimeout: 180_000,
+          // A page's answer on two busy cores (two browsers, two servers and their workers) can take seconds: a
+          // poll waits as long as a locator does, and returns as soon as it holds.
+          expect: { poll: { timeout: 15_000 } },
           fileParallelism: true,
           maxWorkers: 2,
         },

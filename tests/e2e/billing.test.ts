@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { codeMadeBeforeStart, freePort, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { codeMadeBeforeStart, freePort, startServer, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { launchBrowser } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { nextMail } from "#tests/support/outbox.ts";
@@ -16,7 +16,7 @@ describe("buying and redeeming credits in Chromium", () => {
   let code: string;
 
   beforeAll(async () => {
-    const dataDir = tempDir();
+    const dataDir = serverDataDir();
     code = await codeMadeBeforeStart(dataDir, 25);
     fake = await startFakeStripe();
     const port = await freePort();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { freePort, startServer, type TestServer } from "#tests/support/server.ts";
-import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { hydrated, launchBrowser, watchChat } from "#tests/support/browser.ts";
 import { signedInContext } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 
@@ -55,6 +55,7 @@ describe("the chat's tools on the last image, in Chromium", () => {
       const page = await context.newPage();
       const problems: string[] = [];
       page.on("pageerror", (e) => problems.push(e.message));
+      const chat = watchChat(page);
       await page.goto(`${server.url}/en/dashboard/chat`);
       await hydrated(page, ".chat-composer");
 
@@ -65,7 +66,7 @@ describe("the chat's tools on the last image, in Chromium", () => {
 
       // The cut-out: on a checkerboard, made from the apple (linked to its page).
       await ask(page, 2, "remove its background");
-      await expect(lastAnswer(page).textContent()).resolves.toContain(t("helper.changing.background"));
+      expect(await lastAnswer(page).textContent(), await chat.transcript()).toContain(t("helper.changing.background"));
       const card = lastAnswer(page).getByRole("region", { name: t("tools.names.remove-background") });
       await expect(card.locator(".chat-tool-from").textContent()).resolves.toContain(t("tools.madeFrom"));
       await expect(card.locator(".chat-tool-from a").getAttribute("href")).resolves.toBe(apple);

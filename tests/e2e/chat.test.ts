@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { codeMadeBeforeStart, freePort, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
-import { hydrated, launchBrowser } from "#tests/support/browser.ts";
+import { codeMadeBeforeStart, freePort, startServer, type TestServer, serverDataDir } from "#tests/support/server.ts";
+import { hydrated, launchBrowser, watchChat } from "#tests/support/browser.ts";
 import { signedInContext } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 
@@ -23,7 +23,7 @@ describe("the chat in Chromium", () => {
   let secondCode: string;
 
   beforeAll(async () => {
-    const dataDir = tempDir();
+    const dataDir = serverDataDir();
     code = await codeMadeBeforeStart(dataDir, 60);
     secondCode = await codeMadeBeforeStart(dataDir, 20);
     const port = await freePort();
@@ -70,6 +70,7 @@ describe("the chat in Chromium", () => {
     const page = await context.newPage();
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(e.message));
+    const chat = watchChat(page);
     page.on("response", (r) => {
       if (r.url().startsWith(server.url) && r.status() >= 500) problems.push(`${r.status()} ${r.url()}`);
     });
@@ -165,7 +166,7 @@ describe("the chat in Chromium", () => {
     // picture appears in the answer, linked to its page.
     await ask(page, "Zeichne einen Leuchtturm im Sturm");
     await answered(page, 4);
-    await expect(lastAnswer(page).textContent()).resolves.toContain(t("helper.started"));
+    expect(await lastAnswer(page).textContent(), await chat.transcript()).toContain(t("helper.started"));
     const picture = lastAnswer(page).locator(".chat-tool-result img");
     await picture.waitFor({ timeout: 30_000 });
     await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
@@ -202,6 +203,7 @@ describe("the chat in Chromium", () => {
       viewport: { width: 390, height: 844 },
     });
     const page = await context.newPage();
+    const chat = watchChat(page);
     await page.goto(`${server.url}/ja/dashboard/chat`);
     await hydrated(page, ".chat-composer");
     await ask(page, "嵐の中の灯台");
@@ -225,7 +227,7 @@ describe("the chat in Chromium", () => {
     await page.fill("#redeem-code", secondCode);
     await page.getByRole("button", { name: text("ja", "billing", "orders.redeem.submit") }).click();
     await answered(page, 1);
-    await expect(lastAnswer(page).textContent()).resolves.toContain(t("helper.started"));
+    expect(await lastAnswer(page).textContent(), await chat.transcript()).toContain(t("helper.started"));
     await lastAnswer(page).locator(".chat-tool-result img").waitFor({ timeout: 30_000 });
     await expect.poll(() => page.locator(".chat-topup").count(), { timeout: TIMEOUT }).toBe(0);
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { freePort, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { freePort, startServer, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { signedIn } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
@@ -47,7 +47,7 @@ describe("a ComfyUI pool in the console, before the page's scripts", () => {
   let gpuA: Awaited<ReturnType<typeof comfyHealth>>;
   let gone: string;
   let chief: string;
-  const dataDir = tempDir("atelier-comfyui-console-");
+  const dataDir = serverDataDir("atelier-comfyui-console-");
   const notice = (page: Page) => page.locator(".admin-notice");
   const say = (key: string, values: Record<string, string> = {}) =>
     Object.entries(values).reduce((s, [k, v]) => s.replace(`{{${k}}}`, v), text("en", "admin", key));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { startServer, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { hydrated, launchBrowser } from "#tests/support/browser.ts";
 import { signedIn } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
@@ -36,7 +36,7 @@ describe("adding a model by its id in the console", () => {
     fal = await startFakeFal({ key: FAL_KEY });
     [server, browser] = await Promise.all([
       startServer({
-        DATA_DIR: tempDir("atelier-add-model-"),
+        DATA_DIR: serverDataDir("atelier-add-model-"),
         ADMIN_EMAILS: "chief@example.com",
         FAL_KEY,
         FAL_BASE_URL: fal.url,

@@ -2,7 +2,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
-import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { freePort, runRole, startServer, tempDir, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { signedInContext } from "#tests/support/session.ts";
@@ -94,7 +94,7 @@ const balance = async (page: Page) =>
 describe("the studio prices a model's own settings as it will charge them, in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
-  const dataDir = tempDir();
+  const dataDir = serverDataDir();
   const catalogDir = tempDir("atelier-catalog-");
 
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
-import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { freePort, runRole, startServer, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { launchBrowser } from "#tests/support/browser.ts";
 import { signedInContext } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
@@ -17,7 +17,7 @@ describe("subscribing to a plan in Chromium", () => {
   let fake: FakeStripe;
 
   beforeAll(async () => {
-    const dataDir = tempDir();
+    const dataDir = serverDataDir();
     const admin = async (...args: string[]) => {
       const run = runRole("admin", { DATA_DIR: dataDir }, args);
       expect(await run.exited, run.output()).toBe(0);

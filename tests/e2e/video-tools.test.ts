@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import sharp from "sharp";
-import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { freePort, runRole, startServer, tempDir, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { hydrated, launchBrowser, openBeforeScripts } from "#tests/support/browser.ts";
 import { text } from "#tests/support/locales.ts";
 import { pageApi, signedInContext, uploadImage } from "#tests/support/session.ts";
@@ -119,7 +119,7 @@ describe("image to video and making more from a result, in Chromium on the offli
   let server: TestServer;
   let browser: Browser;
   let api: ReturnType<typeof pageApi>;
-  const dataDir = tempDir();
+  const dataDir = serverDataDir();
   const catalogDir = tempDir("atelier-catalog-");
 
   beforeAll(async () => {

@@ -100,3 +100,29 @@ export async function typeWhileHydrating(
   await page.goto(url, { waitUntil: "domcontentloaded" });
   return page;
 }
+
+/**
+ * What a chat test saw, for its failure message: the requests the page made to the chat's API (method, path, the
+ * start of the body), and the page's messages as shown (each one's class and text).
+ */
+export function watchChat(page: Page) {
+  const requests: string[] = [];
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith("/api/chat/"))
+      requests.push(`${request.method()} ${url.pathname} ${(request.postData() ?? "").slice(0, 80)}`);
+  });
+  return {
+    async transcript(): Promise<string> {
+      const shown = await page
+        .locator(".chat-msg")
+        .evaluateAll((messages) =>
+          messages.map(
+            (m) => `${m.className} [${m.getAttribute("data-status") ?? ""}]: ${m.textContent?.slice(0, 100)}`,
+          ),
+        )
+        .catch((error: Error) => [`(the page could not be read: ${error.message})`]);
+      return `requests:\n${requests.join("\n")}\nshown:\n${shown.join("\n")}`;
+    },
+  };
+}

@@ -1,9 +1,10 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -22,6 +23,22 @@ export function freePort(): Promise<number> {
 
 export function tempDir(prefix = "atelier-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/**
+ * A data folder for a server of the run: a copy of the run's migrated template (see templates.ts) when the suite
+ * has one, so that the server starts in half the time a fresh database and its migrations take; empty otherwise.
+ */
+export function serverDataDir(prefix?: string): string {
+  const dir = tempDir(prefix);
+  let template: string | undefined;
+  try {
+    template = inject("pgliteTemplate");
+  } catch {
+    // Outside a test file (the suites' set-up): no template.
+  }
+  if (template) cpSync(template, dir, { recursive: true });
+  return dir;
 }
 
 export interface RunningProcess {
@@ -110,7 +127,7 @@ export interface TestServer extends RunningProcess {
 /** The web server on a spare port with a fresh data folder (PGlite) unless DATABASE_URL is given. */
 export async function startServer(env: Record<string, string | undefined> = {}, opts: { waitReady?: boolean } = {}) {
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const dataDir = env.DATA_DIR ?? tempDir();
+  const dataDir = env.DATA_DIR ?? (env.DATABASE_URL ? tempDir() : serverDataDir());
   const running = runRole("web", { PORT: String(port), HOST: "127.0.0.1", DATA_DIR: dataDir, ...env });
   const url = `http://127.0.0.1:${port}`;
   if (opts.waitReady !== false) {
