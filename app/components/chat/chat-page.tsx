@@ -476,6 +476,11 @@ function Thread({
             role="alert"
             className="chat-alert"
             title={refusal.message ?? t("page.sendFailed")}
+            action={
+              refusal.code === "plan_required" ? (
+                <Link to={hrefIn(pathname, "/pricing")}>{t("page.seePlans")}</Link>
+              ) : undefined
+            }
             closable={{ onClose: () => (setFailure(null), answer.clearRefusal()) }}
           />
         )}

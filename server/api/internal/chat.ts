@@ -61,6 +61,7 @@ export function chatRoutes(state: ServerState) {
         admin: c.var.viewer.role === "admin",
         userId: c.var.viewer.id,
         input: await jsonBody(c),
+        locale: askedLocale(c),
       });
       return c.json({ conversation }, 201);
     })
@@ -94,6 +95,7 @@ export function chatRoutes(state: ServerState) {
         userId: c.var.viewer.id,
         conversationId: c.req.param("id"),
         input: await jsonBody(c),
+        locale: askedLocale(c),
       });
       return c.body(null, 204);
     })
@@ -257,11 +259,17 @@ export function chatRoutes(state: ServerState) {
 /** A file's name in ASCII (other characters as `_`), for clients that ignore `filename*`. */
 const asciiName = (name: string) => name.replace(/[^\x20-\x7e]/g, "_").replace(/["\\]/g, "_");
 
+/** The page's language as its request says it (`X-Locale`), else the account's. */
+function askedLocale(c: Context<AppEnv & SignedInEnv>): Locale {
+  const asked = c.req.header("X-Locale");
+  const { locale } = c.var.viewer;
+  return isLocale(asked) ? asked : isLocale(locale) ? locale : "en";
+}
+
 /** Starts the answer to a question (or the continuation of a cut answer) and streams it as the response. */
 async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: string, parentId: string) {
   const { runtime, viewer } = c.var;
-  const asked = c.req.header("X-Locale");
-  const locale: Locale = isLocale(asked) ? asked : isLocale(viewer.locale) ? viewer.locale : "en";
+  const locale = askedLocale(c);
   const live = liveStream();
   const started = await startAnswer(
     {
@@ -271,7 +279,7 @@ async function answerResponse(c: Context<AppEnv & SignedInEnv>, conversationId: 
       models: runtime.models,
       studio: { boss: runtime.boss, storage: runtime.storage, settings: runtime.settings, models: runtime.models },
     },
-    { userId: viewer.id, conversationId, parentId, locale, onDelta: live.delta, onTool: live.tool },
+    { userId: viewer.id, role: viewer.role, conversationId, parentId, locale, onDelta: live.delta, onTool: live.tool },
   );
   const stream = live.open(
     { type: "start", messageId: started.messageId, messageMetadata: { parentId, creditsHeld: started.creditsHeld } },

@@ -19,7 +19,7 @@ import { chatLanguageModel } from "#server/providers/chat.ts";
 import type { ConnectionSource } from "#server/providers/index.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
-import { branchTo, titleFrom } from "./conversations.ts";
+import { branchTo, requireChatModelAllowed, titleFrom } from "./conversations.ts";
 import { conversationImages, studioTools, type ChatToolDeps, type ConversationImage } from "./tools.ts";
 import {
   chatCost,
@@ -105,6 +105,8 @@ export async function startAnswer(
   deps: AnswerDeps,
   a: {
     userId: string;
+    /** The account's role when the caller knows it (read from the account otherwise, when it matters). */
+    role?: string | null;
     conversationId: string;
     /** The question to answer, or the cut answer to continue. */
     parentId: string;
@@ -130,6 +132,8 @@ export async function startAnswer(
   // The conversation's model as offered now; one visible to administrators only was chosen by one.
   const model = deps.models.findChat(conversation.modelId, { admin: true });
   if (!model) throw new AppError("unknown_model", `chat model ${conversation.modelId} is not offered`);
+  // Reserved to a plan the account is not (or no longer) on: refused before anything is held.
+  await requireChatModelAllowed(db, { id: a.userId, role: a.role }, model, a.locale);
 
   const branch = await branchTo(db, a.conversationId, a.parentId);
   const last = branch.at(-1)!;

@@ -7,6 +7,9 @@ import { AppError } from "#server/errors.ts";
 import { MAX_ATTACHMENTS } from "#config/chat-models.ts";
 import { isUuid } from "#common/ids.ts";
 import { mediaUrl } from "#server/modules/generation/get-generation.ts";
+import { requireModelAllowed } from "#server/modules/billing/entitlements.ts";
+import { displayName, type ModelPresentation } from "#config/models.ts";
+import type { Locale } from "#common/locales.ts";
 
 /** The longest question, and the longest system prompt, in characters. */
 export const MAX_QUESTION_LENGTH = 8_000;
@@ -66,13 +69,32 @@ export function checkConversationId(id: string): void {
   if (!isUuid(id)) throw new AppError("not_found", "no such conversation");
 }
 
-/** Starts a conversation with a chat model this deployment offers. */
+/**
+ * Refuses a chat model some plans reserve to their subscribers to an account on another plan (see entitlements.ts),
+ * naming the plan in the person's language. `role` left out is read from the account.
+ */
+export function requireChatModelAllowed(
+  db: Db,
+  who: { id: string; role?: string | null },
+  model: ModelPresentation,
+  locale?: Locale,
+): Promise<void> {
+  return requireModelAllowed(
+    db,
+    who,
+    { id: model.id, name: displayName(model, locale ?? "en"), tags: model.tags },
+    locale,
+  );
+}
+
+/** Starts a conversation with a chat model this deployment offers (and the account's plan includes). */
 export async function createConversation({
   db,
   models,
   userId,
   input,
   admin = false,
+  locale,
 }: {
   db: Db;
   models: ModelRegistry;
@@ -80,11 +102,14 @@ export async function createConversation({
   input: unknown;
   /** An administrator may choose the models visible to administrators only. */
   admin?: boolean;
+  /** The language of a refusal's plan name. */
+  locale?: Locale;
 }) {
   const parsed = newConversation.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", "a conversation needs a model");
   const model = models.findChat(parsed.data.model, { admin });
   if (!model) throw new AppError("unknown_model", `chat model ${parsed.data.model} is not offered`);
+  await requireChatModelAllowed(db, { id: userId, role: admin ? "admin" : "user" }, model, locale);
   const [conversation] = await db
     .insert(chatConversation)
     .values({ userId, modelId: model.id, systemPrompt: parsed.data.systemPrompt || null })
@@ -225,11 +250,14 @@ export async function updateConversation({
   conversationId,
   input,
   admin = false,
+  locale,
 }: {
   db: Db;
   models: ModelRegistry;
   userId: string;
   conversationId: string;
+  /** The language of a refusal's plan name. */
+  locale?: Locale;
   input: unknown;
   admin?: boolean;
 }) {
@@ -237,8 +265,11 @@ export async function updateConversation({
   const parsed = conversationChange.safeParse(input);
   if (!parsed.success) throw new AppError("bad_request", "not a change of a conversation");
   const { title, pinned, folderId, systemPrompt, model, leafId } = parsed.data;
-  if (model !== undefined && !models.findChat(model, { admin }))
-    throw new AppError("unknown_model", `chat model ${model} is not offered`);
+  if (model !== undefined) {
+    const chosen = models.findChat(model, { admin });
+    if (!chosen) throw new AppError("unknown_model", `chat model ${model} is not offered`);
+    await requireChatModelAllowed(db, { id: userId, role: admin ? "admin" : "user" }, chosen, locale);
+  }
   if (folderId) {
     const [folder] = await db
       .select({ id: chatFolder.id })
