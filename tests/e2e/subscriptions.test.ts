@@ -101,6 +101,22 @@ describe("subscribing to a plan in Chromium", () => {
         .getByRole("link", { name: t("orders.invoicePdf") })
         .getAttribute("href"),
     ).toMatch(/\.pdf$/);
+    // The invoice's own page: its plan, why it was made, its period and Stripe's links.
+    await invoices
+      .first()
+      .getByRole("link", { name: t("orders.details") })
+      .click();
+    await page.getByTestId("order-plan").waitFor();
+    expect(await page.getByTestId("order-status").getAttribute("data-status")).toBe("paid");
+    expect(await page.getByTestId("order-status").textContent()).toContain(
+      t("orders.detail.paidHintPlan", { formatted: "", plan: "Pro" }).trim(),
+    );
+    expect(await page.locator(".order-details").textContent()).toContain(`Pro · ${t("orders.detail.reasons.start")}`);
+    expect(await page.getByTestId("order-period").textContent()).toMatch(/ au /);
+    expect(await page.getByRole("link", { name: t("orders.invoice"), exact: true }).getAttribute("href")).toContain(
+      fake.url,
+    );
+    await page.goBack();
 
     // The next month is paid: its credits arrive with its invoice.
     const subscription = [...fake.subscriptions.values()][0]!;

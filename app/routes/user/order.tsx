@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { Button, Descriptions, Result, Spin } from "antd";
+import { Button, Descriptions, Result, Space, Spin } from "antd";
 import { CloseCircleOutlined, RollbackOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, data, useLocation, useRevalidator } from "react-router";
@@ -54,6 +54,8 @@ export default function Order({ loaderData }: Route.ComponentProps) {
 
   const credits = formatNumber(locale, order.credits);
   const status = order.status;
+  const invoice = order.kind === "subscription";
+  const planName = (order.planNames && order.planNames[locale]) || order.planName || order.planId || "";
   const result =
     status === "pending" ? (
       <Result
@@ -65,7 +67,11 @@ export default function Order({ loaderData }: Route.ComponentProps) {
       <Result
         status="success"
         title={t("orders.detail.paid")}
-        subTitle={t("orders.detail.paidHint", { formatted: credits })}
+        subTitle={
+          invoice
+            ? t("orders.detail.paidHintPlan", { formatted: credits, plan: planName })
+            : t("orders.detail.paidHint", { formatted: credits })
+        }
       />
     ) : status === "refunded" ? (
       <Result
@@ -99,9 +105,33 @@ export default function Order({ loaderData }: Route.ComponentProps) {
         {result}
       </div>
       <Descriptions bordered column={1} size="small" className="order-details">
-        <Descriptions.Item label={t("orders.detail.pack")}>
-          {t("orders.packCredits", { formatted: credits })}
-        </Descriptions.Item>
+        {invoice ? (
+          <>
+            <Descriptions.Item label={t("orders.detail.plan")}>
+              <span data-testid="order-plan">{planName}</span>
+              {order.billingReason && (
+                <span className="order-reason"> · {t(`orders.detail.reasons.${reasonOf(order.billingReason)}`)}</span>
+              )}
+            </Descriptions.Item>
+            {order.periodStart && order.periodEnd && (
+              <Descriptions.Item label={t("orders.detail.period")}>
+                <span data-testid="order-period">
+                  {t("orders.detail.periodRange", {
+                    start: formatDate(locale, order.periodStart, { dateOnly: true }),
+                    end: formatDate(locale, order.periodEnd, { dateOnly: true }),
+                  })}
+                </span>
+              </Descriptions.Item>
+            )}
+            <Descriptions.Item label={t("orders.columns.credits")}>
+              {t("orders.packCredits", { formatted: credits })}
+            </Descriptions.Item>
+          </>
+        ) : (
+          <Descriptions.Item label={t("orders.detail.pack")}>
+            {t("orders.packCredits", { formatted: credits })}
+          </Descriptions.Item>
+        )}
         <Descriptions.Item label={t("orders.columns.amount")}>
           {formatMoney(locale, order.amount, order.currency)}
         </Descriptions.Item>
@@ -113,6 +143,22 @@ export default function Order({ loaderData }: Route.ComponentProps) {
         {order.disputeStatus && (
           <Descriptions.Item label={t("orders.detail.dispute")}>
             <span data-testid="order-dispute">{t(`orders.detail.disputes.${order.disputeStatus}`)}</span>
+          </Descriptions.Item>
+        )}
+        {(order.invoiceUrl || order.invoicePdf) && (
+          <Descriptions.Item label={t("orders.detail.invoice")}>
+            <Space size={12}>
+              {order.invoiceUrl && (
+                <a href={order.invoiceUrl} target="_blank" rel="noopener noreferrer">
+                  {t("orders.invoice")}
+                </a>
+              )}
+              {order.invoicePdf && (
+                <a href={order.invoicePdf} target="_blank" rel="noopener noreferrer">
+                  {t("orders.invoicePdf")}
+                </a>
+              )}
+            </Space>
           </Descriptions.Item>
         )}
         {order.receiptUrl && (
@@ -130,4 +176,12 @@ export default function Order({ loaderData }: Route.ComponentProps) {
       </div>
     </div>
   );
+}
+
+/** Why Stripe made the invoice, as the page words it: the subscription's start, a renewal, a plan change. */
+function reasonOf(reason: string): "start" | "renewal" | "change" | "other" {
+  if (reason === "subscription_create") return "start";
+  if (reason === "subscription_cycle") return "renewal";
+  if (reason === "subscription_update") return "change";
+  return "other";
 }
