@@ -6,9 +6,13 @@ import {
   creditOrder,
   generation,
   paymentEvent,
+  plan,
+  subscription,
   user,
   type CreditEntryKind,
 } from "#server/db/schema/index.ts";
+import { newPlan } from "#server/modules/billing/edit-plans.ts";
+import type { SubscriptionStatus } from "#common/plans.ts";
 import { bucketStarts, businessOverview } from "#server/modules/overview/business-figures.ts";
 import { backends, migratedDatabase } from "#tests/support/backends.ts";
 import type { GenerationStatus } from "#common/generation.ts";
@@ -198,6 +202,101 @@ describe.each(backends)("the console's overview on $name", (backend) => {
             createdAt: at(o.paid),
           });
     }
+
+    // Subscriptions to a plan: started, ended and running at each period's start, and what they bring each month.
+    await db()
+      .insert(plan)
+      .values(newPlan({ id: "pro", name: "Pro", monthly: { usd: 1500, eur: 900 }, yearly: { usd: 12000 } }));
+    const subscriptions: {
+      who: string;
+      interval: "monthly" | "yearly";
+      amount: number;
+      currency: string;
+      status: SubscriptionStatus;
+      created: string;
+      ended?: string;
+      grace?: Date;
+    }[] = [
+      // S1: started in the current period, paid.
+      { who: "A", interval: "monthly", amount: 1500, currency: "usd", status: "active", created: "11-14T00:00:00" },
+      // S2: yearly, running through both periods: a twelfth of its price each month.
+      { who: "B", interval: "yearly", amount: 12000, currency: "usd", status: "active", created: "11-01T00:00:00" },
+      // S3: running at both starts, ended in the current period.
+      {
+        who: "C",
+        interval: "monthly",
+        amount: 900,
+        currency: "eur",
+        status: "canceled",
+        created: "10-20T00:00:00",
+        ended: "11-15T00:00:00",
+      },
+      // S4: started and ended in the previous period.
+      {
+        who: "D",
+        interval: "monthly",
+        amount: 1500,
+        currency: "usd",
+        status: "canceled",
+        created: "11-07T00:00:00",
+        ended: "11-10T00:00:00",
+      },
+      // S5: a renewal failed, its grace period runs: still counted, and behind on payment.
+      {
+        who: "E",
+        interval: "monthly",
+        amount: 1500,
+        currency: "usd",
+        status: "past_due",
+        created: "10-01T00:00:00",
+        grace: new Date(Date.now() + 86_400_000),
+      },
+      // S6: a trial that started after the period's end: running now, bringing nothing yet.
+      { who: "F", interval: "monthly", amount: 1500, currency: "usd", status: "trialing", created: "11-20T13:00:00" },
+      // S7: a checkout never paid: left out of everything.
+      {
+        who: "A",
+        interval: "monthly",
+        amount: 1500,
+        currency: "usd",
+        status: "incomplete_expired",
+        created: "11-16T00:00:00",
+      },
+      // S8: its grace period is over: running (not ended) but no longer entitled.
+      {
+        who: "D",
+        interval: "monthly",
+        amount: 1500,
+        currency: "usd",
+        status: "past_due",
+        created: "10-05T00:00:00",
+        grace: new Date(Date.now() - 86_400_000),
+      },
+    ];
+    for (const [i, sub] of subscriptions.entries())
+      await db()
+        .insert(subscription)
+        .values({
+          userId: ids[sub.who]!,
+          planId: "pro",
+          interval: sub.interval,
+          status: sub.status,
+          stripeSubscriptionId: `sub_overview_${i}`,
+          stripeCustomerId: `cus_overview_${sub.who}`,
+          amount: sub.amount,
+          currency: sub.currency,
+          currentPeriodStart: at(sub.created),
+          currentPeriodEnd: new Date(at(sub.created).getTime() + 30 * 86_400_000),
+          graceUntil: sub.grace ?? null,
+          endedAt: sub.ended ? at(sub.ended) : null,
+          stripeUpdatedAt: at(sub.created),
+          createdAt: at(sub.created),
+        });
+    // Renewals Stripe could not charge: one in each period, one after the end.
+    for (const [i, failed] of ["11-17T00:00:00", "11-08T00:00:00", "11-20T13:00:00"].entries())
+      await db()
+        .insert(paymentEvent)
+        .values({ id: `evt_failed_${i}`, provider: "stripe", type: "invoice.payment_failed", createdAt: at(failed) });
   });
 
   it("matches the figures counted by hand, for the period and the one before", async () => {
@@ -223,6 +322,8 @@ describe.each(backends)("the console's overview on $name", (backend) => {
         byStatus: { queued: 1, processing: 1, succeeded: 2, failed: 1, canceled: 0 },
         failureRate: 1 / 3,
       },
+      // S1 started, S3 ended of the four running at the start (S2, S3, S5, S8); one renewal failed.
+      subscriptions: { started: 1, ended: 1, churnRate: 0.25, failedPayments: 1 },
     });
     expect(overview.previous).toEqual({
       signups: 2, // C, D
@@ -242,6 +343,8 @@ describe.each(backends)("the console's overview on $name", (backend) => {
         byStatus: { queued: 0, processing: 0, succeeded: 1, failed: 1, canceled: 0 },
         failureRate: 0.5,
       },
+      // S4 started and ended; four ran at the start (S2, S3, S5, S8).
+      subscriptions: { started: 1, ended: 1, churnRate: 0.25, failedPayments: 1 },
     });
   });
 
@@ -271,6 +374,13 @@ describe.each(backends)("the console's overview on $name", (backend) => {
       { start: "2026-11-20", ...empty, other: 1 },
     ]);
     expect(overview.queue).toEqual({ queued: 1, processing: 1, oldestQueuedAt: at("11-19T00:00:00") });
+    // Now: S1, S2, S5 (in its grace period) and S6 (in a trial); the monthly revenue of those that pay.
+    expect(overview.subscriptionsNow).toEqual({
+      active: 4,
+      trialing: 1,
+      pastDue: 1,
+      mrr: [{ currency: "usd", amount: 1500 + 12000 / 12 + 1500 }],
+    });
   });
 
   it("shows a day in hours", async () => {

@@ -179,6 +179,12 @@ describe("the admin console", () => {
       await page.waitForFunction(() => document.documentElement.hasAttribute("data-hydrated"));
       await hydrated(page, ".overview-figures");
       expect(await page.locator("[data-testid=overview-spent] .overview-figure-value").textContent()).toBe("0");
+      // No subscription yet: no monthly revenue, no churn to speak of.
+      const locale = prefix.slice(1) || "en";
+      expect(await page.getByTestId("overview-mrr").textContent()).toContain(
+        text(locale, "admin", "overview.noSubscriptions"),
+      );
+      expect(await page.locator("[data-testid=overview-churn] .overview-figure-value").textContent()).toBe("—");
       expect(errors, prefix || "/").toEqual([]);
       await page.close();
     }

@@ -110,6 +110,10 @@ export const paymentEvent = pgTable(
     orderId: uuid("order_id"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
-  // An order's events (its page in the console, its first refund in the overview).
-  (t) => [index("payment_event_order_idx").on(t.orderId, t.createdAt)],
+  // An order's events (its page in the console, its first refund in the overview); the failed renewals of a period
+  // (the overview).
+  (t) => [
+    index("payment_event_order_idx").on(t.orderId, t.createdAt),
+    index("payment_event_type_idx").on(t.type, t.createdAt),
+  ],
 );

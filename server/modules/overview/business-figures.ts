@@ -1,4 +1,4 @@
-import { and, gte, inArray, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, eq, gte, inArray, lt, notInArray, or, sql, type SQL } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import {
   CREDIT_ENTRY_KINDS,
@@ -7,6 +7,7 @@ import {
   creditOrder,
   generation,
   paymentEvent,
+  subscription,
   user,
 } from "#server/db/schema/index.ts";
 import { GENERATION_STATUSES, OPEN_STATUSES, type GenerationStatus } from "#common/generation.ts";
@@ -47,6 +48,22 @@ export interface Figures {
   disputes: { opened: number; lost: number };
   /** Generations created in the period. */
   generations: { total: number; byStatus: Record<GenerationStatus, number>; failureRate: number | null };
+  /**
+   * Subscriptions started and ended in the period; churn is those ended over those running at its start (null when
+   * none ran); failed payments are the renewals Stripe could not charge.
+   */
+  subscriptions: { started: number; ended: number; churnRate: number | null; failedPayments: number };
+}
+
+/** The subscriptions running now, and the monthly revenue they bring. */
+export interface SubscriptionsNow {
+  /** Paid, in a trial, or in the grace period after a failed renewal. */
+  active: number;
+  trialing: number;
+  /** A renewal failed and the grace period runs. */
+  pastDue: number;
+  /** Monthly recurring revenue per currency: each paying subscription's price per month (a yearly one's twelfth). */
+  mrr: Money[];
 }
 
 export interface ModelFigures {
@@ -79,6 +96,7 @@ export interface Overview {
   models: ModelFigures[];
   /** Jobs waiting or running now, and since when the oldest waiting one has waited. */
   queue: { queued: number; processing: number; oldestQueuedAt: Date | null };
+  subscriptionsNow: SubscriptionsNow;
 }
 
 const n = (expression: SQL) => sql<number>`${expression}`.mapWith(Number);
@@ -102,115 +120,168 @@ export async function businessOverview({ db, from, to }: { db: Db; from: Date; t
   const bucketOf = (column: unknown) =>
     sql<string>`to_char(${truncated(column)}, ${sql.raw(bucket === "hour" ? `'YYYY-MM-DD"T"HH24'` : `'YYYY-MM-DD'`)})`;
 
-  const [accounts, actives, jobs, ledger, balances, revenue, payers, disputes, refunds, queue, jobSeries, paidSeries] =
-    await Promise.all([
-      db
-        .select({
-          current: n(sql`count(*) filter (where ${isCurrent(user.createdAt)})`),
-          previous: n(sql`count(*) filter (where ${isPrevious(user.createdAt)})`),
-          // The table is named here in full: a single-table query leaves its columns unqualified.
-          activatedCurrent: n(sql`count(*) filter (where ${isCurrent(user.createdAt)} and ${activatedUser})`),
-          activatedPrevious: n(sql`count(*) filter (where ${isPrevious(user.createdAt)} and ${activatedUser})`),
-        })
-        .from(user)
-        .where(inBoth(user.createdAt)),
-      // Two windows of 7 days: before the period's end, and before the previous period's end.
-      db
-        .select({
-          current: n(sql`count(distinct ${generation.userId}) filter (where ${isCurrent(generation.createdAt)})`),
-          previous: n(sql`count(distinct ${generation.userId}) filter (where ${isPrevious(generation.createdAt)})`),
-        })
-        .from(generation)
-        .where(
-          or(
-            and(gte(generation.createdAt, new Date(to.getTime() - 7 * DAY_MS)), lt(generation.createdAt, to)),
-            and(gte(generation.createdAt, new Date(from.getTime() - 7 * DAY_MS)), lt(generation.createdAt, from)),
-          ),
+  const [
+    accounts,
+    actives,
+    jobs,
+    ledger,
+    balances,
+    revenue,
+    payers,
+    disputes,
+    refunds,
+    queue,
+    jobSeries,
+    paidSeries,
+    subscriptions,
+    failedPayments,
+    mrr,
+  ] = await Promise.all([
+    db
+      .select({
+        current: n(sql`count(*) filter (where ${isCurrent(user.createdAt)})`),
+        previous: n(sql`count(*) filter (where ${isPrevious(user.createdAt)})`),
+        // The table is named here in full: a single-table query leaves its columns unqualified.
+        activatedCurrent: n(sql`count(*) filter (where ${isCurrent(user.createdAt)} and ${activatedUser})`),
+        activatedPrevious: n(sql`count(*) filter (where ${isPrevious(user.createdAt)} and ${activatedUser})`),
+      })
+      .from(user)
+      .where(inBoth(user.createdAt)),
+    // Two windows of 7 days: before the period's end, and before the previous period's end.
+    db
+      .select({
+        current: n(sql`count(distinct ${generation.userId}) filter (where ${isCurrent(generation.createdAt)})`),
+        previous: n(sql`count(distinct ${generation.userId}) filter (where ${isPrevious(generation.createdAt)})`),
+      })
+      .from(generation)
+      .where(
+        or(
+          and(gte(generation.createdAt, new Date(to.getTime() - 7 * DAY_MS)), lt(generation.createdAt, to)),
+          and(gte(generation.createdAt, new Date(from.getTime() - 7 * DAY_MS)), lt(generation.createdAt, from)),
         ),
-      db
-        .select({
-          modelId: generation.modelId,
-          status: generation.status,
-          current: n(sql`count(*) filter (where ${isCurrent(generation.createdAt)})`),
-          previous: n(sql`count(*) filter (where ${isPrevious(generation.createdAt)})`),
-        })
-        .from(generation)
-        .where(inBoth(generation.createdAt))
-        .groupBy(generation.modelId, generation.status),
-      // From the start of the previous period to now: the part after `to` turns today's balances into `to`'s.
-      db
-        .select({
-          kind: creditEntry.kind,
-          current: n(
-            sql`coalesce(sum(${creditEntry.amount}) filter (where ${isCurrent(creditEntry.createdAt)} and ${creditEntry.createdAt} < ${to}), 0)`,
-          ),
-          previous: n(sql`coalesce(sum(${creditEntry.amount}) filter (where ${isPrevious(creditEntry.createdAt)}), 0)`),
-          after: n(sql`coalesce(sum(${creditEntry.amount}) filter (where ${creditEntry.createdAt} >= ${to}), 0)`),
-        })
-        .from(creditEntry)
-        .where(gte(creditEntry.createdAt, prevFrom))
-        .groupBy(creditEntry.kind),
-      db.select({ total: n(sql`coalesce(sum(${creditBalance.balance}), 0)`) }).from(creditBalance),
-      db
-        .select({
-          currency: creditOrder.currency,
-          current: n(sql`coalesce(sum(${creditOrder.amount}) filter (where ${isCurrent(creditOrder.paidAt)}), 0)`),
-          previous: n(sql`coalesce(sum(${creditOrder.amount}) filter (where ${isPrevious(creditOrder.paidAt)}), 0)`),
-        })
-        .from(creditOrder)
-        .where(inBoth(creditOrder.paidAt))
-        .groupBy(creditOrder.currency),
-      db
-        .select({
-          current: n(sql`count(distinct ${creditOrder.userId}) filter (where ${isCurrent(creditOrder.paidAt)})`),
-          previous: n(sql`count(distinct ${creditOrder.userId}) filter (where ${isPrevious(creditOrder.paidAt)})`),
-        })
-        .from(creditOrder)
-        .where(inBoth(creditOrder.paidAt)),
-      db
-        .select({
-          current: n(sql`count(*) filter (where ${isCurrent(creditOrder.disputedAt)})`),
-          previous: n(sql`count(*) filter (where ${isPrevious(creditOrder.disputedAt)})`),
-          lostCurrent: n(
-            sql`count(*) filter (where ${isCurrent(creditOrder.disputedAt)} and ${creditOrder.disputeStatus} = 'lost')`,
-          ),
-          lostPrevious: n(
-            sql`count(*) filter (where ${isPrevious(creditOrder.disputedAt)} and ${creditOrder.disputeStatus} = 'lost')`,
-          ),
-        })
-        .from(creditOrder)
-        .where(inBoth(creditOrder.disputedAt)),
-      refundsBetween(db, prevFrom, from, to),
-      db
-        .select({
-          queued: n(sql`count(*) filter (where ${generation.status} = 'queued')`),
-          processing: n(sql`count(*) filter (where ${generation.status} = 'processing')`),
-          oldestQueuedAt: sql<
-            string | null
-          >`min(${generation.createdAt}) filter (where ${generation.status} = 'queued')`,
-        })
-        .from(generation)
-        .where(inArray(generation.status, [...OPEN_STATUSES])),
-      db
-        .select({
-          start: bucketOf(generation.createdAt),
-          succeeded: n(sql`count(*) filter (where ${generation.status} = 'succeeded')`),
-          failed: n(sql`count(*) filter (where ${generation.status} = 'failed')`),
-          other: n(sql`count(*) filter (where ${generation.status} not in ('succeeded', 'failed'))`),
-        })
-        .from(generation)
-        .where(and(gte(generation.createdAt, from), lt(generation.createdAt, to)))
-        .groupBy(truncated(generation.createdAt)),
-      db
-        .select({
-          start: bucketOf(creditOrder.paidAt),
-          currency: creditOrder.currency,
-          amount: n(sql`sum(${creditOrder.amount})`),
-        })
-        .from(creditOrder)
-        .where(and(gte(creditOrder.paidAt, from), lt(creditOrder.paidAt, to)))
-        .groupBy(truncated(creditOrder.paidAt), creditOrder.currency),
-    ]);
+      ),
+    db
+      .select({
+        modelId: generation.modelId,
+        status: generation.status,
+        current: n(sql`count(*) filter (where ${isCurrent(generation.createdAt)})`),
+        previous: n(sql`count(*) filter (where ${isPrevious(generation.createdAt)})`),
+      })
+      .from(generation)
+      .where(inBoth(generation.createdAt))
+      .groupBy(generation.modelId, generation.status),
+    // From the start of the previous period to now: the part after `to` turns today's balances into `to`'s.
+    db
+      .select({
+        kind: creditEntry.kind,
+        current: n(
+          sql`coalesce(sum(${creditEntry.amount}) filter (where ${isCurrent(creditEntry.createdAt)} and ${creditEntry.createdAt} < ${to}), 0)`,
+        ),
+        previous: n(sql`coalesce(sum(${creditEntry.amount}) filter (where ${isPrevious(creditEntry.createdAt)}), 0)`),
+        after: n(sql`coalesce(sum(${creditEntry.amount}) filter (where ${creditEntry.createdAt} >= ${to}), 0)`),
+      })
+      .from(creditEntry)
+      .where(gte(creditEntry.createdAt, prevFrom))
+      .groupBy(creditEntry.kind),
+    db.select({ total: n(sql`coalesce(sum(${creditBalance.balance}), 0)`) }).from(creditBalance),
+    db
+      .select({
+        currency: creditOrder.currency,
+        current: n(sql`coalesce(sum(${creditOrder.amount}) filter (where ${isCurrent(creditOrder.paidAt)}), 0)`),
+        previous: n(sql`coalesce(sum(${creditOrder.amount}) filter (where ${isPrevious(creditOrder.paidAt)}), 0)`),
+      })
+      .from(creditOrder)
+      .where(inBoth(creditOrder.paidAt))
+      .groupBy(creditOrder.currency),
+    db
+      .select({
+        current: n(sql`count(distinct ${creditOrder.userId}) filter (where ${isCurrent(creditOrder.paidAt)})`),
+        previous: n(sql`count(distinct ${creditOrder.userId}) filter (where ${isPrevious(creditOrder.paidAt)})`),
+      })
+      .from(creditOrder)
+      .where(inBoth(creditOrder.paidAt)),
+    db
+      .select({
+        current: n(sql`count(*) filter (where ${isCurrent(creditOrder.disputedAt)})`),
+        previous: n(sql`count(*) filter (where ${isPrevious(creditOrder.disputedAt)})`),
+        lostCurrent: n(
+          sql`count(*) filter (where ${isCurrent(creditOrder.disputedAt)} and ${creditOrder.disputeStatus} = 'lost')`,
+        ),
+        lostPrevious: n(
+          sql`count(*) filter (where ${isPrevious(creditOrder.disputedAt)} and ${creditOrder.disputeStatus} = 'lost')`,
+        ),
+      })
+      .from(creditOrder)
+      .where(inBoth(creditOrder.disputedAt)),
+    refundsBetween(db, prevFrom, from, to),
+    db
+      .select({
+        queued: n(sql`count(*) filter (where ${generation.status} = 'queued')`),
+        processing: n(sql`count(*) filter (where ${generation.status} = 'processing')`),
+        oldestQueuedAt: sql<string | null>`min(${generation.createdAt}) filter (where ${generation.status} = 'queued')`,
+      })
+      .from(generation)
+      .where(inArray(generation.status, [...OPEN_STATUSES])),
+    db
+      .select({
+        start: bucketOf(generation.createdAt),
+        succeeded: n(sql`count(*) filter (where ${generation.status} = 'succeeded')`),
+        failed: n(sql`count(*) filter (where ${generation.status} = 'failed')`),
+        other: n(sql`count(*) filter (where ${generation.status} not in ('succeeded', 'failed'))`),
+      })
+      .from(generation)
+      .where(and(gte(generation.createdAt, from), lt(generation.createdAt, to)))
+      .groupBy(truncated(generation.createdAt)),
+    db
+      .select({
+        start: bucketOf(creditOrder.paidAt),
+        currency: creditOrder.currency,
+        amount: n(sql`sum(${creditOrder.amount})`),
+      })
+      .from(creditOrder)
+      .where(and(gte(creditOrder.paidAt, from), lt(creditOrder.paidAt, to)))
+      .groupBy(truncated(creditOrder.paidAt), creditOrder.currency),
+    // One row per subscription ever made (a checkout never paid left out): small beside the ledger.
+    db
+      .select({
+        startedCurrent: n(
+          sql`count(*) filter (where ${isCurrent(subscription.createdAt)} and ${subscription.createdAt} < ${to})`,
+        ),
+        startedPrevious: n(
+          sql`count(*) filter (where ${subscription.createdAt} >= ${prevFrom} and ${isPrevious(subscription.createdAt)})`,
+        ),
+        endedCurrent: n(
+          sql`count(*) filter (where ${subscription.endedAt} >= ${from} and ${subscription.endedAt} < ${to})`,
+        ),
+        endedPrevious: n(
+          sql`count(*) filter (where ${subscription.endedAt} >= ${prevFrom} and ${subscription.endedAt} < ${from})`,
+        ),
+        runningAtCurrent: n(sql`count(*) filter (where ${runningAt(from)})`),
+        runningAtPrevious: n(sql`count(*) filter (where ${runningAt(prevFrom)})`),
+        active: n(sql`count(*) filter (where ${entitled})`),
+        trialing: n(sql`count(*) filter (where ${subscription.status} = 'trialing')`),
+        pastDue: n(sql`count(*) filter (where ${subscription.status} in ('past_due', 'unpaid') and ${entitled})`),
+      })
+      .from(subscription)
+      .where(notInArray(subscription.status, ["incomplete", "incomplete_expired"])),
+    db
+      .select({
+        current: n(sql`count(*) filter (where ${isCurrent(paymentEvent.createdAt)})`),
+        previous: n(sql`count(*) filter (where ${isPrevious(paymentEvent.createdAt)})`),
+      })
+      .from(paymentEvent)
+      .where(and(eq(paymentEvent.type, "invoice.payment_failed"), inBoth(paymentEvent.createdAt))),
+    db
+      .select({
+        currency: subscription.currency,
+        amount: n(
+          sql`round(coalesce(sum(case when ${subscription.interval} = 'yearly' then ${subscription.amount} / 12.0 else ${subscription.amount} end), 0))`,
+        ),
+      })
+      .from(subscription)
+      .where(and(sql`${entitled}`, sql`${subscription.status} <> 'trialing'`))
+      .groupBy(subscription.currency),
+  ]);
 
   const sumOf = (kinds: readonly string[], which: "current" | "previous" | "after") =>
     ledger.filter((r) => kinds.includes(r.kind)).reduce((total, r) => total + r[which], 0);
@@ -247,6 +318,18 @@ export async function businessOverview({ db, from, to }: { db: Db; from: Date; t
         byStatus,
         failureRate: ended === 0 ? null : byStatus.failed / ended,
       },
+      subscriptions: subscriptionFigures(which),
+    };
+  };
+  const subs = subscriptions[0]!;
+  const subscriptionFigures = (which: "current" | "previous"): Figures["subscriptions"] => {
+    const running = which === "current" ? subs.runningAtCurrent : subs.runningAtPrevious;
+    const endedThen = which === "current" ? subs.endedCurrent : subs.endedPrevious;
+    return {
+      started: which === "current" ? subs.startedCurrent : subs.startedPrevious,
+      ended: endedThen,
+      churnRate: running === 0 ? null : endedThen / running,
+      failedPayments: failedPayments[0]![which],
     };
   };
 
@@ -288,8 +371,16 @@ export async function businessOverview({ db, from, to }: { db: Db; from: Date; t
       processing: q.processing,
       oldestQueuedAt: q.oldestQueuedAt === null ? null : new Date(q.oldestQueuedAt),
     },
+    subscriptionsNow: { active: subs.active, trialing: subs.trialing, pastDue: subs.pastDue, mrr: moneyOf(mrr) },
   };
 }
+
+/** A subscription whose plan applies now: paid, in a trial, or in the grace period of a failed renewal. */
+const entitled = sql`(${subscription.status} in ('active', 'trialing') or (${subscription.status} in ('past_due', 'unpaid') and ${subscription.graceUntil} > now()))`;
+
+/** A subscription that had started and not ended at `at`. */
+const runningAt = (at: Date) =>
+  sql`${subscription.createdAt} < ${at} and (${subscription.endedAt} is null or ${subscription.endedAt} >= ${at})`;
 
 /** The account started a generation within 7 days of signing up. */
 const activatedUser = sql`exists (select 1 from ${generation} g where g.user_id = "user".id and g.created_at < "user".created_at + ${sql.raw(`interval '${ACTIVATION_MS / 1000} seconds'`)})`;

@@ -48,7 +48,7 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("admin");
   const { pathname } = useLocation();
   const locale = loaderData.locale as Locale;
-  const { current, previous, period, series, bucket, models, queue } = loaderData;
+  const { current, previous, period, series, bucket, models, queue, subscriptionsNow } = loaderData;
   const number = (value: number) => formatNumber(locale, value);
   const moneyLines = (money: Money[]) => money.map((m) => formatMoney(locale, m.amount, m.currency)).join(" · ");
   // The currencies paid in either period, most revenue first: each gets its figure and its chart.
@@ -178,6 +178,54 @@ export default function Overview({ loaderData }: Route.ComponentProps) {
               })}
             />
           ))}
+        </div>
+      </section>
+
+      <section className="overview-section" aria-labelledby="overview-subscriptions">
+        <h2 id="overview-subscriptions" className="overview-heading">
+          {t("overview.sections.subscriptions")}
+        </h2>
+        <div className="overview-figures">
+          {subscriptionsNow.mrr.length === 0 ? (
+            <Figure
+              testId="overview-mrr"
+              label={t("overview.mrr")}
+              value={<span className="overview-figure-empty">{t("overview.noSubscriptions")}</span>}
+            />
+          ) : (
+            subscriptionsNow.mrr.map((m) => (
+              <Figure
+                key={m.currency}
+                testId={`overview-mrr-${m.currency}`}
+                label={t("overview.mrrIn", { currency: m.currency.toUpperCase() })}
+                value={formatMoney(locale, m.amount, m.currency)}
+                hint={t("overview.mrrHint")}
+              />
+            ))
+          )}
+          <Figure
+            testId="overview-subscribers"
+            label={t("overview.activeSubscriptions")}
+            value={number(subscriptionsNow.active)}
+            hint={t("overview.activeSubscriptionsHint", {
+              trialing: number(subscriptionsNow.trialing),
+              pastDue: number(subscriptionsNow.pastDue),
+            })}
+          />
+          {count("new-subscriptions", "newSubscriptions", (f) => f.subscriptions.started)}
+          <Figure
+            testId="overview-churn"
+            label={t("overview.churn")}
+            value={percentOf(locale, current.subscriptions.churnRate)}
+            hint={t("overview.churnHint", { formatted: number(current.subscriptions.ended) })}
+            current={current.subscriptions.churnRate ?? 0}
+            previous={previous.subscriptions.churnRate ?? 0}
+            good="down"
+          />
+          {count("failed-payments", "failedPayments", (f) => f.subscriptions.failedPayments, {
+            hint: "failedPaymentsHint",
+            good: "down",
+          })}
         </div>
       </section>
 

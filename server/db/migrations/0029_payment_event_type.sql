@@ -1,0 +1,1 @@
+CREATE INDEX "payment_event_type_idx" ON "payment_event" USING btree ("type","created_at");
