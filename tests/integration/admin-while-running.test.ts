@@ -2,7 +2,7 @@ import { existsSync, lstatSync, rmSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runRole, startServer, tempDir, waitFor, type TestServer } from "#tests/support/server.ts";
+import { runRole, startServer, waitFor, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { nextMail } from "#tests/support/outbox.ts";
 
 const PASSWORD = "marble-Orchid-73!";
@@ -13,7 +13,7 @@ const EMAIL = "operator@example.com";
  * the server through the socket in the data folder, and what it changed is there at once, with no restart.
  */
 describe("operator commands while the server runs on the embedded database", () => {
-  const dataDir = tempDir();
+  const dataDir = serverDataDir();
   let server: TestServer;
   let cookie = "";
 

@@ -9,6 +9,7 @@ import {
   TEST_DATABASE_URL,
   waitFor,
   type TestServer,
+  serverDataDir,
 } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { pageApi, signedIn } from "#tests/support/session.ts";
@@ -108,7 +109,7 @@ describe.skipIf(!TEST_DATABASE_URL)("the catalog on two web processes sharing Po
   let chat: FakeOpenAIChat;
   /** The fal connection added first. */
   let connection = "";
-  const dataDir = tempDir();
+  const dataDir = serverDataDir();
   let first: TestServer;
   let second: TestServer;
   let origin: string;

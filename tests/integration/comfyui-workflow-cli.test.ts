@@ -1,13 +1,13 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runRole, tempDir } from "#tests/support/server.ts";
+import { runRole, tempDir, serverDataDir } from "#tests/support/server.ts";
 import { startComfyFake, type ComfyFake } from "#tests/fakes/comfyui.ts";
 
 const WORKFLOW = "docs/comfyui/text-to-image.json";
 
 describe("a workflow model on the command line: tested before it is offered, and new versions", () => {
-  const dataDir = tempDir();
+  const dataDir = serverDataDir();
   let a: ComfyFake;
   const admin = async (...args: string[]) => {
     const run = runRole("admin", { DATA_DIR: dataDir }, args);
@@ -83,5 +83,6 @@ describe("a workflow model on the command line: tested before it is offered, and
     a.knobs.lacks = [];
     const v3 = await admin("models", "workflow", "t2i", WORKFLOW);
     expect(v3).toMatchObject({ code: 0, output: expect.stringContaining("t2i runs version 3 of its workflow now") });
-  });
+    // Twelve runs of the command line one after the other, each a process that opens the database.
+  }, 300_000);
 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rmSync } from "node:fs";
-import { freePort, startServer, tempDir, TEST_DATABASE_URL, type TestServer } from "#tests/support/server.ts";
+import { freePort, startServer, TEST_DATABASE_URL, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { createTestDatabase } from "#tests/support/postgres.ts";
 import { nextMail } from "#tests/support/outbox.ts";
 import { text } from "#tests/support/locales.ts";
@@ -19,7 +19,7 @@ describe(`guessing one account's password (${backend})`, () => {
   let origin: string;
   let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let accounts = 0;
-  const dataDir = tempDir();
+  const dataDir = serverDataDir();
 
   beforeAll(async () => {
     const port = await freePort();

@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runRole, startServer, tempDir, waitFor, type TestServer } from "#tests/support/server.ts";
+import { runRole, startServer, waitFor, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { pageApi, signedIn } from "#tests/support/session.ts";
 import { startFakeFal, type FakeFal } from "#tests/fakes/fal.ts";
 import { startFakeReplicate, type FakeReplicate } from "#tests/fakes/replicate.ts";
@@ -20,7 +20,7 @@ interface Listed {
  * each and is charged the formula's price, and the provider receives the mapped inputs.
  */
 describe("adding models by id on the command line", () => {
-  const dataDir = tempDir();
+  const dataDir = serverDataDir();
   let fal: FakeFal;
   let replicate: FakeReplicate;
   let server: TestServer;

@@ -1,6 +1,6 @@
 import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { freePort, runRole, startServer, tempDir, type TestServer } from "#tests/support/server.ts";
+import { freePort, runRole, startServer, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { nextMail } from "#tests/support/outbox.ts";
 import { eq } from "drizzle-orm";
 import pino from "pino";
@@ -17,7 +17,7 @@ const EMAIL = "suspect@example.com";
  * `npm run admin -- grant|revoke|ban|unban <email>`.
  */
 describe("operator commands", () => {
-  const dataDir = tempDir();
+  const dataDir = serverDataDir();
   let port: number;
   let server: TestServer | undefined;
   let cookie = "";
