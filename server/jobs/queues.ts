@@ -89,8 +89,8 @@ export const queues: QueueDefinition[] = [
     expireInSeconds: 120,
     async handle(jobs, { site, mailer }) {
       for (const job of jobs) {
-        const { to, kind, locale, name, url, id } = job.data;
-        const content = renderMail({ kind, locale, name, url, site });
+        const { to, kind, locale, name, url, id, values } = job.data;
+        const content = renderMail({ kind, locale, name, url, site, values });
         await mailer.send({ to, link: url, id: id ?? job.id, ...content });
       }
     },

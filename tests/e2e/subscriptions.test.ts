@@ -4,6 +4,7 @@ import { freePort, runRole, startServer, type TestServer, serverDataDir } from "
 import { launchBrowser } from "#tests/support/browser.ts";
 import { signedInContext } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
+import { nextMail, outbox } from "#tests/support/outbox.ts";
 import { startFakeStripe, stripeEnvFor, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 /*
@@ -15,9 +16,9 @@ describe("subscribing to a plan in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
   let fake: FakeStripe;
+  const dataDir = serverDataDir();
 
   beforeAll(async () => {
-    const dataDir = serverDataDir();
     const admin = async (...args: string[]) => {
       const run = runRole("admin", { DATA_DIR: dataDir }, args);
       expect(await run.exited, run.output()).toBe(0);
@@ -131,9 +132,17 @@ describe("subscribing to a plan in Chromium", () => {
     await page.reload();
     expect(Number((await balance(page).textContent())!.replace(/\D/g, ""))).toBe(start + 1000);
 
-    // The one after is declined: the plan stays for the grace period, and the page says what to do.
+    // The one after is declined: the plan stays for the grace period, and the page says what to do. The subscriber
+    // is told once by e-mail, in their account's language (English here), however often Stripe delivers the event.
     fake.renew(subscription.id, { outcome: "failed" });
     await fake.settled();
+    const failed = fake.events.filter((e) => e.type === "invoice.payment_failed").at(-1)!;
+    expect((await fake.deliver(failed, { times: 3 })).map((d) => d.status)).toEqual([200, 200, 200]);
+    const told = await nextMail(dataDir, "abonnee@example.com", (m) =>
+      m.subject.startsWith(text("en", "email", "billing.paymentFailed.subject").split("{{")[0]!),
+    );
+    expect(told.text).toContain("your Pro plan");
+    expect(told.link).toBe(`${server.url}/user/orders`);
     await page.reload();
     expect(await page.getByTestId("subscription-status").textContent()).toBe(t("orders.subscription.status.past_due"));
     expect(await card(page).locator(".ant-alert-warning").textContent()).toContain(
@@ -153,6 +162,11 @@ describe("subscribing to a plan in Chromium", () => {
     await page.getByTestId("portal-return").click();
     await page.waitForURL(/\/fr\/user\/orders$/);
     expect(await card(page).textContent()).toContain(upTo("orders.subscription.cancels", "date"));
+    expect(
+      outbox(dataDir)
+        .filter((m) => m.subject === told.subject)
+        .map((m) => m.file),
+    ).toEqual([told.file]);
     expect(problems).toEqual([]);
     await context.close();
   });

@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import type { Logger } from "pino";
@@ -5,6 +6,11 @@ import type { Db } from "#server/db/client.ts";
 import { creditOrder, paymentEvent, plan, subscription, user } from "#server/db/schema/index.ts";
 import { applyMovement, type Tx } from "#server/modules/credits/ledger.ts";
 import type { StripeClient } from "#server/modules/payments/stripe-client.ts";
+import type { PgBoss } from "#server/jobs/boss.ts";
+import { sendInTx, warmQueue } from "#server/jobs/send-in-tx.ts";
+import { MAIL_QUEUE, type MailJob } from "#server/modules/mail/queue-mail.ts";
+import { DEFAULT_LOCALE, isLocale, localizedUrl, type Locale } from "#common/locales.ts";
+import { formatDate } from "#common/format.ts";
 import { FREE_PLAN_ID, SUBSCRIPTION_STATUSES, type PlanInterval, type SubscriptionStatus } from "#common/plans.ts";
 
 export type BillingOutcome = "applied" | "duplicate" | "ignored";
@@ -16,6 +22,8 @@ export interface BillingEventOptions {
   event: Stripe.Event;
   /** Days a failed renewal keeps the plan (the console's billing settings). */
   graceDays: number;
+  /** Where the subscriber is told of a renewal that was not paid (left out: nobody is told). */
+  mail?: { boss: PgBoss; siteUrl: string };
 }
 
 /** The Stripe events that concern subscriptions; `handleStripeEvent` passes them here. */
@@ -58,6 +66,7 @@ export async function handleSubscriptionEvent(options: BillingEventOptions): Pro
     return apply(options, log, subscriptionId, (tx, row) => grantInvoice(tx, row, invoice, paymentIntentId, log));
   }
   const issue = event.type === "invoice.payment_action_required" ? "action_required" : "failed";
+  if (options.mail) await warmQueue(options.mail.boss, MAIL_QUEUE);
   return apply(options, log, subscriptionId, async (tx, row) => {
     // A later paid invoice already cleared it: a late failure of an earlier attempt changes nothing.
     const [paid] = await tx
@@ -65,16 +74,69 @@ export async function handleSubscriptionEvent(options: BillingEventOptions): Pro
       .from(creditOrder)
       .where(eq(creditOrder.invoiceId, invoice.id!));
     if (paid) return;
-    await tx
+    const [changed] = await tx
       .update(subscription)
       .set({
         paymentIssue: issue,
         graceUntil: sql`coalesce(${subscription.graceUntil}, now() + make_interval(days => ${options.graceDays}))`,
         updatedAt: new Date(),
       })
-      .where(eq(subscription.id, row.id));
+      .where(eq(subscription.id, row.id))
+      .returning({ graceUntil: subscription.graceUntil });
     log.info({ subscription: row.stripeSubscriptionId, issue }, "renewal not paid: grace period started");
+    // Told once per change (Stripe's retries of the same failure say nothing new), in the job queue with the event.
+    if (options.mail && row.paymentIssue !== issue)
+      await tellSubscriber(tx, options.mail, event.id, row, issue, changed!.graceUntil!, invoice.hosted_invoice_url);
   });
+}
+
+/**
+ * The subscriber's e-mail about a renewal that was not paid, in their language: the plan, until when it stays, and
+ * the way to fix it (the orders page for a declined card, Stripe's own invoice page to confirm a payment the bank
+ * holds). Queued in the event's transaction under an id made from the event's, so the same event applied again after
+ * a failure queues it once.
+ */
+async function tellSubscriber(
+  tx: Tx,
+  mail: { boss: PgBoss; siteUrl: string },
+  eventId: string,
+  row: Row,
+  issue: "failed" | "action_required",
+  graceUntil: Date,
+  invoiceUrl: string | null | undefined,
+) {
+  const [account] = await tx
+    .select({ email: user.email, name: user.name, locale: user.locale, plan: plan.name, names: plan.names })
+    .from(user)
+    .innerJoin(plan, eq(plan.id, row.planId))
+    .where(eq(user.id, row.userId));
+  if (!account) return;
+  const locale: Locale = isLocale(account.locale) ? account.locale : DEFAULT_LOCALE;
+  const orders = localizedUrl(mail.siteUrl, "/user/orders", locale);
+  const job: MailJob = {
+    to: account.email,
+    kind: issue === "failed" ? "billing.paymentFailed" : "billing.actionRequired",
+    locale,
+    name: account.name,
+    url: issue === "action_required" && invoiceUrl ? invoiceUrl : orders,
+    values: {
+      plan: account.names[locale] || account.plan,
+      date: formatDate(locale, graceUntil, { dateOnly: true }),
+    },
+  };
+  await sendInTx(mail.boss, tx, MAIL_QUEUE, job, {
+    id: uuidFrom(`mail:${eventId}`),
+    retryLimit: 8,
+    retryDelay: 15,
+    retryBackoff: true,
+  });
+}
+
+/** A UUID made from a name (SHA-256, shaped as version 5 is): the same name, the same id. */
+function uuidFrom(name: string): string {
+  const hex = createHash("sha256").update(name).digest("hex");
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /**

@@ -10,6 +10,8 @@ export interface MailJob {
   locale: string | null;
   name: string;
   url: string;
+  /** What the message says beside the site and the name (a plan, a date), already in the recipient's language. */
+  values?: Record<string, string>;
   /** The message's name in the outbox, given here so that a job run twice writes (and logs) it once. */
   id?: string;
 }

@@ -17,6 +17,8 @@ export const MAIL_KINDS = [
   "review.hidden",
   "review.deleted",
   "review.banned",
+  "billing.paymentFailed",
+  "billing.actionRequired",
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 
@@ -33,6 +35,8 @@ export interface RenderOptions {
   name: string;
   /** The one link the message is about (verify, reset, sign in). */
   url: string;
+  /** What the message says beside the site and the name (a plan, a date). */
+  values?: Record<string, string>;
 }
 
 function translator(locale: Locale) {
@@ -50,10 +54,10 @@ function translator(locale: Locale) {
 }
 
 /** A message in the recipient's language: a plain-text part and a simple, client-safe HTML part. */
-export function renderMail({ kind, locale, site, name, url }: RenderOptions): MailContent {
+export function renderMail({ kind, locale, site, name, url, values }: RenderOptions): MailContent {
   const lng = isLocale(locale) ? locale : DEFAULT_LOCALE;
   const t = translator(lng);
-  const vars = { site: site.name, name: name || t("friend"), support: site.supportEmail };
+  const vars = { ...values, site: site.name, name: name || t("friend"), support: site.supportEmail };
   const subject = t(`${kind}.subject`, vars);
   const paragraphs = (t(`${kind}.body`, { ...vars, returnObjects: true }) as unknown as string[]).map((p) => String(p));
   const action = t(`${kind}.action`, vars);

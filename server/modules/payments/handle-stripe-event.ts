@@ -6,6 +6,7 @@ import { creditOrder, paymentEvent, type DisputeStatus } from "#server/db/schema
 import { applyMovement, takeBackInTx, type Tx } from "#server/modules/credits/ledger.ts";
 import { handleSubscriptionEvent, SUBSCRIPTION_EVENTS } from "#server/modules/billing/subscription-events.ts";
 import type { StripeClient } from "./stripe-client.ts";
+import type { PgBoss } from "#server/jobs/boss.ts";
 
 type Order = typeof creditOrder.$inferSelect;
 export type EventOutcome = "applied" | "duplicate" | "ignored";
@@ -20,6 +21,8 @@ export interface HandleStripeEventOptions {
   event: Stripe.Event;
   /** Days a failed subscription renewal keeps the plan (the console's billing settings). */
   graceDays?: number;
+  /** Where a subscriber is told of a renewal that was not paid. */
+  mail?: { boss: PgBoss; siteUrl: string };
 }
 
 /**
@@ -35,11 +38,12 @@ export async function handleStripeEvent({
   logger,
   event,
   graceDays = 7,
+  mail,
 }: HandleStripeEventOptions): Promise<EventOutcome> {
   const log = logger.child({ stripeEvent: event.id, type: event.type });
   const subscriptionCheckout = event.type === "checkout.session.completed" && event.data.object.mode === "subscription";
   if (subscriptionCheckout || SUBSCRIPTION_EVENTS.has(event.type))
-    return handleSubscriptionEvent({ db, stripe, logger, event, graceDays });
+    return handleSubscriptionEvent({ db, stripe, logger, event, graceDays, mail });
   switch (event.type) {
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded": {
