@@ -56,16 +56,7 @@ export function OrdersTable({ orders, locale }: { orders: Paged<OrderView>; loca
       render: (_: unknown, row) => (
         <Space size={12}>
           <Link to={hrefIn(pathname, `/user/orders/${row.id}`)}>{t("orders.details")}</Link>
-          {row.invoiceUrl && (
-            <a href={row.invoiceUrl} target="_blank" rel="noopener noreferrer">
-              {t("orders.invoice")}
-            </a>
-          )}
-          {row.invoicePdf && (
-            <a href={row.invoicePdf} target="_blank" rel="noopener noreferrer">
-              {t("orders.invoicePdf")}
-            </a>
-          )}
+          <InvoiceLinks order={row} />
           {row.receiptUrl && (
             <a href={row.receiptUrl} target="_blank" rel="noopener noreferrer">
               {t("orders.receipt")}
@@ -76,4 +67,24 @@ export function OrdersTable({ orders, locale }: { orders: Paged<OrderView>; loca
     },
   ];
   return <PagedTable paged={orders} param="page" columns={columns} empty={t("orders.ordersEmpty")} />;
+}
+
+/** A subscription invoice's links at Stripe: its hosted page and its PDF (nothing for a pack's order). */
+export function InvoiceLinks({ order }: { order: Pick<OrderView, "invoiceUrl" | "invoicePdf"> }) {
+  const { t } = useTranslation("billing");
+  if (!order.invoiceUrl && !order.invoicePdf) return null;
+  return (
+    <Space size={12}>
+      {order.invoiceUrl && (
+        <a href={order.invoiceUrl} target="_blank" rel="noopener noreferrer">
+          {t("orders.invoice")}
+        </a>
+      )}
+      {order.invoicePdf && (
+        <a href={order.invoicePdf} target="_blank" rel="noopener noreferrer">
+          {t("orders.invoicePdf")}
+        </a>
+      )}
+    </Space>
+  );
 }

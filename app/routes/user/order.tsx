@@ -1,5 +1,5 @@
 import { useEffect, useState } from "react";
-import { Button, Descriptions, Result, Space, Spin } from "antd";
+import { Button, Descriptions, Result, Spin } from "antd";
 import { CloseCircleOutlined, RollbackOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { Link, data, useLocation, useRevalidator } from "react-router";
@@ -8,6 +8,7 @@ import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { getOrder } from "#server/modules/payments/get-order.ts";
+import { InvoiceLinks } from "#app/components/billing/orders-table.tsx";
 import { formatDate, formatMoney, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
 
@@ -147,18 +148,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
         )}
         {(order.invoiceUrl || order.invoicePdf) && (
           <Descriptions.Item label={t("orders.detail.invoice")}>
-            <Space size={12}>
-              {order.invoiceUrl && (
-                <a href={order.invoiceUrl} target="_blank" rel="noopener noreferrer">
-                  {t("orders.invoice")}
-                </a>
-              )}
-              {order.invoicePdf && (
-                <a href={order.invoicePdf} target="_blank" rel="noopener noreferrer">
-                  {t("orders.invoicePdf")}
-                </a>
-              )}
-            </Space>
+            <InvoiceLinks order={order} />
           </Descriptions.Item>
         )}
         {order.receiptUrl && (
