@@ -10,6 +10,7 @@ import { requireViewer } from "#app/lib/auth.server.ts";
 import { getOrder } from "#server/modules/payments/get-order.ts";
 import { InvoiceLinks } from "#app/components/billing/orders-table.tsx";
 import { formatDate, formatMoney, formatNumber } from "#common/format.ts";
+import { displayName } from "#config/models.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
 
 /** While the payment is being confirmed the page asks again every few seconds, for a few minutes at most. */
@@ -56,7 +57,7 @@ export default function Order({ loaderData }: Route.ComponentProps) {
   const credits = formatNumber(locale, order.credits);
   const status = order.status;
   const invoice = order.kind === "subscription";
-  const planName = (order.planNames && order.planNames[locale]) || order.planName || order.planId || "";
+  const planName = displayName({ name: order.planName ?? order.planId ?? "", names: order.planNames ?? {} }, locale);
   const result =
     status === "pending" ? (
       <Result

@@ -4,6 +4,7 @@ import { plan, subscription, user } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { FREE_PLAN_ID, FREE_UNLOCKS, type PlanUnlocks } from "#common/plans.ts";
 import type { Locale } from "#common/locales.ts";
+import { displayName, type ModelPresentation } from "#config/models.ts";
 
 export interface PlanSummary {
   id: string;
@@ -56,7 +57,7 @@ export function covers(unlocks: PlanUnlocks, model: { id: string; tags?: string[
 export async function requireModelAllowed(
   db: Db,
   who: { id: string; role?: string | null },
-  model: { id: string; name?: string; tags?: string[] },
+  model: Pick<ModelPresentation, "id" | "names" | "tags"> & { name?: string },
   locale?: Locale,
 ): Promise<void> {
   if (who.role === "admin") return;
@@ -77,8 +78,11 @@ export async function requireModelAllowed(
     if (account?.role === "admin") return;
   }
   const needed = offering[0]!;
-  const name = (locale && needed.names[locale]) || needed.name;
+  const language = locale ?? "en";
   throw new AppError("plan_required", `the model ${model.id} is reserved to the plan ${needed.id} (${needed.name})`, {
-    values: { model: model.name ?? model.id, plan: name },
+    values: {
+      model: displayName({ ...model, name: model.name ?? model.id }, language),
+      plan: displayName(needed, language),
+    },
   });
 }

@@ -11,6 +11,7 @@ import { sendInTx, warmQueue } from "#server/jobs/send-in-tx.ts";
 import { MAIL_QUEUE, type MailJob } from "#server/modules/mail/queue-mail.ts";
 import { DEFAULT_LOCALE, isLocale, localizedUrl, type Locale } from "#common/locales.ts";
 import { formatDate } from "#common/format.ts";
+import { displayName } from "#config/models.ts";
 import { FREE_PLAN_ID, SUBSCRIPTION_STATUSES, type PlanInterval, type SubscriptionStatus } from "#common/plans.ts";
 
 export type BillingOutcome = "applied" | "duplicate" | "ignored";
@@ -120,7 +121,7 @@ async function tellSubscriber(
     name: account.name,
     url: issue === "action_required" && invoiceUrl ? invoiceUrl : orders,
     values: {
-      plan: account.names[locale] || account.plan,
+      plan: displayName({ name: account.plan, names: account.names }, locale),
       date: formatDate(locale, graceUntil, { dateOnly: true }),
     },
   };

@@ -19,7 +19,8 @@ import { chatLanguageModel } from "#server/providers/chat.ts";
 import type { ConnectionSource } from "#server/providers/index.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { classifyProviderError } from "#server/providers/errors.ts";
-import { branchTo, requireChatModelAllowed, titleFrom } from "./conversations.ts";
+import { branchTo, titleFrom } from "./conversations.ts";
+import { requireModelAllowed } from "#server/modules/billing/entitlements.ts";
 import { conversationImages, studioTools, type ChatToolDeps, type ConversationImage } from "./tools.ts";
 import {
   chatCost,
@@ -133,7 +134,7 @@ export async function startAnswer(
   const model = deps.models.findChat(conversation.modelId, { admin: true });
   if (!model) throw new AppError("unknown_model", `chat model ${conversation.modelId} is not offered`);
   // Reserved to a plan the account is not (or no longer) on: refused before anything is held.
-  await requireChatModelAllowed(db, { id: a.userId, role: a.role }, model, a.locale);
+  await requireModelAllowed(db, { id: a.userId, role: a.role }, model, a.locale);
 
   const branch = await branchTo(db, a.conversationId, a.parentId);
   const last = branch.at(-1)!;

@@ -8,7 +8,6 @@ import { MAX_ATTACHMENTS } from "#config/chat-models.ts";
 import { isUuid } from "#common/ids.ts";
 import { mediaUrl } from "#server/modules/generation/get-generation.ts";
 import { requireModelAllowed } from "#server/modules/billing/entitlements.ts";
-import { displayName, type ModelPresentation } from "#config/models.ts";
 import type { Locale } from "#common/locales.ts";
 
 /** The longest question, and the longest system prompt, in characters. */
@@ -69,24 +68,6 @@ export function checkConversationId(id: string): void {
   if (!isUuid(id)) throw new AppError("not_found", "no such conversation");
 }
 
-/**
- * Refuses a chat model some plans reserve to their subscribers to an account on another plan (see entitlements.ts),
- * naming the plan in the person's language. `role` left out is read from the account.
- */
-export function requireChatModelAllowed(
-  db: Db,
-  who: { id: string; role?: string | null },
-  model: ModelPresentation,
-  locale?: Locale,
-): Promise<void> {
-  return requireModelAllowed(
-    db,
-    who,
-    { id: model.id, name: displayName(model, locale ?? "en"), tags: model.tags },
-    locale,
-  );
-}
-
 /** Starts a conversation with a chat model this deployment offers (and the account's plan includes). */
 export async function createConversation({
   db,
@@ -109,7 +90,7 @@ export async function createConversation({
   if (!parsed.success) throw new AppError("bad_request", "a conversation needs a model");
   const model = models.findChat(parsed.data.model, { admin });
   if (!model) throw new AppError("unknown_model", `chat model ${parsed.data.model} is not offered`);
-  await requireChatModelAllowed(db, { id: userId, role: admin ? "admin" : "user" }, model, locale);
+  await requireModelAllowed(db, { id: userId, role: admin ? "admin" : "user" }, model, locale);
   const [conversation] = await db
     .insert(chatConversation)
     .values({ userId, modelId: model.id, systemPrompt: parsed.data.systemPrompt || null })
@@ -268,7 +249,7 @@ export async function updateConversation({
   if (model !== undefined) {
     const chosen = models.findChat(model, { admin });
     if (!chosen) throw new AppError("unknown_model", `chat model ${model} is not offered`);
-    await requireChatModelAllowed(db, { id: userId, role: admin ? "admin" : "user" }, chosen, locale);
+    await requireModelAllowed(db, { id: userId, role: admin ? "admin" : "user" }, chosen, locale);
   }
   if (folderId) {
     const [folder] = await db

@@ -12,7 +12,7 @@ import { isUniqueViolation } from "#server/db/errors.ts";
 import { AppError, requestError } from "#server/errors.ts";
 import { DEFAULT_SAFETY, type SettingsStore } from "#server/modules/settings/settings-store.ts";
 import type { Storage } from "#server/storage/storage.ts";
-import { costOf, displayName, type CatalogModel, type ModelSnapshot } from "#config/models.ts";
+import { costOf, type CatalogModel, type ModelSnapshot } from "#config/models.ts";
 import { requireModelAllowed } from "#server/modules/billing/entitlements.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { checkParameters } from "#common/model-parameters.ts";
@@ -76,16 +76,7 @@ export async function submitGeneration(
   if (deps.settings?.current().maintenance.enabled) throw new AppError("maintenance", "new generations are paused");
   const { request, model, params, cost } = checkGeneration(deps.models, options.user, options.input);
   // A model some plans reserve to their subscribers; checked before anything is held or saved.
-  await requireModelAllowed(
-    deps.db,
-    options.user,
-    {
-      id: model.id,
-      name: displayName(model, options.locale ?? "en"),
-      tags: model.tags,
-    },
-    options.locale,
-  );
+  await requireModelAllowed(deps.db, options.user, model, options.locale);
 
   const key = options.idempotencyKey;
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
