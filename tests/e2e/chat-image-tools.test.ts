@@ -56,37 +56,39 @@ describe("the chat's tools on the last image, in Chromium", () => {
       const problems: string[] = [];
       page.on("pageerror", (e) => problems.push(e.message));
       const chat = watchChat(page);
-      await page.goto(`${server.url}/en/dashboard/chat`);
-      await hydrated(page, ".chat-composer");
+      await chat.explained(async () => {
+        await page.goto(`${server.url}/en/dashboard/chat`);
+        await hydrated(page, ".chat-composer");
 
-      await ask(page, 1, "draw a red apple on a table");
-      await loaded(page, ".chat-tool-result img");
-      const apple = await lastAnswer(page).locator(".chat-tool-result a").first().getAttribute("href");
-      expect(apple).toMatch(/^\/en\/dashboard\/image\/7595af7e\/[0-9a-f-]{36}$/);
+        await ask(page, 1, "draw a red apple on a table");
+        await loaded(page, ".chat-tool-result img");
+        const apple = await lastAnswer(page).locator(".chat-tool-result a").first().getAttribute("href");
+        expect(apple).toMatch(/^\/en\/dashboard\/image\/7595af7e\/[0-9a-f-]{36}$/);
 
-      // The cut-out: on a checkerboard, made from the apple (linked to its page).
-      await ask(page, 2, "remove its background");
-      expect(await lastAnswer(page).textContent(), await chat.transcript()).toContain(t("helper.changing.background"));
-      const card = lastAnswer(page).getByRole("region", { name: t("tools.names.remove-background") });
-      await expect(card.locator(".chat-tool-from").textContent()).resolves.toContain(t("tools.madeFrom"));
-      await expect(card.locator(".chat-tool-from a").getAttribute("href")).resolves.toBe(apple);
-      await loaded(page, ".chat-tool-checker img");
-      await expect(lastAnswer(page).locator(".chat-tool-result a").first().getAttribute("href")).resolves.toMatch(
-        /^\/en\/dashboard\/image\/fa2f6c7d\/[0-9a-f-]{36}$/,
-      );
+        // The cut-out: on a checkerboard, made from the apple (linked to its page).
+        await ask(page, 2, "remove its background");
+        expect(await lastAnswer(page).textContent()).toContain(t("helper.changing.background"));
+        const card = lastAnswer(page).getByRole("region", { name: t("tools.names.remove-background") });
+        await expect(card.locator(".chat-tool-from").textContent()).resolves.toContain(t("tools.madeFrom"));
+        await expect(card.locator(".chat-tool-from a").getAttribute("href")).resolves.toBe(apple);
+        await loaded(page, ".chat-tool-checker img");
+        await expect(lastAnswer(page).locator(".chat-tool-result a").first().getAttribute("href")).resolves.toMatch(
+          /^\/en\/dashboard\/image\/fa2f6c7d\/[0-9a-f-]{36}$/,
+        );
 
-      // Animated: a video costs more than the threshold, so the card asks first; confirmed, a player shows it.
-      await ask(page, 3, "animate the last image");
-      const video = lastAnswer(page).getByRole("region", { name: t("tools.names.image-to-video") });
-      await expect(video.locator(".chat-tool-note").textContent()).resolves.toBe(
-        t("tools.confirm_other", { formatted: "5" }),
-      );
-      await video.getByRole("button", { name: t("tools.generate") }).click();
-      const player = lastAnswer(page).locator(".chat-tool-result video[controls]");
-      await player.waitFor({ timeout: 60_000 });
-      await expect(player.getAttribute("src")).resolves.toMatch(/^\/media\/[0-9a-f-]{36}\.mp4$/);
-      await expect(page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).resolves.toBe(0);
-      expect(problems).toEqual([]);
+        // Animated: a video costs more than the threshold, so the card asks first; confirmed, a player shows it.
+        await ask(page, 3, "animate the last image");
+        const video = lastAnswer(page).getByRole("region", { name: t("tools.names.image-to-video") });
+        await expect(video.locator(".chat-tool-note").textContent()).resolves.toBe(
+          t("tools.confirm_other", { formatted: "5" }),
+        );
+        await video.getByRole("button", { name: t("tools.generate") }).click();
+        const player = lastAnswer(page).locator(".chat-tool-result video[controls]");
+        await player.waitFor({ timeout: 60_000 });
+        await expect(player.getAttribute("src")).resolves.toMatch(/^\/media\/[0-9a-f-]{36}\.mp4$/);
+        await expect(page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).resolves.toBe(0);
+        expect(problems).toEqual([]);
+      });
       await context.close();
     });
 });

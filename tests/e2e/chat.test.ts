@@ -71,129 +71,131 @@ describe("the chat in Chromium", () => {
     const problems: string[] = [];
     page.on("pageerror", (e) => problems.push(e.message));
     const chat = watchChat(page);
-    page.on("response", (r) => {
-      if (r.url().startsWith(server.url) && r.status() >= 500) problems.push(`${r.status()} ${r.url()}`);
+    await chat.explained(async () => {
+      page.on("response", (r) => {
+        if (r.url().startsWith(server.url) && r.status() >= 500) problems.push(`${r.status()} ${r.url()}`);
+      });
+
+      await page.goto(`${server.url}/de/dashboard/chat`);
+      await hydrated(page, ".chat-composer");
+      // The sidebar's entry is a live link now.
+      await expect(page.locator(`.dash-sider a[href="/de/dashboard/chat"]`).count()).resolves.toBe(1);
+      await expect(page.locator("#chat-estimate").textContent()).resolves.toContain("1");
+
+      // One credit pays for part of the answer: it ends there, with the way to go on.
+      await ask(page, LONG_IDEA);
+      await page.waitForURL(/\/de\/dashboard\/chat\/[0-9a-f-]{36}$/, { timeout: TIMEOUT });
+      await page.locator(".chat-topup").waitFor({ timeout: TIMEOUT });
+      await expect(lastAnswer(page).textContent()).resolves.toContain(text("de", "chat", "helper.intro").slice(0, 40));
+      await expect(lastAnswer(page).textContent()).resolves.not.toContain(text("de", "chat", "helper.tip"));
+      await expect.poll(() => balance(page).textContent(), { timeout: TIMEOUT }).toBe("0");
+
+      // A code redeemed in the card: the answer goes on from where it stopped, as the same answer.
+      await page.fill("#redeem-code", code);
+      await page.getByRole("button", { name: text("de", "billing", "orders.redeem.submit") }).click();
+      await expect
+        .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
+        .toContain(text("de", "chat", "helper.tip"));
+      await answered(page, 1);
+      await expect.poll(() => page.locator(".chat-topup").count(), { timeout: TIMEOUT }).toBe(0);
+      await expect.poll(() => balance(page).textContent(), { timeout: TIMEOUT }).not.toBe("0");
+
+      // Esc stops the answer being written; what it wrote stays, and Continue writes the rest.
+      await ask(page, `${LONG_IDEA}, im Stil eines Ölgemäldes`);
+      // As soon as it has written a few words (watched every frame: the helper writes for about two seconds).
+      await writing(page, 1);
+      await page.keyboard.press("Escape");
+      await lastAnswer(page).getByText(t("page.stopped"), { exact: true }).waitFor({ timeout: TIMEOUT });
+      await expect(lastAnswer(page).textContent()).resolves.not.toContain(text("de", "chat", "helper.tip"));
+      await lastAnswer(page)
+        .getByRole("button", { name: t("page.continue") })
+        .click();
+      await expect
+        .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
+        .toContain(text("de", "chat", "helper.tip"));
+      await answered(page, 2);
+      await expect
+        .poll(() => lastAnswer(page).getByText(t("page.stopped"), { exact: true }).count(), { timeout: TIMEOUT })
+        .toBe(0);
+
+      // Another answer is a sibling: < 2 / 2 >, and the first one is still there.
+      const first = await lastAnswer(page).locator(".chat-markdown").textContent();
+      await lastAnswer(page)
+        .getByRole("button", { name: t("page.regenerate") })
+        .click();
+      await expect
+        .poll(() => lastAnswer(page).locator(".chat-siblings-count").textContent(), { timeout: TIMEOUT })
+        .toBe("2 / 2");
+      await lastAnswer(page).locator(".chat-msg-foot .chat-cost").waitFor({ timeout: TIMEOUT });
+      await lastAnswer(page)
+        .getByRole("button", { name: t("page.previousVersion") })
+        .click();
+      await expect(lastAnswer(page).locator(".chat-siblings-count").textContent()).resolves.toBe("1 / 2");
+      await expect(lastAnswer(page).locator(".chat-markdown").textContent()).resolves.toBe(first);
+
+      // An edited question, saved and rerun, is a branch of its own with its own answer.
+      await questions(page)
+        .last()
+        .getByRole("button", { name: t("page.edit") })
+        .click();
+      await page.locator(".chat-editing textarea").fill("ein Fuchs im Schnee");
+      await page.getByRole("button", { name: t("page.saveAndRerun") }).click();
+      await expect
+        .poll(() => questions(page).last().locator(".chat-siblings-count").textContent(), { timeout: TIMEOUT })
+        .toBe("2 / 2");
+      await expect.poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT }).toContain("ein Fuchs im Schnee");
+      await answered(page, 2);
+
+      // Full-text search over titles and messages.
+      await page.fill("#chat-search", "Fuchs");
+      await expect.poll(() => page.locator(".chat-list-item").count(), { timeout: TIMEOUT }).toBe(1);
+      await page.fill("#chat-search", "Zebrastreifen");
+      await page.getByText(t("page.noMatch")).waitFor({ timeout: TIMEOUT });
+      await page.fill("#chat-search", "");
+
+      // The answer survives a refresh: the page reconnects and shows it to its end.
+      await ask(page, "ein Leuchtturm im Sturm bei Nacht, von oben gesehen, mit tosenden Wellen und Blitzen");
+      await writing(page, 2);
+      await page.reload();
+      await hydrated(page, ".chat-composer");
+      await expect
+        .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
+        .toContain(text("de", "chat", "helper.tip"));
+      await answered(page, 3);
+
+      // Asked to draw, the offline helper writes the prompt and starts the image with the offline image model; the
+      // picture appears in the answer, linked to its page.
+      await ask(page, "Zeichne einen Leuchtturm im Sturm");
+      await answered(page, 4);
+      expect(await lastAnswer(page).textContent()).toContain(t("helper.started"));
+      const picture = lastAnswer(page).locator(".chat-tool-result img");
+      await picture.waitFor({ timeout: 30_000 });
+      await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
+      await expect(lastAnswer(page).locator(".chat-tool-result a").first().getAttribute("href")).resolves.toMatch(
+        /^\/de\/dashboard\/image\/[\w-]+\/[0-9a-f-]{36}$/,
+      );
+      // The picture says it is the offline demo's illustration, with the way to connect a provider.
+      const notice = lastAnswer(page).getByTestId("demo-notice");
+      await expect(notice.textContent()).resolves.toContain(text("de", "messages", "generation.demoNotice"));
+      await expect(notice.getByRole("link").getAttribute("href")).resolves.toBe("/de/docs/configuration");
+
+      // Shared as a read-only link, read by someone signed out, kept out of search engines.
+      await page.getByRole("button", { name: t("share.title") }).click();
+      await page.getByRole("button", { name: t("share.create") }).click();
+      const link = await page.locator("#chat-share-link").inputValue();
+      expect(link).toMatch(/\/de\/share\/chat\/[\w-]{32}$/);
+      const visitor = await browser.newContext();
+      const shared = await visitor.newPage();
+      await shared.goto(link);
+      await shared.getByText(t("shared.kicker")).waitFor({ timeout: TIMEOUT });
+      await expect(shared.locator(".chat-question").last().textContent()).resolves.toBe(
+        "Zeichne einen Leuchtturm im Sturm",
+      );
+      await expect(shared.locator('meta[name="robots"]').getAttribute("content")).resolves.toContain("noindex");
+      await visitor.close();
+
+      expect(problems).toEqual([]);
     });
-
-    await page.goto(`${server.url}/de/dashboard/chat`);
-    await hydrated(page, ".chat-composer");
-    // The sidebar's entry is a live link now.
-    await expect(page.locator(`.dash-sider a[href="/de/dashboard/chat"]`).count()).resolves.toBe(1);
-    await expect(page.locator("#chat-estimate").textContent()).resolves.toContain("1");
-
-    // One credit pays for part of the answer: it ends there, with the way to go on.
-    await ask(page, LONG_IDEA);
-    await page.waitForURL(/\/de\/dashboard\/chat\/[0-9a-f-]{36}$/, { timeout: TIMEOUT });
-    await page.locator(".chat-topup").waitFor({ timeout: TIMEOUT });
-    await expect(lastAnswer(page).textContent()).resolves.toContain(text("de", "chat", "helper.intro").slice(0, 40));
-    await expect(lastAnswer(page).textContent()).resolves.not.toContain(text("de", "chat", "helper.tip"));
-    await expect.poll(() => balance(page).textContent(), { timeout: TIMEOUT }).toBe("0");
-
-    // A code redeemed in the card: the answer goes on from where it stopped, as the same answer.
-    await page.fill("#redeem-code", code);
-    await page.getByRole("button", { name: text("de", "billing", "orders.redeem.submit") }).click();
-    await expect
-      .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
-      .toContain(text("de", "chat", "helper.tip"));
-    await answered(page, 1);
-    await expect.poll(() => page.locator(".chat-topup").count(), { timeout: TIMEOUT }).toBe(0);
-    await expect.poll(() => balance(page).textContent(), { timeout: TIMEOUT }).not.toBe("0");
-
-    // Esc stops the answer being written; what it wrote stays, and Continue writes the rest.
-    await ask(page, `${LONG_IDEA}, im Stil eines Ölgemäldes`);
-    // As soon as it has written a few words (watched every frame: the helper writes for about two seconds).
-    await writing(page, 1);
-    await page.keyboard.press("Escape");
-    await lastAnswer(page).getByText(t("page.stopped"), { exact: true }).waitFor({ timeout: TIMEOUT });
-    await expect(lastAnswer(page).textContent()).resolves.not.toContain(text("de", "chat", "helper.tip"));
-    await lastAnswer(page)
-      .getByRole("button", { name: t("page.continue") })
-      .click();
-    await expect
-      .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
-      .toContain(text("de", "chat", "helper.tip"));
-    await answered(page, 2);
-    await expect
-      .poll(() => lastAnswer(page).getByText(t("page.stopped"), { exact: true }).count(), { timeout: TIMEOUT })
-      .toBe(0);
-
-    // Another answer is a sibling: < 2 / 2 >, and the first one is still there.
-    const first = await lastAnswer(page).locator(".chat-markdown").textContent();
-    await lastAnswer(page)
-      .getByRole("button", { name: t("page.regenerate") })
-      .click();
-    await expect
-      .poll(() => lastAnswer(page).locator(".chat-siblings-count").textContent(), { timeout: TIMEOUT })
-      .toBe("2 / 2");
-    await lastAnswer(page).locator(".chat-msg-foot .chat-cost").waitFor({ timeout: TIMEOUT });
-    await lastAnswer(page)
-      .getByRole("button", { name: t("page.previousVersion") })
-      .click();
-    await expect(lastAnswer(page).locator(".chat-siblings-count").textContent()).resolves.toBe("1 / 2");
-    await expect(lastAnswer(page).locator(".chat-markdown").textContent()).resolves.toBe(first);
-
-    // An edited question, saved and rerun, is a branch of its own with its own answer.
-    await questions(page)
-      .last()
-      .getByRole("button", { name: t("page.edit") })
-      .click();
-    await page.locator(".chat-editing textarea").fill("ein Fuchs im Schnee");
-    await page.getByRole("button", { name: t("page.saveAndRerun") }).click();
-    await expect
-      .poll(() => questions(page).last().locator(".chat-siblings-count").textContent(), { timeout: TIMEOUT })
-      .toBe("2 / 2");
-    await expect.poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT }).toContain("ein Fuchs im Schnee");
-    await answered(page, 2);
-
-    // Full-text search over titles and messages.
-    await page.fill("#chat-search", "Fuchs");
-    await expect.poll(() => page.locator(".chat-list-item").count(), { timeout: TIMEOUT }).toBe(1);
-    await page.fill("#chat-search", "Zebrastreifen");
-    await page.getByText(t("page.noMatch")).waitFor({ timeout: TIMEOUT });
-    await page.fill("#chat-search", "");
-
-    // The answer survives a refresh: the page reconnects and shows it to its end.
-    await ask(page, "ein Leuchtturm im Sturm bei Nacht, von oben gesehen, mit tosenden Wellen und Blitzen");
-    await writing(page, 2);
-    await page.reload();
-    await hydrated(page, ".chat-composer");
-    await expect
-      .poll(() => lastAnswer(page).textContent(), { timeout: TIMEOUT })
-      .toContain(text("de", "chat", "helper.tip"));
-    await answered(page, 3);
-
-    // Asked to draw, the offline helper writes the prompt and starts the image with the offline image model; the
-    // picture appears in the answer, linked to its page.
-    await ask(page, "Zeichne einen Leuchtturm im Sturm");
-    await answered(page, 4);
-    expect(await lastAnswer(page).textContent(), await chat.transcript()).toContain(t("helper.started"));
-    const picture = lastAnswer(page).locator(".chat-tool-result img");
-    await picture.waitFor({ timeout: 30_000 });
-    await expect.poll(() => picture.evaluate((img: HTMLImageElement) => img.naturalWidth)).toBeGreaterThan(0);
-    await expect(lastAnswer(page).locator(".chat-tool-result a").first().getAttribute("href")).resolves.toMatch(
-      /^\/de\/dashboard\/image\/[\w-]+\/[0-9a-f-]{36}$/,
-    );
-    // The picture says it is the offline demo's illustration, with the way to connect a provider.
-    const notice = lastAnswer(page).getByTestId("demo-notice");
-    await expect(notice.textContent()).resolves.toContain(text("de", "messages", "generation.demoNotice"));
-    await expect(notice.getByRole("link").getAttribute("href")).resolves.toBe("/de/docs/configuration");
-
-    // Shared as a read-only link, read by someone signed out, kept out of search engines.
-    await page.getByRole("button", { name: t("share.title") }).click();
-    await page.getByRole("button", { name: t("share.create") }).click();
-    const link = await page.locator("#chat-share-link").inputValue();
-    expect(link).toMatch(/\/de\/share\/chat\/[\w-]{32}$/);
-    const visitor = await browser.newContext();
-    const shared = await visitor.newPage();
-    await shared.goto(link);
-    await shared.getByText(t("shared.kicker")).waitFor({ timeout: TIMEOUT });
-    await expect(shared.locator(".chat-question").last().textContent()).resolves.toBe(
-      "Zeichne einen Leuchtturm im Sturm",
-    );
-    await expect(shared.locator('meta[name="robots"]').getAttribute("content")).resolves.toContain("noindex");
-    await visitor.close();
-
-    expect(problems).toEqual([]);
     await context.close();
   });
 
@@ -204,44 +206,46 @@ describe("the chat in Chromium", () => {
     });
     const page = await context.newPage();
     const chat = watchChat(page);
-    await page.goto(`${server.url}/ja/dashboard/chat`);
-    await hydrated(page, ".chat-composer");
-    await ask(page, "嵐の中の灯台");
-    await page.waitForURL(/\/ja\/dashboard\/chat\/[0-9a-f-]{36}$/, { timeout: TIMEOUT });
-    await answered(page, 1);
-    await expect(lastAnswer(page).textContent()).resolves.toContain(text("ja", "chat", "helper.imageHeading"));
-    await expect(page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).resolves.toBe(0);
+    await chat.explained(async () => {
+      await page.goto(`${server.url}/ja/dashboard/chat`);
+      await hydrated(page, ".chat-composer");
+      await ask(page, "嵐の中の灯台");
+      await page.waitForURL(/\/ja\/dashboard\/chat\/[0-9a-f-]{36}$/, { timeout: TIMEOUT });
+      await answered(page, 1);
+      await expect(lastAnswer(page).textContent()).resolves.toContain(text("ja", "chat", "helper.imageHeading"));
+      await expect(page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).resolves.toBe(0);
 
-    await page.locator(".chat-list-button").click();
-    const drawer = page.locator(".chat-drawer");
-    await drawer.locator(".chat-list-item").first().waitFor({ timeout: TIMEOUT });
-    await expect(drawer.locator(".chat-list-title").first().textContent()).resolves.toBe("嵐の中の灯台");
-    await drawer.getByRole("link", { name: t("page.newChat") }).click();
-    await page.waitForURL(/\/ja\/dashboard\/chat$/, { timeout: TIMEOUT });
-    await page.getByText(t("page.emptyTitle")).waitFor({ timeout: TIMEOUT });
+      await page.locator(".chat-list-button").click();
+      const drawer = page.locator(".chat-drawer");
+      await drawer.locator(".chat-list-item").first().waitFor({ timeout: TIMEOUT });
+      await expect(drawer.locator(".chat-list-title").first().textContent()).resolves.toBe("嵐の中の灯台");
+      await drawer.getByRole("link", { name: t("page.newChat") }).click();
+      await page.waitForURL(/\/ja\/dashboard\/chat$/, { timeout: TIMEOUT });
+      await page.getByText(t("page.emptyTitle")).waitFor({ timeout: TIMEOUT });
 
-    // The credits are spent: the question is kept with the way to go on, and a redeemed code answers it. Asked to
-    // draw, the offline helper starts the image, which appears in the answer.
-    await ask(page, "猫を描いて");
-    await page.locator(".chat-topup").waitFor({ timeout: TIMEOUT });
-    await page.fill("#redeem-code", secondCode);
-    await page.getByRole("button", { name: text("ja", "billing", "orders.redeem.submit") }).click();
-    await answered(page, 1);
-    expect(await lastAnswer(page).textContent(), await chat.transcript()).toContain(t("helper.started"));
-    await lastAnswer(page).locator(".chat-tool-result img").waitFor({ timeout: 30_000 });
-    await expect.poll(() => page.locator(".chat-topup").count(), { timeout: TIMEOUT }).toBe(0);
+      // The credits are spent: the question is kept with the way to go on, and a redeemed code answers it. Asked to
+      // draw, the offline helper starts the image, which appears in the answer.
+      await ask(page, "猫を描いて");
+      await page.locator(".chat-topup").waitFor({ timeout: TIMEOUT });
+      await page.fill("#redeem-code", secondCode);
+      await page.getByRole("button", { name: text("ja", "billing", "orders.redeem.submit") }).click();
+      await answered(page, 1);
+      expect(await lastAnswer(page).textContent()).toContain(t("helper.started"));
+      await lastAnswer(page).locator(".chat-tool-result img").waitFor({ timeout: 30_000 });
+      await expect.poll(() => page.locator(".chat-topup").count(), { timeout: TIMEOUT }).toBe(0);
 
-    // Shared from the phone, read by someone signed out.
-    await page.getByRole("button", { name: t("share.title") }).click();
-    await page.getByRole("button", { name: t("share.create") }).click();
-    const link = await page.locator("#chat-share-link").inputValue();
-    expect(link).toMatch(/\/ja\/share\/chat\/[\w-]{32}$/);
-    const visitor = await browser.newContext({ viewport: { width: 390, height: 844 } });
-    const shared = await visitor.newPage();
-    await shared.goto(link);
-    await shared.getByText(t("shared.kicker")).waitFor({ timeout: TIMEOUT });
-    await expect(shared.locator(".chat-question").first().textContent()).resolves.toBe("猫を描いて");
-    await visitor.close();
+      // Shared from the phone, read by someone signed out.
+      await page.getByRole("button", { name: t("share.title") }).click();
+      await page.getByRole("button", { name: t("share.create") }).click();
+      const link = await page.locator("#chat-share-link").inputValue();
+      expect(link).toMatch(/\/ja\/share\/chat\/[\w-]{32}$/);
+      const visitor = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const shared = await visitor.newPage();
+      await shared.goto(link);
+      await shared.getByText(t("shared.kicker")).waitFor({ timeout: TIMEOUT });
+      await expect(shared.locator(".chat-question").first().textContent()).resolves.toBe("猫を描いて");
+      await visitor.close();
+    });
     await context.close();
   });
 });

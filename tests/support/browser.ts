@@ -102,27 +102,43 @@ export async function typeWhileHydrating(
 }
 
 /**
- * What a chat test saw, for its failure message: the requests the page made to the chat's API (method, path, the
- * start of the body), and the page's messages as shown (each one's class and text).
+ * What a chat test saw, for its failure message: the requests the page made to the chat's API and for its data
+ * (when, method, path, the start of the body, and the answer's status), and the page's messages, notices and dialog as
+ * shown (each one's class and text).
  */
 export function watchChat(page: Page) {
   const requests: string[] = [];
+  const started = Date.now();
+  const at = () => `${((Date.now() - started) / 1000).toFixed(1)}s`;
   page.on("request", (request) => {
     const url = new URL(request.url());
-    if (url.pathname.startsWith("/api/chat/"))
-      requests.push(`${request.method()} ${url.pathname} ${(request.postData() ?? "").slice(0, 80)}`);
+    if (url.pathname.startsWith("/api/chat/") || url.pathname.endsWith(".data"))
+      requests.push(`${at()} ${request.method()} ${url.pathname} ${(request.postData() ?? "").slice(0, 80)}`);
   });
+  page.on("response", (response) => {
+    const url = new URL(response.url());
+    if (url.pathname.startsWith("/api/chat/") || url.pathname.endsWith(".data"))
+      requests.push(`${at()} ← ${response.status()} ${response.request().method()} ${url.pathname}`);
+  });
+  const transcript = async (): Promise<string> => {
+    const shown = await page
+      .locator(".chat-msg, .ant-message-notice, .ant-modal-body")
+      .evaluateAll((messages) =>
+        messages.map((m) => `${m.className} [${m.getAttribute("data-status") ?? ""}]: ${m.textContent?.slice(0, 100)}`),
+      )
+      .catch((error: Error) => [`(the page could not be read: ${error.message})`]);
+    return `requests:\n${requests.join("\n")}\nshown at ${at()}:\n${shown.join("\n")}`;
+  };
   return {
-    async transcript(): Promise<string> {
-      const shown = await page
-        .locator(".chat-msg")
-        .evaluateAll((messages) =>
-          messages.map(
-            (m) => `${m.className} [${m.getAttribute("data-status") ?? ""}]: ${m.textContent?.slice(0, 100)}`,
-          ),
-        )
-        .catch((error: Error) => [`(the page could not be read: ${error.message})`]);
-      return `requests:\n${requests.join("\n")}\nshown:\n${shown.join("\n")}`;
+    transcript,
+    /** Runs `steps`; a failure says, beside its own message, what the page asked and showed. */
+    async explained(steps: () => Promise<void>): Promise<void> {
+      try {
+        await steps();
+      } catch (error) {
+        if (error instanceof Error) error.message += `\n${await transcript()}`;
+        throw error;
+      }
     },
   };
 }

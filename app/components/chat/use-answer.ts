@@ -67,6 +67,8 @@ interface Listeners {
 class AnswerSession {
   reconnectTo: string | null = null;
   listeners: Listeners | null = null;
+  /** Counts the streams started here: what an earlier one does once it ended must not undo a later one. */
+  run = 0;
   /** Answers shown to their end here: the page's data may still say they stream until it is read again. */
   readonly ended = new Set<string>();
   readonly chat = new Chat<AnswerMessage>({
@@ -86,10 +88,14 @@ class AnswerSession {
       // Left for another conversation: the answer goes on on the server, nothing to show here.
       if (isAbort) return;
       // The connection was lost while the answer was written: it goes on on the server; read it from there.
+      const run = this.run;
       if (isDisconnect && message.role === "assistant" && message.id) {
         const answerId = message.id;
         this.listeners?.onRefusal(null);
-        setTimeout(() => void this.reconnect(answerId), RECONNECT_DELAY_MS);
+        setTimeout(() => {
+          // Unless another question was asked (or another conversation opened) meanwhile.
+          if (this.run === run) void this.reconnect(answerId);
+        }, RECONNECT_DELAY_MS);
         return;
       }
       const outcome = message.metadata?.status ? (message.metadata as AnswerOutcome) : undefined;
@@ -97,12 +103,22 @@ class AnswerSession {
       if (message.id) this.ended.add(message.id);
       // The credits moved (charged, or released); a refused question may have been saved unanswered.
       void refreshCredits();
-      void this.listeners?.onEnded().then(() => this.clear());
+      // The page's data is read again, then what was streamed gives way to it; unless another answer started
+      // streaming meanwhile (a question asked as soon as this one ended), which stays shown.
+      void this.listeners?.onEnded().then(() => {
+        if (this.run === run) this.clear();
+      });
     },
   });
 
   listen(listeners: Listeners) {
     this.listeners = listeners;
+  }
+
+  /** A new stream starts here: earlier ones' endings leave it shown. */
+  begin() {
+    this.run += 1;
+    this.clear();
   }
 
   clear() {
@@ -111,6 +127,7 @@ class AnswerSession {
   }
 
   reconnect(answerId: string) {
+    this.run += 1;
     this.reconnectTo = answerId;
     this.chat.messages = [];
     return this.chat.resumeStream();
@@ -159,7 +176,7 @@ export function useAnswer({ locale, onEnded }: { locale: string; onEnded: () => 
   const start = useCallback(
     async (next: Omit<Live, "text" | "tools">, endpoint: string, payload: object, question?: string) => {
       setRefusal(null);
-      session.clear();
+      session.begin();
       setLive({ ...next, text: "", tools: [] });
       const options = { body: { endpoint, payload }, headers: { "X-Locale": locale } };
       if (question !== undefined) await session.chat.sendMessage({ text: question }, options);
@@ -216,7 +233,7 @@ export function useAnswer({ locale, onEnded }: { locale: string; onEnded: () => 
     /** Leaves the answer being shown (another conversation is opened): it goes on being written on the server. */
     leave: useCallback(() => {
       void session.chat.stop();
-      session.clear();
+      session.begin();
     }, [session]),
   };
 }
