@@ -20,7 +20,7 @@ import { Link, useLocation, useNavigate, useRevalidator } from "react-router";
 import { RedeemCard, type RedeemResult } from "#app/components/billing/redeem-card.tsx";
 import { useToast } from "#app/components/feedback.ts";
 import { Markdown, useCopy } from "#app/components/chat/markdown.tsx";
-import { useAnswer, type Live, type Refusal } from "#app/components/chat/use-answer.ts";
+import { endedIn, useAnswer, type Live, type Refusal } from "#app/components/chat/use-answer.ts";
 import { ShareDialog } from "#app/components/chat/share-dialog.tsx";
 import { ToolCard, type ToolPartView } from "#app/components/chat/tool-card.tsx";
 import { AttachButton, AttachmentChips, QuestionImages, type Attachment } from "#app/components/chat/attachments.tsx";
@@ -164,7 +164,10 @@ function Thread({
   const [editing, setEditing] = useState<{ id: string; text: string } | null>(null);
   const [failure, setFailure] = useState<Refusal | null>(null);
 
-  const live: Live | null = answer.live && answer.live.conversationId === shownId ? answer.live : null;
+  const live: Live | null =
+    answer.live && answer.live.conversationId === shownId && !endedIn(messages, answer.live.answerId)
+      ? answer.live
+      : null;
   const branch = live ? branchOf(messages, live.base) : branchOf(messages, leafId);
   const turns = turnsOf(branch);
   const lastTurn = turns.at(-1);

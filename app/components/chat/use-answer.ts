@@ -103,10 +103,12 @@ class AnswerSession {
       if (message.id) this.ended.add(message.id);
       // The credits moved (charged, or released); a refused question may have been saved unanswered.
       void refreshCredits();
-      // The page's data is read again, then what was streamed gives way to it; unless another answer started
-      // streaming meanwhile (a question asked as soon as this one ended), which stays shown.
+      // The page's data is read again. An answer the server saved gives way to it when the page shows it ended
+      // (see `useAnswer`), not before: until the new data is rendered, the page still holds the old one. A request
+      // refused before any answer was saved is cleared once the data was read, unless another stream started.
+      const saved = this.chat.messages.some((m) => m.id === message.id);
       void this.listeners?.onEnded().then(() => {
-        if (this.run === run) this.clear();
+        if (!saved && this.run === run) this.clear();
       });
     },
   });
@@ -138,7 +140,8 @@ class AnswerSession {
  * Streams answers with the AI SDK's chat hook: a question (new, or an edited one that makes a branch), another answer
  * to a question, the rest of a cut answer, or an answer being written that the page reconnects to (after a refresh
  * or a lost connection). The server's stream carries the answer's id first and its outcome (status, credits, tokens)
- * last; `onEnded` is called when it is over, for the page to read the saved tree again.
+ * last; `onEnded` is called when it is over, for the page to read the saved tree again. The page stops showing `live`
+ * once its data has the answer ended (`endedIn`).
  */
 export function useAnswer({ locale, onEnded }: { locale: string; onEnded: () => Promise<void> }) {
   const [live, setLive] = useState<Live | null>(null);
@@ -236,4 +239,9 @@ export function useAnswer({ locale, onEnded }: { locale: string; onEnded: () => 
       session.begin();
     }, [session]),
   };
+}
+
+/** Whether the page's data has the answer being shown live as ended: the saved one is shown instead. */
+export function endedIn(messages: readonly ChatMessageView[], answerId: string | undefined): boolean {
+  return answerId !== undefined && messages.some((m) => m.id === answerId && m.status !== "streaming");
 }
