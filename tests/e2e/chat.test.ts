@@ -59,6 +59,22 @@ describe("the chat in Chromium", () => {
       index,
       { polling: "raf", timeout: TIMEOUT },
     );
+  /**
+   * Makes the share link in the dialog just opened. A click that lands while the dialog still opens (its animation,
+   * slow on a busy machine) may reach nothing: clicked again until the link is shown (the newest link is shown).
+   */
+  const shareLink = async (page: Page, create: string) => {
+    const field = page.locator("#chat-share-link");
+    for (let tries = 0; (await field.count()) === 0; tries++) {
+      if (tries === 5) throw new Error("the share link was not shown after 5 clicks");
+      await page
+        .getByRole("button", { name: create })
+        .click({ timeout: 5_000 })
+        .catch(() => undefined);
+      await field.waitFor({ timeout: 5_000 }).catch(() => undefined);
+    }
+    return field.inputValue();
+  };
   const ask = async (page: Page, question: string) => {
     await page.fill("#chat-input", question);
     await page.keyboard.press("Enter");
@@ -181,8 +197,7 @@ describe("the chat in Chromium", () => {
 
       // Shared as a read-only link, read by someone signed out, kept out of search engines.
       await page.getByRole("button", { name: t("share.title") }).click();
-      await page.getByRole("button", { name: t("share.create") }).click();
-      const link = await page.locator("#chat-share-link").inputValue();
+      const link = await shareLink(page, t("share.create"));
       expect(link).toMatch(/\/de\/share\/chat\/[\w-]{32}$/);
       const visitor = await browser.newContext();
       const shared = await visitor.newPage();
@@ -236,8 +251,7 @@ describe("the chat in Chromium", () => {
 
       // Shared from the phone, read by someone signed out.
       await page.getByRole("button", { name: t("share.title") }).click();
-      await page.getByRole("button", { name: t("share.create") }).click();
-      const link = await page.locator("#chat-share-link").inputValue();
+      const link = await shareLink(page, t("share.create"));
       expect(link).toMatch(/\/ja\/share\/chat\/[\w-]{32}$/);
       const visitor = await browser.newContext({ viewport: { width: 390, height: 844 } });
       const shared = await visitor.newPage();
