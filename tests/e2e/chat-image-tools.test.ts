@@ -26,7 +26,7 @@ describe("the chat's tools on the last image, in Chromium", () => {
   const lastAnswer = (page: Page) => page.locator(".chat-answer").last();
   const ask = async (page: Page, count: number, question: string) => {
     await page.fill("#chat-input", question);
-    await page.keyboard.press("Enter");
+    await page.locator("#chat-input").press("Enter");
     await expect.poll(() => page.locator(".chat-answer").count(), { timeout: TIMEOUT }).toBe(count);
     await lastAnswer(page).locator(".chat-msg-foot .chat-cost").waitFor({ timeout: TIMEOUT });
   };

@@ -75,9 +75,10 @@ describe("the chat in Chromium", () => {
     }
     return field.inputValue();
   };
+  /** Asks in the composer (pressing Enter in it: focus can still move as a drawer closes). */
   const ask = async (page: Page, question: string) => {
     await page.fill("#chat-input", question);
-    await page.keyboard.press("Enter");
+    await page.locator("#chat-input").press("Enter");
   };
 
   it("asks, runs out of credits mid-answer and continues after a redemption; stops with Esc and continues; regenerates, branches, searches, survives a refresh, draws an image and shares the conversation (German)", async () => {
@@ -237,6 +238,8 @@ describe("the chat in Chromium", () => {
       await drawer.getByRole("link", { name: t("page.newChat") }).click();
       await page.waitForURL(/\/ja\/dashboard\/chat$/, { timeout: TIMEOUT });
       await page.getByText(t("page.emptyTitle")).waitFor({ timeout: TIMEOUT });
+      // The drawer closed itself on the way.
+      await drawer.waitFor({ state: "hidden", timeout: TIMEOUT });
 
       // The credits are spent: the question is kept with the way to go on, and a redeemed code answers it. Asked to
       // draw, the offline helper starts the image, which appears in the answer.
