@@ -51,3 +51,6 @@ export type PaymentIssue = (typeof PAYMENT_ISSUES)[number];
 /** What an order is for: a credit pack bought once, or a subscription's invoice. */
 export const ORDER_KINDS = ["pack", "subscription"] as const;
 export type OrderKind = (typeof ORDER_KINDS)[number];
+
+/** The longest term an operator may give credits before they expire (ten years), in days. */
+export const MAX_EXPIRY_DAYS = 3650;

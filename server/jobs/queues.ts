@@ -30,6 +30,7 @@ import type { PgBoss } from "#server/jobs/boss.ts";
 import { AppError } from "#server/errors.ts";
 import { MODEL_CHECK_QUEUE, runModelCheck, type ModelCheckJob } from "#server/modules/generation/model-checks.ts";
 import { sweepAnswers } from "#server/modules/chat/answer.ts";
+import { expireCredits } from "#server/modules/credits/expire-credits.ts";
 import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
 
 export interface JobContext {
@@ -182,6 +183,18 @@ queues.push(
       const swept = await sweepAnswers({ db });
       if (swept.ended) logger.warn(swept, "interrupted chat answers ended");
       return swept;
+    },
+  }),
+  // Credits whose lot expired (a period's end, a pack's or a bonus's term): taken from the balance, as ledger entries.
+  defineQueue({
+    name: "credits.expire",
+    cron: "5 * * * *",
+    retryLimit: 2,
+    expireInSeconds: 600,
+    async handle(_jobs, { db, logger }) {
+      const done = await expireCredits({ db });
+      if (done.accounts > 0) logger.info(done, "credits expired");
+      return done;
     },
   }),
 );

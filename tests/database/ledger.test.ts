@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { creditEntry, creditHold, redemptionCode, user } from "#server/db/schema/index.ts";
+import { creditEntry, creditHold, creditLot, redemptionCode, user } from "#server/db/schema/index.ts";
 import {
   getBalance,
   grantCredits,
@@ -12,6 +12,7 @@ import {
   MAX_CREDIT_AMOUNT,
 } from "#server/modules/credits/ledger.ts";
 import { grantSignupBonus } from "#server/modules/credits/grant-signup-bonus.ts";
+import { expireCredits, expiringCredits } from "#server/modules/credits/expire-credits.ts";
 import { listEntries } from "#server/modules/credits/list-entries.ts";
 import { createCodes } from "#server/modules/credits/create-codes.ts";
 import { redeemCode } from "#server/modules/credits/redeem-code.ts";
@@ -52,8 +53,152 @@ describe.each(backends)("the credit ledger on $name", (backend) => {
       .where(sql`${creditEntry.userId} = ${userId} and ${creditEntry.kind} in ('capture', 'release')`)
       .groupBy(creditEntry.holdId);
     for (const s of settlements) expect(s.n).toBe("1");
+    // The lots hold the balance, no more, no less.
+    const [lots] = await db()
+      .select({ remaining: sql<string>`coalesce(sum(${creditLot.remaining}), 0)::text` })
+      .from(creditLot)
+      .where(eq(creditLot.userId, userId));
+    expect(Number(lots!.remaining)).toBe(balance);
     return { balance, held, available };
   }
+
+  const DAY = 86_400_000;
+  const inDays = (days: number) => new Date(Date.now() + days * DAY);
+  /** What is left of each of the account's lots, by its grant's reference. */
+  const lotsOf = async (userId: string) =>
+    Object.fromEntries(
+      (await db().select().from(creditLot).where(eq(creditLot.userId, userId))).map((lot) => [
+        lot.reference,
+        lot.remaining,
+      ]),
+    );
+
+  describe("lots", () => {
+    it("spends the credits that expire first, and takes a refunded grant back from its own lot first", async () => {
+      const u = await newUser();
+      const grant = (reference: string, amount: number, expiresAt: Date | null) =>
+        grantCredits({
+          db: db(),
+          userId: u,
+          amount,
+          kind: "purchase",
+          reference,
+          idempotencyKey: key(),
+          lot: { expiresAt },
+        });
+      await grant("order:month", 10, inDays(30));
+      await grant("order:never", 10, null);
+      await grant("order:week", 10, inDays(7));
+      const { holdId } = await holdCredits({ db: db(), userId: u, amount: 15, idempotencyKey: key() });
+      // A hold takes nothing from the lots yet; its capture takes the soonest-expiring first.
+      expect(await lotsOf(u)).toEqual({ "order:month": 10, "order:never": 10, "order:week": 10 });
+      await settleHold({ db: db(), holdId, as: "capture", charge: 12 });
+      expect(await lotsOf(u)).toEqual({ "order:month": 8, "order:never": 10, "order:week": 0 });
+      await takeBackCredits({
+        db: db(),
+        userId: u,
+        amount: 12,
+        kind: "refund",
+        reference: "order:never",
+        idempotencyKey: key(),
+      });
+      expect(await lotsOf(u)).toEqual({ "order:month": 6, "order:never": 0, "order:week": 0 });
+      expect(await expiringCredits({ db: db(), userId: u })).toEqual([{ expiresAt: expect.any(Date), credits: 6 }]);
+      expect(await expectConsistent(u)).toEqual({ balance: 6, held: 0, available: 6 });
+    });
+
+    it("expires what is due as a ledger entry, leaving credits held for work in flight until it is settled", async () => {
+      const u = await newUser();
+      await grantCredits({
+        db: db(),
+        userId: u,
+        amount: 10,
+        kind: "signup_bonus",
+        reference: "bonus",
+        idempotencyKey: key(),
+        lot: { expiresAt: inDays(1) },
+      });
+      await grantCredits({
+        db: db(),
+        userId: u,
+        amount: 5,
+        kind: "purchase",
+        reference: "pack",
+        idempotencyKey: key(),
+      });
+      const first = await holdCredits({ db: db(), userId: u, amount: 5, idempotencyKey: key() });
+      const second = await holdCredits({ db: db(), userId: u, amount: 7, idempotencyKey: key() });
+      // Not due yet: nothing expires.
+      expect(await expireCredits({ db: db() })).toMatchObject({ expired: 0 });
+      // A day later, only what is not held expires (3 of the bonus's 10), in one entry naming the grant.
+      const later = inDays(1.5);
+      expect((await expireCredits({ db: db(), now: later })).expired).toBeGreaterThanOrEqual(3);
+      expect(await lotsOf(u)).toEqual({ bonus: 7, pack: 5 });
+      expect(await expectConsistent(u)).toEqual({ balance: 12, held: 12, available: 0 });
+      // A charge takes the expired lot's credits first; a second run takes nothing while the rest is held.
+      await settleHold({ db: db(), holdId: first.holdId, as: "capture", charge: 5 });
+      expect(await lotsOf(u)).toEqual({ bonus: 2, pack: 5 });
+      await expireCredits({ db: db(), now: later });
+      expect(await lotsOf(u)).toEqual({ bonus: 2, pack: 5 });
+      // Released, the rest of the expired lot goes at the next run; the pack's credits stay.
+      await settleHold({ db: db(), holdId: second.holdId, as: "release" });
+      await expireCredits({ db: db(), now: later });
+      await expireCredits({ db: db(), now: later });
+      expect(await lotsOf(u)).toEqual({ bonus: 0, pack: 5 });
+      const expiries = await db()
+        .select({ amount: creditEntry.amount, reference: creditEntry.reference })
+        .from(creditEntry)
+        .where(sql`${creditEntry.userId} = ${u} and ${creditEntry.kind} = 'expiry'`)
+        .orderBy(creditEntry.id);
+      expect(expiries).toEqual([
+        { amount: -3, reference: "bonus" },
+        { amount: -2, reference: "bonus" },
+      ]);
+      expect(await expectConsistent(u)).toEqual({ balance: 5, held: 0, available: 5 });
+    });
+
+    it("accepts exactly what three lots cover of 200 concurrent holds, and their concurrent charges empty the lots", async () => {
+      const u = await newUser();
+      await grantCredits({
+        db: db(),
+        userId: u,
+        amount: 9,
+        kind: "purchase",
+        reference: "a",
+        idempotencyKey: key(),
+        lot: { expiresAt: inDays(3) },
+      });
+      await grantCredits({
+        db: db(),
+        userId: u,
+        amount: 7,
+        kind: "redemption",
+        reference: "b",
+        idempotencyKey: key(),
+        lot: { expiresAt: inDays(1) },
+      });
+      await grantCredits({
+        db: db(),
+        userId: u,
+        amount: 4,
+        kind: "signup_bonus",
+        reference: "c",
+        idempotencyKey: key(),
+      });
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 200 }, () => holdCredits({ db: db(), userId: u, amount: 1, idempotencyKey: key() })),
+      );
+      const won = outcomes.flatMap((o) => (o.status === "fulfilled" ? [o.value.holdId] : []));
+      expect(won).toHaveLength(20);
+      expect(await expectConsistent(u)).toEqual({ balance: 20, held: 20, available: 0 });
+      // Half charged, concurrently: the soonest-expiring lot goes first, then the next.
+      await Promise.all(won.slice(0, 10).map((holdId) => settleHold({ db: db(), holdId, as: "capture", charge: 1 })));
+      expect(await lotsOf(u)).toEqual({ a: 6, b: 0, c: 4 });
+      await Promise.all(won.slice(10).map((holdId) => settleHold({ db: db(), holdId, as: "capture", charge: 1 })));
+      expect(await lotsOf(u)).toEqual({ a: 0, b: 0, c: 0 });
+      expect(await expectConsistent(u)).toEqual({ balance: 0, held: 0, available: 0 });
+    });
+  });
 
   it("grants, holds, captures for less and releases, with the balance after each entry", async () => {
     const u = await newUser();

@@ -10,6 +10,7 @@ import { getBalance } from "#server/modules/credits/ledger.ts";
 import { handleStripeEvent } from "#server/modules/payments/handle-stripe-event.ts";
 import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
 import { addPlan, newPlan } from "#server/modules/billing/edit-plans.ts";
+import { expireCredits, expiringCredits } from "#server/modules/credits/expire-credits.ts";
 import { currentPlan, requireModelAllowed } from "#server/modules/billing/entitlements.ts";
 import { startSubscription } from "#server/modules/billing/start-subscription.ts";
 import { changeSubscription } from "#server/modules/billing/change-subscription.ts";
@@ -56,6 +57,7 @@ describe.each(backends)("subscriptions on $name", (backend) => {
         monthly: { usd: 1500, eur: 1400 },
         yearly: { usd: 15000 },
         credits: 1000,
+        rollover: 300,
         unlocks: { models: ["premium"], priority: true },
       }),
     });
@@ -174,6 +176,17 @@ describe.each(backends)("subscriptions on $name", (backend) => {
     const renewed = await rowOf(userId);
     expect(renewed.currentPeriodEnd.getTime()).toBeGreaterThan(firstEnd);
 
+    // The first period's credits expire at its end, but for the plan's rollover, which lasts to the next one's end.
+    expect(await expiringCredits({ db: db(), userId })).toEqual([
+      { expiresAt: new Date(firstEnd), credits: 1000 },
+      { expiresAt: renewed.currentPeriodEnd, credits: 1000 },
+    ]);
+    await expireCredits({ db: db(), now: new Date(firstEnd + 1000) });
+    expect(await balance(userId)).toBe(1300);
+    expect(await expiringCredits({ db: db(), userId })).toEqual([
+      { expiresAt: renewed.currentPeriodEnd, credits: 1300 },
+    ]);
+
     from = fake.events.length;
     fake.renew(row.stripeSubscriptionId, { outcome: "failed" });
     await since(from);
@@ -181,7 +194,7 @@ describe.each(backends)("subscriptions on $name", (backend) => {
     expect(failing).toMatchObject({ status: "past_due", paymentIssue: "failed" });
     expect(failing.graceUntil!.getTime()).toBeGreaterThan(Date.now() + 6 * 86_400_000);
     expect((await currentPlan(db(), userId)).id).toBe("pro");
-    expect(await balance(userId)).toBe(2000);
+    expect(await balance(userId)).toBe(1300);
 
     // The grace period runs out while Stripe still retries: the free plan's entitlements, the credits kept.
     await db()
@@ -189,7 +202,7 @@ describe.each(backends)("subscriptions on $name", (backend) => {
       .set({ graceUntil: new Date(Date.now() - 1000) })
       .where(eq(subscription.id, row.id));
     expect((await currentPlan(db(), userId)).id).toBe("free");
-    expect(await balance(userId)).toBe(2000);
+    expect(await balance(userId)).toBe(1300);
 
     // The card is fixed and a retry succeeds: the plan is back, with the period's credits.
     const open = [...fake.invoices.values()].find(
@@ -200,7 +213,7 @@ describe.each(backends)("subscriptions on $name", (backend) => {
     await since(from);
     expect(await rowOf(userId)).toMatchObject({ status: "active", paymentIssue: null, graceUntil: null });
     expect((await currentPlan(db(), userId)).id).toBe("pro");
-    expect(await balance(userId)).toBe(3000);
+    expect(await balance(userId)).toBe(2300);
 
     // Retries exhausted on a later renewal: Stripe cancels it, and the account is on the free plan.
     from = fake.events.length;
@@ -209,7 +222,7 @@ describe.each(backends)("subscriptions on $name", (backend) => {
     await since(from);
     expect(await rowOf(userId)).toMatchObject({ status: "canceled" });
     expect((await currentPlan(db(), userId)).id).toBe("free");
-    expect(await balance(userId)).toBe(3000);
+    expect(await balance(userId)).toBe(2300);
   });
 
   it("cancels at the period's end, keeping the plan until then, and takes back a refunded invoice's credits", async () => {

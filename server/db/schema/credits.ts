@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  bigserial,
+  check,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
 import { list } from "./sql-list.ts";
 
@@ -15,6 +26,7 @@ export const CREDIT_ENTRY_KINDS = [
   "chargeback",
   "chargeback_reversal",
   "subscription",
+  "expiry",
 ] as const;
 export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
 
@@ -101,5 +113,47 @@ export const creditEntry = pgTable(
       .where(sql`${t.kind} in ('capture', 'release')`),
     check("credit_entry_kind", sql`${t.kind} in (${list(CREDIT_ENTRY_KINDS)})`),
     check("credit_entry_balance_after_not_negative", sql`${t.balanceAfter} >= 0`),
+  ],
+);
+
+/**
+ * Granted credits kept in lots: each grant (a purchase, a period's subscription, a bonus, a code, an adjustment) is
+ * one, with what is left of it and when that expires (never when null). The lots' `remaining` always add up to the
+ * balance: a charge or a take-back takes from the lot that expires first, and the hourly expiry takes what is due
+ * from the balance as an `expiry` entry. Held credits stay in their lots until the hold is settled.
+ */
+export const creditLot = pgTable(
+  "credit_lot",
+  {
+    id: uuid("id").primaryKey().defaultRandom(),
+    userId: text("user_id")
+      .notNull()
+      .references(() => user.id, { onDelete: "cascade" }),
+    /** The kind of the entry that granted it (`opening`: the balance an account had when lots began). */
+    source: text("source").notNull(),
+    /** What granted it, as its entry's reference (`order:<id>`, `code:<id>`…). */
+    reference: text("reference"),
+    amount: bigint("amount", { mode: "number" }).notNull(),
+    remaining: bigint("remaining", { mode: "number" }).notNull(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /** At its expiry, up to this many of what is left carry over one more period (a plan's rollover). */
+    rollover: bigint("rollover", { mode: "number" }).notNull().default(0),
+    /** How long that period is, in seconds (the one the lot was granted for). */
+    periodSeconds: integer("period_seconds"),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // The lots a spend takes from, soonest-expiring first.
+    index("credit_lot_user_open_idx")
+      .on(t.userId, t.expiresAt)
+      .where(sql`${t.remaining} > 0`),
+    // The lots due to expire, for the hourly expiry.
+    index("credit_lot_due_idx")
+      .on(t.expiresAt)
+      .where(sql`${t.remaining} > 0 and ${t.expiresAt} is not null`),
+    check(
+      "credit_lot_amounts",
+      sql`${t.amount} > 0 and ${t.remaining} between 0 and ${t.amount} and ${t.rollover} >= 0`,
+    ),
   ],
 );

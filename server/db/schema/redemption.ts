@@ -15,6 +15,8 @@ export const redemptionBatch = pgTable(
     maxUses: integer("max_uses").notNull(),
     codeCount: integer("code_count").notNull(),
     expiresAt: timestamp("expires_at", { withTimezone: true }),
+    /** Days the credits of a redeemed code last; 0: they never expire. */
+    creditsExpireDays: integer("credits_expire_days").notNull().default(0),
     disabledAt: timestamp("disabled_at", { withTimezone: true }),
     createdBy: text("created_by"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

@@ -361,6 +361,12 @@ async function grantInvoice(tx: Tx, row: Row, invoice: Stripe.Invoice, paymentIn
       heldChange: 0,
       reference: `order:${order.id}`,
       idempotencyKey: `subscription:invoice:${invoice.id}`,
+      // The period's credits last until its end; up to the plan's rollover carries over to the next one.
+      lot: {
+        expiresAt: seconds(line?.period?.end ?? invoice.period_end),
+        rollover: granted?.rollover ?? 0,
+        periodSeconds: length,
+      },
     });
   }
   log.info({ invoice: invoice.id, credits, plan: planId }, "subscription invoice paid");

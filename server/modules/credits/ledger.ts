@@ -1,8 +1,9 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { creditBalance, creditEntry, creditHold, type CreditEntryKind } from "#server/db/schema/index.ts";
+import { creditBalance, creditEntry, creditHold, creditLot, type CreditEntryKind } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { isUniqueViolation } from "#server/db/errors.ts";
+export { MAX_EXPIRY_DAYS } from "#common/plans.ts";
 
 /** The largest amount one operation may move: far above any real pack, far below bigint's range. */
 export const MAX_CREDIT_AMOUNT = 1_000_000_000;
@@ -49,6 +50,17 @@ interface Movement {
   holdId?: string;
   reference?: string | null;
   idempotencyKey: string;
+  /** A grant's lot: when its credits expire (never when null or left out), and how many may carry over then. */
+  lot?: LotTerms;
+  /** The caller changed the lots itself (the expiry, which takes from the lots due). */
+  lots?: "taken";
+}
+
+/** When a grant's credits expire, and for a plan's credits, how many carry over one more period of the same length. */
+export interface LotTerms {
+  expiresAt?: Date | null;
+  rollover?: number;
+  periodSeconds?: number | null;
 }
 
 /**
@@ -105,6 +117,10 @@ export async function applyMovement(tx: Tx, m: Movement): Promise<CreditEntry> {
       .returning({ balance: creditBalance.balance, held: creditBalance.held });
   }
   if (!row) throw new AppError("insufficient_credits");
+  if (m.lots === "taken") {
+    // The caller took the credits from the lots it names.
+  } else if (m.amount > 0) await addLot(tx, m);
+  else if (m.amount < 0) await takeFromLots(tx, m.userId, -m.amount, TAKE_BACKS.has(m.kind) ? m.reference : null);
   const [entry] = await tx
     .insert(creditEntry)
     .values({
@@ -121,6 +137,70 @@ export async function applyMovement(tx: Tx, m: Movement): Promise<CreditEntry> {
   return entry!;
 }
 
+/** Kinds that take back a grant: they take from that grant's own lot first. */
+const TAKE_BACKS = new Set<CreditEntryKind>(["refund", "chargeback"]);
+
+/** A grant's lot, in the transaction that adds it to the balance. */
+async function addLot(tx: Tx, m: Movement) {
+  await tx.insert(creditLot).values({
+    userId: m.userId,
+    source: m.kind,
+    reference: m.reference ?? null,
+    amount: m.amount,
+    remaining: m.amount,
+    expiresAt: m.lot?.expiresAt ?? null,
+    rollover: Math.min(m.lot?.rollover ?? 0, m.amount),
+    periodSeconds: m.lot?.periodSeconds ?? null,
+  });
+}
+
+/**
+ * Takes `amount` from the account's lots, in the transaction that took it from the balance (whose row it has
+ * locked, so the account's lots change one transaction at a time): the lot that expires first, then the next; a
+ * take-back of a grant takes from that grant's lot (`preferred`, its reference) before the others.
+ */
+async function takeFromLots(tx: Tx, userId: string, amount: number, preferred: string | null | undefined) {
+  const lots = await tx
+    .select({ id: creditLot.id, remaining: creditLot.remaining })
+    .from(creditLot)
+    .where(and(eq(creditLot.userId, userId), gt(creditLot.remaining, 0)))
+    .orderBy(
+      ...(preferred ? [sql`${creditLot.reference} is not distinct from ${preferred} desc`] : []),
+      sql`${creditLot.expiresAt} asc nulls last`,
+      asc(creditLot.createdAt),
+      asc(creditLot.id),
+    )
+    .for("update");
+  let left = amount;
+  for (const lot of lots) {
+    if (left === 0) break;
+    const take = Math.min(left, lot.remaining);
+    await tx
+      .update(creditLot)
+      .set({ remaining: sql`${creditLot.remaining} - ${take}` })
+      .where(eq(creditLot.id, lot.id));
+    left -= take;
+  }
+  // The lots add up to the balance, which had this much: anything else is a bug, and the transaction is undone.
+  if (left > 0) throw new Error(`the lots of ${userId} hold ${amount - left} of the ${amount} credits taken`);
+}
+
+/** The expiry of credits granted now that last `days` days; 0: never. */
+export function expiryAfter(days: number, from = new Date()): Date | null {
+  return days > 0 ? new Date(from.getTime() + days * 86_400_000) : null;
+}
+
+/** When the credits of an earlier grant expire (its first lot's), for credits given back to it. */
+export async function expiryOfGrant(tx: Tx, reference: string): Promise<Date | null> {
+  const [lot] = await tx
+    .select({ expiresAt: creditLot.expiresAt })
+    .from(creditLot)
+    .where(eq(creditLot.reference, reference))
+    .orderBy(asc(creditLot.createdAt))
+    .limit(1);
+  return lot?.expiresAt ?? null;
+}
+
 export type GrantKind = "signup_bonus" | "purchase" | "redemption" | "admin_adjustment";
 
 /** Adds credits: a bonus, a purchase, a redemption or an admin's grant. Repeating the key changes nothing. */
@@ -134,6 +214,7 @@ export async function grantCredits({
   kind: GrantKind;
   reference?: string;
   idempotencyKey: string;
+  lot?: LotTerms;
 }) {
   checkAmount(grant.amount);
   return move(db, { ...grant, heldChange: 0 });

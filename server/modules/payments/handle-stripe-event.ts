@@ -3,7 +3,7 @@ import type Stripe from "stripe";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
 import { creditOrder, paymentEvent, type DisputeStatus } from "#server/db/schema/index.ts";
-import { applyMovement, takeBackInTx, type Tx } from "#server/modules/credits/ledger.ts";
+import { applyMovement, expiryAfter, expiryOfGrant, takeBackInTx, type Tx } from "#server/modules/credits/ledger.ts";
 import { handleSubscriptionEvent, SUBSCRIPTION_EVENTS } from "#server/modules/billing/subscription-events.ts";
 import type { StripeClient } from "./stripe-client.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
@@ -21,6 +21,8 @@ export interface HandleStripeEventOptions {
   event: Stripe.Event;
   /** Days a failed subscription renewal keeps the plan (the console's billing settings). */
   graceDays?: number;
+  /** Days a pack's credits last once bought; 0: they never expire (the console's billing settings). */
+  packExpiryDays?: number;
   /** Where a subscriber is told of a renewal that was not paid. */
   mail?: { boss: PgBoss; siteUrl: string };
 }
@@ -38,6 +40,7 @@ export async function handleStripeEvent({
   logger,
   event,
   graceDays = 7,
+  packExpiryDays = 0,
   mail,
 }: HandleStripeEventOptions): Promise<EventOutcome> {
   const log = logger.child({ stripeEvent: event.id, type: event.type });
@@ -54,7 +57,7 @@ export async function handleStripeEvent({
       // An unpaid completion (a bank transfer on its way) waits for async_payment_succeeded or _failed.
       if (!paid) return record(db, event, order.id, async () => undefined);
       const receiptUrl = await receiptOf(stripe, session.payment_intent, log);
-      return record(db, event, order.id, (tx, locked) => fulfil(tx, locked, session, receiptUrl, log));
+      return record(db, event, order.id, (tx, locked) => fulfil(tx, locked, session, receiptUrl, log, packExpiryDays));
     }
     case "checkout.session.async_payment_failed":
     case "checkout.session.expired": {
@@ -72,7 +75,7 @@ export async function handleStripeEvent({
       if (!found) return ignored(log, "no order for this payment");
       const receiptUrl = charge.receipt_url ?? null;
       return record(db, event, found.order.id, async (tx, locked) => {
-        if (found.session) await fulfil(tx, locked, found.session, receiptUrl, log);
+        if (found.session) await fulfil(tx, locked, found.session, receiptUrl, log, packExpiryDays);
         const current = await lockOrder(tx, locked.id);
         const ratio = Math.min(1, charge.amount_refunded / current.amount);
         const target = charge.refunded ? current.credits : Math.ceil(current.credits * ratio);
@@ -88,7 +91,7 @@ export async function handleStripeEvent({
       if (!found) return ignored(log, "no order for this payment");
       const step = disputeStep(event.type, dispute.status);
       return record(db, event, found.order.id, async (tx, locked) => {
-        if (found.session) await fulfil(tx, locked, found.session, null, log);
+        if (found.session) await fulfil(tx, locked, found.session, null, log, packExpiryDays);
         const current = await lockOrder(tx, locked.id);
         if (step === "reinstate") await reinstate(tx, current, dispute.id);
         else await withdraw(tx, current, dispute.id, step);
@@ -200,6 +203,7 @@ async function fulfil(
   session: Stripe.Checkout.Session,
   receiptUrl: string | null,
   log: Logger,
+  expiryDays: number,
 ): Promise<void> {
   if (order.status === "paid" || order.status === "refunded") return;
   if (session.amount_total !== order.amount || session.currency?.toLowerCase() !== order.currency) {
@@ -229,6 +233,7 @@ async function fulfil(
     heldChange: 0,
     reference: `order:${order.id}`,
     idempotencyKey: `purchase:order:${order.id}`,
+    lot: { expiresAt: expiryAfter(expiryDays) },
   });
 }
 
@@ -337,6 +342,8 @@ async function reinstate(tx: Tx, order: Order, disputeId: string) {
       heldChange: 0,
       reference: `order:${order.id}`,
       idempotencyKey: `chargeback_reversal:order:${order.id}`,
+      // The credits given back expire when the order's would have.
+      lot: { expiresAt: await expiryOfGrant(tx, `order:${order.id}`) },
     });
   }
   const creditsReversed = order.creditsReversed - order.disputeCredits;
