@@ -18,6 +18,7 @@ import antdStylesheet from "virtual:antd-stylesheet";
 import { requestInfoContext } from "#app/context.ts";
 import { serverContext } from "#app/server-context.server.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
+import { nextExpiry } from "#server/modules/credits/expire-credits.ts";
 import { FlashToast } from "#app/components/flash-toast.tsx";
 import { SiteNotice, type SiteNoticeData } from "#app/components/site-notice.tsx";
 import { FLASH_COOKIE, parseFlash } from "#common/flash.ts";
@@ -60,9 +61,13 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const { session, runtime } = context.get(serverContext);
   const flash = parseFlash(readCookie(cookies, FLASH_COOKIE));
   // The balance shown in both headers; the root revalidates after every form, so it follows every change.
-  const credits = session.viewer
-    ? (await getBalance({ db: runtime.database.db, userId: session.viewer.id })).available
-    : null;
+  const [balance, expiring] = session.viewer
+    ? await Promise.all([
+        getBalance({ db: runtime.database.db, userId: session.viewer.id }),
+        nextExpiry({ db: runtime.database.db, userId: session.viewer.id }),
+      ])
+    : [null, null];
+  const credits = balance?.available ?? null;
   const { announcement, maintenance } = runtime.settings.current();
   const announced = announcement.enabled ? announcement.text[locale] || announcement.text.en : undefined;
   const notice: SiteNoticeData = {
@@ -78,6 +83,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     scheme,
     viewer: session.viewer,
     credits,
+    /** The credits that expire first, and when: said beside the balance. */
+    expiring,
     notice,
     flash,
     resources: resourcesFor(locale, ["common"]),

@@ -10,7 +10,9 @@ const USAGE = `Usage: npm run admin -- <command> <email>
   unban <email>            lift the suspension
   credits <email> <+n|-n>   add or remove credits (an adjustment in the account's credit history)
   codes create --credits <n> [--uses <n>] [--count <n>] [--expires <YYYY-MM-DD>] [--batch <name>]
-                           create redemption codes and print them (only their hashes are kept)
+               [--credits-last <days>]
+                           create redemption codes and print them (only their hashes are kept); a redeemed
+                           code's credits expire after --credits-last days (0, the default: never)
   config                   show the settings every process shares (site URL, webhook policy, auth secret's
                            fingerprint, storage) and the processes running
   config forget <NAME>     forget one of them (SITE_URL, WEBHOOK_ALLOW_PRIVATE_NETWORKS, AUTH_SECRET or STORAGE):

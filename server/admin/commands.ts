@@ -94,7 +94,9 @@ const credits: AdminCommand = {
 /** `codes create --credits 50 --uses 1 --count 10 --expires 2027-01-31`. */
 const codes: AdminCommand = {
   usage: `  codes create --credits <n> [--uses <n>] [--count <n>] [--expires <YYYY-MM-DD>] [--batch <name>]
-                           create redemption codes and print them (only their hashes are kept)`,
+               [--credits-last <days>]
+                           create redemption codes and print them (only their hashes are kept); a redeemed
+                           code's credits expire after --credits-last days (0, the default: never)`,
   async run(ctx, args) {
     let parsed;
     try {
@@ -107,6 +109,7 @@ const codes: AdminCommand = {
           count: { type: "string", default: "1" },
           expires: { type: "string" },
           batch: { type: "string" },
+          "credits-last": { type: "string", default: "0" },
         },
       });
     } catch (error) {
@@ -120,8 +123,13 @@ const codes: AdminCommand = {
     };
     const expiresAt = values.expires ? new Date(`${values.expires}T23:59:59Z`) : null;
     if (expiresAt && Number.isNaN(expiresAt.getTime())) return fail("--expires must be a date like 2027-01-31.");
-    const numbers = { credits: whole(values.credits), uses: whole(values.uses), count: whole(values.count) };
-    for (const name of ["credits", "uses", "count"] as const)
+    const numbers = {
+      credits: whole(values.credits),
+      uses: whole(values.uses),
+      count: whole(values.count),
+      "credits-last": whole(values["credits-last"]),
+    };
+    for (const name of ["credits", "uses", "count", "credits-last"] as const)
       if (numbers[name] === undefined) return fail(`--${name} must be a whole number.`);
     try {
       const { batch, codes: made } = await createCodes({
@@ -130,6 +138,7 @@ const codes: AdminCommand = {
         maxUses: numbers.uses!,
         count: numbers.count!,
         expiresAt,
+        creditsExpireDays: numbers["credits-last"],
         batch: values.batch,
         createdBy: "cli",
         actor: CLI_ACTOR,

@@ -38,6 +38,7 @@ export function webhookRoutes(state: ServerState) {
         logger: c.get("logger"),
         event,
         graceDays: runtime.settings.current().billing.graceDays,
+        packExpiryDays: runtime.settings.current().billing.packExpiryDays,
         mail: { boss: runtime.boss, siteUrl: runtime.site.url },
       });
       return c.json({ received: true, outcome });

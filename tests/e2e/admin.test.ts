@@ -248,6 +248,7 @@ describe("the admin console", () => {
     await page.fill("input[name=name]", "Launch week");
     await page.fill("input[name=credits]", "15");
     await page.fill("input[name=count]", "3");
+    await page.fill("input[name=creditsLast]", "30");
     await page.getByRole("button", { name: text("en", "admin", "codes.submit") }).click();
     await expect
       .poll(() => notice(page).textContent(), { timeout: 10_000 })
@@ -274,6 +275,16 @@ describe("the admin console", () => {
     const before = await balance();
     expect((await redeem(codes[0]!)).status).toBe(200);
     expect(await balance()).toBe(before + 15);
+    // Its credits last 30 days: the orders page and the header's balance say when they expire.
+    const orders = await (await get("/user/orders", member)).text();
+    const day = (at: number) =>
+      new Intl.DateTimeFormat("en-US", { dateStyle: "medium", timeZone: "UTC" }).format(at + 30 * 86_400_000);
+    const expires = [day(Date.now()), day(Date.now() - 60_000)];
+    expect(
+      expires.some((d) => orders.includes(`15 credits expire on ${d}`)),
+      orders,
+    ).toBe(true);
+    expect(expires.some((d) => orders.includes(` · 15 expire on ${d}`))).toBe(true);
     // Shown once: the page does not have them again.
     await page.goto(`${server.url}/user/admin/codes`);
     const row = page.locator(".ant-table-row", { hasText: "Launch week" });

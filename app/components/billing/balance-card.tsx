@@ -2,15 +2,21 @@ import { Button, Card, Space, Statistic } from "antd";
 import { ShoppingOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { useLocation } from "react-router";
-import { formatNumber } from "#common/format.ts";
+import { formatDate, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
 
-/** The credits available, the balance and what is held, each said in a sentence, with the way to buy more. */
+/**
+ * The credits available, the balance and what is held, each said in a sentence, what of it expires when, and the
+ * way to buy more.
+ */
 export function BalanceCard({
   balance,
+  expiring = [],
   locale,
 }: {
   balance: { balance: number; held: number; available: number };
+  /** The credits that expire, by date, soonest first. */
+  expiring?: { credits: number; expiresAt: string }[];
   locale: Locale;
 }) {
   const { t } = useTranslation("billing");
@@ -28,6 +34,19 @@ export function BalanceCard({
         </div>
         {balance.held > 0 && <Statistic title={t("orders.held")} value={formatNumber(locale, balance.held)} />}
       </Space>
+      {expiring.length > 0 && (
+        <ul className="orders-expiring" aria-label={t("orders.expiringTitle")}>
+          {expiring.map((e) => (
+            <li key={e.expiresAt}>
+              {t("orders.expiring", {
+                count: e.credits,
+                formatted: formatNumber(locale, e.credits),
+                date: formatDate(locale, e.expiresAt, { dateOnly: true }),
+              })}
+            </li>
+          ))}
+        </ul>
+      )}
       <div className="page-actions">
         <Button type="primary" icon={<ShoppingOutlined />} href={hrefIn(pathname, "/pricing")}>
           {t("orders.buyCredits")}

@@ -14,16 +14,28 @@ import { MenuButton } from "#app/components/ui/overlay.tsx";
 import { hrefIn, stripLocale } from "#common/locales.ts";
 import { useRoot } from "#app/lib/use-site.ts";
 import { useAvailableCredits } from "#app/lib/credits.ts";
-import { formatNumber } from "#common/format.ts";
+import { formatDate, formatNumber } from "#common/format.ts";
 import { isLocale } from "#common/locales.ts";
 
 /** The credits available to spend, in the header of both layouts. */
 export function CreditBalance() {
   const { t, i18n } = useTranslation("common");
   const credits = useAvailableCredits();
+  const { expiring } = useRoot();
   if (credits === null) return null;
   const locale = isLocale(i18n.language) ? i18n.language : "en";
-  const label = t("credits.available", { formatted: formatNumber(locale, credits) });
+  // The credits that expire first are said with the balance.
+  const label = [
+    t("credits.available", { formatted: formatNumber(locale, credits) }),
+    ...(expiring
+      ? [
+          t("credits.expiring", {
+            formatted: formatNumber(locale, expiring.credits),
+            date: formatDate(locale, expiring.expiresAt, { dateOnly: true }),
+          }),
+        ]
+      : []),
+  ].join(" · ");
   return (
     <span className="credit-balance" title={label} aria-label={label} role="status">
       <span aria-hidden>

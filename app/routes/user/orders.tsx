@@ -4,6 +4,7 @@ import type { Route } from "./+types/orders";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { BalanceCard } from "#app/components/billing/balance-card.tsx";
+import { expiringCredits } from "#server/modules/credits/expire-credits.ts";
 import { CreditHistoryTable } from "#app/components/billing/credit-history-table.tsx";
 import { OrdersTable } from "#app/components/billing/orders-table.tsx";
 import { RedeemCard } from "#app/components/billing/redeem-card.tsx";
@@ -35,10 +36,11 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const ordersPage = pageOf(url.searchParams.get("page"));
   const historyPage = pageOf(url.searchParams.get("history"));
-  const [orders, history, balance, subscriptions, current, customer] = await Promise.all([
+  const [orders, history, balance, expiring, subscriptions, current, customer] = await Promise.all([
     listOrders({ db, userId: viewer.id, page: ordersPage, pageSize: ORDERS_PER_PAGE }),
     listEntries({ db, userId: viewer.id, page: historyPage, pageSize: ENTRIES_PER_PAGE }),
     getBalance({ db, userId: viewer.id }),
+    expiringCredits({ db, userId: viewer.id }),
     listSubscriptions(db, viewer.id),
     currentPlan(db, viewer.id),
     db.select().from(billingCustomer).where(eq(billingCustomer.userId, viewer.id)),
@@ -56,6 +58,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     i18n,
     locale,
     balance,
+    expiring: expiring.map((e) => ({ credits: e.credits, expiresAt: e.expiresAt!.toISOString() })),
     subscription: latest
       ? ({
           planName: latest.planNames[locale as Locale] ?? latest.planName,
@@ -117,7 +120,7 @@ export default function Orders({ loaderData, actionData }: Route.ComponentProps)
         changed={loaderData.changed}
       />
       <div className="orders-top">
-        <BalanceCard balance={balance} locale={locale} />
+        <BalanceCard balance={balance} expiring={loaderData.expiring} locale={locale} />
         <RedeemCard locale={locale} pageAnswer={actionData && "portalError" in actionData ? undefined : actionData} />
       </div>
       <section aria-labelledby="orders-heading" className="orders-section">

@@ -1,6 +1,7 @@
 import type { ServerState } from "#server/http/state.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
 import { listEntries } from "#server/modules/credits/list-entries.ts";
+import { expiringCredits } from "#server/modules/credits/expire-credits.ts";
 import { apiKey } from "./authenticate.ts";
 import { apiApp } from "./env.ts";
 import { presentEntry } from "./present.ts";
@@ -12,8 +13,21 @@ export function creditsApi(state: ServerState, options: { limits: ApiLimits }) {
   const key = apiKey(state, options);
   return apiApp()
     .openapi({ ...routes.balance, middleware: key }, async (c) => {
-      const b = await getBalance({ db: c.var.runtime.database.db, userId: c.var.apiUserId });
-      return c.json({ object: "balance" as const, balance: b.balance, held: b.held, available: b.available }, 200);
+      const db = c.var.runtime.database.db;
+      const [b, expiring] = await Promise.all([
+        getBalance({ db, userId: c.var.apiUserId }),
+        expiringCredits({ db, userId: c.var.apiUserId }),
+      ]);
+      return c.json(
+        {
+          object: "balance" as const,
+          balance: b.balance,
+          held: b.held,
+          available: b.available,
+          expiring: expiring.map((e) => ({ credits: e.credits, expires_at: e.expiresAt!.toISOString() })),
+        },
+        200,
+      );
     })
     .openapi({ ...routes.ledger, middleware: key }, async (c) => {
       const q = c.req.valid("query");

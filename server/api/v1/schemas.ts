@@ -361,6 +361,17 @@ export const BalanceSchema = z
     balance: z.number().int().openapi({ description: "Credits on the account.", example: 120 }),
     held: z.number().int().openapi({ description: "Part of the balance reserved for running jobs.", example: 5 }),
     available: z.number().int().openapi({ description: "What new requests can spend.", example: 115 }),
+    expiring: z
+      .array(
+        z.object({
+          credits: z.number().int().openapi({ example: 40 }),
+          expires_at: z.string().openapi({ format: "date-time", example: "2027-01-31T00:00:00.000Z" }),
+        }),
+      )
+      .openapi({
+        description:
+          "Credits of the balance that expire, by date, soonest first (up to five dates); credits not listed never expire.",
+      }),
   })
   .openapi("Balance");
 

@@ -225,12 +225,13 @@ export function createAuth({ db, env, site, logger, boss, secret, settings }: Au
         create: {
           after: async (session) => {
             // A session only starts for a confirmed address (or one an OAuth provider vouches for).
-            await grantSignupBonus({ db, userId: session.userId, amount: settings.current().signupBonusCredits }).catch(
-              (error) =>
-                authLogger.error(
-                  { err: (error as Error).message, userId: session.userId },
-                  "sign-up bonus not granted",
-                ),
+            await grantSignupBonus({
+              db,
+              userId: session.userId,
+              amount: settings.current().signupBonusCredits,
+              expiryDays: settings.current().billing.bonusExpiryDays,
+            }).catch((error) =>
+              authLogger.error({ err: (error as Error).message, userId: session.userId }, "sign-up bonus not granted"),
             );
             await promoteConfiguredAdmin({
               db,

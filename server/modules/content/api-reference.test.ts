@@ -101,7 +101,7 @@ describe("the API reference made from the served OpenAPI document", () => {
 
     // A body used by one operation is shown there; the generation, used by many, is linked to its description
     const credits = operation("GET", "/credits").responses.find((r) => r.status === "200")!;
-    expect(credits.shape!.fields!.map((f) => f.name)).toEqual(["object", "balance", "held", "available"]);
+    expect(credits.shape!.fields!.map((f) => f.name)).toEqual(["object", "balance", "held", "available", "expiring"]);
     expect(image.responses.find((r) => r.status === "201")!.shape).toEqual({
       type: "Generation",
       link: "object-generation",

@@ -2,7 +2,7 @@ import type { Db } from "#server/db/client.ts";
 import { redemptionBatch, redemptionCode } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { recordAdminAction, type AdminActor } from "#server/modules/audit/record-admin-action.ts";
-import { checkAmount } from "./ledger.ts";
+import { checkAmount, MAX_EXPIRY_DAYS } from "./ledger.ts";
 import { generateCode, hashOf, MAX_CODES_PER_BATCH, normalizeCode } from "./redemption-codes.ts";
 
 export interface CreateCodesInput {
@@ -10,6 +10,8 @@ export interface CreateCodesInput {
   maxUses: number;
   count: number;
   expiresAt?: Date | null;
+  /** Days the credits of a redeemed code last; 0 or left out: they never expire. */
+  creditsExpireDays?: number;
   batch?: string;
   createdBy?: string;
   /** Who creates them: the batch goes into the audit log with the codes, in one transaction. */
@@ -28,6 +30,10 @@ export async function createCodes({
   if (!Number.isSafeInteger(input.count) || input.count < 1 || input.count > MAX_CODES_PER_BATCH) {
     throw new AppError("bad_request", `count must be a whole number from 1 to ${MAX_CODES_PER_BATCH}`);
   }
+  const creditsExpireDays = input.creditsExpireDays ?? 0;
+  if (!Number.isSafeInteger(creditsExpireDays) || creditsExpireDays < 0 || creditsExpireDays > MAX_EXPIRY_DAYS) {
+    throw new AppError("bad_request", `the credits' term must be a whole number of days from 0 to ${MAX_EXPIRY_DAYS}`);
+  }
   if (input.expiresAt && (Number.isNaN(input.expiresAt.getTime()) || input.expiresAt.getTime() <= Date.now())) {
     throw new AppError("bad_request", "the expiry must be a date in the future");
   }
@@ -42,6 +48,7 @@ export async function createCodes({
         maxUses: input.maxUses,
         codeCount: codes.length,
         expiresAt: input.expiresAt ?? null,
+        creditsExpireDays,
         createdBy: input.createdBy ?? input.actor?.label ?? null,
       })
       .returning({ id: redemptionBatch.id });
@@ -68,6 +75,7 @@ export async function createCodes({
           credits: input.credits,
           maxUses: input.maxUses,
           expiresAt: input.expiresAt?.toISOString() ?? null,
+          creditsExpireDays,
         },
       });
     }

@@ -1,11 +1,22 @@
 import type { Db } from "#server/db/client.ts";
-import { grantCredits } from "./ledger.ts";
+import { expiryAfter, grantCredits } from "./ledger.ts";
 
 /**
  * The sign-up bonus, granted once per account (its idempotency key is the user's id): safe to call on every
- * sign-in, which is where it happens, so only confirmed addresses get it. A bonus of 0 grants nothing.
+ * sign-in, which is where it happens, so only confirmed addresses get it. A bonus of 0 grants nothing; its credits
+ * last `expiryDays` days (0: they never expire).
  */
-export async function grantSignupBonus({ db, userId, amount }: { db: Db; userId: string; amount: number }) {
+export async function grantSignupBonus({
+  db,
+  userId,
+  amount,
+  expiryDays = 0,
+}: {
+  db: Db;
+  userId: string;
+  amount: number;
+  expiryDays?: number;
+}) {
   if (amount <= 0) return null;
   return grantCredits({
     db,
@@ -14,5 +25,6 @@ export async function grantSignupBonus({ db, userId, amount }: { db: Db; userId:
     kind: "signup_bonus",
     reference: `user:${userId}`,
     idempotencyKey: `signup_bonus:${userId}`,
+    lot: { expiresAt: expiryAfter(expiryDays) },
   });
 }

@@ -4,7 +4,7 @@ import { redemption, redemptionBatch, redemptionCode } from "#server/db/schema/i
 import { AppError } from "#server/errors.ts";
 import { consumeRateLimit } from "#server/modules/rate-limits/consume-rate-limit.ts";
 import { RATE_LIMITS } from "#server/modules/auth/policy.ts";
-import { applyMovement } from "./ledger.ts";
+import { applyMovement, expiryAfter } from "./ledger.ts";
 import { hashOf, normalizeCode } from "./redemption-codes.ts";
 
 /**
@@ -19,7 +19,11 @@ export async function redeemCode({ db, userId, code }: { db: Db; userId: string;
   if (!normalized) throw new AppError("code_invalid");
   return db.transaction(async (tx) => {
     const [found] = await tx
-      .select({ code: redemptionCode, disabledAt: redemptionBatch.disabledAt })
+      .select({
+        code: redemptionCode,
+        disabledAt: redemptionBatch.disabledAt,
+        creditsExpireDays: redemptionBatch.creditsExpireDays,
+      })
       .from(redemptionCode)
       .innerJoin(redemptionBatch, eq(redemptionBatch.id, redemptionCode.batchId))
       .where(eq(redemptionCode.codeHash, hashOf(normalized)))
@@ -47,6 +51,7 @@ export async function redeemCode({ db, userId, code }: { db: Db; userId: string;
       heldChange: 0,
       reference: `code:${row.id}`,
       idempotencyKey: `redemption:${row.id}:${userId}`,
+      lot: { expiresAt: expiryAfter(found.creditsExpireDays) },
     });
     return { credits: row.credits, entry };
   });

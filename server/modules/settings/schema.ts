@@ -2,6 +2,7 @@ import { z } from "zod";
 import { LOCALES } from "#common/locales.ts";
 import { BLOCK_LIST_MAX_CHARS, BLOCK_LIST_SCOPES, SAFETY_LEVELS } from "#common/safety.ts";
 import { LABEL_POSITIONS, LABEL_SCOPES } from "#common/label.ts";
+import { MAX_EXPIRY_DAYS } from "#common/plans.ts";
 
 /** A credit pack as an operator defines it (`amount` in the currency's minor units). */
 export const packSchema = z.strictObject({
@@ -55,7 +56,12 @@ export const settingsSchema = z.object({
     })
     .refine((label) => !label.enabled || label.text.length > 0, { path: ["text"], message: "a text to show" }),
   /** Subscriptions: how many days a subscriber whose renewal failed keeps their plan while Stripe retries. */
-  billing: z.object({ graceDays: z.number().int().min(0).max(60) }),
+  billing: z.object({
+    graceDays: z.number().int().min(0).max(60),
+    /** Days a pack's credits last once bought, and the sign-up bonus's once given; 0: they never expire. */
+    packExpiryDays: z.number().int().min(0).max(MAX_EXPIRY_DAYS).default(0),
+    bonusExpiryDays: z.number().int().min(0).max(MAX_EXPIRY_DAYS).default(0),
+  }),
 });
 
 export type Settings = z.output<typeof settingsSchema>;

@@ -1,4 +1,5 @@
 import { Alert, Button, Card, Input, Tag, Typography, type TableColumnsType } from "antd";
+import { MAX_EXPIRY_DAYS } from "#common/plans.ts";
 import { DownloadOutlined } from "@ant-design/icons";
 import { useTranslation } from "react-i18next";
 import { data, Form, useNavigation } from "react-router";
@@ -58,6 +59,8 @@ const batchForm = z.object({
       .regex(/^\d{4}-\d\d-\d\d$/)
       .refine((day) => Date.parse(`${day}T23:59:59.999Z`) > Date.now()),
   ]),
+  // Days a redeemed code's credits last; empty or 0: they never expire.
+  creditsLast: z.union([z.literal("").transform(() => 0), z.coerce.number().int().min(0).max(MAX_EXPIRY_DAYS)]),
 });
 
 /** The batch's codes as a CSV file's text: one code per line, with what it is worth. */
@@ -75,13 +78,15 @@ export async function action({ context, request }: Route.ActionArgs) {
   const intent = form.get("intent");
   if (intent === "create") {
     const parsed = batchForm.safeParse(
-      Object.fromEntries(["name", "credits", "count", "uses", "expires"].map((k) => [k, form.get(k) ?? ""])),
+      Object.fromEntries(
+        ["name", "credits", "count", "uses", "expires", "creditsLast"].map((k) => [k, form.get(k) ?? ""]),
+      ),
     );
     if (!parsed.success) {
       const field = String(parsed.error.issues[0]?.path[0] ?? "name");
       return data<CodesResult>({ intent, error: `codes.errors.${field}`, field }, { status: 400 });
     }
-    const { name, credits, count, uses, expires } = parsed.data;
+    const { name, credits, count, uses, expires, creditsLast } = parsed.data;
     const { codes } = await createCodes({
       db,
       credits,
@@ -89,6 +94,7 @@ export async function action({ context, request }: Route.ActionArgs) {
       maxUses: uses,
       batch: name,
       expiresAt: expires ? new Date(`${expires}T23:59:59.999Z`) : null,
+      creditsExpireDays: creditsLast,
       actor,
     });
     return {
@@ -259,6 +265,18 @@ export default function Codes({ loaderData, actionData }: Route.ComponentProps) 
               defaultValue={1}
               required
               status={invalid("uses")}
+            />
+          </label>
+          <label className="admin-filter">
+            <span>{t("codes.creditsLast")}</span>
+            <Input
+              name="creditsLast"
+              type="number"
+              min={0}
+              max={MAX_EXPIRY_DAYS}
+              step={1}
+              placeholder="0"
+              status={invalid("creditsLast")}
             />
           </label>
           <div className="admin-filter admin-filter-day">

@@ -1,4 +1,5 @@
 import { Button, Card, Checkbox, Input, Radio, Typography, type TableColumnsType } from "antd";
+import { MAX_EXPIRY_DAYS } from "#common/plans.ts";
 import { useTranslation } from "react-i18next";
 import { data, Form, Link, useLocation, useNavigation } from "react-router";
 import type { Route } from "./+types/settings";
@@ -118,8 +119,16 @@ export async function action({ context, request }: Route.ActionArgs) {
     case "maintenance":
       return save("maintenance", { enabled: form.get("enabled") === "on" });
     case "billing": {
-      const billing = settingsSchema.shape.billing.safeParse({ graceDays: Number(form.get("graceDays") ?? "") });
-      if (!billing.success) return refuse("settings.errors.graceDays", "graceDays");
+      const days = (name: string) => Number(form.get(name) || "0");
+      const billing = settingsSchema.shape.billing.safeParse({
+        graceDays: Number(form.get("graceDays") ?? ""),
+        packExpiryDays: days("packExpiryDays"),
+        bonusExpiryDays: days("bonusExpiryDays"),
+      });
+      if (!billing.success) {
+        const field = String(billing.error.issues[0]?.path[0] ?? "graceDays");
+        return refuse(field === "graceDays" ? "settings.errors.graceDays" : "settings.errors.expiryDays", field);
+      }
       return save("billing", billing.data);
     }
     case "safety": {
@@ -311,7 +320,11 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
 
       <Card title={t("settings.billing.title")}>
         {notice("billing")}
-        <Form method="post" className="admin-inline-form" key={`billing-${settings.billing.graceDays}`}>
+        <Form
+          method="post"
+          className="admin-inline-form"
+          key={`billing-${settings.billing.graceDays}-${settings.billing.packExpiryDays}-${settings.billing.bonusExpiryDays}`}
+        >
           <label className="admin-filter">
             <span>{t("settings.billing.graceDays")}</span>
             <Input
@@ -325,12 +338,29 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
               status={invalid("graceDays")}
             />
           </label>
+          {(["packExpiryDays", "bonusExpiryDays"] as const).map((name) => (
+            <label className="admin-filter" key={name}>
+              <span>{t(`settings.billing.${name}`)}</span>
+              <Input
+                name={name}
+                type="number"
+                min={0}
+                max={MAX_EXPIRY_DAYS}
+                step={1}
+                defaultValue={settings.billing[name]}
+                status={invalid(name)}
+              />
+            </label>
+          ))}
           <Button htmlType="submit" name="intent" value="billing" type="primary" loading={busy("billing")}>
             {t("settings.save")}
           </Button>
         </Form>
         <Typography.Paragraph type="secondary" className="admin-hint">
           {t("settings.billing.hint")}
+        </Typography.Paragraph>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          {t("settings.billing.expiryHint")}
         </Typography.Paragraph>
       </Card>
 
