@@ -70,12 +70,10 @@ async function expireFor(tx: Tx, userId: string, now: Date) {
       carried += keep;
     }
     const expire = Math.min(remaining, available);
-    if (remaining !== lot.remaining || lot.rollover > 0 || expire > 0) {
-      await tx
-        .update(creditLot)
-        .set({ remaining: remaining - expire, rollover: 0 })
-        .where(eq(creditLot.id, lot.id));
-    }
+    await tx
+      .update(creditLot)
+      .set({ remaining: remaining - expire, rollover: 0 })
+      .where(eq(creditLot.id, lot.id));
     if (expire > 0) {
       await applyMovement(tx, {
         userId,
