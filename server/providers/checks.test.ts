@@ -241,7 +241,9 @@ describe("what an answer means", () => {
     expect(result).toMatchObject({ ok: false, code: "unauthorized" });
     expect(result.detail).toContain("Incorrect API key provided");
     expect(result.detail).not.toContain(WRONG);
-    expect(result.detail).not.toContain("6789");
+    // The port in front of the message is random and may itself end in these digits.
+    const said = result.detail.slice(result.detail.indexOf("answered"));
+    expect(said).not.toContain("6789");
   });
 
   it("stops when the caller aborts", async () => {
