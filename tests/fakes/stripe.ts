@@ -20,14 +20,22 @@ type Json = Record<string, unknown>;
 export interface FakeSession extends Json {
   id: string;
   object: "checkout.session";
-  mode: "payment" | "subscription";
+  mode: "payment" | "subscription" | "setup";
   status: "open" | "complete" | "expired";
+  /** `no_payment_required` from the start in setup mode, as at Stripe. */
   payment_status: "unpaid" | "paid" | "no_payment_required";
-  amount_total: number;
-  currency: string;
+  /** Null in setup mode, which has no line items. */
+  amount_total: number | null;
+  /** Null only in setup mode, when payment method types were given instead (`allowed_payment_method_types`). */
+  currency: string | null;
   client_reference_id: string | null;
   metadata: Record<string, string>;
   payment_intent: string | null;
+  /**
+   * In setup mode, the SetupIntent Checkout made with the session (it waits in `requires_payment_method` until the
+   * session completes, and is canceled when it expires); null in the other modes.
+   */
+  setup_intent: string | null;
   /** The customer given or, once paid in subscription mode, the one made for it. */
   customer: string | null;
   /** Set when a subscription-mode session is paid. */
@@ -50,7 +58,10 @@ interface Charge extends Json {
   refunded: boolean;
   currency: string;
   payment_intent: string;
-  receipt_url: string;
+  /** Null on a failed charge. */
+  receipt_url: string | null;
+  /** Set on the charges of off-session payments (the others succeeded). */
+  status?: "succeeded" | "failed";
 }
 
 export interface Delivery {
@@ -80,6 +91,13 @@ export interface ControlOptions {
 /** How a renewal's payment goes: paid, declined, or held for the customer's authentication (3-D Secure). */
 export type RenewOutcome = "paid" | "failed" | "action_required";
 
+/**
+ * How a payment confirmed with a saved card goes (`POST /v1/payment_intents` with `confirm`): paid; declined by the
+ * issuer (`card_declined`, a failed charge); or declined because the issuer wants the customer to authenticate
+ * (`authentication_required`, no charge), which is how Stripe answers a 3-D Secure request when `off_session`.
+ */
+export type OffSessionOutcome = "paid" | "declined" | "authentication_required";
+
 export interface FakeStripe {
   /** Base URL of the API, for STRIPE_API_URL. */
   url: string;
@@ -92,6 +110,21 @@ export interface FakeStripe {
   invoices: Map<string, Stripe.Invoice>;
   invoicePayments: Map<string, Stripe.InvoicePayment>;
   portalSessions: Map<string, Stripe.BillingPortal.Session>;
+  /** SetupIntents: those of setup-mode Checkout sessions. */
+  setupIntents: Map<string, Stripe.SetupIntent>;
+  /** Payment methods: the cards saved by setup-mode Checkout sessions (attached to the session's customer). */
+  paymentMethods: Map<string, Stripe.PaymentMethod>;
+  /**
+   * The payment intents made by `POST /v1/payment_intents` (payments with a saved card), as the API shows them.
+   * Checkout's and invoices' payment intents are not here, though `GET /v1/payment_intents/:id` finds them all.
+   */
+  paymentIntents: Map<string, Stripe.PaymentIntent>;
+  /**
+   * How the next payments confirmed with a saved card go (default `paid`). `declined` answers 402 `card_declined`
+   * (`generic_decline`) with a failed charge; `authentication_required` answers 402 `authentication_required` with
+   * none. Either way the intent is left in `requires_payment_method`, with its `last_payment_error`.
+   */
+  offSessionOutcome: OffSessionOutcome;
   /** Every event the fake made, in the order it made them (delivered or not). */
   events: Stripe.Event[];
   /** Requests seen by the API (method, path, idempotency key). */
@@ -112,9 +145,16 @@ export interface FakeStripe {
    * subscription mode, also makes the customer (when the session has none), the price, the subscription and its
    * first invoice, paid; the events before `checkout.session.completed` are in `events`: `customer.created` (when
    * made), `customer.subscription.created`, `invoice.created`, `invoice.finalized`, `invoice.paid`,
-   * `invoice.payment_succeeded`. Nothing is delivered (the payment page delivers).
+   * `invoice.payment_succeeded`. In setup mode, saves a card instead: a card payment method attached to the
+   * session's customer, and the session's SetupIntent succeeded with it; the events before are
+   * `payment_method.attached` (when there is a customer) and `setup_intent.succeeded`. Nothing is delivered (the
+   * payment page delivers).
    */
   pay(sessionId: string): Stripe.Event;
+  /**
+   * Expires an open session and returns its `checkout.session.expired` event. A setup-mode session's SetupIntent is
+   * canceled with it (`setup_intent.canceled`, in `events` before it).
+   */
   expire(sessionId: string): Stripe.Event;
   /** Refunds the session's charge (a subscription session's: its first invoice's). */
   refund(sessionId: string, amount?: number): Stripe.Event;
@@ -143,6 +183,13 @@ export interface FakeStripe {
   refundInvoice(invoiceId: string, amount?: number, options?: ControlOptions): Stripe.Event[];
   /** Moves the dispute of the charge that paid the invoice, as `dispute` does. */
   disputeInvoice(invoiceId: string, step?: DisputeStep, options?: ControlOptions): Stripe.Event[];
+  /**
+   * Refunds (all or `amount` of) the charge of a payment made with a saved card (one of `paymentIntents`, paid):
+   * `charge.refunded`, as `POST /v1/refunds` does.
+   */
+  refundPayment(paymentIntentId: string, amount?: number, options?: ControlOptions): Stripe.Event[];
+  /** Moves the dispute of a paid payment made with a saved card, as `dispute` does. */
+  disputePayment(paymentIntentId: string, step?: DisputeStep, options?: ControlOptions): Stripe.Event[];
   /** Posts an event to the webhook URL, signed like Stripe does. */
   deliver(event: Stripe.Event, options?: DeliverOptions): Promise<Delivery[]>;
   /** Resolves once the events queued for delivery in the background so far have been posted. */
@@ -315,7 +362,9 @@ const isError = (value: unknown): value is ApiError =>
  * test helper. And Stripe Billing: customers, products and prices, Checkout in subscription mode, subscriptions with
  * their items, invoices (current API shapes: the subscription under `parent.subscription_details`, payments through
  * invoice payments), hosted invoice pages and PDFs, the customer portal, and test controls that move a subscription
- * through renewals, failed payments, dunning and cancellation.
+ * through renewals, failed payments, dunning and cancellation. And saved cards: Checkout in setup mode (its
+ * SetupIntent, and the card it saves, attached to the customer), then payments confirmed with the card off-session
+ * (`POST /v1/payment_intents`), paid or declined as `offSessionOutcome` says, answered as Stripe answers them.
  */
 export async function startFakeStripe(
   options: { webhookUrl?: string | null; secretKey?: string; webhookSecret?: string } = {},
@@ -448,6 +497,238 @@ export async function startFakeStripe(
     }
     if (step.type === "closed") dispute.status = step.status;
     return event(`charge.dispute.${step.type}`, { ...dispute });
+  };
+
+  // Saved cards: the SetupIntent and card of a setup-mode Checkout session, and payments made later with the card.
+
+  const clientSecret = (objectId: string) => `${objectId}_secret_${randomBytes(12).toString("hex")}`;
+
+  /** The card entered on a setup page: Stripe's test Visa, attached to the customer when there is one. */
+  const newCard = (customerId: string | null): Stripe.PaymentMethod => {
+    const email = customerId ? (fake.customers.get(customerId)?.email ?? null) : null;
+    const card: Stripe.PaymentMethod = {
+      id: id("pm"),
+      object: "payment_method",
+      allow_redisplay: "limited",
+      billing_details: {
+        address: { city: null, country: "US", line1: null, line2: null, postal_code: "42424", state: null },
+        email,
+        name: null,
+        phone: null,
+        tax_id: null,
+      },
+      card: {
+        brand: "visa",
+        checks: { address_line1_check: null, address_postal_code_check: "pass", cvc_check: "pass" },
+        country: "US",
+        display_brand: "visa",
+        exp_month: 12,
+        exp_year: new Date().getUTCFullYear() + 2,
+        fingerprint: randomBytes(8).toString("hex"),
+        funding: "credit",
+        generated_from: null,
+        last4: "4242",
+        networks: { available: ["visa"], preferred: null },
+        regulated_status: "unregulated",
+        three_d_secure_usage: { supported: true },
+        wallet: null,
+      },
+      created: now(),
+      customer: customerId,
+      customer_account: null,
+      livemode: false,
+      metadata: {},
+      type: "card",
+    };
+    fake.paymentMethods.set(card.id, card);
+    return card;
+  };
+  /** The SetupIntent Checkout makes with a setup-mode session: waiting for the card, to be used off-session. */
+  const newSetupIntent = (spec: {
+    customer: string | null;
+    metadata: Stripe.Metadata;
+    description: string | null;
+    types: string[];
+  }): Stripe.SetupIntent => {
+    const setupId = id("seti");
+    const setup: Stripe.SetupIntent = {
+      id: setupId,
+      object: "setup_intent",
+      allowed_payment_method_types: null,
+      application: null,
+      automatic_payment_methods: null,
+      cancellation_reason: null,
+      client_secret: clientSecret(setupId),
+      created: now(),
+      customer: spec.customer,
+      customer_account: null,
+      description: spec.description,
+      excluded_payment_method_types: null,
+      flow_directions: null,
+      last_setup_error: null,
+      latest_attempt: null,
+      livemode: false,
+      mandate: null,
+      metadata: spec.metadata,
+      next_action: null,
+      on_behalf_of: null,
+      payment_method: null,
+      payment_method_configuration_details: null,
+      payment_method_options: { card: { mandate_options: null, network: null, request_three_d_secure: "automatic" } },
+      payment_method_types: spec.types,
+      single_use_mandate: null,
+      status: "requires_payment_method",
+      usage: "off_session",
+    };
+    fake.setupIntents.set(setup.id, setup);
+    return setup;
+  };
+  const setupIntentOf = (s: FakeSession) => {
+    const setup = s.setup_intent ? fake.setupIntents.get(s.setup_intent) : undefined;
+    if (!setup) throw new Error(`session ${s.id} has no SetupIntent`);
+    return setup;
+  };
+  /** Completes a setup-mode session: the card saved (attached to its customer), its SetupIntent succeeded. */
+  const saveCard = (s: FakeSession): Stripe.Event[] => {
+    const setup = setupIntentOf(s);
+    const events: Stripe.Event[] = [];
+    const card = newCard(s.customer);
+    if (s.customer) events.push(event("payment_method.attached", card));
+    Object.assign(setup, { status: "succeeded", payment_method: card.id, latest_attempt: id("setatt") });
+    events.push(event("setup_intent.succeeded", setup));
+    Object.assign(s, { status: "complete", url: null });
+    return events;
+  };
+  /** A charge of a payment made with a saved card: succeeded (with its receipt), or failed as the issuer declined. */
+  const cardCharge = (intent: Stripe.PaymentIntent, card: Stripe.PaymentMethod, declined: boolean): Charge => {
+    const details = card.card!;
+    const charge: Charge = {
+      id: id("ch"),
+      object: "charge",
+      amount: intent.amount,
+      amount_captured: declined ? 0 : intent.amount,
+      amount_refunded: 0,
+      balance_transaction: null,
+      billing_details: card.billing_details,
+      captured: !declined,
+      created: now(),
+      currency: intent.currency,
+      customer: intent.customer,
+      description: intent.description,
+      disputed: false,
+      failure_code: declined ? "card_declined" : null,
+      failure_message: declined ? "Your card was declined." : null,
+      livemode: false,
+      metadata: { ...intent.metadata },
+      outcome: declined
+        ? {
+            network_status: "declined_by_network",
+            reason: "generic_decline",
+            risk_level: "normal",
+            seller_message: "The bank did not return any further details with this decline.",
+            type: "issuer_declined",
+          }
+        : {
+            network_status: "approved_by_network",
+            reason: null,
+            risk_level: "normal",
+            seller_message: "Payment complete.",
+            type: "authorized",
+          },
+      paid: !declined,
+      payment_intent: intent.id,
+      payment_method: card.id,
+      payment_method_details: {
+        type: "card",
+        card: {
+          brand: details.brand,
+          country: details.country,
+          exp_month: details.exp_month,
+          exp_year: details.exp_year,
+          funding: details.funding,
+          last4: details.last4,
+          network: "visa",
+        },
+      },
+      receipt_email: intent.receipt_email,
+      receipt_url: null,
+      refunded: false,
+      status: declined ? "failed" : "succeeded",
+    };
+    if (!declined) charge.receipt_url = `${fake.url}/receipts/${charge.id}`;
+    fake.charges.set(charge.id, charge);
+    return charge;
+  };
+  /**
+   * Confirms a payment intent with a card, as `offSessionOutcome` says: paid (`charge.succeeded`,
+   * `payment_intent.succeeded`), or declined, when the error Stripe answers (402) comes back too: `card_declined`
+   * with a failed charge (`charge.failed`, `payment_intent.payment_failed`), or `authentication_required` without
+   * one (`payment_intent.payment_failed`). On-session, a card that wants authentication waits in `requires_action`.
+   */
+  const confirmPayment = (
+    intent: Stripe.PaymentIntent,
+    card: Stripe.PaymentMethod,
+    offSession: boolean,
+  ): { events: Stripe.Event[]; error: Json | null } => {
+    const outcome = fake.offSessionOutcome;
+    if (outcome === "paid") {
+      const charge = cardCharge(intent, card, false);
+      Object.assign(intent, {
+        status: "succeeded",
+        amount_received: intent.amount,
+        latest_charge: charge.id,
+        payment_method: card.id,
+      });
+      return { events: [event("charge.succeeded", charge), event("payment_intent.succeeded", intent)], error: null };
+    }
+    if (outcome === "authentication_required" && !offSession) {
+      Object.assign(intent, {
+        status: "requires_action",
+        payment_method: card.id,
+        next_action: { type: "use_stripe_sdk", use_stripe_sdk: {} },
+      });
+      return { events: [event("payment_intent.requires_action", intent)], error: null };
+    }
+    const declined = outcome === "declined";
+    const code = declined ? "card_declined" : "authentication_required";
+    const charge = declined ? cardCharge(intent, card, true) : null;
+    const failure: Stripe.PaymentIntent.LastPaymentError = {
+      ...(charge ? { charge: charge.id } : {}),
+      code,
+      decline_code: declined ? "generic_decline" : "authentication_required",
+      doc_url: `https://stripe.com/docs/error-codes/${code.replace(/_/g, "-")}`,
+      message: declined
+        ? "Your card was declined."
+        : "Your card was declined. This transaction requires authentication.",
+      payment_method: clone(card),
+      payment_method_type: "card",
+      type: "card_error",
+    };
+    Object.assign(intent, {
+      status: "requires_payment_method",
+      payment_method: null,
+      latest_charge: charge?.id ?? null,
+      last_payment_error: failure,
+    });
+    const events = charge ? [event("charge.failed", charge)] : [];
+    events.push(event("payment_intent.payment_failed", intent));
+    // The error carries the intent as it now stands and the card, as Stripe's card errors do (the payment method's
+    // type only on invoices' errors).
+    const error: Json = {
+      ...failure,
+      payment_intent: clone(intent),
+      request_log_url: `https://dashboard.stripe.com/test/logs/${id("req")}?t=${now()}`,
+    };
+    delete error.payment_method_type;
+    return { events, error };
+  };
+  /** The charge of a paid payment made with a saved card. */
+  const chargeOfPayment = (paymentIntentId: string) => {
+    const intent = fake.paymentIntents.get(paymentIntentId);
+    if (!intent) throw new Error(`no payment intent ${paymentIntentId} made with a saved card`);
+    const charge = typeof intent.latest_charge === "string" ? fake.charges.get(intent.latest_charge) : undefined;
+    if (!charge || intent.status !== "succeeded") throw new Error(`payment ${paymentIntentId} was not paid`);
+    return charge;
   };
 
   // Billing objects, shaped as stripe-node's types have them.
@@ -1358,6 +1639,10 @@ export async function startFakeStripe(
     invoices: new Map(),
     invoicePayments: new Map(),
     portalSessions: new Map(),
+    setupIntents: new Map(),
+    paymentMethods: new Map(),
+    paymentIntents: new Map(),
+    offSessionOutcome: "paid",
     events: [],
     requests: [],
     webhookUrl: options.webhookUrl ?? null,
@@ -1369,20 +1654,23 @@ export async function startFakeStripe(
       const plan = plans.get(sessionId);
       if (s.status !== "complete" && s.mode === "subscription" && plan) {
         subscribe(s, plan);
+      } else if (s.mode === "setup") {
+        if (s.status === "open") saveCard(s);
       } else if (s.status !== "complete") {
         const intentId = id("pi");
+        const amount = s.amount_total ?? 0;
         const charge: Charge = {
           id: id("ch"),
           object: "charge",
-          amount: s.amount_total,
+          amount,
           amount_refunded: 0,
           refunded: false,
-          currency: s.currency,
+          currency: s.currency ?? "",
           payment_intent: intentId,
           receipt_url: `${fake.url}/receipts/${sessionId}`,
         };
         fake.charges.set(charge.id, charge);
-        intents.set(intentId, { id: intentId, latest_charge: charge.id, amount: s.amount_total, metadata: {} });
+        intents.set(intentId, { id: intentId, latest_charge: charge.id, amount, metadata: {} });
         Object.assign(s, { status: "complete", payment_status: "paid", payment_intent: intentId, url: null });
       }
       const tax = s.automatic_tax as Stripe.Checkout.Session.AutomaticTax | undefined;
@@ -1391,6 +1679,11 @@ export async function startFakeStripe(
     },
     expire(sessionId) {
       const s = session(sessionId);
+      if (s.status === "open" && s.mode === "setup") {
+        const setup = setupIntentOf(s);
+        Object.assign(setup, { status: "canceled", cancellation_reason: "abandoned" });
+        event("setup_intent.canceled", setup);
+      }
       if (s.status === "open") Object.assign(s, { status: "expired", url: null });
       return event("checkout.session.expired", s);
     },
@@ -1440,6 +1733,12 @@ export async function startFakeStripe(
     disputeInvoice(invoiceId, step = { type: "created" }, opts) {
       return control(opts, () => [disputeCharge(chargeOfInvoice(invoiceOf(invoiceId)), step)]);
     },
+    refundPayment(paymentIntentId, amount, opts) {
+      return control(opts, () => [refundCharge(chargeOfPayment(paymentIntentId), amount)]);
+    },
+    disputePayment(paymentIntentId, step = { type: "created" }, opts) {
+      return control(opts, () => [disputeCharge(chargeOfPayment(paymentIntentId), step)]);
+    },
     async deliver(evt, opts = {}) {
       if (!fake.webhookUrl) throw new Error("no webhook URL");
       const payload = JSON.stringify(evt, null, 2);
@@ -1473,10 +1772,204 @@ export async function startFakeStripe(
     return body;
   };
 
+  /** A payment intent made with `POST /v1/payment_intents` as the API shows it (its latest charge expanded when asked). */
+  const paymentIntentBody = (intent: Stripe.PaymentIntent, expandCharge: boolean): Stripe.PaymentIntent => {
+    if (!expandCharge || typeof intent.latest_charge !== "string") return intent;
+    const charge = fake.charges.get(intent.latest_charge) as unknown as Stripe.Charge | undefined;
+    return { ...intent, latest_charge: charge ?? null };
+  };
+
+  /** The smallest amount Stripe charges, as its refusal spells it (50 minor units here, whatever the currency). */
+  const minimumCharge = (currency: string) => `${{ usd: "$", eur: "€", gbp: "£" }[currency] ?? ""}0.50 ${currency}`;
+
+  /**
+   * `POST /v1/payment_intents`, checked as Stripe does: the intent (`payment_intent.created`) and, with `confirm`,
+   * its payment with the card (`confirmPayment`). The card must be the customer's.
+   */
+  const createPaymentIntent = (
+    params: Json,
+  ): { intent: Stripe.PaymentIntent; events: Stripe.Event[]; error: Json | null } | ApiError => {
+    if (params.amount === undefined)
+      return { status: 400, message: "Missing required param: amount.", param: "amount" };
+    const currency = str(params.currency)?.toLowerCase();
+    if (!currency) return { status: 400, message: "Missing required param: currency.", param: "currency" };
+    if (!/^\d+$/.test(String(params.amount)))
+      return {
+        status: 400,
+        message: `Invalid integer: ${String(params.amount)}`,
+        param: "amount",
+        code: "parameter_invalid_integer",
+      };
+    const amount = Number(params.amount);
+    if (amount < 50)
+      return {
+        status: 400,
+        message: `Amount must be at least ${minimumCharge(currency)}`,
+        param: "amount",
+        code: "amount_too_small",
+      };
+    const customerId = str(params.customer);
+    const customer = customerId ? fake.customers.get(customerId) : undefined;
+    if (customerId && !customer)
+      return { status: 400, message: `No such customer: '${customerId}'`, param: "customer", code: "resource_missing" };
+    const confirm = params.confirm === "true";
+    const saved = customer?.invoice_settings.default_payment_method;
+    const cardId =
+      str(params.payment_method) ??
+      (confirm && typeof saved === "string" && fake.paymentMethods.has(saved) ? saved : null);
+    const card = cardId ? fake.paymentMethods.get(cardId) : undefined;
+    if (cardId && !card)
+      return {
+        status: 400,
+        message: `No such PaymentMethod: '${cardId}'`,
+        param: "payment_method",
+        code: "resource_missing",
+      };
+    if (card && customerId && card.customer !== customerId)
+      return {
+        status: 400,
+        message:
+          `The PaymentMethod ${card.id} does not belong to the Customer you supplied ${customerId}. ` +
+          "Please use this PaymentMethod with the Customer that it belongs to instead.",
+        param: "payment_method",
+      };
+    if (card?.customer && !customerId)
+      return {
+        status: 400,
+        message:
+          `The \`payment_method\` parameter supplied ${card.id} belongs to the Customer ${String(card.customer)}. ` +
+          "Please include the Customer in the `customer` parameter on the PaymentIntent.",
+        param: "source",
+        code: "parameter_missing",
+      };
+    if (confirm && !card)
+      return {
+        status: 400,
+        message: customerId
+          ? "You cannot confirm this PaymentIntent because it's missing a payment method. To confirm the " +
+            `PaymentIntent with ${customerId}, specify a payment method attached to this customer along with the ` +
+            "customer ID."
+          : "You cannot confirm this PaymentIntent because it's missing a payment method. You can either update the " +
+            "PaymentIntent with a payment method and then confirm it again, or confirm it again directly with a " +
+            "payment method or ConfirmationToken.",
+        code: "payment_intent_unexpected_state",
+      };
+    const intentId = id("pi");
+    const intent: Stripe.PaymentIntent = {
+      id: intentId,
+      object: "payment_intent",
+      allowed_payment_method_types: null,
+      amount,
+      amount_capturable: 0,
+      amount_details: { tip: {} },
+      amount_received: 0,
+      application: null,
+      application_fee_amount: null,
+      automatic_payment_methods: null,
+      canceled_at: null,
+      cancellation_reason: null,
+      capture_method: "automatic_async",
+      client_secret: clientSecret(intentId),
+      confirmation_method: "automatic",
+      created: now(),
+      currency,
+      customer: customerId,
+      customer_account: null,
+      description: str(params.description),
+      excluded_payment_method_types: null,
+      last_payment_error: null,
+      latest_charge: null,
+      livemode: false,
+      managed_payments: null,
+      metadata: mergeMetadata({}, params.metadata),
+      next_action: null,
+      on_behalf_of: null,
+      payment_method: card?.id ?? null,
+      payment_method_configuration_details: null,
+      payment_method_options: {
+        card: { installments: null, mandate_options: null, network: null, request_three_d_secure: "automatic" },
+      },
+      payment_method_types: ["card"],
+      payment_record: null,
+      processing: null,
+      receipt_email: str(params.receipt_email),
+      review: null,
+      setup_future_usage: null,
+      shipping: null,
+      source: null,
+      statement_descriptor: null,
+      statement_descriptor_suffix: null,
+      status: card ? "requires_confirmation" : "requires_payment_method",
+      transfer_group: null,
+    };
+    fake.paymentIntents.set(intent.id, intent);
+    const events = [event("payment_intent.created", intent)];
+    if (!confirm || !card) return { intent, events, error: null };
+    // `off_session` is `true`, or the kind of later payment: `one_off`, `recurring`.
+    const offSession = ["true", "one_off", "recurring"].includes(String(params.off_session));
+    const confirmed = confirmPayment(intent, card, offSession);
+    return { intent, events: [...events, ...confirmed.events], error: confirmed.error };
+  };
+
+  /**
+   * A setup-mode session, checked as Stripe does (no line items; a currency unless payment method types are given),
+   * and the SetupIntent Checkout makes with it.
+   */
+  const newSetupSession = (params: Json): FakeSession | ApiError => {
+    for (const param of ["line_items", "allow_promotion_codes"])
+      if (params[param] !== undefined)
+        return { status: 400, message: `You can not pass \`${param}\` in \`setup\` mode.`, param };
+    const currency = str(params.currency)?.toLowerCase() ?? null;
+    const types = [...list(params.payment_method_types), ...list(params.allowed_payment_method_types)];
+    if (!currency && types.length === 0)
+      return { status: 400, message: "Missing required param: currency.", param: "currency" };
+    const customer = str(params.customer);
+    if (customer && !fake.customers.has(customer))
+      return { status: 400, message: `No such customer: '${customer}'`, param: "customer", code: "resource_missing" };
+    const setupData = obj(params.setup_intent_data);
+    const setup = newSetupIntent({
+      customer,
+      metadata: mergeMetadata({}, setupData.metadata),
+      description: str(setupData.description),
+      types: types.length > 0 ? types : ["card"],
+    });
+    const sessionId = id("cs");
+    return {
+      id: sessionId,
+      object: "checkout.session",
+      mode: "setup",
+      status: "open",
+      payment_status: "no_payment_required",
+      amount_subtotal: null,
+      amount_total: null,
+      currency,
+      client_reference_id: str(params.client_reference_id),
+      metadata: mergeMetadata({}, params.metadata),
+      payment_intent: null,
+      setup_intent: setup.id,
+      customer,
+      subscription: null,
+      invoice: null,
+      url: `${fake.url}/pay/${sessionId}`,
+      success_url: String(params.success_url),
+      cancel_url: String(params.cancel_url),
+      customer_email: str(params.customer_email),
+      locale: str(params.locale),
+      expires_at: Number(params.expires_at ?? now() + 86400),
+      created: now(),
+      livemode: false,
+      allow_promotion_codes: null,
+      billing_address_collection: str(params.billing_address_collection),
+      automatic_tax: { enabled: false, liability: null, provider: null, status: null },
+      product_name: "",
+    };
+  };
+
   /** Checks a new session's line and mode as Stripe does; the session's fields and, in subscription mode, its plan. */
   const newSession = (params: Json): FakeSession | ApiError => {
     const missing = { status: 400, message: "Missing required param: line_items[0][price_data]." };
     const mode = params.mode;
+    if (mode === "setup") return newSetupSession(params);
     if (mode !== "payment" && mode !== "subscription") return missing;
     const line = lineOf(obj(obj(params.line_items)["0"]), "line_items[0]");
     if (isError(line)) return line;
@@ -1533,6 +2026,7 @@ export async function startFakeStripe(
       client_reference_id: (params.client_reference_id as string | undefined) ?? null,
       metadata: (params.metadata as Record<string, string> | undefined) ?? {},
       payment_intent: null,
+      setup_intent: null,
       customer,
       subscription: null,
       invoice: null,
@@ -1702,7 +2196,7 @@ export async function startFakeStripe(
     const params = req.method === "POST" ? parseStripeForm(raw) : parseStripeForm(url.search.slice(1));
     const expand = list(params.expand);
 
-    const ids = /\/((?:cs|pi|cus|sub|si|inpay|in|il|price|prod|bps)_test_\w+)/;
+    const ids = /\/((?:cs|pi|cus|sub|seti|si|pm|inpay|in|il|price|prod|bps)_test_\w+)/;
     const route = `${req.method} ${url.pathname.replace(ids, "/:id")}`;
     const pathId = ids.exec(url.pathname)?.[1] ?? "";
 
@@ -1778,7 +2272,9 @@ export async function startFakeStripe(
         const made = newSession(params);
         if (isError(made)) return refused(made);
         fake.sessions.set(made.id, made);
-        return { status: 200, body: made };
+        // In setup mode, Checkout makes the session's SetupIntent at once.
+        const events = made.setup_intent ? [event("setup_intent.created", setupIntentOf(made))] : [];
+        return { status: 200, body: made, events };
       });
     }
     if (route === "GET /v1/checkout/sessions") {
@@ -1795,8 +2291,11 @@ export async function startFakeStripe(
       const s = fake.sessions.get(pathId);
       if (!s) return error(404, "invalid_request_error", `No such checkout.session: '${pathId}'`);
       if (s.status !== "open") return error(400, "invalid_request_error", "Only open sessions can be expired.");
+      const from = fake.events.length;
       const expired = fake.expire(pathId);
-      if (fake.webhookUrl) void fake.deliver(expired).catch(() => undefined);
+      // A setup-mode session's SetupIntent is canceled first: both events are sent, in order.
+      if (fake.webhookUrl && s.mode === "setup") void send(fake.events.slice(from));
+      else if (fake.webhookUrl) void fake.deliver(expired).catch(() => undefined);
       return reply(200, s);
     }
     if (route === "POST /v1/refunds") {
@@ -1807,11 +2306,12 @@ export async function startFakeStripe(
           return res.end(seen.body);
         }
       }
-      const intent = intents.get(String(params.payment_intent ?? ""));
+      const intentId = String(params.payment_intent ?? "");
+      const intent = intents.get(intentId) ?? fake.paymentIntents.get(intentId);
       if (!intent)
         return error(404, "invalid_request_error", `No such payment_intent: '${String(params.payment_intent)}'`);
-      const charge = intent.latest_charge ? fake.charges.get(intent.latest_charge) : undefined;
-      if (!charge)
+      const charge = typeof intent.latest_charge === "string" ? fake.charges.get(intent.latest_charge) : undefined;
+      if (!charge || charge.status === "failed")
         return error(
           400,
           "invalid_request_error",
@@ -1845,9 +2345,42 @@ export async function startFakeStripe(
       return res.end(body);
     }
     if (route === "GET /v1/payment_intents/:id") {
+      const made = fake.paymentIntents.get(pathId);
+      if (made) return reply(200, paymentIntentBody(made, expand.includes("latest_charge")));
       const intent = intents.get(pathId);
       if (!intent) return error(404, "invalid_request_error", `No such payment_intent: '${pathId}'`);
       return reply(200, intentBody(intent, expand.includes("latest_charge")));
+    }
+    if (route === "POST /v1/payment_intents") {
+      return idempotently(async () => {
+        const made = createPaymentIntent(params);
+        if (isError(made)) return refused(made);
+        const { intent, events, error: declined } = made;
+        // A declined payment is Stripe's answer too: kept under the key and replayed like a success.
+        if (declined) return { status: 402, body: { error: declined }, events };
+        return { status: 200, body: paymentIntentBody(intent, expand.includes("latest_charge")), events };
+      });
+    }
+
+    // Saved cards: SetupIntents and payment methods.
+    if (route === "GET /v1/setup_intents/:id") {
+      const setup = fake.setupIntents.get(pathId);
+      if (!setup) return missing("setupintent", pathId);
+      const card = typeof setup.payment_method === "string" ? fake.paymentMethods.get(setup.payment_method) : null;
+      return reply(200, expand.includes("payment_method") && card ? { ...setup, payment_method: card } : setup);
+    }
+    if (route === "GET /v1/payment_methods/:id") {
+      const card = fake.paymentMethods.get(pathId);
+      return card ? reply(200, card) : missing("PaymentMethod", pathId);
+    }
+    if (route === "GET /v1/payment_methods" || route === "GET /v1/customers/:id/payment_methods") {
+      const customer = route === "GET /v1/payment_methods" ? str(params.customer) : pathId;
+      if (customer && !fake.customers.has(customer)) return missing("customer", customer);
+      const cards = [...fake.paymentMethods.values()].filter(
+        (card) => (!customer || card.customer === customer) && (params.type === undefined || card.type === params.type),
+      );
+      const path = customer ? `/v1/customers/${customer}/payment_methods` : "/v1/payment_methods";
+      return reply(200, pageOf(cards, params, path));
     }
 
     // Customers.
@@ -2046,6 +2579,19 @@ export async function startFakeStripe(
     );
   };
 
+  /** The hosted page of a setup-mode session: a card to save for later payments, no amount. */
+  const setupPage = (s: FakeSession) => {
+    const email = s.customer ? fake.customers.get(s.customer)?.email : s.customer_email;
+    return (
+      `<h1>Save card</h1>` +
+      `<p data-testid="setup">Save your card for future payments</p>` +
+      `<p>${escapeHtml(email ?? "")}</p>` +
+      `<p data-testid="card">Visa •••• 4242</p>` +
+      `<form method="post"><button type="submit" data-testid="pay">Save card</button></form>` +
+      `<a href="${escapeHtml(s.cancel_url)}" data-testid="cancel">Back</a>`
+    );
+  };
+
   /** The customer portal: its subscriptions (cancel or renew), its card, its invoices, and the way back. */
   const portalPage = (portal: Stripe.BillingPortal.Session) => {
     const customer = fake.customers.get(portal.customer);
@@ -2131,7 +2677,7 @@ export async function startFakeStripe(
         const plan = s.mode === "subscription" ? plans.get(s.id) : undefined;
         if (req.method === "POST") {
           if (s.status === "expired") return page(res, 410, "Expired", "<h1>This checkout session has expired</h1>");
-          if (plan) {
+          if (plan || s.mode === "setup") {
             const from = fake.events.length;
             fake.pay(s.id);
             if (fake.autoDeliver && fake.webhookUrl) {
@@ -2146,12 +2692,13 @@ export async function startFakeStripe(
           return res.end();
         }
         if (plan) return page(res, 200, "Subscribe", subscribePage(s, plan));
-        const amount = (s.amount_total / 100).toFixed(2);
+        if (s.mode === "setup") return page(res, 200, "Save card", setupPage(s));
+        const amount = ((s.amount_total ?? 0) / 100).toFixed(2);
         return page(
           res,
           200,
           "Checkout",
-          `<h1>Pay ${escapeHtml(s.currency.toUpperCase())} ${amount}</h1><p data-testid="product">${escapeHtml(
+          `<h1>Pay ${escapeHtml((s.currency ?? "").toUpperCase())} ${amount}</h1><p data-testid="product">${escapeHtml(
             s.product_name,
           )}</p><p>${escapeHtml(s.customer_email ?? "")}</p>` +
             `<form method="post"><button type="submit" data-testid="pay">Pay</button></form>` +
