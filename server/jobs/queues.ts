@@ -31,7 +31,15 @@ import { AppError } from "#server/errors.ts";
 import { MODEL_CHECK_QUEUE, runModelCheck, type ModelCheckJob } from "#server/modules/generation/model-checks.ts";
 import { sweepAnswers } from "#server/modules/chat/answer.ts";
 import { expireCredits } from "#server/modules/credits/expire-credits.ts";
-import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
+import { siteWithSettings, type SettingsStore } from "#server/modules/settings/settings-store.ts";
+import {
+  runTopUp,
+  scanTopUps,
+  TOPUP_QUEUE,
+  TOPUP_SCAN_QUEUE,
+  type TopUpJob,
+} from "#server/modules/billing/auto-topup.ts";
+import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
 
 export interface JobContext {
   db: Db;
@@ -59,6 +67,8 @@ export interface QueueDefinition<T extends object = object> {
   heartbeatSeconds?: number;
   /** Wake workers the moment a job is sent (LISTEN/NOTIFY) instead of at their next poll. */
   notify?: boolean;
+  /** pg-boss's `short` policy: one job waits per singleton key; sending another while it waits adds nothing. */
+  policy?: "short";
   handle(jobs: Job<T>[], ctx: JobContext): Promise<unknown>;
 }
 
@@ -197,4 +207,46 @@ queues.push(
       return done;
     },
   }),
+  // Automatic top-up: one account's purchase (queued when a job's hold left it below its threshold, one at a time per
+  // account), and a look each minute for accounts that fell below theirs some other way.
+  defineQueue<TopUpJob>({
+    name: TOPUP_QUEUE,
+    policy: "short",
+    notify: true,
+    retryLimit: 5,
+    expireInSeconds: 120,
+    async handle(jobs, { db, boss, logger, site, env, settings }) {
+      const stripe = await stripeOf(env);
+      const current = settings?.current();
+      for (const job of jobs) {
+        const outcome = await runTopUp({
+          db,
+          stripe,
+          boss,
+          logger,
+          site: current ? siteWithSettings(site, current) : site,
+          userId: job.data.userId,
+          packExpiryDays: current?.billing.packExpiryDays ?? 0,
+        });
+        logger.info({ userId: job.data.userId, outcome }, "automatic top-up");
+      }
+    },
+  }),
+  defineQueue({
+    name: TOPUP_SCAN_QUEUE,
+    cron: "* * * * *",
+    retryLimit: 0,
+    expireInSeconds: 60,
+    async handle(_jobs, { db, boss }) {
+      return { queued: await scanTopUps({ db, boss }) };
+    },
+  }),
 );
+
+const stripeClients = new WeakMap<Env, Promise<StripeClient | null>>();
+/** One Stripe client per environment, made on first need. */
+function stripeOf(env: Env): Promise<StripeClient | null> {
+  let client = stripeClients.get(env);
+  if (!client) stripeClients.set(env, (client = createStripeClient(env)));
+  return client;
+}

@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { sql, type SQL } from "drizzle-orm";
 import type { SendOptions } from "pg-boss";
 import type { Tx } from "#server/modules/credits/ledger.ts";
@@ -51,3 +51,10 @@ export async function warmQueue(boss: PgBoss, queue: string): Promise<void> {
   queues.add(queue);
 }
 const warmed = new WeakMap<PgBoss, Set<string>>();
+
+/** A UUID made from a name (SHA-256, shaped as version 5 is): the same name, the same id. */
+export function uuidFrom(name: string): string {
+  const hex = createHash("sha256").update(name).digest("hex");
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}

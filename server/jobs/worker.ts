@@ -24,6 +24,7 @@ export async function defineQueues(boss: PgBoss): Promise<void> {
       expireInSeconds: q.expireInSeconds,
       ...(q.heartbeatSeconds ? { heartbeatSeconds: q.heartbeatSeconds } : {}),
       ...(q.notify ? { notify: true } : {}),
+      ...(q.policy ? { policy: q.policy } : {}),
     });
     if (q.cron) await boss.schedule(q.name, q.cron, {}, { tz: "UTC" });
   }

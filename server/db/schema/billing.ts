@@ -102,3 +102,41 @@ export const billingCustomer = pgTable("billing_customer", {
   stripeCustomerId: text("stripe_customer_id").notNull().unique(),
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** Why automatic top-up stopped by itself: the card was declined, or its bank wanted the holder there to confirm. */
+export const TOPUP_STOPS = ["declined", "authentication_required", "failed"] as const;
+export type TopUpStop = (typeof TOPUP_STOPS)[number];
+
+/**
+ * An account's automatic top-up: when its available credits fall below `threshold`, buy `packId` with the card saved
+ * for it (an off-session payment), at most once an hour and `monthlyMax` times a calendar month (UTC). A failed
+ * charge turns it off and says why.
+ */
+export const autoTopUp = pgTable(
+  "auto_topup",
+  {
+    userId: text("user_id")
+      .primaryKey()
+      .references(() => user.id, { onDelete: "cascade" }),
+    enabled: boolean("enabled").notNull().default(false),
+    threshold: integer("threshold").notNull(),
+    packId: text("pack_id").notNull(),
+    monthlyMax: integer("monthly_max").notNull(),
+    /** The card saved at Stripe for it (Checkout in setup mode), and what the page shows of it. */
+    paymentMethodId: text("payment_method_id"),
+    cardBrand: text("card_brand"),
+    cardLast4: text("card_last4"),
+    lastFiredAt: timestamp("last_fired_at", { withTimezone: true }),
+    stoppedReason: text("stopped_reason").$type<TopUpStop>(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("auto_topup_limits", sql`${t.threshold} >= 0 and ${t.monthlyMax} between 1 and 100`),
+    check("auto_topup_stopped", sql`${t.stoppedReason} in (${list(TOPUP_STOPS)})`),
+    check("auto_topup_card", sql`not ${t.enabled} or ${t.paymentMethodId} is not null`),
+    index("auto_topup_enabled_idx")
+      .on(t.userId)
+      .where(sql`${t.enabled}`),
+  ],
+);

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { bigint, boolean, check, index, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { user } from "./auth.ts";
 import { subscription } from "./billing.ts";
 import { ORDER_STATUSES, type OrderStatus } from "#common/orders.ts";
@@ -60,6 +60,8 @@ export const creditOrder = pgTable(
     disputeStatus: text("dispute_status").$type<DisputeStatus>(),
     disputeCredits: bigint("dispute_credits", { mode: "number" }).notNull().default(0),
     disputeShortfall: bigint("dispute_shortfall", { mode: "number" }).notNull().default(0),
+    /** Bought by the account's automatic top-up, off-session with its saved card, rather than through Checkout. */
+    automatic: boolean("automatic").notNull().default(false),
     /** The buy form's one-time key: a double-click or a resent form finds the same order. */
     requestKey: text("request_key").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),

@@ -93,7 +93,7 @@ export async function startSubscription(options: StartSubscriptionOptions): Prom
 }
 
 /** The account's Stripe customer, made on first need with a key that makes a concurrent second request find it. */
-async function customerOf(
+export async function customerOf(
   db: Db,
   stripe: StripeClient,
   who: { id: string; email: string; name?: string | null },

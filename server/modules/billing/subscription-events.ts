@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import type Stripe from "stripe";
 import type { Logger } from "pino";
@@ -7,7 +6,7 @@ import { creditOrder, paymentEvent, plan, subscription, user } from "#server/db/
 import { applyMovement, type Tx } from "#server/modules/credits/ledger.ts";
 import type { StripeClient } from "#server/modules/payments/stripe-client.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
-import { sendInTx, warmQueue } from "#server/jobs/send-in-tx.ts";
+import { sendInTx, uuidFrom, warmQueue } from "#server/jobs/send-in-tx.ts";
 import { MAIL_QUEUE, type MailJob } from "#server/modules/mail/queue-mail.ts";
 import { DEFAULT_LOCALE, isLocale, localizedUrl, type Locale } from "#common/locales.ts";
 import { formatDate } from "#common/format.ts";
@@ -131,13 +130,6 @@ async function tellSubscriber(
     retryDelay: 15,
     retryBackoff: true,
   });
-}
-
-/** A UUID made from a name (SHA-256, shaped as version 5 is): the same name, the same id. */
-function uuidFrom(name: string): string {
-  const hex = createHash("sha256").update(name).digest("hex");
-  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /**

@@ -28,6 +28,7 @@ import { enqueueGenerationInTx, warmGenerationQueue } from "./queue.ts";
 import { fetchImageUrl, imageUrlOptions } from "./fetch-image-url.ts";
 import { saveInputImage } from "./save-input-image.ts";
 import { checkWebhookUrl } from "#server/modules/webhooks/webhook-url.ts";
+import { requestTopUp } from "#server/modules/billing/auto-topup.ts";
 
 export interface SubmitDeps {
   db: Db;
@@ -157,6 +158,9 @@ export async function submitGeneration(
     }
     throw error;
   }
+  // What was held may have taken the account below its automatic top-up's threshold. The job is queued after the
+  // commit and the submission never fails for it: the minute's look queues what a failure here missed.
+  if (cost > 0) await requestTopUp({ db: deps.db, boss: deps.boss, userId: options.user.id }).catch(() => false);
   return { id, repeated: false };
 }
 

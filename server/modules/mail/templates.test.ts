@@ -14,7 +14,7 @@ describe("the e-mails", () => {
           site,
           name: "Ada",
           url: "https://atelier.example/x",
-          values: { plan: "Pro", date: "28 Dec 2026" },
+          values: { plan: "Pro", date: "28 Dec 2026", credits: "500", amount: "$20.00" },
         });
         for (const part of [mail.subject, mail.text, mail.html]) expect(part, `${locale} ${kind}`).not.toMatch(/\{\{/);
         expect(mail.subject, `${locale} ${kind}`).toContain("Atelier");

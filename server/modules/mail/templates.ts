@@ -19,6 +19,8 @@ export const MAIL_KINDS = [
   "review.banned",
   "billing.paymentFailed",
   "billing.actionRequired",
+  "billing.topUpReceipt",
+  "billing.topUpFailed",
 ] as const;
 export type MailKind = (typeof MAIL_KINDS)[number];
 

@@ -7,6 +7,9 @@ import { applyMovement, expiryAfter, expiryOfGrant, takeBackInTx, type Tx } from
 import { handleSubscriptionEvent, SUBSCRIPTION_EVENTS } from "#server/modules/billing/subscription-events.ts";
 import type { StripeClient } from "./stripe-client.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
+import { warmQueue } from "#server/jobs/send-in-tx.ts";
+import { MAIL_QUEUE } from "#server/modules/mail/queue-mail.ts";
+import { cardSaved, savesCard, topUpFailed, topUpOrderOf, topUpPaid } from "#server/modules/billing/auto-topup.ts";
 
 type Order = typeof creditOrder.$inferSelect;
 export type EventOutcome = "applied" | "duplicate" | "ignored";
@@ -51,6 +54,8 @@ export async function handleStripeEvent({
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded": {
       const session = event.data.object;
+      // A card saved for automatic top-up: no order, and applying it again changes nothing.
+      if (savesCard(session)) return cardSaved(db, stripe, session, log);
       const order = await orderOfSession(db, session);
       if (!order) return ignored(log, "no order for this session");
       const paid = session.payment_status === "paid" || session.payment_status === "no_payment_required";
@@ -68,6 +73,28 @@ export async function handleStripeEvent({
         if (locked.status !== "pending") return;
         await tx.update(creditOrder).set({ status, updatedAt: new Date() }).where(eq(creditOrder.id, locked.id));
       });
+    }
+    case "payment_intent.succeeded":
+    case "payment_intent.payment_failed": {
+      // Only automatic top-ups' payments are settled here; Checkout's are settled by their sessions' events.
+      const intent = event.data.object;
+      const orderId = topUpOrderOf(intent);
+      if (!orderId) return "ignored";
+      if (mail) await warmQueue(mail.boss, MAIL_QUEUE);
+      if (event.type === "payment_intent.succeeded") {
+        const receiptUrl = await receiptOf(stripe, intent.id, log);
+        return record(db, event, orderId, async (tx) => {
+          await topUpPaid(tx, orderId, intent, { expiryDays: packExpiryDays, mail, log, receiptUrl });
+        });
+      }
+      const code = intent.last_payment_error?.code;
+      return record(db, event, orderId, (tx) =>
+        topUpFailed(tx, orderId, {
+          reason: code === "authentication_required" ? "authentication_required" : "declined",
+          paymentIntentId: intent.id,
+          mail,
+        }),
+      );
     }
     case "charge.refunded": {
       const charge = event.data.object;
