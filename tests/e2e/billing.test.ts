@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Browser, Page } from "playwright-core";
 import { codeMadeBeforeStart, freePort, startServer, type TestServer, serverDataDir } from "#tests/support/server.ts";
 import { launchBrowser } from "#tests/support/browser.ts";
+import { signedInContext } from "#tests/support/session.ts";
 import { text } from "#tests/support/locales.ts";
 import { nextMail } from "#tests/support/outbox.ts";
 import { startFakeStripe, stripeEnvFor, type FakeStripe } from "#tests/fakes/stripe.ts";
@@ -39,6 +40,7 @@ describe("buying and redeeming credits in Chromium", () => {
 
   const balance = (page: Page) => page.locator(".credit-balance-value").first();
   const t = (key: string) => text("es", "billing", key);
+  const fr = (key: string) => text("fr", "billing", key);
 
   it("buys a pack through checkout, sees the order paid and the balance up, redeems a code and reads the history", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
@@ -147,6 +149,50 @@ describe("buying and redeeming credits in Chromium", () => {
     expect(latest[1]).toContain(t("orders.kinds.chargeback"));
     expect(latest[1]).toContain("−500");
     expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("saves a card for automatic top-up at Stripe, then buys a pack once a job takes the balance below the threshold", async () => {
+    const email = "recharge@example.com";
+    const { context } = await signedInContext(browser, server, email);
+    const page = await context.newPage();
+    await page.goto(`${server.url}/fr/user/orders`);
+    expect(await page.getByTestId("topup-status").textContent()).toBe(fr("orders.topUp.intro"));
+    await page.fill("#topup-threshold", "100000");
+    await page.selectOption("#topup-pack", "starter");
+    await page.fill("#topup-max", "2");
+    await page.getByRole("button", { name: fr("orders.topUp.setUp") }).click();
+    await page.waitForURL(`${fake.url}/pay/**`);
+    await page.getByTestId("pay").click();
+    await page.waitForURL(/\/fr\/user\/orders\?topup=saved$/);
+    await fake.settled();
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return page.getByTestId("topup-status").textContent();
+      })
+      .toContain("4242");
+    expect(await page.getByTestId("topup-status").textContent()).toContain("100\u202f000");
+    const before = Number((await balance(page).textContent())?.replace(/\D/g, ""));
+
+    // One image held below the threshold: the pack is bought with the saved card, once, and the receipt is mailed.
+    await page.goto(`${server.url}/fr/dashboard/image/create/text-to-image`);
+    await page.fill("#studio-prompt", "Un phare dans la tempête");
+    await page.click(".studio-submit");
+    // The account signed up in English: its receipt is in English, and links to the order.
+    const subject = text("en", "email", "billing.topUpReceipt.subject").replace("{{site}}", "Atelier");
+    const receipt = await nextMail(server.dataDir, email, (m) => m.subject === subject);
+    expect(receipt.link).toMatch(/\/user\/orders\/[0-9a-f-]{36}$/);
+    await page.goto(`${server.url}/fr/user/orders`);
+    const orders = page.locator("section[aria-labelledby=orders-heading] tr.ant-table-row");
+    await expect.poll(() => orders.count()).toBe(1);
+    expect(await orders.first().textContent()).toContain(fr("orders.status.paid"));
+    expect(Number((await balance(page).textContent())?.replace(/\D/g, ""))).toBeGreaterThanOrEqual(before + 100 - 1);
+    expect(await page.locator(".orders-topup-used").textContent()).toContain("1");
+
+    // Turned off, it says so.
+    await page.getByRole("button", { name: fr("orders.topUp.turnOff") }).click();
+    await expect.poll(() => page.getByTestId("topup-status").textContent()).toBe(fr("orders.topUp.intro"));
     await context.close();
   });
 });

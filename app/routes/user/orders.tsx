@@ -25,6 +25,8 @@ import { siteWithSettings } from "#server/modules/settings/settings-store.ts";
 import { SubscriptionCard, type SubscriptionView } from "#app/components/billing/subscription-card.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { pageOf } from "#app/lib/paging.ts";
+import { AutoTopUpCard, type AutoTopUpAnswer } from "#app/components/billing/auto-topup-card.tsx";
+import { autoTopUpOf, saveAutoTopUp, turnOffAutoTopUp } from "#server/modules/billing/auto-topup.ts";
 
 const ORDERS_PER_PAGE = 10;
 const ENTRIES_PER_PAGE = 20;
@@ -36,7 +38,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const ordersPage = pageOf(url.searchParams.get("page"));
   const historyPage = pageOf(url.searchParams.get("history"));
-  const [orders, history, balance, expiring, subscriptions, current, customer] = await Promise.all([
+  const [orders, history, balance, expiring, subscriptions, current, customer, topUp] = await Promise.all([
     listOrders({ db, userId: viewer.id, page: ordersPage, pageSize: ORDERS_PER_PAGE }),
     listEntries({ db, userId: viewer.id, page: historyPage, pageSize: ENTRIES_PER_PAGE }),
     getBalance({ db, userId: viewer.id }),
@@ -44,7 +46,11 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     listSubscriptions(db, viewer.id),
     currentPlan(db, viewer.id),
     db.select().from(billingCustomer).where(eq(billingCustomer.userId, viewer.id)),
+    autoTopUpOf(db, viewer.id),
   ]);
+  const packs = runtime.stripe
+    ? runtime.settings.current().packs.map(({ id, credits, amount, currency }) => ({ id, credits, amount, currency }))
+    : [];
   const latest = subscriptions[0];
   const [next] = latest?.nextPlanId
     ? await db.select({ name: plan.name, names: plan.names }).from(plan).where(eq(plan.id, latest.nextPlanId))
@@ -77,6 +83,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
       : null,
     manageable: customer.length > 0 && Boolean(runtime.stripe),
     justSubscribed: url.searchParams.has("subscribed"),
+    topUp,
+    packs,
+    topUpReturned: (["saved", "canceled"] as const).find((r) => r === url.searchParams.get("topup")) ?? null,
     changed:
       (["upgraded", "scheduled", "unscheduled"] as const).find((c) => c === url.searchParams.get("changed")) ?? null,
     orders: { ...orders, page: ordersPage, pageSize: ORDERS_PER_PAGE },
@@ -96,6 +105,31 @@ export async function action({ context, request }: Route.ActionArgs) {
     } catch (error) {
       if (error instanceof AppError)
         return data({ portalError: `common:${error.messageKey}` }, { status: error.status });
+      throw error;
+    }
+  }
+  const intent = form.get("intent");
+  if (intent === "topUp" || intent === "topUpCard" || intent === "topUpOff") {
+    if (intent === "topUpOff") {
+      await turnOffAutoTopUp(db, viewer.id);
+      return data<AutoTopUpAnswer>({ topUpSaved: true });
+    }
+    try {
+      const site = siteWithSettings(runtime.site, runtime.settings.current());
+      const { url } = await saveAutoTopUp({
+        db,
+        stripe: runtime.stripe,
+        site,
+        logger: runtime.logger,
+        user: { id: viewer.id, email: viewer.email, name: viewer.name },
+        input: Object.fromEntries(form),
+        locale: pathLocale(request),
+        newCard: intent === "topUpCard",
+      });
+      return url ? redirect(url) : data<AutoTopUpAnswer>({ topUpSaved: true });
+    } catch (error) {
+      if (error instanceof AppError)
+        return data<AutoTopUpAnswer>({ topUpError: `common:${error.messageKey}` }, { status: error.status });
       throw error;
     }
   }
@@ -121,8 +155,18 @@ export default function Orders({ loaderData, actionData }: Route.ComponentProps)
       />
       <div className="orders-top">
         <BalanceCard balance={balance} expiring={loaderData.expiring} locale={locale} />
-        <RedeemCard locale={locale} pageAnswer={actionData && "portalError" in actionData ? undefined : actionData} />
+        <RedeemCard
+          locale={locale}
+          pageAnswer={actionData && ("ok" in actionData || "error" in actionData) ? actionData : undefined}
+        />
       </div>
+      <AutoTopUpCard
+        topUp={loaderData.topUp}
+        packs={loaderData.packs}
+        locale={locale}
+        returned={loaderData.topUpReturned}
+        answer={actionData && ("topUpError" in actionData || "topUpSaved" in actionData) ? actionData : undefined}
+      />
       <section aria-labelledby="orders-heading" className="orders-section">
         <Typography.Title level={2} id="orders-heading" className="section-title">
           {t("orders.ordersTitle")}
