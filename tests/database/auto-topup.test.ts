@@ -86,16 +86,20 @@ describe.each(backends)("automatic top-up on $name", (backend) => {
   const mailOf = async (kind: string, orderId: string) =>
     (await boss.getJobById(MAIL_QUEUE, uuidFrom(`mail:${kind}:${orderId}`)))?.data as MailJob | undefined;
 
-  async function setUp(userId: string, input: Record<string, string> = {}) {
-    const { url } = await saveAutoTopUp({
+  /** The orders page's form, saved by the account. */
+  const save = (userId: string, input: Record<string, string> = {}, locale: "fr" | "de" | "en" = "fr") =>
+    saveAutoTopUp({
       db: db(),
       stripe,
       site,
       logger,
       user: { id: userId, email: `${userId}@example.com` },
       input: { threshold: "80", pack: "starter", monthlyMax: "3", ...input },
-      locale: "fr",
+      locale,
     });
+  /** Saved, and the card saved on Stripe's page. */
+  async function setUp(userId: string, input: Record<string, string> = {}) {
+    const { url } = await save(userId, input);
     expect(url).toContain("/pay/");
     const from = fake.events.length;
     fake.pay(url!.split("/pay/")[1]!);
@@ -104,15 +108,7 @@ describe.each(backends)("automatic top-up on $name", (backend) => {
 
   it("saves a card through Checkout in setup mode, then is on with it", async () => {
     const userId = await insertUserWithCredits(db(), 100);
-    const { url } = await saveAutoTopUp({
-      db: db(),
-      stripe,
-      site,
-      logger,
-      user: { id: userId, email: "saver@example.com" },
-      input: { threshold: "50", pack: "creator", monthlyMax: "2" },
-      locale: "de",
-    });
+    const { url } = await save(userId, { threshold: "50", pack: "creator", monthlyMax: "2" }, "de");
     // Off until the card is saved.
     expect(await autoTopUpOf(db(), userId)).toMatchObject({ enabled: false, card: null, threshold: 50 });
     const session = fake.sessions.get(url!.split("/pay/")[1]!)!;
@@ -130,37 +126,21 @@ describe.each(backends)("automatic top-up on $name", (backend) => {
     });
     // Saved again with a card: on at once, nothing more at Stripe.
     await turnOffAutoTopUp(db(), userId);
-    const again = await saveAutoTopUp({
-      db: db(),
-      stripe,
-      site,
-      logger,
-      user: { id: userId, email: "saver@example.com" },
-      input: { threshold: "60", pack: "creator", monthlyMax: "2" },
-      locale: "de",
-    });
+    const again = await save(userId, { threshold: "60", pack: "creator", monthlyMax: "2" }, "de");
     expect(again.url).toBeUndefined();
     expect(await autoTopUpOf(db(), userId)).toMatchObject({ enabled: true, threshold: 60 });
   });
 
   it("refuses a pack that is not sold and numbers out of range, saving nothing", async () => {
     const userId = await insertUserWithCredits(db(), 0);
-    const save = (input: object) =>
-      saveAutoTopUp({
-        db: db(),
-        stripe,
-        site,
-        logger,
-        user: { id: userId, email: "x@example.com" },
-        input,
-        locale: "en",
-      })
+    const refusal = (input: Record<string, string>) =>
+      save(userId, input, "en")
         .then(() => "saved")
         .catch((error: unknown) => (error instanceof AppError ? error.code : String(error)));
-    expect(await save({ threshold: "10", pack: "nope", monthlyMax: "1" })).toBe("unknown_pack");
-    expect(await save({ threshold: "-1", pack: "starter", monthlyMax: "1" })).toBe("invalid_auto_topup");
-    expect(await save({ threshold: "10", pack: "starter", monthlyMax: "0" })).toBe("invalid_auto_topup");
-    expect(await save({ threshold: "ten", pack: "starter", monthlyMax: "1" })).toBe("invalid_auto_topup");
+    expect(await refusal({ pack: "nope" })).toBe("unknown_pack");
+    expect(await refusal({ threshold: "-1" })).toBe("invalid_auto_topup");
+    expect(await refusal({ monthlyMax: "0" })).toBe("invalid_auto_topup");
+    expect(await refusal({ threshold: "ten" })).toBe("invalid_auto_topup");
     expect(await autoTopUpOf(db(), userId)).toBeNull();
   });
 
@@ -231,15 +211,20 @@ describe.each(backends)("automatic top-up on $name", (backend) => {
     expect((await autoTopUpOf(db(), userId))!.usedThisMonth).toBe(1);
   });
 
-  it("turns itself off on a declined charge and tells the account once; saving again turns it back on", async () => {
-    const userId = await insertUserWithCredits(db(), 0);
-    await setUp(userId);
-    fake.offSessionOutcome = "declined";
+  /** A top-up whose charge the card's bank refuses as `outcome` says. */
+  async function refusedWith(userId: string, outcome: "declined" | "authentication_required") {
+    fake.offSessionOutcome = outcome;
     try {
-      expect(await top(userId)).toBe("failed");
+      return await top(userId);
     } finally {
       fake.offSessionOutcome = "paid";
     }
+  }
+
+  it("turns itself off on a declined charge and tells the account once; saving again turns it back on", async () => {
+    const userId = await insertUserWithCredits(db(), 0);
+    await setUp(userId);
+    expect(await refusedWith(userId, "declined")).toBe("failed");
     const [order] = await automaticOrders(userId);
     expect(order).toMatchObject({ status: "failed" });
     expect(await autoTopUpOf(db(), userId)).toMatchObject({ enabled: false, stoppedReason: "declined" });
@@ -249,15 +234,7 @@ describe.each(backends)("automatic top-up on $name", (backend) => {
     expect(await top(userId, new Date(Date.now() + 2 * HOUR))).toBe("off");
     expect(await available(userId)).toBe(0);
 
-    const { url } = await saveAutoTopUp({
-      db: db(),
-      stripe,
-      site,
-      logger,
-      user: { id: userId, email: `${userId}@example.com` },
-      input: { threshold: "80", pack: "starter", monthlyMax: "3" },
-      locale: "fr",
-    });
+    const { url } = await save(userId);
     expect(url).toBeUndefined();
     expect(await autoTopUpOf(db(), userId)).toMatchObject({ enabled: true, stoppedReason: null });
   });
@@ -265,12 +242,7 @@ describe.each(backends)("automatic top-up on $name", (backend) => {
   it("says when the bank wanted the card holder there", async () => {
     const userId = await insertUserWithCredits(db(), 0);
     await setUp(userId);
-    fake.offSessionOutcome = "authentication_required";
-    try {
-      expect(await top(userId)).toBe("failed");
-    } finally {
-      fake.offSessionOutcome = "paid";
-    }
+    expect(await refusedWith(userId, "authentication_required")).toBe("failed");
     expect(await autoTopUpOf(db(), userId)).toMatchObject({ enabled: false, stoppedReason: "authentication_required" });
   });
 

@@ -13,7 +13,8 @@ import {
   type TopUpStop,
 } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
-import { applyMovement, expiryAfter, type Tx } from "#server/modules/credits/ledger.ts";
+import type { Tx } from "#server/modules/credits/ledger.ts";
+import { grantPack } from "#server/modules/payments/grant-pack.ts";
 import type { StripeClient } from "#server/modules/payments/stripe-client.ts";
 import { CHECKOUT_LOCALES } from "#server/modules/payments/start-checkout.ts";
 import { customerOf } from "#server/modules/billing/start-subscription.ts";
@@ -409,27 +410,8 @@ export async function topUpPaid(
   }
   const charge = intent.latest_charge;
   const receiptUrl = typeof charge === "object" && charge ? (charge.receipt_url ?? known) : known;
-  await tx
-    .update(creditOrder)
-    .set({
-      status: "paid",
-      paidAt: new Date(),
-      updatedAt: new Date(),
-      paymentIntentId: intent.id,
-      receiptUrl: sql`coalesce(${receiptUrl}, ${creditOrder.receiptUrl})`,
-    })
-    .where(eq(creditOrder.id, orderId));
-  if (!order.userId) return true;
-  await applyMovement(tx, {
-    userId: order.userId,
-    kind: "purchase",
-    amount: order.credits,
-    heldChange: 0,
-    reference: `order:${order.id}`,
-    idempotencyKey: `purchase:order:${order.id}`,
-    lot: { expiresAt: expiryAfter(expiryDays) },
-  });
-  if (mail) await tell(tx, mail, order, "billing.topUpReceipt");
+  await grantPack(tx, order, { paymentIntentId: intent.id, receiptUrl, expiryDays });
+  if (mail && order.userId) await tell(tx, mail, order, "billing.topUpReceipt");
   return true;
 }
 

@@ -1,9 +1,10 @@
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import type Stripe from "stripe";
 import type { Logger } from "pino";
 import type { Db } from "#server/db/client.ts";
 import { creditOrder, paymentEvent, type DisputeStatus } from "#server/db/schema/index.ts";
-import { applyMovement, expiryAfter, expiryOfGrant, takeBackInTx, type Tx } from "#server/modules/credits/ledger.ts";
+import { applyMovement, expiryOfGrant, takeBackInTx, type Tx } from "#server/modules/credits/ledger.ts";
+import { grantPack } from "./grant-pack.ts";
 import { handleSubscriptionEvent, SUBSCRIPTION_EVENTS } from "#server/modules/billing/subscription-events.ts";
 import type { StripeClient } from "./stripe-client.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
@@ -241,26 +242,11 @@ async function fulfil(
     await tx.update(creditOrder).set({ status: "failed", updatedAt: new Date() }).where(eq(creditOrder.id, order.id));
     return;
   }
-  await tx
-    .update(creditOrder)
-    .set({
-      status: "paid",
-      paidAt: new Date(),
-      updatedAt: new Date(),
-      providerSessionId: session.id,
-      paymentIntentId: idOf(session.payment_intent),
-      receiptUrl: sql`coalesce(${receiptUrl}, ${creditOrder.receiptUrl})`,
-    })
-    .where(eq(creditOrder.id, order.id));
-  if (!order.userId) return;
-  await applyMovement(tx, {
-    userId: order.userId,
-    kind: "purchase",
-    amount: order.credits,
-    heldChange: 0,
-    reference: `order:${order.id}`,
-    idempotencyKey: `purchase:order:${order.id}`,
-    lot: { expiresAt: expiryAfter(expiryDays) },
+  await grantPack(tx, order, {
+    sessionId: session.id,
+    paymentIntentId: idOf(session.payment_intent),
+    receiptUrl,
+    expiryDays,
   });
 }
 
