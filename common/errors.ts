@@ -48,6 +48,7 @@ export const ERROR_CODES = {
   plan_required: { status: 403, messageKey: "pricing.errors.planRequired" },
   unknown_plan: { status: 400, messageKey: "pricing.errors.unknownPlan" },
   already_subscribed: { status: 409, messageKey: "pricing.errors.alreadySubscribed" },
+  too_many_jobs: { status: 429, messageKey: "msg.generation.tooManyJobs" },
   invalid_auto_topup: { status: 422, messageKey: "pricing.errors.autoTopUp" },
   payment_declined: { status: 402, messageKey: "pricing.errors.paymentDeclined" },
   chat_attachments_invalid: { status: 422, messageKey: "chat.errors.imageUnknown" },

@@ -5,6 +5,9 @@ import { changeModel } from "#server/modules/catalog/edit-models.ts";
 import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
 import type { Settings } from "#server/modules/settings/schema.ts";
 import { openApp } from "#tests/support/in-process.ts";
+import { eq } from "drizzle-orm";
+import { subscription, user } from "#server/db/schema/index.ts";
+import { addPlan, newPlan } from "#server/modules/billing/edit-plans.ts";
 
 const TRAINED = "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia";
 
@@ -96,5 +99,37 @@ describe("the visible label on output images", () => {
     });
     await app.runtime.models.refresh();
     expect((await changes(plain, await picture(prompt)))["top-right"]).toBeGreaterThan(100);
+
+    // A plan that lifts the label: its subscriber's pictures have none (the XMP mark stays).
+    await setLabel({ enabled: true, text: "AI-generated", position: "top-right", scope: "everyone" });
+    const db = app.runtime.database.db;
+    await addPlan({
+      db,
+      actor: CLI_ACTOR,
+      definition: newPlan({ id: "clean", name: "Clean", monthly: { usd: 900 }, unlocks: { noLabel: true } }),
+    });
+    const [account] = await db.select({ id: user.id }).from(user).where(eq(user.email, "labels@example.com"));
+    const now = new Date();
+    await db.insert(subscription).values({
+      userId: account!.id,
+      planId: "clean",
+      interval: "monthly",
+      status: "active",
+      stripeSubscriptionId: "sub_label_test",
+      stripeCustomerId: "cus_label_test",
+      amount: 900,
+      currency: "usd",
+      currentPeriodStart: now,
+      currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000),
+      stripeUpdatedAt: now,
+    });
+    const unlabelled = await picture(prompt);
+    expect(await changes(plain, unlabelled)).toEqual({
+      "top-left": 0,
+      "top-right": 0,
+      "bottom-left": 0,
+      "bottom-right": 0,
+    });
+    expect(Buffer.from(unlabelled).toString("latin1")).toContain(TRAINED);
   });
 });

@@ -1,3 +1,4 @@
+import { isLocale, type Locale } from "#common/locales.ts";
 import { Hono } from "hono";
 import type { AppEnv } from "#server/http/request-context.ts";
 import type { ServerState } from "#server/http/state.ts";
@@ -24,6 +25,7 @@ export function keyRoutes(state: ServerState) {
         db: c.var.runtime.database.db,
         userId: c.var.viewer.id,
         input: await jsonBody(c),
+        locale: [c.req.header("X-Locale"), c.var.viewer.locale].find((l): l is Locale => isLocale(l)),
       });
       c.header("Cache-Control", "no-store");
       return c.json(created, 201);

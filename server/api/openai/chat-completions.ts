@@ -6,7 +6,7 @@ import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
 import type { ToolChoice, ToolSet } from "ai";
 import { CLIENT_TOOL_PART, startAnswer, type AnswerOutcome, type ClientTool } from "#server/modules/chat/answer.ts";
-import { requireModelAllowed } from "#server/modules/billing/entitlements.ts";
+import { currentPlan, requireApiAllowed, requireModelAllowed } from "#server/modules/billing/entitlements.ts";
 import { createApiConversation, MAX_QUESTION_LENGTH, type ApiTurn } from "#server/modules/chat/conversations.ts";
 import { MAX_ATTACHMENTS } from "#config/chat-models.ts";
 import type { ChatPart } from "#server/db/schema/index.ts";
@@ -355,8 +355,10 @@ export async function chatCompletions(c: Context<RetryEnv>) {
   const model = runtime.models.findChat(body.model);
   if (!model) throw new AppError("unknown_model", `The model '${body.model}' does not exist`);
   refuseUnsupported(body, model);
-  // A model reserved to a plan the key's account is not on: refused before any message or image is kept.
-  await requireModelAllowed(runtime.database.db, { id: userId }, model);
+  // The API and a model reserved to a plan the key's account is not on: refused before any message or image is kept.
+  const mine = await currentPlan(runtime.database.db, userId);
+  await requireApiAllowed(runtime.database.db, { id: userId }, mine);
+  await requireModelAllowed(runtime.database.db, { id: userId }, model, undefined, mine);
 
   // The messages are checked before any image is kept: a refused request leaves no file behind.
   const turns = turnsOf(body);

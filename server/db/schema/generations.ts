@@ -130,6 +130,10 @@ export const generation = pgTable(
     index("generation_open_idx")
       .on(t.status, t.createdAt)
       .where(sql`${t.status} in ('queued', 'processing')`),
+    // An account's jobs still queued or running: what its plan's jobs-at-once limit counts.
+    index("generation_user_open_idx")
+      .on(t.userId)
+      .where(sql`${t.status} in ('queued', 'processing')`),
     index("generation_model_succeeded_idx")
       .on(t.modelId, t.finishedAt.desc())
       .where(sql`${t.status} = 'succeeded'`),

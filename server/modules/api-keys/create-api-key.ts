@@ -3,6 +3,8 @@ import type { Db } from "#server/db/client.ts";
 import { apiKey, user } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { createApiKeySchema } from "./schema.ts";
+import { currentPlan, requireApiAllowed } from "#server/modules/billing/entitlements.ts";
+import type { Locale } from "#common/locales.ts";
 import { MAX_API_KEYS, MAX_API_KEY_NAME, VISIBLE_LENGTH, generateApiKey, hashApiKey } from "./keys.ts";
 import { apiKeyColumns, presentApiKey, type ApiKeyView } from "./list-api-keys.ts";
 
@@ -14,6 +16,8 @@ export async function createApiKey(options: {
   db: Db;
   userId: string;
   input: unknown;
+  /** The page's language, for a refusal naming the plan that includes the API. */
+  locale?: Locale;
 }): Promise<{ key: ApiKeyView; secret: string }> {
   const parsed = createApiKeySchema.safeParse(options.input ?? {});
   if (!parsed.success) {
@@ -21,6 +25,13 @@ export async function createApiKey(options: {
       values: { max: MAX_API_KEY_NAME },
     });
   }
+  // An account whose plan does not include the API gets no key to call it with.
+  await requireApiAllowed(
+    options.db,
+    { id: options.userId },
+    await currentPlan(options.db, options.userId),
+    options.locale,
+  );
   const secret = generateApiKey();
   const row = await options.db.transaction(async (tx) => {
     await tx.select({ id: user.id }).from(user).where(eq(user.id, options.userId)).for("update");

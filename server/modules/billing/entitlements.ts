@@ -17,13 +17,13 @@ const summary = { id: plan.id, name: plan.name, names: plan.names, unlocks: plan
 
 /**
  * The plan whose entitlements an account has now: its subscription's while Stripe says it is active or trialing,
- * and while a failed renewal's grace period lasts; the free plan otherwise (a canceled, ended or unpaid one).
+ * and while a failed renewal's grace period lasts; the free plan otherwise (a canceled, ended or unpaid one). One
+ * statement: the plan row of the live subscription, or the free plan's.
  */
 export async function currentPlan(db: Db, userId: string): Promise<PlanSummary> {
-  const [subscribed] = await db
-    .select(summary)
+  const live = db
+    .select({ planId: subscription.planId })
     .from(subscription)
-    .innerJoin(plan, eq(plan.id, subscription.planId))
     .where(
       and(
         eq(subscription.userId, userId),
@@ -35,7 +35,11 @@ export async function currentPlan(db: Db, userId: string): Promise<PlanSummary> 
     )
     .orderBy(desc(subscription.createdAt))
     .limit(1);
-  return subscribed ?? (await freePlan(db));
+  const [row] = await db
+    .select(summary)
+    .from(plan)
+    .where(eq(plan.id, sql`coalesce((${live}), ${FREE_PLAN_ID})`));
+  return row ?? { id: FREE_PLAN_ID, name: "Free", names: {}, unlocks: FREE_UNLOCKS };
 }
 
 export async function freePlan(db: Db): Promise<PlanSummary> {
@@ -59,6 +63,8 @@ export async function requireModelAllowed(
   who: { id: string; role?: string | null },
   model: Pick<ModelPresentation, "id" | "names" | "tags"> & { name?: string },
   locale?: Locale,
+  /** The account's plan when the caller has read it already. */
+  known?: PlanSummary,
 ): Promise<void> {
   if (who.role === "admin") return;
   const plans = await db
@@ -70,7 +76,7 @@ export async function requireModelAllowed(
   if (free && covers(free.unlocks, model)) return;
   const offering = plans.filter((p) => p.id !== FREE_PLAN_ID && covers(p.unlocks, model));
   if (offering.length === 0) return;
-  const mine = await currentPlan(db, who.id);
+  const mine = known ?? (await currentPlan(db, who.id));
   if (covers(mine.unlocks, model)) return;
   // A caller that did not say the account's role (an API key's): read it, for an administrator's key.
   if (who.role === undefined) {
@@ -85,4 +91,35 @@ export async function requireModelAllowed(
       plan: displayName(needed, language),
     },
   });
+}
+
+/**
+ * Refuses the public APIs to an account whose plan does not include them (`unlocks.api`), naming the cheapest plan
+ * that does, in the person's language. Administrators may always use them.
+ */
+export async function requireApiAllowed(
+  db: Db,
+  who: { id: string; role?: string | null },
+  mine: PlanSummary,
+  locale?: Locale,
+): Promise<void> {
+  if (mine.unlocks.api || who.role === "admin") return;
+  if (who.role === undefined) {
+    const [account] = await db.select({ role: user.role }).from(user).where(eq(user.id, who.id));
+    if (account?.role === "admin") return;
+  }
+  const plans = await db
+    .select(summary)
+    .from(plan)
+    .where(isNull(plan.archivedAt))
+    .orderBy(plan.position, plan.createdAt);
+  const offering = plans.find((p) => p.id !== FREE_PLAN_ID && p.unlocks.api);
+  const language = locale ?? "en";
+  throw new AppError(
+    "plan_required",
+    offering ? `the API is reserved to the plan ${offering.id}` : "the account's plan does not include the API",
+    offering
+      ? { key: "pricing.errors.apiPlanRequired", values: { plan: displayName(offering, language) } }
+      : { key: "pricing.errors.apiNotIncluded" },
+  );
 }

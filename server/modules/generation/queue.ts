@@ -22,9 +22,11 @@ export async function enqueueGenerationInTx(
   boss: PgBoss,
   tx: Tx,
   job: GenerationJob,
-  { timeoutSeconds }: { timeoutSeconds: number },
+  { timeoutSeconds, priority = false }: { timeoutSeconds: number; priority?: boolean },
 ): Promise<void> {
   await sendInTx(boss, tx, GENERATION_QUEUE, job, {
+    // A plan with priority in the queue: its jobs are fetched before the others waiting.
+    ...(priority ? { priority: PRIORITY_JOB } : {}),
     id: job.generationId,
     retryLimit: MAX_RUNS - 1,
     retryDelay: 2,
@@ -32,6 +34,9 @@ export async function enqueueGenerationInTx(
     heartbeatSeconds: HEARTBEAT_SECONDS,
   });
 }
+
+/** pg-boss fetches higher priorities first; jobs of other plans have 0. */
+export const PRIORITY_JOB = 10;
 
 /** Made before the transaction that enqueues a generation (see warmQueue). */
 export const warmGenerationQueue = (boss: PgBoss) => warmQueue(boss, GENERATION_QUEUE);

@@ -17,6 +17,7 @@ import { GENERATION_QUEUE, HEARTBEAT_SECONDS, MAX_RUNS } from "./queue.ts";
 import { admission } from "./admission.ts";
 import { c2paSignerOf } from "#server/media/c2pa.ts";
 import type { VisibleLabel } from "#server/media/label.ts";
+import { currentPlan } from "#server/modules/billing/entitlements.ts";
 import type { SettingsStore } from "#server/modules/settings/settings-store.ts";
 import { removeFiles, storeOutputs, UnreadableOutput, type ProviderOutput } from "./store-outputs.ts";
 import { recordDuration, typicalSeconds } from "./estimate.ts";
@@ -231,7 +232,7 @@ export async function runGeneration(
       },
       c2pa: c2paSignerOf(deps.env),
       onSignatureError: (error) => log.error({ err: error.message }, "C2PA signature not made; output kept with XMP"),
-      label: labelFor(deps, job),
+      label: await labelFor(deps, job),
     });
   } catch (error) {
     const parse = error instanceof UnreadableOutput;
@@ -453,14 +454,15 @@ async function finish(deps: RunDeps, job: Generation, r: { failure: FailureCode;
 
 /**
  * The visible label a job's images get: the console's, when it is on for every output, or for models that ask for it
- * and the job's model (as defined now) does.
+ * and the job's model (as defined now) does; none when the owner's plan lifts it (the machine-readable mark stays).
  */
-function labelFor(deps: RunDeps, job: Generation): VisibleLabel | null {
+async function labelFor(deps: RunDeps, job: Generation): Promise<VisibleLabel | null> {
   const label = deps.settings?.current().label;
   if (!label?.enabled || job.kind !== "image") return null;
   if (label.scope === "models") {
     const definition = deps.models.entry(job.modelId)?.definition;
     if (definition?.kind !== "image" || !definition.label) return null;
   }
+  if (job.userId && (await currentPlan(deps.db, job.userId)).unlocks.noLabel) return null;
   return { text: label.text, position: label.position };
 }

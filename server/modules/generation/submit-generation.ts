@@ -1,19 +1,19 @@
 import { createHash, randomUUID } from "node:crypto";
-import { and, eq } from "drizzle-orm";
+import { and, count, eq, inArray } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
-import { apiKey, asset, generation } from "#server/db/schema/index.ts";
+import { apiKey, asset, creditBalance, generation } from "#server/db/schema/index.ts";
 import { checkPrompt, safetyLevelOf, type RequestSource } from "#server/modules/safety/check-prompt.ts";
 import type { Locale } from "#common/locales.ts";
 import type { SafetyLevel } from "#common/safety.ts";
-import { holdInTx } from "#server/modules/credits/ledger.ts";
+import { holdInTx, type Tx } from "#server/modules/credits/ledger.ts";
 import { isUniqueViolation } from "#server/db/errors.ts";
 import { AppError, requestError } from "#server/errors.ts";
 import { DEFAULT_SAFETY, type SettingsStore } from "#server/modules/settings/settings-store.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { costOf, type CatalogModel, type ModelSnapshot } from "#config/models.ts";
-import { requireModelAllowed } from "#server/modules/billing/entitlements.ts";
+import { currentPlan, requireApiAllowed, requireModelAllowed } from "#server/modules/billing/entitlements.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { checkParameters } from "#common/model-parameters.ts";
 import {
@@ -61,6 +61,25 @@ export interface SubmitOptions {
 
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
+/**
+ * Refuses a job beyond what the plan runs at once, counted in the submission's transaction under the account's
+ * balance row lock (the hold took it; a free job takes it here), so two submissions at once cannot both pass.
+ */
+async function requireRoomForJob(tx: Tx, userId: string, atOnce: number, locked: boolean) {
+  if (!locked)
+    await tx
+      .select({ userId: creditBalance.userId })
+      .from(creditBalance)
+      .where(eq(creditBalance.userId, userId))
+      .for("update");
+  const [open] = await tx
+    .select({ n: count() })
+    .from(generation)
+    .where(and(eq(generation.userId, userId), inArray(generation.status, ["queued", "processing"])));
+  if ((open?.n ?? 0) >= atOnce)
+    throw new AppError("too_many_jobs", `the plan runs ${atOnce} jobs at once`, { values: { limit: atOnce } });
+}
+
 async function keySafetyLevel(db: Db, apiKeyId: string): Promise<SafetyLevel | null> {
   const [row] = await db.select({ level: apiKey.safetyLevel }).from(apiKey).where(eq(apiKey.id, apiKeyId));
   return row?.level ?? null;
@@ -76,8 +95,11 @@ export async function submitGeneration(
 ): Promise<{ id: string; repeated: boolean }> {
   if (deps.settings?.current().maintenance.enabled) throw new AppError("maintenance", "new generations are paused");
   const { request, model, params, cost } = checkGeneration(deps.models, options.user, options.input);
-  // A model some plans reserve to their subscribers; checked before anything is held or saved.
-  await requireModelAllowed(deps.db, options.user, model, options.locale);
+  // What the account's plan allows: the API, a model some plans reserve to their subscribers, how many jobs at once
+  // and its place in the queue; checked before anything is held or saved.
+  const mine = await currentPlan(deps.db, options.user.id);
+  if (options.source === "api") await requireApiAllowed(deps.db, options.user, mine, options.locale);
+  await requireModelAllowed(deps.db, options.user, model, options.locale, mine);
 
   const key = options.idempotencyKey;
   if (key !== undefined && !IDEMPOTENCY_KEY.test(key)) {
@@ -124,6 +146,8 @@ export async function submitGeneration(
               idempotencyKey: `hold:job:${id}`,
             })
           : { holdId: null };
+      const atOnce = mine.unlocks.concurrentJobs;
+      if (atOnce !== null) await requireRoomForJob(tx, options.user.id, atOnce, cost > 0);
       await tx.insert(generation).values({
         id,
         userId: options.user.id,
@@ -148,7 +172,12 @@ export async function submitGeneration(
         timeoutSeconds: model.timeoutSeconds,
         safety: { level, prompt: promptFindings },
       });
-      await enqueueGenerationInTx(deps.boss, tx, { generationId: id }, { timeoutSeconds: model.timeoutSeconds });
+      await enqueueGenerationInTx(
+        deps.boss,
+        tx,
+        { generationId: id },
+        { timeoutSeconds: model.timeoutSeconds, priority: mine.unlocks.priority },
+      );
     });
   } catch (error) {
     // Two requests with one key at once: the loser's transaction (hold included) rolled back whole.

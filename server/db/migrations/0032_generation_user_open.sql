@@ -1,0 +1,1 @@
+CREATE INDEX "generation_user_open_idx" ON "generation" USING btree ("user_id") WHERE "generation"."status" in ('queued', 'processing');

@@ -1,0 +1,193 @@
+import { randomUUID } from "node:crypto";
+import pino from "pino";
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { DbHandle } from "#server/db/client.ts";
+import { generation, subscription, user } from "#server/db/schema/index.ts";
+import { getBalance } from "#server/modules/credits/ledger.ts";
+import type { PgBoss } from "#server/jobs/boss.ts";
+import { parseEnv, type Env } from "#server/env.ts";
+import { createLocalStorage } from "#server/storage/local.ts";
+import { submitGeneration } from "#server/modules/generation/submit-generation.ts";
+import { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
+import { addPlan, changePlan, newPlan } from "#server/modules/billing/edit-plans.ts";
+import { createApiKey } from "#server/modules/api-keys/create-api-key.ts";
+import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
+import { GENERATION_QUEUE, PRIORITY_JOB } from "#server/modules/generation/queue.ts";
+import { FREE_PLAN_ID, type PlanUnlocks } from "#common/plans.ts";
+import { AppError } from "#server/errors.ts";
+import { backends, insertUserWithCredits, openEngine } from "#tests/support/backends.ts";
+
+const logger = pino({ level: "silent" });
+const refusal = (error: unknown) =>
+  error instanceof AppError ? { code: error.code, key: error.messageKey, values: error.values } : String(error);
+
+/*
+ * What a plan unlocks beyond models, enforced where work starts: how many jobs run at once (counted under the
+ * account's lock, so a burst cannot pass it), the queue's priority, and the public APIs (no key to make, no job
+ * through them).
+ */
+describe.each(backends)("what a plan unlocks on $name", (backend) => {
+  let engine: Awaited<ReturnType<typeof openEngine>>;
+  let handle: DbHandle;
+  let boss: PgBoss;
+  let env: Env;
+  let storage: ReturnType<typeof createLocalStorage>;
+  const db = () => handle.db;
+  const deps = () => ({ db: db(), boss, env, storage, logger, models: ModelRegistry.builtIn(env) });
+
+  beforeAll(async () => {
+    engine = await openEngine(backend);
+    ({ handle, boss } = engine);
+    storage = createLocalStorage(engine.filesDir);
+    env = parseEnv({ IMAGE_CLASSIFIER: "off" });
+    await addPlan({
+      db: db(),
+      actor: CLI_ACTOR,
+      definition: newPlan({
+        id: "solo",
+        name: "Solo",
+        names: { fr: "Solo FR" },
+        monthly: { usd: 900 },
+        unlocks: { concurrentJobs: 2 },
+      }),
+    });
+    await addPlan({
+      db: db(),
+      actor: CLI_ACTOR,
+      definition: newPlan({
+        id: "studio",
+        name: "Studio",
+        names: { fr: "Atelier pro" },
+        monthly: { usd: 2900 },
+        position: 1,
+        unlocks: { priority: true },
+      }),
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await engine?.close();
+  });
+
+  /** An account subscribed to a plan, as Stripe's events leave it. */
+  async function subscriber(planId: string, credits = 100) {
+    const userId = await insertUserWithCredits(db(), credits);
+    const now = new Date();
+    await db()
+      .insert(subscription)
+      .values({
+        userId,
+        planId,
+        interval: "monthly",
+        status: "active",
+        stripeSubscriptionId: `sub_${randomUUID()}`,
+        stripeCustomerId: `cus_${randomUUID()}`,
+        amount: 900,
+        currency: "usd",
+        currentPeriodStart: now,
+        currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000),
+        stripeUpdatedAt: now,
+      });
+    return userId;
+  }
+  const submit = (userId: string, extra: { source?: "web" | "api"; role?: string } = {}) =>
+    submitGeneration(deps(), {
+      user: { id: userId, role: extra.role },
+      input: { tool: "text-to-image", model: "demo-image", prompt: "a lighthouse at dusk" },
+      source: extra.source,
+      locale: "fr",
+    });
+  const setFree = (unlocks: Partial<PlanUnlocks>) =>
+    changePlan({
+      db: db(),
+      id: FREE_PLAN_ID,
+      actor: CLI_ACTOR,
+      change: (current) => ({ ...current, unlocks: { ...current.unlocks, ...unlocks } }),
+    });
+
+  it("runs no more jobs at once than the plan allows, however many are sent together", async () => {
+    const userId = await subscriber("solo");
+    const outcomes = await Promise.all(
+      Array.from({ length: 12 }, () =>
+        submit(userId)
+          .then(() => "queued")
+          .catch(refusal),
+      ),
+    );
+    expect(outcomes.filter((o) => o === "queued")).toHaveLength(2);
+    expect(outcomes.filter((o) => o !== "queued")).toEqual(
+      Array.from({ length: 10 }, () => ({
+        code: "too_many_jobs",
+        key: "msg.generation.tooManyJobs",
+        values: { limit: 2 },
+      })),
+    );
+    // Nothing is held for a refused job.
+    expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 100, held: 2 });
+    // One ends: there is room for one more.
+    const [first] = await db().select().from(generation).where(eq(generation.userId, userId)).limit(1);
+    await db().update(generation).set({ status: "canceled" }).where(eq(generation.id, first!.id));
+    await expect(submit(userId)).resolves.toMatchObject({ repeated: false });
+    await expect(submit(userId).catch(refusal)).resolves.toMatchObject({ code: "too_many_jobs" });
+    // Accounts on the free plan keep the site's own limits.
+    const free = await insertUserWithCredits(db(), 100);
+    const many = await Promise.all(Array.from({ length: 5 }, () => submit(free)));
+    expect(many).toHaveLength(5);
+  });
+
+  it("puts a priority plan's jobs ahead of the others in the queue", async () => {
+    const priority = await submit(await subscriber("studio"));
+    const ordinary = await submit(await insertUserWithCredits(db(), 100));
+    const jobs = (await db().execute(
+      sql`select id::text, priority from pgboss.job where name = ${GENERATION_QUEUE} and id in (${priority.id}::uuid, ${ordinary.id}::uuid)`,
+    )) as unknown as { rows: { id: string; priority: number }[] };
+    expect(Object.fromEntries(jobs.rows.map((j) => [j.id, j.priority]))).toEqual({
+      [priority.id]: PRIORITY_JOB,
+      [ordinary.id]: 0,
+    });
+  });
+
+  const setApi = (id: string, api: boolean) =>
+    changePlan({
+      db: db(),
+      id,
+      actor: CLI_ACTOR,
+      change: (current) => ({ ...current, unlocks: { ...current.unlocks, api } }),
+    });
+
+  it("refuses the public APIs to a plan without them: no key to make, no job through them, naming the plan", async () => {
+    await setFree({ api: false });
+    // Solo comes first on the pricing page, and has the API as new plans do.
+    try {
+      const freeAccount = await insertUserWithCredits(db(), 100);
+      const named = { code: "plan_required", key: "pricing.errors.apiPlanRequired", values: { plan: "Solo FR" } };
+      expect(
+        await createApiKey({ db: db(), userId: freeAccount, input: { name: "x" }, locale: "fr" }).catch(refusal),
+      ).toEqual(named);
+      expect(await submit(freeAccount, { source: "api" }).catch(refusal)).toEqual(named);
+      // The pages still work for it; a subscriber and an administrator may use the APIs.
+      await expect(submit(freeAccount)).resolves.toMatchObject({ repeated: false });
+      const subscribed = await subscriber("studio");
+      await expect(createApiKey({ db: db(), userId: subscribed, input: { name: "ok" } })).resolves.toMatchObject({
+        secret: expect.any(String),
+      });
+      await expect(submit(subscribed, { source: "api" })).resolves.toMatchObject({ repeated: false });
+      const admin = await insertUserWithCredits(db(), 100);
+      await db().update(user).set({ role: "admin" }).where(eq(user.id, admin));
+      await expect(createApiKey({ db: db(), userId: admin, input: { name: "admin" } })).resolves.toBeTruthy();
+      await expect(submit(admin, { source: "api" })).resolves.toMatchObject({ repeated: false });
+      // No plan sells the API: the refusal says the account's plan lacks it.
+      await setApi("solo", false);
+      await setApi("studio", false);
+      expect(await submit(freeAccount, { source: "api" }).catch(refusal)).toEqual({
+        code: "plan_required",
+        key: "pricing.errors.apiNotIncluded",
+        values: {},
+      });
+    } finally {
+      await setFree({ api: true });
+      await setApi("solo", true);
+      await setApi("studio", true);
+    }
+  });
+});
