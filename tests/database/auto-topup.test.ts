@@ -10,6 +10,7 @@ import { handleStripeEvent } from "#server/modules/payments/handle-stripe-event.
 import { createStripeClient, type StripeClient } from "#server/modules/payments/stripe-client.ts";
 import {
   autoTopUpOf,
+  requestTopUp,
   runTopUp,
   saveAutoTopUp,
   scanTopUps,
@@ -209,6 +210,12 @@ describe.each(backends)("automatic top-up on $name", (backend) => {
     if (new Date(now.getTime() + 2 * HOUR).getUTCMonth() === now.getUTCMonth())
       expect(await automaticOrders(userId)).toHaveLength(1);
     expect((await autoTopUpOf(db(), userId))!.usedThisMonth).toBe(1);
+    // An hour on, still below its threshold: not queued again while the month's maximum is reached.
+    await db()
+      .update(autoTopUp)
+      .set({ lastFiredAt: new Date(Date.now() - 2 * HOUR) })
+      .where(eq(autoTopUp.userId, userId));
+    expect(await requestTopUp({ db: db(), boss, userId })).toBe(false);
   });
 
   /** A top-up whose charge the card's bank refuses as `outcome` says. */

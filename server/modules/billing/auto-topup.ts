@@ -209,6 +209,8 @@ function dueWhere(now: Date) {
       isNull(autoTopUp.lastFiredAt),
       lt(autoTopUp.lastFiredAt, new Date(now.getTime() - TOPUP_SPACING_SECONDS * 1000)),
     ),
+    // Not at the month's maximum: an account that reached it is not queued again every minute.
+    sql`(select count(*) from ${creditOrder} where ${creditOrder.userId} = ${autoTopUp.userId} and ${creditOrder.automatic} and ${creditOrder.status} in ('pending', 'paid', 'refunded') and ${creditOrder.createdAt} >= ${startOfMonth(now).toISOString()}::timestamptz) < ${autoTopUp.monthlyMax}`,
   );
 }
 
