@@ -6,7 +6,8 @@ import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
 import type { Settings } from "#server/modules/settings/schema.ts";
 import { openApp } from "#tests/support/in-process.ts";
 import { eq } from "drizzle-orm";
-import { subscription, user } from "#server/db/schema/index.ts";
+import { user } from "#server/db/schema/index.ts";
+import { insertSubscription } from "#tests/support/backends.ts";
 import { addPlan, newPlan } from "#server/modules/billing/edit-plans.ts";
 
 const TRAINED = "http://cv.iptc.org/newscodes/digitalsourcetype/trainedAlgorithmicMedia";
@@ -109,20 +110,7 @@ describe("the visible label on output images", () => {
       definition: newPlan({ id: "clean", name: "Clean", monthly: { usd: 900 }, unlocks: { noLabel: true } }),
     });
     const [account] = await db.select({ id: user.id }).from(user).where(eq(user.email, "labels@example.com"));
-    const now = new Date();
-    await db.insert(subscription).values({
-      userId: account!.id,
-      planId: "clean",
-      interval: "monthly",
-      status: "active",
-      stripeSubscriptionId: "sub_label_test",
-      stripeCustomerId: "cus_label_test",
-      amount: 900,
-      currency: "usd",
-      currentPeriodStart: now,
-      currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000),
-      stripeUpdatedAt: now,
-    });
+    await insertSubscription(db, account!.id, "clean");
     const unlabelled = await picture(prompt);
     expect(await changes(plain, unlabelled)).toEqual({
       "top-left": 0,

@@ -1,9 +1,8 @@
-import { randomUUID } from "node:crypto";
 import pino from "pino";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
-import { generation, subscription, user } from "#server/db/schema/index.ts";
+import { generation, user } from "#server/db/schema/index.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { parseEnv, type Env } from "#server/env.ts";
@@ -16,7 +15,7 @@ import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
 import { GENERATION_QUEUE, PRIORITY_JOB } from "#server/modules/generation/queue.ts";
 import { FREE_PLAN_ID, type PlanUnlocks } from "#common/plans.ts";
 import { AppError } from "#server/errors.ts";
-import { backends, insertUserWithCredits, openEngine } from "#tests/support/backends.ts";
+import { backends, insertSubscription, insertUserWithCredits, openEngine } from "#tests/support/backends.ts";
 
 const logger = pino({ level: "silent" });
 const refusal = (error: unknown) =>
@@ -72,22 +71,7 @@ describe.each(backends)("what a plan unlocks on $name", (backend) => {
   /** An account subscribed to a plan, as Stripe's events leave it. */
   async function subscriber(planId: string, credits = 100) {
     const userId = await insertUserWithCredits(db(), credits);
-    const now = new Date();
-    await db()
-      .insert(subscription)
-      .values({
-        userId,
-        planId,
-        interval: "monthly",
-        status: "active",
-        stripeSubscriptionId: `sub_${randomUUID()}`,
-        stripeCustomerId: `cus_${randomUUID()}`,
-        amount: 900,
-        currency: "usd",
-        currentPeriodStart: now,
-        currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000),
-        stripeUpdatedAt: now,
-      });
+    await insertSubscription(db(), userId, planId);
     return userId;
   }
   const submit = (userId: string, extra: { source?: "web" | "api"; role?: string } = {}) =>

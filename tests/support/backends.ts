@@ -3,7 +3,7 @@ import { cpSync, rmSync } from "node:fs";
 import pino from "pino";
 import { afterAll, beforeAll, inject } from "vitest";
 import { openPglite, openPostgres, type Db, type DbHandle } from "#server/db/client.ts";
-import { user } from "#server/db/schema/index.ts";
+import { subscription, user } from "#server/db/schema/index.ts";
 import { applyMigrations } from "#server/db/migrate.ts";
 import { grantCredits } from "#server/modules/credits/ledger.ts";
 import { createBoss } from "#server/jobs/boss.ts";
@@ -123,4 +123,22 @@ export async function openEngine(backend: Backend) {
       rmSync(filesDir, { recursive: true, force: true });
     },
   };
+}
+
+/** An account subscribed to a plan for a month, as Stripe's events leave an active subscription. */
+export async function insertSubscription(db: Db, userId: string, planId: string): Promise<void> {
+  const now = new Date();
+  await db.insert(subscription).values({
+    userId,
+    planId,
+    interval: "monthly",
+    status: "active",
+    stripeSubscriptionId: `sub_${randomUUID()}`,
+    stripeCustomerId: `cus_${randomUUID()}`,
+    amount: 900,
+    currency: "usd",
+    currentPeriodStart: now,
+    currentPeriodEnd: new Date(now.getTime() + 30 * 86_400_000),
+    stripeUpdatedAt: now,
+  });
 }

@@ -61,18 +61,17 @@ const startOfMonth = (now: Date) => new Date(Date.UTC(now.getUTCFullYear(), now.
 /** Automatic purchases that count against the month's maximum: paid (even refunded later) or on their way. */
 const COUNTED = ["pending", "paid", "refunded"] as const;
 
+/** An account's automatic purchases of the month (the account a value, or a column of an outer query). */
+const ofTheMonth = (account: string | typeof autoTopUp.userId, now: Date) =>
+  and(
+    eq(creditOrder.userId, account),
+    eq(creditOrder.automatic, true),
+    inArray(creditOrder.status, [...COUNTED]),
+    gte(creditOrder.createdAt, startOfMonth(now)),
+  );
+
 async function usedThisMonth(db: Db | Tx, userId: string, now: Date): Promise<number> {
-  const [row] = await db
-    .select({ n: count() })
-    .from(creditOrder)
-    .where(
-      and(
-        eq(creditOrder.userId, userId),
-        eq(creditOrder.automatic, true),
-        inArray(creditOrder.status, [...COUNTED]),
-        gte(creditOrder.createdAt, startOfMonth(now)),
-      ),
-    );
+  const [row] = await db.select({ n: count() }).from(creditOrder).where(ofTheMonth(userId, now));
   return row?.n ?? 0;
 }
 
@@ -210,7 +209,7 @@ function dueWhere(now: Date) {
       lt(autoTopUp.lastFiredAt, new Date(now.getTime() - TOPUP_SPACING_SECONDS * 1000)),
     ),
     // Not at the month's maximum: an account that reached it is not queued again every minute.
-    sql`(select count(*) from ${creditOrder} where ${creditOrder.userId} = ${autoTopUp.userId} and ${creditOrder.automatic} and ${creditOrder.status} in ('pending', 'paid', 'refunded') and ${creditOrder.createdAt} >= ${startOfMonth(now).toISOString()}::timestamptz) < ${autoTopUp.monthlyMax}`,
+    sql`(select count(*) from ${creditOrder} where ${ofTheMonth(autoTopUp.userId, now)}) < ${autoTopUp.monthlyMax}`,
   );
 }
 
