@@ -55,7 +55,7 @@ export function makeC2paCertificates(
 
 /**
  * The file with one byte of its image data changed: in a PNG's first IDAT chunk (its CRC fixed, so a decoder still
- * reads it), in a JPEG's scan just after its start-of-scan header.
+ * reads it), in a JPEG's scan just after its start-of-scan header (found by walking the segments).
  */
 export function withPixelByteChanged(bytes: Uint8Array): Buffer {
   const file = Buffer.from(bytes);
@@ -69,7 +69,13 @@ export function withPixelByteChanged(bytes: Uint8Array): Buffer {
     );
     return file;
   }
-  const sos = file.indexOf(Buffer.from([0xff, 0xda]));
+  // Walk the segments to the real start-of-scan: the bytes FF DA may also occur inside a segment (the manifest's
+  // signature is random), and changing the manifest itself is another failure than a changed image.
+  let sos = 2;
+  while (file[sos] === 0xff && file[sos + 1] !== 0xda) {
+    sos += 2 + file.readUInt16BE(sos + 2);
+  }
+  if (file[sos] !== 0xff) throw new Error("no start-of-scan in this JPEG");
   file[sos + 2 + file.readUInt16BE(sos + 2) + 4]! ^= 0x01;
   return file;
 }
