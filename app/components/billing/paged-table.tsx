@@ -3,10 +3,14 @@ import { Link, useSearchParams } from "react-router";
 import { REFLOW_TABLE, reflowColumns } from "#app/components/ui/reflow-table.ts";
 
 /** Page links that work before the scripts load: each page number is a real link. */
+/** What a return from Stripe adds to the orders page's address, said once: a reload or another page does not repeat it. */
+export const ONE_SHOT_PARAMS = ["subscribed", "changed", "topup"] as const;
+
 function pageLinks(search: URLSearchParams, param: string) {
   return (page: number, type: string, original: React.ReactNode) => {
     if (type !== "page" && type !== "prev" && type !== "next") return original;
     const next = new URLSearchParams(search);
+    for (const key of ONE_SHOT_PARAMS) next.delete(key);
     next.set(param, String(page));
     return (
       <Link to={`?${next.toString()}`} preventScrollReset>
