@@ -50,6 +50,7 @@ export const ERROR_CODES = {
   already_subscribed: { status: 409, messageKey: "pricing.errors.alreadySubscribed" },
   too_many_jobs: { status: 429, messageKey: "msg.generation.tooManyJobs" },
   invalid_auto_topup: { status: 422, messageKey: "pricing.errors.autoTopUp" },
+  invalid_billing_details: { status: 422, messageKey: "pricing.errors.billingDetails" },
   payment_declined: { status: 402, messageKey: "pricing.errors.paymentDeclined" },
   chat_attachments_invalid: { status: 422, messageKey: "chat.errors.imageUnknown" },
 } as const;

@@ -164,7 +164,7 @@ describe("buying and redeeming credits in Chromium", () => {
     await page.getByRole("button", { name: fr("orders.topUp.setUp") }).click();
     await page.waitForURL(`${fake.url}/pay/**`);
     await page.getByTestId("pay").click();
-    await page.waitForURL(/\/fr\/user\/orders\?topup=saved$/);
+    await page.waitForURL(/\/fr\/user\/orders(\?|$)/);
     await fake.settled();
     await expect
       .poll(async () => {
@@ -194,5 +194,58 @@ describe("buying and redeeming credits in Chromium", () => {
     await page.getByRole("button", { name: fr("orders.topUp.turnOff") }).click();
     await expect.poll(() => page.getByTestId("topup-status").textContent()).toBe(fr("orders.topUp.intro"));
     await context.close();
+  });
+
+  it("saves billing details at Stripe from the orders page, with a refused tax id said in German, and on a phone without scripts", async () => {
+    const de = (key: string) => text("de", "billing", key);
+    const deError = (key: string) => text("de", "messages", key);
+    const { context } = await signedInContext(browser, server, "rechnung@example.com");
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    await page.goto(`${server.url}/de/user/orders`);
+    const card = page.locator(".orders-billing");
+    expect(await card.locator(".ant-card-head").textContent()).toContain(de("orders.billingDetails.title"));
+    // Countries are named in the page's language, tax ids by their country and an example.
+    expect(await page.locator("#billing-country option[value=DE]").textContent()).toBe("Deutschland");
+    expect(await page.locator("#billing-taxIdType option[value=eu_vat]").textContent()).toBe(
+      "Europäische Union (DE123456789)",
+    );
+    await page.fill("#billing-name", "Nordlicht Studio GmbH");
+    await page.fill("#billing-line1", "Torstraße 12");
+    await page.fill("#billing-postalCode", "10119");
+    await page.fill("#billing-city", "Berlin");
+    await page.selectOption("#billing-country", "DE");
+    await page.selectOption("#billing-taxIdType", "eu_vat");
+    await page.fill("#billing-taxIdValue", "123456789");
+    await page.getByRole("button", { name: de("orders.billingDetails.save") }).click();
+    await expect.poll(() => card.textContent()).toContain(deError("pricing.errors.billingTaxIdInvalid"));
+    // Nothing was lost: the form still holds what was typed.
+    expect(await page.inputValue("#billing-line1")).toBe("Torstraße 12");
+
+    await page.fill("#billing-taxIdValue", "de123456789");
+    await page.getByRole("button", { name: de("orders.billingDetails.save") }).click();
+    await expect.poll(() => card.textContent()).toContain(de("orders.billingDetails.saved"));
+    const customer = [...fake.customers.values()].find((c) => c.email === "rechnung@example.com")!;
+    expect(customer).toMatchObject({ name: "Nordlicht Studio GmbH", address: { city: "Berlin", country: "DE" } });
+    await page.reload();
+    expect(await page.inputValue("#billing-taxIdValue")).toBe("DE123456789");
+    expect(problems).toEqual([]);
+    await context.close();
+
+    // On a phone, before any script: the form posts and the page answers.
+    const phone = await signedInContext(browser, server, "rechnung@example.com", {
+      viewport: { width: 390, height: 844 },
+      javaScriptEnabled: false,
+    });
+    const still = await phone.context.newPage();
+    await still.goto(`${server.url}/de/user/orders`);
+    await still.fill("#billing-city", "Hamburg");
+    await still.fill("#billing-postalCode", "20095");
+    await still.getByRole("button", { name: de("orders.billingDetails.save") }).click();
+    await still.locator(".orders-billing .ant-alert").waitFor();
+    expect(await still.locator(".orders-billing").textContent()).toContain(de("orders.billingDetails.saved"));
+    expect(customer.address).toMatchObject({ city: "Hamburg", postal_code: "20095" });
+    await phone.context.close();
   });
 });

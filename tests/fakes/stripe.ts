@@ -125,6 +125,16 @@ export interface FakeStripe {
    * none. Either way the intent is left in `requires_payment_method`, with its `last_payment_error`.
    */
   offSessionOutcome: OffSessionOutcome;
+  /**
+   * What a buyer enters on the payment page when Checkout asks for it (Stripe Tax on): the billing address, and a
+   * business's name and tax id when tax ids are collected. With `customer_update[address|name]=auto` they are kept on
+   * the session's customer (`customer.updated`, `customer.tax_id.created`).
+   */
+  checkoutEntry: {
+    address: Stripe.Address;
+    businessName: string | null;
+    taxId: { type: string; value: string } | null;
+  };
   /** Every event the fake made, in the order it made them (delivered or not). */
   events: Stripe.Event[];
   /** Requests seen by the API (method, path, idempotency key). */
@@ -246,6 +256,45 @@ interface Recurring {
   interval_count: number;
 }
 const INTERVALS = ["day", "week", "month", "year"];
+
+/** The country of a tax id type that names one (the rest read it from the value, as an EU VAT number does). */
+const TAX_ID_COUNTRY: Record<string, string> = {
+  gb_vat: "GB",
+  ch_vat: "CH",
+  no_vat: "NO",
+  es_cif: "ES",
+  us_ein: "US",
+  ca_bn: "CA",
+  mx_rfc: "MX",
+  br_cnpj: "BR",
+  br_cpf: "BR",
+  au_abn: "AU",
+  nz_gst: "NZ",
+  jp_cn: "JP",
+  kr_brn: "KR",
+  cn_tin: "CN",
+  hk_br: "HK",
+  tw_vat: "TW",
+  sg_uen: "SG",
+  in_gst: "IN",
+  ae_trn: "AE",
+  sa_vat: "SA",
+  il_vat: "IL",
+  tr_tin: "TR",
+  ru_inn: "RU",
+  ua_vat: "UA",
+  za_vat: "ZA",
+};
+/**
+ * The formats Stripe checks when a tax id is added (an invalid one is refused with `tax_id_invalid`), for the types
+ * whose format its reference gives; other types need only a value.
+ */
+const TAX_ID_FORMATS: Record<string, RegExp> = {
+  eu_vat: /^(AT|BE|BG|CY|CZ|DE|DK|EE|EL|ES|FI|FR|HR|HU|IE|IT|LT|LU|LV|MT|NL|PL|PT|RO|SE|SI|SK|XI)[0-9A-Z+*]{2,13}$/,
+  gb_vat: /^GB(\d{9}|\d{12})$/,
+  us_ein: /^\d{2}-?\d{7}$/,
+  au_abn: /^\d{11}$/,
+};
 
 /** `count` billing intervals after `from`: calendar months and years (the 31st becomes the month's last day). */
 function addInterval(from: number, recurring: Recurring, count: number): number {
@@ -376,6 +425,8 @@ export async function startFakeStripe(
   const intents = new Map<string, Intent>();
   const disputes = new Map<string, { id: string; status: string } & Json>();
   const plans = new Map<string, SessionPlan>();
+  /** A session's `customer_update`: what of the entered details Checkout keeps on its customer. */
+  const customerUpdates = new Map<string, { address: boolean; name: boolean }>();
   const billing = new Map<string, BillingState>();
   const taxIds = new Map<string, Stripe.TaxId[]>();
   const portalConfiguration = id("bpc");
@@ -760,28 +811,31 @@ export async function startFakeStripe(
       tax_exempt: "none",
       test_clock: null,
     };
-    taxIds.set(
-      customer.id,
-      Object.values(obj(params.tax_id_data)).map((datum) => {
-        const { type, value } = obj(datum);
-        const taxValue = String(value ?? "");
-        return {
-          id: id("txi"),
-          object: "tax_id",
-          country: /^[A-Za-z]{2}/.test(taxValue) ? taxValue.slice(0, 2).toUpperCase() : null,
-          created: customer.created,
-          customer: customer.id,
-          customer_account: null,
-          livemode: false,
-          owner: { customer: customer.id, customer_account: null, type: "customer" },
-          type: String(type ?? "unknown"),
-          value: taxValue,
-          verification: { status: "pending", verified_address: null, verified_name: null },
-        };
-      }),
-    );
     fake.customers.set(customer.id, customer);
+    for (const datum of Object.values(obj(params.tax_id_data))) {
+      const { type, value } = obj(datum);
+      addTaxId(customer, String(type ?? "unknown"), String(value ?? ""));
+    }
     return customer;
+  };
+  /** A tax id kept on a customer, its country read from the value where it starts with one (an EU VAT number). */
+  const addTaxId = (customer: Stripe.Customer, type: string, value: string): Stripe.TaxId => {
+    const region = TAX_ID_COUNTRY[type];
+    const taxId: Stripe.TaxId = {
+      id: id("txi"),
+      object: "tax_id",
+      country: region ?? (/^[A-Za-z]{2}/.test(value) ? value.slice(0, 2).toUpperCase() : null),
+      created: now(),
+      customer: customer.id,
+      customer_account: null,
+      livemode: false,
+      owner: { customer: customer.id, customer_account: null, type: "customer" },
+      type: type as Stripe.TaxId.Type,
+      value,
+      verification: { status: "pending", verified_address: null, verified_name: null },
+    };
+    taxIds.set(customer.id, [...(taxIds.get(customer.id) ?? []), taxId]);
+    return taxId;
   };
   const addressOf = (value: unknown): Stripe.Address => {
     const a = obj(value);
@@ -1628,6 +1682,38 @@ export async function startFakeStripe(
     return events;
   };
 
+  /**
+   * What the buyer entered on a taxed session's page: its `customer_details`, and on its customer what
+   * `customer_update` allows (the address; the business's name and tax id when tax ids were collected).
+   */
+  const keepEntered = (s: FakeSession) => {
+    const entry = fake.checkoutEntry;
+    const collectsTaxId = (s.tax_id_collection as { enabled?: boolean } | undefined)?.enabled === true;
+    const taxId = collectsTaxId ? entry.taxId : null;
+    const customer = typeof s.customer === "string" ? fake.customers.get(s.customer) : undefined;
+    s.customer_details = {
+      address: entry.address,
+      email: customer?.email ?? s.customer_email ?? null,
+      name: (collectsTaxId ? entry.businessName : null) ?? customer?.name ?? null,
+      phone: null,
+      tax_exempt: "none",
+      tax_ids: taxId ? [taxId] : [],
+    };
+    const update = customerUpdates.get(s.id);
+    if (!customer || !update) return;
+    const previous: Json = {};
+    if (update.address && JSON.stringify(customer.address) !== JSON.stringify(entry.address)) {
+      previous.address = customer.address;
+      customer.address = { ...entry.address };
+    }
+    if (update.name && taxId && entry.businessName && customer.name !== entry.businessName) {
+      previous.name = customer.name;
+      customer.name = entry.businessName;
+    }
+    if (Object.keys(previous).length > 0) event("customer.updated", customer, previous);
+    if (taxId) event("customer.tax_id.created", addTaxId(customer, taxId.type, taxId.value));
+  };
+
   const fake: FakeStripe = {
     url: "",
     sessions: new Map(),
@@ -1643,6 +1729,18 @@ export async function startFakeStripe(
     paymentMethods: new Map(),
     paymentIntents: new Map(),
     offSessionOutcome: "paid",
+    checkoutEntry: {
+      address: {
+        line1: "Unter den Linden 1",
+        line2: null,
+        city: "Berlin",
+        postal_code: "10117",
+        state: null,
+        country: "DE",
+      },
+      businessName: null,
+      taxId: null,
+    },
     events: [],
     requests: [],
     webhookUrl: options.webhookUrl ?? null,
@@ -1674,7 +1772,10 @@ export async function startFakeStripe(
         Object.assign(s, { status: "complete", payment_status: "paid", payment_intent: intentId, url: null });
       }
       const tax = s.automatic_tax as Stripe.Checkout.Session.AutomaticTax | undefined;
-      if (s.status === "complete" && tax?.enabled) tax.status = "complete";
+      if (s.status === "complete" && tax?.enabled) {
+        tax.status = "complete";
+        keepEntered(s);
+      }
       return event("checkout.session.completed", s);
     },
     expire(sessionId) {
@@ -2001,6 +2102,28 @@ export async function startFakeStripe(
     const customer = str(params.customer);
     if (customer && !fake.customers.has(customer))
       return { status: 400, message: `No such customer: '${customer}'`, param: "customer", code: "resource_missing" };
+    const update = params.customer_update === undefined ? null : obj(params.customer_update);
+    if (update && !customer)
+      return {
+        status: 400,
+        message: "`customer_update` can only be used with `customer`.",
+        param: "customer_update",
+      };
+    if (
+      customer &&
+      obj(params.automatic_tax).enabled === "true" &&
+      !fake.customers.get(customer)?.address?.country &&
+      update?.address !== "auto" &&
+      update?.shipping !== "auto"
+    )
+      return {
+        status: 400,
+        message:
+          "Automatic tax calculation in Checkout requires a valid address on the Customer. Add a valid address to the " +
+          "Customer or set either `customer_update[address]` to 'auto' or `customer_update[shipping]` to 'auto' to save " +
+          "the address entered in Checkout to the Customer.",
+        param: "automatic_tax[enabled]",
+      };
     const subscriptionData = obj(params.subscription_data);
     const trialDays =
       subscriptionData.trial_period_days === undefined ? null : Number(subscriptionData.trial_period_days);
@@ -2013,6 +2136,7 @@ export async function startFakeStripe(
     const automaticTax = obj(params.automatic_tax).enabled === "true";
     const taxIdCollection = obj(params.tax_id_collection);
     const sessionId = id("cs");
+    if (update) customerUpdates.set(sessionId, { address: update.address === "auto", name: update.name === "auto" });
     const total = mode === "subscription" && trialDays ? 0 : amount;
     const s: FakeSession = {
       id: sessionId,
@@ -2420,6 +2544,49 @@ export async function startFakeStripe(
       });
     }
 
+    // A customer's tax ids.
+    const taxIdPath = /^\/v1\/customers\/(cus_test_\w+)\/tax_ids(?:\/(txi_test_\w+))?$/.exec(url.pathname);
+    if (taxIdPath) {
+      const customer = fake.customers.get(taxIdPath[1]!);
+      if (!customer) return missing("customer", taxIdPath[1]!);
+      const [, , taxIdId] = taxIdPath;
+      if (req.method === "GET" && !taxIdId) {
+        const data = taxIds.get(customer.id) ?? [];
+        return reply(200, { object: "list", data, has_more: false, url: url.pathname });
+      }
+      if (req.method === "POST" && !taxIdId) {
+        return idempotently(async () => {
+          const type = String(params.type ?? "");
+          const value = String(params.value ?? "");
+          if (!(type in TAX_ID_COUNTRY) && !(type in TAX_ID_FORMATS))
+            return refused({ status: 400, message: `Invalid type: ${JSON.stringify(type)}`, param: "type" });
+          if (!value) return refused({ status: 400, message: "Missing required param: value.", param: "value" });
+          if (TAX_ID_FORMATS[type] && !TAX_ID_FORMATS[type].test(value))
+            return refused({
+              status: 400,
+              message: `Invalid value for ${type}.`,
+              param: "value",
+              code: "tax_id_invalid",
+            });
+          const made = addTaxId(customer, type, value);
+          return { status: 200, body: made, events: [event("customer.tax_id.created", made)] };
+        });
+      }
+      if (req.method === "DELETE" && taxIdId) {
+        const held = taxIds.get(customer.id) ?? [];
+        const gone = held.find((t) => t.id === taxIdId);
+        if (!gone) return missing("tax_id", taxIdId);
+        taxIds.set(
+          customer.id,
+          held.filter((t) => t.id !== taxIdId),
+        );
+        const deleted = event("customer.tax_id.deleted", gone);
+        reply(200, { id: gone.id, object: "tax_id", deleted: true });
+        if (fake.autoDeliver) void send([deleted]);
+        return;
+      }
+    }
+
     // Products and prices.
     if (route === "POST /v1/products") {
       return idempotently(async () => {
@@ -2685,8 +2852,10 @@ export async function startFakeStripe(
               for (const evt of fake.events.slice(from)) await fake.deliver(evt);
             }
           } else {
-            const completed = fake.pay(s.id);
-            if (fake.autoDeliver && fake.webhookUrl) await fake.deliver(completed);
+            // The entered address and tax id (a taxed session) come before the completion, as at Stripe.
+            const from = fake.events.length;
+            fake.pay(s.id);
+            if (fake.autoDeliver && fake.webhookUrl) for (const evt of fake.events.slice(from)) await fake.deliver(evt);
           }
           res.writeHead(303, { Location: s.success_url.replace("{CHECKOUT_SESSION_ID}", s.id) });
           return res.end();

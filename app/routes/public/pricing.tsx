@@ -142,7 +142,8 @@ export async function action({ context, request }: Route.ActionArgs) {
   const { viewer, runtime, db } = requireViewer(context, request);
   const form = await formOf(request);
   const locale = pathLocale(request);
-  const site = siteWithSettings(runtime.site, runtime.settings.current());
+  const settings = runtime.settings.current();
+  const site = siteWithSettings(runtime.site, settings);
   const pack = site.packs.find((p) => p.id === form.get("pack"));
   try {
     if (form.get("intent") === "subscribe") {
@@ -157,6 +158,7 @@ export async function action({ context, request }: Route.ActionArgs) {
         currency: String(form.get("currency") ?? ""),
         requestKey: String(form.get("key") ?? ""),
         locale,
+        stripeTax: settings.billing.stripeTax,
       });
       return redirect(url);
     }
@@ -181,7 +183,8 @@ export async function action({ context, request }: Route.ActionArgs) {
       stripe: runtime.stripe,
       site,
       logger: runtime.logger,
-      user: { id: viewer.id, email: viewer.email },
+      user: { id: viewer.id, email: viewer.email, name: viewer.name },
+      stripeTax: settings.billing.stripeTax,
       packId: String(form.get("pack") ?? ""),
       requestKey: String(form.get("key") ?? ""),
       locale,

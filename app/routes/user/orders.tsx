@@ -1,4 +1,5 @@
 import { Typography } from "antd";
+import { useEffect } from "react";
 import { useTranslation } from "react-i18next";
 import type { Route } from "./+types/orders";
 import { pageMeta } from "#app/lib/page.server.ts";
@@ -25,8 +26,12 @@ import { siteWithSettings } from "#server/modules/settings/settings-store.ts";
 import { SubscriptionCard, type SubscriptionView } from "#app/components/billing/subscription-card.tsx";
 import { Alert } from "#app/components/ui/display.tsx";
 import { pageOf } from "#app/lib/paging.ts";
+import { ONE_SHOT_PARAMS } from "#app/components/billing/paged-table.tsx";
 import { AutoTopUpCard, type AutoTopUpAnswer } from "#app/components/billing/auto-topup-card.tsx";
 import { autoTopUpOf, saveAutoTopUp, turnOffAutoTopUp } from "#server/modules/billing/auto-topup.ts";
+import { billingDetailsOf, saveBillingDetails } from "#server/modules/billing/billing-details.ts";
+import { BillingDetailsCard, type BillingDetailsAnswer } from "#app/components/billing/billing-details-card.tsx";
+import { BILLING_FIELDS } from "#common/billing-details.ts";
 
 const ORDERS_PER_PAGE = 10;
 const ENTRIES_PER_PAGE = 20;
@@ -38,7 +43,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const url = new URL(request.url);
   const ordersPage = pageOf(url.searchParams.get("page"));
   const historyPage = pageOf(url.searchParams.get("history"));
-  const [orders, history, balance, expiring, subscriptions, current, customer, topUp] = await Promise.all([
+  const [orders, history, balance, expiring, subscriptions, current, customer, topUp, details] = await Promise.all([
     listOrders({ db, userId: viewer.id, page: ordersPage, pageSize: ORDERS_PER_PAGE }),
     listEntries({ db, userId: viewer.id, page: historyPage, pageSize: ENTRIES_PER_PAGE }),
     getBalance({ db, userId: viewer.id }),
@@ -47,6 +52,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     currentPlan(db, viewer.id),
     db.select().from(billingCustomer).where(eq(billingCustomer.userId, viewer.id)),
     autoTopUpOf(db, viewer.id),
+    billingDetailsOf(db, viewer.id),
   ]);
   const packs = runtime.stripe
     ? runtime.settings.current().packs.map(({ id, credits, amount, currency }) => ({ id, credits, amount, currency }))
@@ -85,6 +91,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     justSubscribed: url.searchParams.has("subscribed"),
     topUp,
     packs,
+    billingDetails: runtime.stripe ? details : null,
     topUpReturned: (["saved", "canceled"] as const).find((r) => r === url.searchParams.get("topup")) ?? null,
     changed:
       (["upgraded", "scheduled", "unscheduled"] as const).find((c) => c === url.searchParams.get("changed")) ?? null,
@@ -133,6 +140,25 @@ export async function action({ context, request }: Route.ActionArgs) {
       throw error;
     }
   }
+  if (intent === "billingDetails") {
+    try {
+      await saveBillingDetails({
+        db,
+        stripe: runtime.stripe,
+        logger: runtime.logger,
+        user: { id: viewer.id, email: viewer.email, name: viewer.name },
+        input: Object.fromEntries(BILLING_FIELDS.map((f) => [f, String(form.get(f) ?? "")])),
+      });
+      return data<BillingDetailsAnswer>({ billingSaved: true });
+    } catch (error) {
+      if (error instanceof AppError)
+        return data<BillingDetailsAnswer>(
+          { billingError: `common:${error.messageKey}`, field: String(error.values?.field ?? "") },
+          { status: error.status },
+        );
+      throw error;
+    }
+  }
   return redeemIntent(db, viewer.id, form);
 }
 
@@ -140,6 +166,14 @@ export default function Orders({ loaderData, actionData }: Route.ComponentProps)
   const { t } = useTranslation("billing");
   const locale = loaderData.locale as Locale;
   const { balance, orders, history } = loaderData;
+  // The thank-you of a return from Stripe is shown once: the address loses its parameter, so a reload does not say
+  // it again (the page's data stays as it is, nothing is loaded again).
+  useEffect(() => {
+    const url = new URL(window.location.href);
+    if (!ONE_SHOT_PARAMS.some((key) => url.searchParams.has(key))) return;
+    for (const key of ONE_SHOT_PARAMS) url.searchParams.delete(key);
+    window.history.replaceState(window.history.state, "", url);
+  }, []);
   return (
     <div className="page-wide">
       <Typography.Title level={1} className="page-title">
@@ -167,6 +201,13 @@ export default function Orders({ loaderData, actionData }: Route.ComponentProps)
         returned={loaderData.topUpReturned}
         answer={actionData && ("topUpError" in actionData || "topUpSaved" in actionData) ? actionData : undefined}
       />
+      {loaderData.billingDetails && (
+        <BillingDetailsCard
+          details={loaderData.billingDetails}
+          locale={locale}
+          answer={actionData && ("billingSaved" in actionData || "billingError" in actionData) ? actionData : undefined}
+        />
+      )}
       <section aria-labelledby="orders-heading" className="orders-section">
         <Typography.Title level={2} id="orders-heading" className="section-title">
           {t("orders.ordersTitle")}

@@ -103,6 +103,28 @@ export const billingCustomer = pgTable("billing_customer", {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
 });
 
+/**
+ * What the account's invoices and receipts carry, as last accepted by Stripe (saved on the orders page, or entered
+ * in Checkout and told by a `customer.updated` event). `stripeAt` is the time (whole seconds, as Stripe's events
+ * have it) of the last change applied, so an older event delivered late changes nothing.
+ */
+export const billingDetails = pgTable("billing_details", {
+  userId: text("user_id")
+    .primaryKey()
+    .references(() => user.id, { onDelete: "cascade" }),
+  name: text("name").notNull().default(""),
+  line1: text("line1").notNull().default(""),
+  line2: text("line2").notNull().default(""),
+  city: text("city").notNull().default(""),
+  postalCode: text("postal_code").notNull().default(""),
+  state: text("state").notNull().default(""),
+  country: text("country").notNull().default(""),
+  taxIdType: text("tax_id_type").notNull().default(""),
+  taxIdValue: text("tax_id_value").notNull().default(""),
+  stripeAt: timestamp("stripe_at", { withTimezone: true }),
+  updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+});
+
 /** Why automatic top-up stopped by itself: the card was declined, or its bank wanted the holder there to confirm. */
 export const TOPUP_STOPS = ["declined", "authentication_required", "failed"] as const;
 export type TopUpStop = (typeof TOPUP_STOPS)[number];

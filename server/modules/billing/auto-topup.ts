@@ -17,7 +17,7 @@ import type { Tx } from "#server/modules/credits/ledger.ts";
 import { grantPack } from "#server/modules/payments/grant-pack.ts";
 import type { StripeClient } from "#server/modules/payments/stripe-client.ts";
 import { CHECKOUT_LOCALES } from "#server/modules/payments/start-checkout.ts";
-import { customerOf } from "#server/modules/billing/start-subscription.ts";
+import { customerOf } from "#server/modules/billing/stripe-customer.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { sendInTx, uuidFrom, warmQueue } from "#server/jobs/send-in-tx.ts";
 import { MAIL_QUEUE, type MailJob } from "#server/modules/mail/queue-mail.ts";

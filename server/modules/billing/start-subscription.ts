@@ -5,6 +5,7 @@ import { billingCustomer, plan, subscription } from "#server/db/schema/index.ts"
 import { AppError } from "#server/errors.ts";
 import type { StripeClient } from "#server/modules/payments/stripe-client.ts";
 import { CHECKOUT_LOCALES } from "#server/modules/payments/start-checkout.ts";
+import { customerOf, TAXED } from "./stripe-customer.ts";
 import type { SiteConfig } from "#config/site.ts";
 import { localizePath, type Locale } from "#common/locales.ts";
 import { FREE_PLAN_ID, PLAN_INTERVALS, type PlanInterval } from "#common/plans.ts";
@@ -26,6 +27,8 @@ export interface StartSubscriptionOptions {
   /** The form's one-time key: a double-click opens the same checkout. */
   requestKey?: string;
   locale: Locale;
+  /** Stripe Tax (the console's billing settings): the tax computed from the address Checkout asks for. */
+  stripeTax?: boolean;
 }
 
 /**
@@ -76,6 +79,7 @@ export async function startSubscription(options: StartSubscriptionOptions): Prom
           },
         ],
         subscription_data: { metadata, ...trial },
+        ...(options.stripeTax ? TAXED : {}),
         client_reference_id: options.user.id,
         metadata: { ...metadata, kind: "subscription" },
         locale: CHECKOUT_LOCALES[options.locale] as "en",
@@ -90,28 +94,6 @@ export async function startSubscription(options: StartSubscriptionOptions): Prom
     options.logger.error({ err: (error as Error).message, plan: chosen.id }, "subscription checkout not opened");
     throw new AppError("checkout_failed");
   }
-}
-
-/** The account's Stripe customer, made on first need with a key that makes a concurrent second request find it. */
-export async function customerOf(
-  db: Db,
-  stripe: StripeClient,
-  who: { id: string; email: string; name?: string | null },
-): Promise<string> {
-  const [known] = await db.select().from(billingCustomer).where(eq(billingCustomer.userId, who.id));
-  if (known) return known.stripeCustomerId;
-  let created;
-  try {
-    created = await stripe.customers.create(
-      { email: who.email, ...(who.name ? { name: who.name } : {}), metadata: { user_id: who.id } },
-      { idempotencyKey: `atelier-customer-${who.id}` },
-    );
-  } catch {
-    throw new AppError("checkout_failed", "the customer could not be made");
-  }
-  await db.insert(billingCustomer).values({ userId: who.id, stripeCustomerId: created.id }).onConflictDoNothing();
-  const [row] = await db.select().from(billingCustomer).where(eq(billingCustomer.userId, who.id));
-  return row!.stripeCustomerId;
 }
 
 /**

@@ -10,6 +10,7 @@ import type { StripeClient } from "./stripe-client.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { warmQueue } from "#server/jobs/send-in-tx.ts";
 import { MAIL_QUEUE } from "#server/modules/mail/queue-mail.ts";
+import { CUSTOMER_EVENTS, customerChanged } from "#server/modules/billing/billing-details.ts";
 import { cardSaved, savesCard, topUpFailed, topUpOrderOf, topUpPaid } from "#server/modules/billing/auto-topup.ts";
 
 type Order = typeof creditOrder.$inferSelect;
@@ -51,6 +52,8 @@ export async function handleStripeEvent({
   const subscriptionCheckout = event.type === "checkout.session.completed" && event.data.object.mode === "subscription";
   if (subscriptionCheckout || SUBSCRIPTION_EVENTS.has(event.type))
     return handleSubscriptionEvent({ db, stripe, logger, event, graceDays, mail });
+  // The billing details entered at Stripe: applied by their time, so a repeated or late delivery changes nothing.
+  if (CUSTOMER_EVENTS.has(event.type)) return customerChanged(db, event, log);
   switch (event.type) {
     case "checkout.session.completed":
     case "checkout.session.async_payment_succeeded": {

@@ -7,6 +7,7 @@ import { AppError } from "#server/errors.ts";
 import type { SiteConfig } from "#config/site.ts";
 import { localizePath, type Locale } from "#common/locales.ts";
 import type { StripeClient } from "./stripe-client.ts";
+import { customerOf, TAXED } from "#server/modules/billing/stripe-customer.ts";
 
 /** Stripe's Checkout speaks all ten languages; Portuguese is its Brazilian variant. */
 export const CHECKOUT_LOCALES: Record<Locale, string> = {
@@ -33,13 +34,15 @@ export interface StartCheckoutOptions {
   stripe: StripeClient | null;
   site: SiteConfig;
   logger: Logger;
-  user: { id: string; email: string };
+  user: { id: string; email: string; name?: string | null };
   packId: string;
   /** The buy form's one-time key; repeating it (a double-click, a resent form) finds the same order. */
   requestKey?: string;
   locale: Locale;
   /** The pack's name on the payment page, in the buyer's language. */
   productName: string;
+  /** Stripe Tax (the console's billing settings): the account's customer, its address asked for and kept. */
+  stripeTax?: boolean;
 }
 
 /**
@@ -73,6 +76,9 @@ export async function startCheckout(options: StartCheckoutOptions): Promise<{ or
   if (order.packId !== pack.id) throw new AppError("conflict", "this form already bought another pack");
   if (order.status !== "pending") throw new AppError("conflict", `order ${order.id} is ${order.status}`);
   if (order.checkoutUrl) return { orderId: order.id, url: order.checkoutUrl };
+  const buyer = options.stripeTax
+    ? { customer: await customerOf(options.db, stripe, options.user), ...TAXED }
+    : { customer_email: options.user.email };
 
   const create = () =>
     stripe.checkout.sessions.create(
@@ -91,7 +97,7 @@ export async function startCheckout(options: StartCheckoutOptions): Promise<{ or
         client_reference_id: order.id,
         metadata: { order_id: order.id, pack_id: pack.id },
         payment_intent_data: { metadata: { order_id: order.id } },
-        customer_email: options.user.email,
+        ...buyer,
         locale: CHECKOUT_LOCALES[options.locale] as "en",
         // From the order, not the clock: a second request for the same order (a double-click) must send the very
         // same parameters, or Stripe refuses the idempotency key instead of answering with the first session.

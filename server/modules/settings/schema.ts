@@ -61,6 +61,8 @@ export const settingsSchema = z.object({
     /** Days a pack's credits last once bought, and the sign-up bonus's once given; 0: they never expire. */
     packExpiryDays: z.number().int().min(0).max(MAX_EXPIRY_DAYS).default(0),
     bonusExpiryDays: z.number().int().min(0).max(MAX_EXPIRY_DAYS).default(0),
+    /** Stripe Tax on Checkout: tax computed from the buyer's address, which Checkout asks for, and tax ids taken. */
+    stripeTax: z.boolean().default(false),
   }),
 });
 

@@ -124,6 +124,7 @@ export async function action({ context, request }: Route.ActionArgs) {
         graceDays: Number(form.get("graceDays") ?? ""),
         packExpiryDays: days("packExpiryDays"),
         bonusExpiryDays: days("bonusExpiryDays"),
+        stripeTax: form.get("stripeTax") === "on",
       });
       if (!billing.success) {
         const field = String(billing.error.issues[0]?.path[0] ?? "graceDays");
@@ -323,7 +324,7 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
         <Form
           method="post"
           className="admin-inline-form"
-          key={`billing-${settings.billing.graceDays}-${settings.billing.packExpiryDays}-${settings.billing.bonusExpiryDays}`}
+          key={`billing-${settings.billing.graceDays}-${settings.billing.packExpiryDays}-${settings.billing.bonusExpiryDays}-${settings.billing.stripeTax}`}
         >
           <label className="admin-filter">
             <span>{t("settings.billing.graceDays")}</span>
@@ -352,6 +353,9 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
               />
             </label>
           ))}
+          <Checkbox name="stripeTax" defaultChecked={settings.billing.stripeTax}>
+            {t("settings.billing.stripeTax")}
+          </Checkbox>
           <Button htmlType="submit" name="intent" value="billing" type="primary" loading={busy("billing")}>
             {t("settings.save")}
           </Button>
@@ -361,6 +365,9 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
         </Typography.Paragraph>
         <Typography.Paragraph type="secondary" className="admin-hint">
           {t("settings.billing.expiryHint")}
+        </Typography.Paragraph>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          {t("settings.billing.stripeTaxHint")}
         </Typography.Paragraph>
       </Card>
 
