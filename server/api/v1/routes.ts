@@ -38,12 +38,18 @@ const WRITE_ERRORS = {
     "Malformed request (`bad_request`), a field this operation or its tool does not take, named in `detail` (`unknown_field`), unknown model (`unknown_model`), refused image URL (`input_url_refused`) or webhook URL (`webhook_url_refused`).",
   ),
   402: errorDocument("Not enough available credits (`insufficient_credits`)."),
+  403: errorDocument(
+    "The account's plan does not include the model or the API (`plan_required`); the message names the plan that does.",
+  ),
   409: errorDocument("A request with this `Idempotency-Key` is still running (`idempotency_in_flight`)."),
   413: errorDocument("Body or input image too large."),
   415: errorDocument("Not JSON or multipart (`unsupported_media_type`), or the file is not an image."),
   404: errorDocument("`variation_of` names no generation of yours (`not_found`)."),
   422: errorDocument(
     "Invalid options (`invalid_options`, `prompt_invalid`), a missing input image (`input_image_required`) or mask (`mask_required`), an image URL that could not be read (`input_url_failed`), an `Idempotency-Key` that is not 1 to 255 visible ASCII characters (`idempotency_key_invalid`), or one reused with another request (`idempotency_mismatch`).",
+  ),
+  429: errorDocument(
+    "Too many requests for this key or its account (`rate_limited`; wait `Retry-After` seconds), or as many generations queued or running as the account's plan allows (`too_many_jobs`; send it again once one has ended).",
   ),
 } as const;
 const idempotencyHeader = z.object({
