@@ -3,6 +3,10 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { DbHandle } from "#server/db/client.ts";
 import { generation, user } from "#server/db/schema/index.ts";
+import { setVisibility } from "#server/modules/generation/set-visibility.ts";
+import { publicByPlan } from "#server/modules/billing/entitlements.ts";
+import { defaultSettings } from "#server/modules/settings/settings-store.ts";
+import { siteDefaults } from "#config/site.ts";
 import { getBalance } from "#server/modules/credits/ledger.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
 import { parseEnv, type Env } from "#server/env.ts";
@@ -23,8 +27,8 @@ const refusal = (error: unknown) =>
 
 /*
  * What a plan unlocks beyond models, enforced where work starts: how many jobs run at once (counted under the
- * account's lock, so a burst cannot pass it), the queue's priority, and the public APIs (no key to make, no job
- * through them).
+ * account's lock, so a burst cannot pass it), the queue's priority, the public APIs (no key to make, no job
+ * through them), and private results when the operator made the others' public.
  */
 describe.each(backends)("what a plan unlocks on $name", (backend) => {
   let engine: Awaited<ReturnType<typeof openEngine>>;
@@ -74,8 +78,11 @@ describe.each(backends)("what a plan unlocks on $name", (backend) => {
     await insertSubscription(db(), userId, planId);
     return userId;
   }
-  const submit = (userId: string, extra: { source?: "web" | "api"; role?: string } = {}) =>
-    submitGeneration(deps(), {
+  const submit = (
+    userId: string,
+    extra: { source?: "web" | "api"; role?: string; settings?: ReturnType<typeof defaultSettings> } = {},
+  ) =>
+    submitGeneration(extra.settings ? { ...deps(), settings: { current: () => extra.settings! } } : deps(), {
       user: { id: userId, role: extra.role },
       input: { tool: "text-to-image", model: "demo-image", prompt: "a lighthouse at dusk" },
       source: extra.source,
@@ -173,5 +180,67 @@ describe.each(backends)("what a plan unlocks on $name", (backend) => {
       await setApi("solo", true);
       await setApi("studio", true);
     }
+  });
+
+  it("makes results public from the start on a plan without private ones when the operator says so, and keeps them so", async () => {
+    const base = defaultSettings(siteDefaults);
+    const publicOnes = { ...base, billing: { ...base.billing, publicResults: true } };
+    await changePlan({
+      db: db(),
+      id: "studio",
+      actor: CLI_ACTOR,
+      change: (current) => ({ ...current, unlocks: { ...current.unlocks, privateResults: true } }),
+    });
+    const visibilityOf = async (id: string) =>
+      (await db().select({ v: generation.visibility }).from(generation).where(eq(generation.id, id)))[0]!.v;
+    const toPrivate = (userId: string, id: string, settings = publicOnes, role?: string) =>
+      setVisibility({ db: db(), userId, id, visibility: "private", settings, locale: "fr", role });
+
+    // The free account: public from the start, and refused the switch back, naming the plan in French.
+    const free = await insertUserWithCredits(db(), 100);
+    const made = await submit(free, { settings: publicOnes });
+    expect(await visibilityOf(made.id)).toBe("public");
+    expect(await toPrivate(free, made.id).catch(refusal)).toEqual({
+      code: "plan_required",
+      key: "pricing.errors.privatePlanRequired",
+      values: { plan: "Atelier pro" },
+    });
+    expect(await visibilityOf(made.id)).toBe("public");
+    expect(await publicByPlan(db(), { id: free }, publicOnes, "fr")).toEqual({ plan: "Atelier pro" });
+    // Making one public is always allowed.
+    await expect(
+      setVisibility({ db: db(), userId: free, id: made.id, visibility: "public", settings: publicOnes }),
+    ).resolves.toBeUndefined();
+
+    // A plan with private results, and an administrator: private as by default, and free to switch.
+    const studio = await subscriber("studio");
+    const kept = await submit(studio, { settings: publicOnes });
+    expect(await visibilityOf(kept.id)).toBe("private");
+    expect(await publicByPlan(db(), { id: studio }, publicOnes, "fr")).toBeNull();
+    const admin = await insertUserWithCredits(db(), 100);
+    await db().update(user).set({ role: "admin" }).where(eq(user.id, admin));
+    const adminsOwn = await submit(admin, { settings: publicOnes, role: "admin" });
+    expect(await visibilityOf(adminsOwn.id)).toBe("private");
+
+    // The operator's switch off: every result private by default, and any may go private again.
+    const plain = await submit(free, { settings: base });
+    expect(await visibilityOf(plain.id)).toBe("private");
+    await toPrivate(free, made.id, base);
+    expect(await visibilityOf(made.id)).toBe("private");
+    expect(await publicByPlan(db(), { id: free }, base, "fr")).toBeNull();
+
+    // No plan keeps results private: the refusal says the account's plan makes them public.
+    await changePlan({
+      db: db(),
+      id: "studio",
+      actor: CLI_ACTOR,
+      change: (current) => ({ ...current, unlocks: { ...current.unlocks, privateResults: false } }),
+    });
+    const again = await submit(free, { settings: publicOnes });
+    expect(await toPrivate(free, again.id).catch(refusal)).toEqual({
+      code: "plan_required",
+      key: "pricing.errors.privateNotIncluded",
+      values: {},
+    });
   });
 });

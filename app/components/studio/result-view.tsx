@@ -107,7 +107,14 @@ function seconds(from: string | null, to: string | null): number | null {
  * One generation: the preview, what was asked, what it cost, how long it took, its status (live while it runs) and
  * what can be done with it.
  */
-export function ResultView({ initial }: { initial: GenerationView }) {
+export function ResultView({
+  initial,
+  publicByPlan = null,
+}: {
+  initial: GenerationView;
+  /** The account's plan keeps its results public (the operator's choice), and the plan that keeps them private. */
+  publicByPlan?: { plan: string | null } | null;
+}) {
   const { t } = useTranslation("studio");
   const locale = usePageLocale();
   const { pathname } = useLocation();
@@ -261,7 +268,7 @@ export function ResultView({ initial }: { initial: GenerationView }) {
               <label className="result-share-toggle">
                 <Switch
                   checked={g.visibility === "public"}
-                  disabled={g.review === "flagged"}
+                  disabled={g.review === "flagged" || (publicByPlan !== null && g.visibility === "public")}
                   loading={busy === "visibility"}
                   onChange={(on) =>
                     void run("visibility", async () => {
@@ -273,6 +280,14 @@ export function ResultView({ initial }: { initial: GenerationView }) {
                 <span>{t("share.public")}</span>
               </label>
               <p className="studio-hint">{t(g.visibility === "public" ? "share.publicHint" : "share.privateHint")}</p>
+              {publicByPlan && g.visibility === "public" && (
+                <p className="studio-hint" data-testid="public-by-plan">
+                  {publicByPlan.plan
+                    ? t("share.publicByPlan", { plan: publicByPlan.plan })
+                    : t("share.publicByPlanNoOffer")}{" "}
+                  {publicByPlan.plan && <Link to={hrefIn(pathname, "/pricing#plans")}>{t("form.seePlans")}</Link>}
+                </p>
+              )}
               {g.visibility === "public" && (
                 <Space.Compact className="result-share-link">
                   <Input readOnly value={shareUrl} aria-label={t("share.link")} onFocus={(e) => e.target.select()} />

@@ -102,6 +102,9 @@ export async function loader({ context, request }: Route.LoaderArgs) {
             // Models by their names in this language; tags as they are.
             unlocks: {
               ...p.unlocks,
+              // Every result is private by default; keeping them private is worth saying only when the operator made
+              // the results of the other plans public.
+              privateResults: p.unlocks.privateResults && runtime.settings.current().billing.publicResults,
               models: p.unlocks.models.map((m) => {
                 const model = runtime.models.media().find((candidate) => candidate.id === m);
                 return model ? displayName(model, locale) : m;

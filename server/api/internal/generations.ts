@@ -56,11 +56,19 @@ export function generationRoutes(state: ServerState) {
       return c.json({ generation: await getGeneration({ db: database.db, env, id, viewerId }) });
     })
     .patch("/generations/:id", guard, async (c) => {
-      const { database, env } = c.var.runtime;
+      const { database, env, settings } = c.var.runtime;
       const viewerId = c.var.viewer.id;
       const id = c.req.param("id");
       const body = (await jsonBody(c)) as { visibility?: unknown };
-      await setVisibility({ db: database.db, userId: viewerId, id, visibility: body.visibility as "public" });
+      await setVisibility({
+        db: database.db,
+        userId: viewerId,
+        id,
+        visibility: body.visibility as "public",
+        settings: settings.current(),
+        locale: requestLocale(c),
+        role: c.var.viewer.role,
+      });
       return c.json({ generation: await getGeneration({ db: database.db, env, id, viewerId }) });
     })
     .delete("/generations/:id", guard, async (c) => {

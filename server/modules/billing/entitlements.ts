@@ -79,10 +79,7 @@ export async function requireModelAllowed(
   const mine = known ?? (await currentPlan(db, who.id));
   if (covers(mine.unlocks, model)) return;
   // A caller that did not say the account's role (an API key's): read it, for an administrator's key.
-  if (who.role === undefined) {
-    const [account] = await db.select({ role: user.role }).from(user).where(eq(user.id, who.id));
-    if (account?.role === "admin") return;
-  }
+  if (await isAdmin(db, who)) return;
   const needed = offering[0]!;
   const language = locale ?? "en";
   throw new AppError("plan_required", `the model ${model.id} is reserved to the plan ${needed.id} (${needed.name})`, {
@@ -91,6 +88,23 @@ export async function requireModelAllowed(
       plan: displayName(needed, language),
     },
   });
+}
+
+/** Whether the account is an administrator (`role` left out by the caller: read from the account). */
+async function isAdmin(db: Db, who: { id: string; role?: string | null }): Promise<boolean> {
+  if (who.role !== undefined) return who.role === "admin";
+  const [account] = await db.select({ role: user.role }).from(user).where(eq(user.id, who.id));
+  return account?.role === "admin";
+}
+
+/** The first plan on sale (the pricing page's order) that unlocks what `has` says, for a refusal that names it. */
+async function offeringOf(db: Db, has: (unlocks: PlanUnlocks) => boolean): Promise<PlanSummary | undefined> {
+  const plans = await db
+    .select(summary)
+    .from(plan)
+    .where(isNull(plan.archivedAt))
+    .orderBy(plan.position, plan.createdAt);
+  return plans.find((p) => p.id !== FREE_PLAN_ID && has(p.unlocks));
 }
 
 /**
@@ -103,23 +117,63 @@ export async function requireApiAllowed(
   mine: PlanSummary,
   locale?: Locale,
 ): Promise<void> {
-  if (mine.unlocks.api || who.role === "admin") return;
-  if (who.role === undefined) {
-    const [account] = await db.select({ role: user.role }).from(user).where(eq(user.id, who.id));
-    if (account?.role === "admin") return;
-  }
-  const plans = await db
-    .select(summary)
-    .from(plan)
-    .where(isNull(plan.archivedAt))
-    .orderBy(plan.position, plan.createdAt);
-  const offering = plans.find((p) => p.id !== FREE_PLAN_ID && p.unlocks.api);
-  const language = locale ?? "en";
+  if (mine.unlocks.api || (await isAdmin(db, who))) return;
+  const offering = await offeringOf(db, (u) => u.api);
   throw new AppError(
     "plan_required",
     offering ? `the API is reserved to the plan ${offering.id}` : "the account's plan does not include the API",
     offering
-      ? { key: "pricing.errors.apiPlanRequired", values: { plan: displayName(offering, language) } }
+      ? { key: "pricing.errors.apiPlanRequired", values: { plan: displayName(offering, locale ?? "en") } }
       : { key: "pricing.errors.apiNotIncluded" },
   );
+}
+
+/**
+ * Whether an account's results are public whatever it asks: the operator made results public for the plans that do
+ * not include private ones (`billing.publicResults`), and the account's plan is one of them. Administrators keep
+ * theirs private as anyone may by default.
+ */
+export function resultsMustBePublic(
+  settings: { billing: { publicResults: boolean } } | undefined,
+  mine: PlanSummary,
+  who: { role?: string | null },
+): boolean {
+  return Boolean(settings?.billing.publicResults) && !mine.unlocks.privateResults && who.role !== "admin";
+}
+
+/**
+ * Refuses to make a result private for an account whose results must be public, naming the cheapest plan that keeps
+ * them private, in the person's language. What is private already stays private.
+ */
+export async function requirePrivateAllowed(
+  db: Db,
+  who: { id: string; role?: string | null },
+  settings: { billing: { publicResults: boolean } } | undefined,
+  locale?: Locale,
+): Promise<void> {
+  if (!settings?.billing.publicResults) return;
+  const mine = await currentPlan(db, who.id);
+  if (mine.unlocks.privateResults || (await isAdmin(db, who))) return;
+  const offering = await offeringOf(db, (u) => u.privateResults);
+  throw new AppError(
+    "plan_required",
+    offering ? `private results are reserved to the plan ${offering.id}` : "the account's plan keeps results public",
+    offering
+      ? { key: "pricing.errors.privatePlanRequired", values: { plan: displayName(offering, locale ?? "en") } }
+      : { key: "pricing.errors.privateNotIncluded" },
+  );
+}
+
+/** For the result page: the plan that keeps results private when the account's must be public, or null. */
+export async function publicByPlan(
+  db: Db,
+  who: { id: string; role?: string | null },
+  settings: { billing: { publicResults: boolean } },
+  locale: Locale,
+): Promise<{ plan: string | null } | null> {
+  if (!settings.billing.publicResults) return null;
+  const mine = await currentPlan(db, who.id);
+  if (!resultsMustBePublic(settings, mine, who)) return null;
+  const offering = await offeringOf(db, (u) => u.privateResults);
+  return { plan: offering ? displayName(offering, locale) : null };
 }

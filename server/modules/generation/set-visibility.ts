@@ -4,16 +4,24 @@ import { generation } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { isUuid } from "#common/ids.ts";
 import type { Visibility } from "#common/generation.ts";
+import type { Locale } from "#common/locales.ts";
+import { requirePrivateAllowed } from "#server/modules/billing/entitlements.ts";
 
 /**
  * Makes a generation of the user public (anyone with the link sees it and its media) or private again; one an
  * administrator hid cannot be made public (`moderated`), nor one a check flagged until it is cleared (`under_review`).
+ * Made private only when the account's plan keeps results private, if the operator made the others public.
  */
 export async function setVisibility(options: {
   db: Db;
   userId: string;
   id: string;
   visibility: Visibility;
+  /** The console's settings (whether results of plans without private results are public). */
+  settings?: { billing: { publicResults: boolean } };
+  locale?: Locale;
+  /** The account's role when the caller knows it (an administrator's results may always be private). */
+  role?: string | null;
 }): Promise<void> {
   if (options.visibility !== "public" && options.visibility !== "private")
     throw new AppError("invalid_options", "visibility: public or private", {
@@ -21,6 +29,13 @@ export async function setVisibility(options: {
       values: { field: "visibility" },
     });
   if (!isUuid(options.id)) throw new AppError("not_found", `no generation ${options.id}`);
+  if (options.visibility === "private")
+    await requirePrivateAllowed(
+      options.db,
+      { id: options.userId, role: options.role },
+      options.settings,
+      options.locale,
+    );
   const rows = await options.db
     .update(generation)
     .set({ visibility: options.visibility, updatedAt: sql`now()` })

@@ -13,7 +13,12 @@ import { AppError, requestError } from "#server/errors.ts";
 import { DEFAULT_SAFETY, type SettingsStore } from "#server/modules/settings/settings-store.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { costOf, type CatalogModel, type ModelSnapshot } from "#config/models.ts";
-import { currentPlan, requireApiAllowed, requireModelAllowed } from "#server/modules/billing/entitlements.ts";
+import {
+  currentPlan,
+  requireApiAllowed,
+  requireModelAllowed,
+  resultsMustBePublic,
+} from "#server/modules/billing/entitlements.ts";
 import type { ModelRegistry } from "#server/modules/catalog/model-registry.ts";
 import { checkParameters } from "#common/model-parameters.ts";
 import {
@@ -171,6 +176,8 @@ export async function submitGeneration(
         webhookUrl,
         timeoutSeconds: model.timeoutSeconds,
         safety: { level, prompt: promptFindings },
+        // The operator made results public for plans without private results: this one is public from the start.
+        ...(resultsMustBePublic(deps.settings?.current(), mine, options.user) ? { visibility: "public" as const } : {}),
       });
       await enqueueGenerationInTx(
         deps.boss,

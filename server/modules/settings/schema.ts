@@ -63,6 +63,11 @@ export const settingsSchema = z.object({
     bonusExpiryDays: z.number().int().min(0).max(MAX_EXPIRY_DAYS).default(0),
     /** Stripe Tax on Checkout: tax computed from the buyer's address, which Checkout asks for, and tax ids taken. */
     stripeTax: z.boolean().default(false),
+    /**
+     * Results of accounts whose plan does not include private results are made public (they may be shown on the
+     * site), and cannot be made private; what is private already stays so. Off: every result is private by default.
+     */
+    publicResults: z.boolean().default(false),
   }),
 });
 

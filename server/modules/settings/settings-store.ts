@@ -23,7 +23,7 @@ export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "p
     maintenance: { enabled: false },
     safety: DEFAULT_SAFETY,
     label: { enabled: false, text: "", position: "bottom-right", scope: "everyone" },
-    billing: { graceDays: 7, packExpiryDays: 0, bonusExpiryDays: 0, stripeTax: false },
+    billing: { graceDays: 7, packExpiryDays: 0, bonusExpiryDays: 0, stripeTax: false, publicResults: false },
   };
 }
 

@@ -3,6 +3,8 @@ import { ResultView } from "#app/components/studio/result-view.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
 import { ownGeneration, toolOf, studioPage } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
+import { pathLocale } from "#app/lib/request.server.ts";
+import { publicByPlan } from "#server/modules/billing/entitlements.ts";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -19,9 +21,12 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
   return {
     ...studioPage(context, request, `tools.${tool}.title`),
     generation,
+    publicByPlan: await publicByPlan(db, viewer, runtime.settings.current(), pathLocale(request)),
   };
 }
 
 export default function ImageResult({ loaderData }: Route.ComponentProps) {
-  return <ResultView key={loaderData.generation.id} initial={loaderData.generation} />;
+  return (
+    <ResultView key={loaderData.generation.id} initial={loaderData.generation} publicByPlan={loaderData.publicByPlan} />
+  );
 }

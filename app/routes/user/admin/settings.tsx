@@ -125,6 +125,7 @@ export async function action({ context, request }: Route.ActionArgs) {
         packExpiryDays: days("packExpiryDays"),
         bonusExpiryDays: days("bonusExpiryDays"),
         stripeTax: form.get("stripeTax") === "on",
+        publicResults: form.get("publicResults") === "on",
       });
       if (!billing.success) {
         const field = String(billing.error.issues[0]?.path[0] ?? "graceDays");
@@ -324,7 +325,7 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
         <Form
           method="post"
           className="admin-inline-form"
-          key={`billing-${settings.billing.graceDays}-${settings.billing.packExpiryDays}-${settings.billing.bonusExpiryDays}-${settings.billing.stripeTax}`}
+          key={`billing-${settings.billing.graceDays}-${settings.billing.packExpiryDays}-${settings.billing.bonusExpiryDays}-${settings.billing.stripeTax}-${settings.billing.publicResults}`}
         >
           <label className="admin-filter">
             <span>{t("settings.billing.graceDays")}</span>
@@ -356,6 +357,9 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
           <Checkbox name="stripeTax" defaultChecked={settings.billing.stripeTax}>
             {t("settings.billing.stripeTax")}
           </Checkbox>
+          <Checkbox name="publicResults" defaultChecked={settings.billing.publicResults}>
+            {t("settings.billing.publicResults")}
+          </Checkbox>
           <Button htmlType="submit" name="intent" value="billing" type="primary" loading={busy("billing")}>
             {t("settings.save")}
           </Button>
@@ -368,6 +372,9 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
         </Typography.Paragraph>
         <Typography.Paragraph type="secondary" className="admin-hint">
           {t("settings.billing.stripeTaxHint")}
+        </Typography.Paragraph>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          {t("settings.billing.publicResultsHint")}
         </Typography.Paragraph>
       </Card>
 
