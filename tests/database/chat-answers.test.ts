@@ -8,7 +8,16 @@ import type { LanguageModelV4StreamPart } from "@ai-sdk/provider";
 import { rmSync } from "node:fs";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { apiKey, asset, chatConversation, chatMessage, creditEntry, creditHold } from "#server/db/schema/index.ts";
+import {
+  apiKey,
+  asset,
+  autoTopUp,
+  chatConversation,
+  chatMessage,
+  creditEntry,
+  creditHold,
+} from "#server/db/schema/index.ts";
+import { TOPUP_QUEUE } from "#server/modules/billing/auto-topup.ts";
 import { parseEnv } from "#server/env.ts";
 import { getBalance, grantCredits, holdCredits } from "#server/modules/credits/ledger.ts";
 import { startAnswer, stopAnswer, sweepAnswers, type AnswerDeps } from "#server/modules/chat/answer.ts";
@@ -180,6 +189,27 @@ describe.each(backends)("chat answers on $name", (backend) => {
     } finally {
       rmSync(filesDir, { recursive: true, force: true });
     }
+  });
+
+  it("queues the account's automatic top-up as soon as an answer's hold takes it below its threshold", async () => {
+    const userId = await account(100);
+    await db()
+      .insert(autoTopUp)
+      .values({
+        userId,
+        enabled: true,
+        threshold: 100,
+        packId: "starter",
+        monthlyMax: 3,
+        paymentMethodId: "pm_test_1",
+      });
+    const sent: { queue: string; data: unknown }[] = [];
+    const boss = { send: async (queue: string, data: unknown) => void sent.push({ queue, data }) };
+    const studio = { boss, logger, models: ModelRegistry.builtIn(env) } as unknown as AnswerDeps["studio"];
+    const q = await question(userId, "a harbour at dawn");
+    const started = await startAnswer({ ...deps(), studio }, { userId, ...q, locale: "en", tools: false });
+    expect(sent).toEqual([{ queue: TOPUP_QUEUE, data: { userId } }]);
+    await started.done;
   });
 
   it("writes only what the balance pays for, then ends the answer as out of credits", async () => {

@@ -14,6 +14,7 @@ import {
 } from "#server/db/schema/index.ts";
 import type { Storage } from "#server/storage/storage.ts";
 import { getBalance, holdInTx, settleHoldInTx } from "#server/modules/credits/ledger.ts";
+import { requestTopUp } from "#server/modules/billing/auto-topup.ts";
 import { AppError } from "#server/errors.ts";
 import { chatLanguageModel } from "#server/providers/chat.ts";
 import type { ConnectionSource } from "#server/providers/index.ts";
@@ -212,6 +213,8 @@ export async function startAnswer(
       .where(eq(chatConversation.id, a.conversationId));
     return holdId;
   });
+  // The hold may have taken the account below its automatic top-up's threshold: queue it now, not at the next scan.
+  if (deps.studio) await requestTopUp({ db, boss: deps.studio.boss, userId: a.userId }).catch(() => false);
 
   const controller = new AbortController();
   running.set(messageId, { userId: a.userId, controller });
