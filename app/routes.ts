@@ -59,6 +59,7 @@ export default [
         route("models/:id", "routes/user/admin/model.tsx"),
         route("connections", "routes/user/admin/connections.tsx"),
         route("codes", "routes/user/admin/codes.tsx"),
+        route("plans", "routes/user/admin/plans.tsx"),
         route("settings", "routes/user/admin/settings.tsx"),
         route("audit", "routes/user/admin/audit.tsx"),
         route("review", "routes/user/admin/review.tsx"),

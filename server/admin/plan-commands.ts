@@ -3,20 +3,18 @@ import { AppError } from "#server/errors.ts";
 import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
 import { listPlans, type PlanView } from "#server/modules/billing/list-plans.ts";
 import { addPlan, archivePlan, changePlan, newPlan } from "#server/modules/billing/edit-plans.ts";
+import { pricesFrom } from "#server/modules/billing/plan-form.ts";
 import { assign, assignments } from "#server/admin/assignments.ts";
 import { ok, refused, refusedWithUsage as fail, type AdminCommand } from "#server/admin/output.ts";
 
 /** `AMOUNT:CURRENCY` (minor units, as packs' are), each currency once. */
 function pricesOf(values: string[] | undefined, flag: string): Record<string, number> | string {
-  const out: Record<string, number> = {};
-  for (const value of values ?? []) {
-    const match = /^(\d{1,9}):([a-zA-Z]{3})$/.exec(value);
-    if (!match) return `--${flag} must be AMOUNT:CURRENCY in minor units, like 900:usd (got ${value}).`;
-    const currency = match[2]!.toLowerCase();
-    if (currency in out) return `--${flag} names ${currency} twice.`;
-    out[currency] = Number(match[1]);
-  }
-  return out;
+  const prices = pricesFrom(values ?? []);
+  if ("prices" in prices) return prices.prices;
+  const currency = /^\d{1,9}:([a-zA-Z]{3})$/.exec(prices.wrong)?.[1];
+  return currency
+    ? `--${flag} names ${currency.toLowerCase()} twice.`
+    : `--${flag} must be AMOUNT:CURRENCY in minor units, like 900:usd (got ${prices.wrong}).`;
 }
 
 const whole = (value: string | undefined) =>

@@ -31,13 +31,14 @@ function adminRoutes(list: RouteEntry[], prefix = ""): { path: string; file: str
 const ACTIONS: Record<string, string[]> = {
   "routes/user/admin/user.tsx": ["grant", "revoke", "ban", "unban", "adjust", "resend"],
   "routes/user/admin/codes.tsx": ["create", "disable"],
+  "routes/user/admin/plans.tsx": ["add", "change", "archive"],
   "routes/user/admin/order.tsx": ["refund"],
   "routes/user/admin/generation.tsx": ["refund", "hide"],
   "routes/user/admin/models.tsx": ["enable", "disable", "price", "check", "add", "duplicate", "up", "down", "remove"],
   "routes/user/admin/model.tsx": ["save", "remove", "check", "enable", "disable", "workflowVersion"],
   "routes/user/admin/model-add.tsx": ["describe", "add"],
   "routes/user/admin/connections.tsx": ["add", "test", "edit", "enable", "disable", "remove"],
-  "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance", "safety", "label"],
+  "routes/user/admin/settings.tsx": ["bonus", "packs", "announcement", "maintenance", "safety", "label", "billing"],
   "routes/user/admin/review.tsx": ["clear", "hide", "delete", "ban"],
 };
 

@@ -11,6 +11,7 @@ const SECTIONS = [
   { key: "models", path: "/user/admin/models", end: false },
   { key: "connections", path: "/user/admin/connections", end: false },
   { key: "codes", path: "/user/admin/codes", end: false },
+  { key: "plans", path: "/user/admin/plans", end: false },
   { key: "settings", path: "/user/admin/settings", end: false },
   { key: "audit", path: "/user/admin/audit", end: false },
 ] as const;

@@ -8,11 +8,12 @@ import { toolPath } from "#common/tools.ts";
 import { startFakeStripe, stripeEnvFor, type FakeStripe } from "#tests/fakes/stripe.ts";
 
 /*
- * Private results as a plan's unlock, in Chromium: the operator checks "make results public unless the plan keeps
+ * The plans in the console, in Chromium: added, refused with what was typed kept, edited and archived, as the pricing
+ * page shows them. And private results as a plan's unlock: the operator checks "make results public unless the plan keeps
  * them private" in the console; a free account's new result is then public from the start, its sharing switch cannot
  * turn it private, and the page names the plan that keeps results private; the pricing page says so on that plan.
  */
-describe("private results as a plan's unlock in Chromium", () => {
+describe("plans in the console, and private results as a plan's unlock, in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
   let fake: FakeStripe;
@@ -114,6 +115,64 @@ describe("private results as a plan's unlock in Chromium", () => {
       code: "plan_required",
       message: de("messages", "pricing.errors.privatePlanRequired", { plan: "Profi" }),
     });
+    await context.close();
+  });
+
+  it("adds, refuses, edits and archives a plan in the console, in German, as the pricing page shows it", async () => {
+    const { context } = await signedInContext(browser, server, "betreiber@example.com");
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    await page.goto(`${server.url}/de/user/admin/plans`);
+    const form = page.locator("#plan-form");
+    const notice = page.locator(".admin-notice");
+    expect(await page.locator(".admin-plans-table").textContent()).toContain("Profi");
+
+    await form.locator("input[name=id]").fill("studio");
+    await form.locator("input[name=name]").fill("Studio");
+    await form.locator("input[name=monthly]").fill("19 eur");
+    await form.locator("input[name=credits]").fill("800");
+    await form.getByRole("checkbox", { name: de("admin", "plans.fields.priority") }).check();
+    await form.locator("summary").click();
+    await form.locator("input[name='names.de']").fill("Atelier");
+    await form.getByRole("button", { name: de("admin", "plans.add") }).click();
+    await expect.poll(() => notice.textContent()).toBe(de("admin", "plans.errors.prices"));
+    // What was typed is still there, to be corrected.
+    expect(await form.locator("input[name=monthly]").inputValue()).toBe("19 eur");
+    expect(await form.locator("input[name='names.de']").inputValue()).toBe("Atelier");
+    await form.locator("input[name=monthly]").fill("1900:eur");
+    await form.getByRole("button", { name: de("admin", "plans.add") }).click();
+    await expect.poll(() => notice.textContent()).toBe(de("admin", "plans.added", { id: "studio" }));
+    expect(await page.locator(".admin-plans-table").textContent()).toContain("Atelier");
+
+    const pricing = await context.newPage();
+    await pricing.goto(`${server.url}/de/pricing`);
+    expect(await pricing.getByTestId("plan-studio").textContent()).toContain("Atelier");
+
+    // Edited: its credits change on the pricing page.
+    await page
+      .getByRole("row", { name: /Atelier/ })
+      .getByRole("link", { name: de("admin", "plans.edit") })
+      .click();
+    await expect
+      .poll(() => form.locator(".ant-card-head").textContent())
+      .toContain(de("admin", "plans.editTitle", { id: "studio" }));
+    expect(await form.locator("input[name=monthly]").inputValue()).toBe("1900:eur");
+    await form.locator("input[name=credits]").fill("950");
+    await form.getByRole("button", { name: de("admin", "plans.save") }).click();
+    await expect.poll(() => notice.textContent()).toBe(de("admin", "plans.changed", { id: "studio" }));
+    await pricing.reload();
+    expect(await pricing.getByTestId("plan-studio").textContent()).toContain("950");
+
+    // Archived: sold no more.
+    await page
+      .getByRole("row", { name: /Atelier/ })
+      .getByRole("button", { name: de("admin", "plans.archive") })
+      .click();
+    await expect.poll(() => notice.textContent()).toContain(de("admin", "plans.archived", { id: "studio" }));
+    await pricing.reload();
+    expect(await pricing.getByTestId("plan-studio").count()).toBe(0);
+    expect(problems).toEqual([]);
     await context.close();
   });
 });
