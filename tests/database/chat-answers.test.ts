@@ -193,16 +193,14 @@ describe.each(backends)("chat answers on $name", (backend) => {
 
   it("queues the account's automatic top-up as soon as an answer's hold takes it below its threshold", async () => {
     const userId = await account(100);
-    await db()
-      .insert(autoTopUp)
-      .values({
-        userId,
-        enabled: true,
-        threshold: 100,
-        packId: "starter",
-        monthlyMax: 3,
-        paymentMethodId: "pm_test_1",
-      });
+    await db().insert(autoTopUp).values({
+      userId,
+      enabled: true,
+      threshold: 100,
+      packId: "starter",
+      monthlyMax: 3,
+      paymentMethodId: "pm_test_1",
+    });
     const sent: { queue: string; data: unknown }[] = [];
     const boss = { send: async (queue: string, data: unknown) => void sent.push({ queue, data }) };
     const studio = { boss, logger, models: ModelRegistry.builtIn(env) } as unknown as AnswerDeps["studio"];
