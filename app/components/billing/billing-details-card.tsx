@@ -39,11 +39,11 @@ export function BillingDetailsCard({
     const regions = new Intl.DisplayNames([locale], { type: "region" });
     const byName = new Intl.Collator(locale).compare;
     return {
-      countries: BILLING_COUNTRIES.map((code) => ({ code, name: regions.of(code) ?? code })).sort((a, b) =>
+      countries: BILLING_COUNTRIES.map((code) => ({ value: code, name: regions.of(code) ?? code })).sort((a, b) =>
         byName(a.name, b.name),
       ),
       taxTypes: TAX_ID_TYPE_LIST.map((type) => ({
-        type,
+        value: type,
         name: `${regions.of(TAX_ID_TYPES[type].region) ?? TAX_ID_TYPES[type].region} (${TAX_ID_TYPES[type].example})`,
       })).sort((a, b) => byName(a.name, b.name)),
     };
@@ -60,6 +60,31 @@ export function BillingDetailsCard({
         required={required}
         status={fieldError(field) ? "error" : undefined}
       />
+    </FormItem>
+  );
+  // A native select: it works before the page's scripts, and on a phone opens the system's own list. Node's and the
+  // browser's `Intl` may name a country differently: the server's name stays.
+  const choice = (
+    field: "country" | "taxIdType",
+    autoComplete: string,
+    none: string,
+    options: { value: string; name: string }[],
+  ) => (
+    <FormItem label={t(`orders.billingDetails.${field}`)} htmlFor={`billing-${field}`} error={fieldError(field)}>
+      <select
+        id={`billing-${field}`}
+        name={field}
+        autoComplete={autoComplete}
+        className="orders-native-select"
+        defaultValue={details[field]}
+      >
+        <option value="">{t(`orders.billingDetails.${none}`)}</option>
+        {options.map((o) => (
+          <option key={o.value} value={o.value} suppressHydrationWarning>
+            {o.name}
+          </option>
+        ))}
+      </select>
     </FormItem>
   );
   return (
@@ -82,42 +107,8 @@ export function BillingDetailsCard({
           {text("postalCode", "billing postal-code")}
           {text("city", "billing address-level2")}
           {text("state", "billing address-level1")}
-          <FormItem label={t("orders.billingDetails.country")} htmlFor="billing-country" error={fieldError("country")}>
-            <select
-              id="billing-country"
-              name="country"
-              autoComplete="billing country"
-              className="orders-native-select"
-              defaultValue={details.country}
-            >
-              <option value="">{t("orders.billingDetails.noCountry")}</option>
-              {countries.map((c) => (
-                // Node's and the browser's `Intl` may name a country differently: the server's name stays.
-                <option key={c.code} value={c.code} suppressHydrationWarning>
-                  {c.name}
-                </option>
-              ))}
-            </select>
-          </FormItem>
-          <FormItem
-            label={t("orders.billingDetails.taxIdType")}
-            htmlFor="billing-taxIdType"
-            error={fieldError("taxIdType")}
-          >
-            <select
-              id="billing-taxIdType"
-              name="taxIdType"
-              className="orders-native-select"
-              defaultValue={details.taxIdType}
-            >
-              <option value="">{t("orders.billingDetails.noTaxId")}</option>
-              {taxTypes.map((x) => (
-                <option key={x.type} value={x.type} suppressHydrationWarning>
-                  {x.name}
-                </option>
-              ))}
-            </select>
-          </FormItem>
+          {choice("country", "billing country", "noCountry", countries)}
+          {choice("taxIdType", "off", "noTaxId", taxTypes)}
           {text("taxIdValue", "off")}
         </div>
         <div className="orders-topup-actions">

@@ -107,6 +107,24 @@ async function offeringOf(db: Db, has: (unlocks: PlanUnlocks) => boolean): Promi
   return plans.find((p) => p.id !== FREE_PLAN_ID && has(p.unlocks));
 }
 
+/** What a refusal says for an unlock the account's plan lacks: the plan that has it, or that none is sold. */
+const REFUSALS = {
+  api: { named: "pricing.errors.apiPlanRequired", none: "pricing.errors.apiNotIncluded" },
+  privateResults: { named: "pricing.errors.privatePlanRequired", none: "pricing.errors.privateNotIncluded" },
+} as const;
+
+/** The refusal of an unlock the account's plan lacks, naming the first plan on sale that has it, in the language. */
+async function planRequired(db: Db, unlock: keyof typeof REFUSALS, locale?: Locale): Promise<AppError> {
+  const offering = await offeringOf(db, (u) => u[unlock]);
+  return new AppError(
+    "plan_required",
+    offering ? `${unlock} is reserved to the plan ${offering.id}` : `no plan on sale unlocks ${unlock}`,
+    offering
+      ? { key: REFUSALS[unlock].named, values: { plan: displayName(offering, locale ?? "en") } }
+      : { key: REFUSALS[unlock].none },
+  );
+}
+
 /**
  * Refuses the public APIs to an account whose plan does not include them (`unlocks.api`), naming the cheapest plan
  * that does, in the person's language. Administrators may always use them.
@@ -118,14 +136,7 @@ export async function requireApiAllowed(
   locale?: Locale,
 ): Promise<void> {
   if (mine.unlocks.api || (await isAdmin(db, who))) return;
-  const offering = await offeringOf(db, (u) => u.api);
-  throw new AppError(
-    "plan_required",
-    offering ? `the API is reserved to the plan ${offering.id}` : "the account's plan does not include the API",
-    offering
-      ? { key: "pricing.errors.apiPlanRequired", values: { plan: displayName(offering, locale ?? "en") } }
-      : { key: "pricing.errors.apiNotIncluded" },
-  );
+  throw await planRequired(db, "api", locale);
 }
 
 /**
@@ -154,14 +165,7 @@ export async function requirePrivateAllowed(
   if (!settings?.billing.publicResults) return;
   const mine = await currentPlan(db, who.id);
   if (mine.unlocks.privateResults || (await isAdmin(db, who))) return;
-  const offering = await offeringOf(db, (u) => u.privateResults);
-  throw new AppError(
-    "plan_required",
-    offering ? `private results are reserved to the plan ${offering.id}` : "the account's plan keeps results public",
-    offering
-      ? { key: "pricing.errors.privatePlanRequired", values: { plan: displayName(offering, locale ?? "en") } }
-      : { key: "pricing.errors.privateNotIncluded" },
-  );
+  throw await planRequired(db, "privateResults", locale);
 }
 
 /** For the result page: the plan that keeps results private when the account's must be public, or null. */
