@@ -351,7 +351,7 @@ describe.each(backends)("Stripe orders on $name", (backend) => {
     expect(await apply(stray as Stripe.Event)).toBe("ignored");
     expect(await apply({ ...completed, type: "customer.created" } as unknown as Stripe.Event)).toBe("ignored");
 
-    expect(await apply(foreign({ amount_total: 1 }))).toBe("applied");
+    expect(await apply(foreign({ amount_subtotal: 1, amount_total: 1 }))).toBe("applied");
     expect((await order(orderId)).status).toBe("failed");
     expect(await getBalance({ db: db(), userId })).toMatchObject({ balance: 0 });
     const recorded = await db().select().from(paymentEvent).where(eq(paymentEvent.orderId, orderId));

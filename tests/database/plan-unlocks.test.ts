@@ -221,6 +221,9 @@ describe.each(backends)("what a plan unlocks on $name", (backend) => {
     await db().update(user).set({ role: "admin" }).where(eq(user.id, admin));
     const adminsOwn = await submit(admin, { settings: publicOnes, role: "admin" });
     expect(await visibilityOf(adminsOwn.id)).toBe("private");
+    // Through an API key the role is not known beforehand: read from the account.
+    const throughKey = await submit(admin, { settings: publicOnes });
+    expect(await visibilityOf(throughKey.id)).toBe("private");
 
     // The operator's switch off: every result private by default, and any may go private again.
     const plain = await submit(free, { settings: base });

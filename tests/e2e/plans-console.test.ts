@@ -143,6 +143,8 @@ describe("plans in the console, and private results as a plan's unlock, in Chrom
     await form.locator("input[name=monthly]").fill("1900:eur");
     await form.getByRole("button", { name: de("admin", "plans.add") }).click();
     await expect.poll(() => notice.textContent()).toBe(de("admin", "plans.added", { id: "studio" }));
+    // The form is empty again, for the next plan.
+    expect(await form.locator("input[name=id]").inputValue()).toBe("");
     expect(await page.locator(".admin-plans-table").textContent()).toContain("Atelier");
 
     const pricing = await context.newPage();

@@ -261,6 +261,7 @@ const INTERVALS = ["day", "week", "month", "year"];
 const TAX_ID_COUNTRY: Record<string, string> = {
   gb_vat: "GB",
   ch_vat: "CH",
+  ch_uid: "CH",
   no_vat: "NO",
   es_cif: "ES",
   us_ein: "US",
@@ -1756,6 +1757,13 @@ export async function startFakeStripe(
         if (s.status === "open") saveCard(s);
       } else if (s.status !== "complete") {
         const intentId = id("pi");
+        // Stripe Tax on: the tax of the entered address added to the price (20 % here), as with exclusive prices.
+        if ((s.automatic_tax as { enabled?: boolean } | undefined)?.enabled) {
+          const subtotal = Number(s.amount_subtotal ?? 0);
+          const tax = Math.round(subtotal * 0.2);
+          s.amount_total = subtotal + tax;
+          s.total_details = { amount_discount: 0, amount_shipping: 0, amount_tax: tax };
+        }
         const amount = s.amount_total ?? 0;
         const charge: Charge = {
           id: id("ch"),

@@ -16,7 +16,7 @@ import { getBalance } from "#server/modules/credits/ledger.ts";
 import { redeemIntent } from "#app/lib/redeem.server.ts";
 import type { Locale } from "#common/locales.ts";
 import { formOf, pathLocale } from "#app/lib/request.server.ts";
-import { data, redirect } from "react-router";
+import { data, redirect, useSearchParams, type ShouldRevalidateFunctionArgs } from "react-router";
 import { eq } from "drizzle-orm";
 import { billingCustomer, plan } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
@@ -100,6 +100,22 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   };
 }
 
+/** Dropping the one-time parameters after a return from Stripe loads nothing again. */
+export function shouldRevalidate({
+  currentUrl,
+  nextUrl,
+  formMethod,
+  defaultShouldRevalidate,
+}: ShouldRevalidateFunctionArgs) {
+  if (formMethod || currentUrl.pathname !== nextUrl.pathname) return defaultShouldRevalidate;
+  const without = new URLSearchParams(currentUrl.search);
+  for (const key of ONE_SHOT_PARAMS) without.delete(key);
+  return without.toString() === nextUrl.searchParams.toString() &&
+    without.toString() !== currentUrl.searchParams.toString()
+    ? false
+    : defaultShouldRevalidate;
+}
+
 export async function action({ context, request }: Route.ActionArgs) {
   const { viewer, db, runtime } = requireViewer(context, request);
   const form = await formOf(request);
@@ -166,14 +182,16 @@ export default function Orders({ loaderData, actionData }: Route.ComponentProps)
   const { t } = useTranslation("billing");
   const locale = loaderData.locale as Locale;
   const { balance, orders, history } = loaderData;
-  // The thank-you of a return from Stripe is shown once: the address loses its parameter, so a reload does not say
-  // it again (the page's data stays as it is, nothing is loaded again).
+  // The thank-you of a return from Stripe is shown once: the address loses its parameter through the router (so the
+  // page's forms, which post to the address, do not carry it back), and a reload does not say it again. The page's
+  // data stays as it is: `shouldRevalidate` loads nothing for that change.
+  const [search, setSearch] = useSearchParams();
   useEffect(() => {
-    const url = new URL(window.location.href);
-    if (!ONE_SHOT_PARAMS.some((key) => url.searchParams.has(key))) return;
-    for (const key of ONE_SHOT_PARAMS) url.searchParams.delete(key);
-    window.history.replaceState(window.history.state, "", url);
-  }, []);
+    if (!ONE_SHOT_PARAMS.some((key) => search.has(key))) return;
+    const next = new URLSearchParams(search);
+    for (const key of ONE_SHOT_PARAMS) next.delete(key);
+    setSearch(next, { replace: true, preventScrollReset: true });
+  }, [search, setSearch]);
   return (
     <div className="page-wide">
       <Typography.Title level={1} className="page-title">

@@ -46,8 +46,8 @@ function refused(field: Field, key: "billingDetails" | "billingCountry" | "billi
 
 /**
  * Saves the account's billing details at Stripe, then here: the tax id first (Stripe checks its format and refuses
- * an invalid one before anything else changed), the old tax ids removed, then the customer's name and address. Only
- * what Stripe accepted is written here. The account's customer is made if it has none yet.
+ * an invalid one before anything else changed), then the customer's name and address, then the old tax ids removed.
+ * Only what Stripe accepted is written here. The account's customer is made if it has none yet.
  */
 export async function saveBillingDetails(options: {
   db: Db;
@@ -69,18 +69,20 @@ export async function saveBillingDetails(options: {
   const customer = await customerOf(options.db, stripe, options.user);
   const log = options.logger.child({ customer });
 
+  let made: Stripe.TaxId | undefined;
   try {
     const held = await stripe.customers.listTaxIds(customer, { limit: 100 });
     const wanted = details.taxIdType
       ? held.data.find((t) => t.type === details.taxIdType && t.value === details.taxIdValue)
       : undefined;
     if (details.taxIdType && !wanted) {
-      await stripe.customers.createTaxId(customer, {
+      made = await stripe.customers.createTaxId(customer, {
         type: details.taxIdType as Stripe.TaxIdCreateParams.Type,
         value: details.taxIdValue,
       });
+      // As Stripe keeps it, so that its later events find it here.
+      details.taxIdValue = made.value;
     }
-    for (const old of held.data) if (old.id !== wanted?.id) await stripe.customers.deleteTaxId(customer, old.id);
     const address = details.country
       ? {
           line1: details.line1,
@@ -92,9 +94,15 @@ export async function saveBillingDetails(options: {
         }
       : "";
     await stripe.customers.update(customer, { name: details.name, address });
+    // Last, once the rest is saved. The form holds one tax id of the kinds it offers; others the customer holds (of a
+    // kind entered at Stripe that the form does not offer) stay.
+    for (const old of held.data)
+      if (old.id !== wanted?.id && old.type in TAX_ID_TYPES) await stripe.customers.deleteTaxId(customer, old.id);
   } catch (error) {
     if ((error as { code?: string }).code === "tax_id_invalid") throw refused("taxIdValue", "billingTaxIdInvalid");
     log.error({ err: (error as Error).message }, "billing details not saved at Stripe");
+    // What this save added at Stripe is taken back, so that "nothing was changed" holds as far as it can.
+    if (made) await stripe.customers.deleteTaxId(customer, made.id).catch(() => undefined);
     throw new AppError("checkout_failed", "the billing details could not be saved at Stripe", {
       key: "pricing.errors.billingUnsaved",
     });

@@ -142,14 +142,16 @@ export async function requireApiAllowed(
 /**
  * Whether an account's results are public whatever it asks: the operator made results public for the plans that do
  * not include private ones (`billing.publicResults`), and the account's plan is one of them. Administrators keep
- * theirs private as anyone may by default.
+ * theirs private as anyone may by default (`role` left out: read from the account, as for an API key's request).
  */
-export function resultsMustBePublic(
+export async function resultsMustBePublic(
+  db: Db,
   settings: { billing: { publicResults: boolean } } | undefined,
   mine: PlanSummary,
-  who: { role?: string | null },
-): boolean {
-  return Boolean(settings?.billing.publicResults) && !mine.unlocks.privateResults && who.role !== "admin";
+  who: { id: string; role?: string | null },
+): Promise<boolean> {
+  if (!settings?.billing.publicResults || mine.unlocks.privateResults) return false;
+  return !(await isAdmin(db, who));
 }
 
 /**
@@ -177,7 +179,7 @@ export async function publicByPlan(
 ): Promise<{ plan: string | null } | null> {
   if (!settings.billing.publicResults) return null;
   const mine = await currentPlan(db, who.id);
-  if (!resultsMustBePublic(settings, mine, who)) return null;
+  if (!(await resultsMustBePublic(db, settings, mine, who))) return null;
   const offering = await offeringOf(db, (u) => u.privateResults);
   return { plan: offering ? displayName(offering, locale) : null };
 }

@@ -103,6 +103,7 @@ export async function submitGeneration(
   // What the account's plan allows: the API, a model some plans reserve to their subscribers, how many jobs at once
   // and its place in the queue; checked before anything is held or saved.
   const mine = await currentPlan(deps.db, options.user.id);
+  const mustBePublic = await resultsMustBePublic(deps.db, deps.settings?.current(), mine, options.user);
   if (options.source === "api") await requireApiAllowed(deps.db, options.user, mine, options.locale);
   await requireModelAllowed(deps.db, options.user, model, options.locale, mine);
 
@@ -177,7 +178,7 @@ export async function submitGeneration(
         timeoutSeconds: model.timeoutSeconds,
         safety: { level, prompt: promptFindings },
         // The operator made results public for plans without private results: this one is public from the start.
-        ...(resultsMustBePublic(deps.settings?.current(), mine, options.user) ? { visibility: "public" as const } : {}),
+        ...(mustBePublic ? { visibility: "public" as const } : {}),
       });
       await enqueueGenerationInTx(
         deps.boss,

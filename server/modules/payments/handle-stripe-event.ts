@@ -108,7 +108,8 @@ export async function handleStripeEvent({
       return record(db, event, found.order.id, async (tx, locked) => {
         if (found.session) await fulfil(tx, locked, found.session, receiptUrl, log, packExpiryDays);
         const current = await lockOrder(tx, locked.id);
-        const ratio = Math.min(1, charge.amount_refunded / current.amount);
+        // The share of what was charged (tax included, when Stripe Tax added it) that was refunded.
+        const ratio = Math.min(1, charge.amount_refunded / (charge.amount > 0 ? charge.amount : current.amount));
         const target = charge.refunded ? current.credits : Math.ceil(current.credits * ratio);
         await reverse(tx, current, { target, kind: "refund", refundedAmount: charge.amount_refunded });
       });
@@ -237,9 +238,11 @@ async function fulfil(
   expiryDays: number,
 ): Promise<void> {
   if (order.status === "paid" || order.status === "refunded") return;
-  if (session.amount_total !== order.amount || session.currency?.toLowerCase() !== order.currency) {
+  // The pack's price before tax: with Stripe Tax adding tax on top, the total is more than the order's amount.
+  const price = session.amount_subtotal ?? session.amount_total;
+  if (price !== order.amount || session.currency?.toLowerCase() !== order.currency) {
     log.error(
-      { orderId: order.id, charged: session.amount_total, currency: session.currency },
+      { orderId: order.id, charged: price, currency: session.currency },
       "paid amount differs from the order; not granting",
     );
     await tx.update(creditOrder).set({ status: "failed", updatedAt: new Date() }).where(eq(creditOrder.id, order.id));

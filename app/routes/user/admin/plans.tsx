@@ -209,7 +209,11 @@ export default function Plans({ loaderData, actionData }: Route.ComponentProps) 
         title={editing ? t("plans.editTitle", { id: values.id }) : t("plans.addTitle")}
       >
         {/* A new key after each answer: the form shows what the server has, or what was typed before a refusal. */}
-        <Form method="post" className="admin-codes-form" key={JSON.stringify(values)}>
+        <Form
+          method="post"
+          className="admin-codes-form"
+          key={`${result?.ok ?? ""}:${result?.values?.id ?? ""}:${JSON.stringify(values)}`}
+        >
           {editing ? (
             <input type="hidden" name="id" value={values.id} />
           ) : (
