@@ -145,7 +145,7 @@ describe("plans in the console, and private results as a plan's unlock, in Chrom
     await expect.poll(() => notice.textContent()).toBe(de("admin", "plans.added", { id: "studio" }));
     // The form is empty again, for the next plan.
     expect(await form.locator("input[name=id]").inputValue()).toBe("");
-    expect(await page.locator(".admin-plans-table").textContent()).toContain("Atelier");
+    await expect.poll(() => page.locator(".admin-plans-table").textContent()).toContain("Atelier");
 
     const pricing = await context.newPage();
     await pricing.goto(`${server.url}/de/pricing`);
