@@ -52,7 +52,8 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     currentPlan(db, viewer.id),
     db.select().from(billingCustomer).where(eq(billingCustomer.userId, viewer.id)),
     autoTopUpOf(db, viewer.id),
-    billingDetailsOf(db, viewer.id),
+    // The card is shown only where purchasing is configured: no read for it elsewhere.
+    runtime.stripe ? billingDetailsOf(db, viewer.id) : null,
   ]);
   const packs = runtime.stripe
     ? runtime.settings.current().packs.map(({ id, credits, amount, currency }) => ({ id, credits, amount, currency }))
@@ -91,7 +92,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     justSubscribed: url.searchParams.has("subscribed"),
     topUp,
     packs,
-    billingDetails: runtime.stripe ? details : null,
+    billingDetails: details,
     topUpReturned: (["saved", "canceled"] as const).find((r) => r === url.searchParams.get("topup")) ?? null,
     changed:
       (["upgraded", "scheduled", "unscheduled"] as const).find((c) => c === url.searchParams.get("changed")) ?? null,

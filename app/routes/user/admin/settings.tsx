@@ -354,28 +354,20 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
               />
             </label>
           ))}
-          <Checkbox name="stripeTax" defaultChecked={settings.billing.stripeTax}>
-            {t("settings.billing.stripeTax")}
-          </Checkbox>
-          <Checkbox name="publicResults" defaultChecked={settings.billing.publicResults}>
-            {t("settings.billing.publicResults")}
-          </Checkbox>
+          {(["stripeTax", "publicResults"] as const).map((name) => (
+            <Checkbox key={name} name={name} defaultChecked={settings.billing[name]}>
+              {t(`settings.billing.${name}`)}
+            </Checkbox>
+          ))}
           <Button htmlType="submit" name="intent" value="billing" type="primary" loading={busy("billing")}>
             {t("settings.save")}
           </Button>
         </Form>
-        <Typography.Paragraph type="secondary" className="admin-hint">
-          {t("settings.billing.hint")}
-        </Typography.Paragraph>
-        <Typography.Paragraph type="secondary" className="admin-hint">
-          {t("settings.billing.expiryHint")}
-        </Typography.Paragraph>
-        <Typography.Paragraph type="secondary" className="admin-hint">
-          {t("settings.billing.stripeTaxHint")}
-        </Typography.Paragraph>
-        <Typography.Paragraph type="secondary" className="admin-hint">
-          {t("settings.billing.publicResultsHint")}
-        </Typography.Paragraph>
+        {(["hint", "expiryHint", "stripeTaxHint", "publicResultsHint"] as const).map((hint) => (
+          <Typography.Paragraph key={hint} type="secondary" className="admin-hint">
+            {t(`settings.billing.${hint}`)}
+          </Typography.Paragraph>
+        ))}
       </Card>
 
       <Card title={t("settings.maintenance.title")}>
