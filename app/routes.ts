@@ -39,6 +39,7 @@ export default [
     route("legal/:slug", "routes/public/legal.tsx"),
     route("test", "routes/public/status.tsx"),
     route("verify", "routes/public/verify.tsx"),
+    route("explore", "routes/public/explore.tsx"),
     route("share/:id", "routes/public/share.tsx"),
     route("share/chat/:token", "routes/public/share-chat.tsx"),
     // The account pages are built with Ant Design: their layout adds its provider.

@@ -18,6 +18,7 @@ export const NAMESPACES = [
   "verify",
   "admin",
   "chat",
+  "explore",
 ] as const;
 export type Namespace = (typeof NAMESPACES)[number];
 

@@ -35,6 +35,8 @@ export interface SiteConfig {
   signupBonusCredits: number;
   packs: CreditPack[];
   thirdParty: ThirdPartyIds;
+  /** Whether the public gallery (`/explore`) is open; the console turns it off. */
+  explore: boolean;
 }
 
 /** Defaults an operator changes here or overrides with SITE_* variables. */
@@ -47,6 +49,7 @@ export const siteDefaults: SiteConfig = {
   signupBonusCredits: 20,
   packs: defaultPacks,
   thirdParty: {},
+  explore: true,
 };
 
 /**
@@ -80,7 +83,7 @@ export function resolveSiteConfig(env: Env): SiteConfig {
 /** What the browser may see of the configuration. */
 export type PublicSiteConfig = Pick<
   SiteConfig,
-  "name" | "url" | "supportEmail" | "primaryColor" | "defaultLocale" | "signupBonusCredits" | "thirdParty"
+  "name" | "url" | "supportEmail" | "primaryColor" | "defaultLocale" | "signupBonusCredits" | "thirdParty" | "explore"
 >;
 
 export function publicSiteConfig(site: SiteConfig): PublicSiteConfig {
@@ -93,5 +96,6 @@ export function publicSiteConfig(site: SiteConfig): PublicSiteConfig {
     signupBonusCredits: site.signupBonusCredits,
     // These IDs are public by nature: they end up in the page's tags.
     thirdParty: site.thirdParty,
+    explore: site.explore,
   };
 }

@@ -40,7 +40,7 @@ describe("page cache helpers", () => {
     expect(matchesEtag(undefined, etag)).toBe(false);
   });
 
-  it("keys a page by its path and only a listing's page and topic among queries", () => {
+  it("keys a page by its path and only a listing's page, topic, order and kind among queries", () => {
     const cache = new PageCache(1_000_000, "build", {} as SecurityHeaders);
     const key = (url: string, init?: RequestInit) => {
       const request = new Request(`https://a.example${url}`, init);
@@ -50,6 +50,7 @@ describe("page cache helpers", () => {
     expect(key("/blog?page=2")).toContain("/blog?page=2\n");
     expect(key("/de/blog?tag=api&page=3")).toContain("/de/blog?tag=api&page=3\n");
     expect(key("/blog?page=2")).not.toBe(key("/blog"));
+    expect(key("/explore?sort=newest&kind=video&page=2")).toContain("/explore?sort=newest&kind=video&page=2\n");
     for (const url of [
       "/blog?utm_source=x",
       "/blog?page=0",
@@ -57,6 +58,11 @@ describe("page cache helpers", () => {
       "/blog?tag=API",
       "/?x",
       "/blog?page=2&x=1",
+      "/blog?page=2&page=3",
+      "/explore?q=cat",
+      "/explore?model=x",
+      "/explore?sort=trending",
+      "/explore?sort=newest&kind=video&page=2&tag=a",
     ]) {
       expect(key(url), url).toBeNull();
     }

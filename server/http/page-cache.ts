@@ -11,10 +11,22 @@ import type { SecurityHeaders } from "#server/http/security.ts";
 import { bodyOf, encode, mergeVary, pickEncoding } from "#server/http/encoding.ts";
 
 /**
- * The only queries a stored page may have: a listing's page and topic (`?page=2`, `?tag=api&page=2`). Any other
- * query is rendered each time, so made-up queries cannot fill the cache with copies of a page.
+ * The only queries a stored page may have: a listing's page, topic, order and kind (`?page=2`, `?tag=api&page=2`,
+ * `?sort=newest&kind=video`), each at most once. Any other query (a search, a filter by model) is rendered each
+ * time, so made-up queries cannot fill the cache with copies of a page.
  */
-const LISTING_QUERY = /^\?(?:tag=[a-z0-9-]{1,40}|page=[1-9]\d{0,3})(?:&(?:tag=[a-z0-9-]{1,40}|page=[1-9]\d{0,3}))?$/;
+const LISTING_PARAM = /^(tag=[a-z0-9-]{1,40}|page=[1-9]\d{0,3}|sort=(?:newest|remixed)|kind=(?:image|video))$/;
+
+export function isListingQuery(query: string): boolean {
+  const params = query.slice(1).split("&");
+  if (params.length > 3) return false;
+  const names = new Set<string>();
+  for (const param of params) {
+    if (!LISTING_PARAM.test(param)) return false;
+    names.add(param.slice(0, param.indexOf("=")));
+  }
+  return names.size === params.length;
+}
 
 /** How long a stored page is served before it is rendered again, whatever else happens. */
 export const PAGE_CACHE_TTL_MS = 60 * 60 * 1000;
@@ -105,7 +117,7 @@ export class PageCache {
     if (request.method !== "GET" && request.method !== "HEAD") return null;
     const at = request.url.indexOf("?");
     const query = at < 0 ? "" : request.url.slice(at);
-    if (query && !LISTING_QUERY.test(query)) return null;
+    if (query && !isListingQuery(query)) return null;
     const headers = request.headers;
     const cookies = headers.get("cookie");
     if (cookies && (getSessionCookie(headers, { cookiePrefix: COOKIE_PREFIX }) || readCookie(cookies, FLASH_COOKIE))) {

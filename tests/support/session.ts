@@ -58,7 +58,7 @@ export async function signedInContext(
  * JSON body when there is one. `call("POST", "/api/keys", cookie, {})`.
  */
 export function pageApi(server: TestServer, origin: string) {
-  return async (method: string, path: string, cookie: string, body?: unknown) => {
+  return async (method: string, path: string, cookie: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${server.url}${path}`, {
       method,
       headers: {
@@ -66,6 +66,7 @@ export function pageApi(server: TestServer, origin: string) {
         Origin: origin,
         "Sec-Fetch-Site": "same-origin",
         ...(body !== undefined ? { "Content-Type": "application/json" } : {}),
+        ...headers,
       },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });

@@ -33,7 +33,7 @@ export function DefaultLayout({ children }: { children: ReactNode }) {
   const { t } = useTranslation();
   const { pathname } = useLocation();
   const site = useRouteLoaderData<typeof rootLoader>("root")!.site;
-  const nav = HEADER_NAV.filter((item) => item.ready);
+  const nav = HEADER_NAV.filter((item) => item.ready && (item.key !== "explore" || site.explore));
   const home = hrefIn(pathname, "/");
   const bare = stripLocale(pathname);
   const current = nav.find((item) => (item.to === "/" ? bare === "/" : bare.startsWith(item.to)))?.key;

@@ -4,6 +4,8 @@
  */
 export const HEADER_NAV = [
   { key: "home", to: "/", ready: true },
+  // Shown while the console keeps the gallery open.
+  { key: "explore", to: "/explore", ready: true },
   { key: "pricing", to: "/pricing", ready: true },
   { key: "blog", to: "/blog", ready: true },
   { key: "docs", to: "/docs", ready: true },

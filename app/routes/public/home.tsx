@@ -71,6 +71,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
     signupBonus: site.signupBonusCredits,
     origin: new URL(site.url).origin,
     showcase,
+    explore: site.explore,
     models: runtime.models.media().map((m) => ({
       id: m.id,
       name: displayName(m, pathLocale(request)),
@@ -97,7 +98,7 @@ const STEPS = ["write", "generate", "use"] as const;
 export default function Home({ loaderData }: Route.ComponentProps) {
   const { t } = useTranslation("home");
   const { pathname } = useLocation();
-  const { site, signupBonus, showcase, models, origin } = loaderData;
+  const { site, signupBonus, showcase, models, origin, explore } = loaderData;
   // Signed out, the page comes from the page cache; signed in, it is rendered for the visitor, who has an account
   // already: no sign-up offer, their balance and their way into the studio instead.
   const { viewer } = useRoot();
@@ -174,6 +175,11 @@ export default function Home({ loaderData }: Route.ComponentProps) {
               </li>
             ))}
           </ul>
+          {explore && (
+            <p className="home-showcase-more">
+              <Link to={hrefIn(pathname, "/explore")}>{t("showcase.more")} →</Link>
+            </p>
+          )}
         </section>
       )}
 

@@ -17,6 +17,12 @@ export const user = pgTable(
     banExpires: timestamp("ban_expires", { withTimezone: true }),
     /** Preferred language: e-mails are written in it and it becomes the page language after sign-in. */
     locale: text("locale"),
+    /** The creator page's address (`/u/{handle}`): lowercase, unique, chosen in the profile. */
+    handle: text("handle").unique(),
+    /** A few words on the creator page. */
+    bio: text("bio"),
+    /** New results start public (after their checks) rather than private, as the person chose in the profile. */
+    publishByDefault: boolean("publish_by_default").notNull().default(false),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
   },

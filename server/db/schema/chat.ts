@@ -3,7 +3,6 @@ import {
   bigint,
   boolean,
   check,
-  customType,
   index,
   integer,
   jsonb,
@@ -16,6 +15,7 @@ import {
 import { user } from "./auth.ts";
 import { apiKey } from "./api.ts";
 import { creditHold } from "./credits.ts";
+import { tsvector } from "./columns.ts";
 import { list } from "./sql-list.ts";
 
 export const CHAT_ROLES = ["user", "assistant"] as const;
@@ -31,8 +31,6 @@ export type ChatMessageStatus = (typeof CHAT_MESSAGE_STATUSES)[number];
 
 /** A message's content as the AI SDK's UI messages carry it: text, files (images) and tool calls with results. */
 export type ChatPart = { type: string; [key: string]: unknown };
-
-const tsvector = customType<{ data: string }>({ dataType: () => "tsvector" });
 
 export const chatFolder = pgTable(
   "chat_folder",

@@ -3,6 +3,7 @@ import {
   bigint,
   bigserial,
   check,
+  doublePrecision,
   index,
   integer,
   jsonb,
@@ -29,6 +30,7 @@ import {
 } from "#common/generation.ts";
 import type { ModelSnapshot } from "#config/models.ts";
 import { list } from "./sql-list.ts";
+import { tsvector } from "./columns.ts";
 import { REVIEW_STATES, type ReviewState, type SafetyRecord } from "#common/safety.ts";
 
 /**
@@ -104,6 +106,23 @@ export const generation = pgTable(
     /** Time the provider took for the run that succeeded; the ETA learns from these. */
     durationMs: integer("duration_ms"),
     updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The public result it remixes: made with that result's tool, model and settings from an edited prompt. */
+    remixOfId: uuid("remix_of_id").references((): AnyPgColumn => generation.id, { onDelete: "set null" }),
+    /** The prompt's language (one of the ten locales) as detected when it was submitted; null when unsure. */
+    promptLang: text("prompt_lang"),
+    /** Likes it has (one per account, `generation_like`), kept in the like's transaction. */
+    likeCount: integer("like_count").notNull().default(0),
+    /** Remixes made of it, counted when each is submitted. */
+    remixCount: integer("remix_count").notNull().default(0),
+    /** When an administrator featured it (on the home page and at the top of explore); null when not featured. */
+    featuredAt: timestamp("featured_at", { withTimezone: true }),
+    /**
+     * Explore's "trending" order: likes on a log scale plus the creation time (`atelier_hot`, ten times the likes
+     * make up for 12.5 hours of age), so no job has to recompute it as time passes.
+     */
+    hot: doublePrecision("hot").generatedAlwaysAs(sql`atelier_hot(like_count, created_at)`),
+    /** The prompt for explore's search: stemmed in its language, word for word, and CJK text as characters and pairs. */
+    search: tsvector("search").generatedAlwaysAs(sql`atelier_prompt_search(prompt_lang, prompt)`),
   },
   (t) => [
     check("generation_kind", sql`${t.kind} in (${list(GENERATION_KINDS)})`),
@@ -144,6 +163,25 @@ export const generation = pgTable(
     index("generation_public_idx")
       .on(t.createdAt.desc())
       .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
+    // Explore's orders and search, over public results only.
+    index("generation_public_hot_idx")
+      .on(t.hot.desc(), t.id)
+      .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
+    index("generation_public_remixed_idx")
+      .on(t.remixCount.desc(), t.createdAt.desc())
+      .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
+    index("generation_public_user_idx")
+      .on(t.userId, t.createdAt.desc())
+      .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
+    index("generation_public_search_idx")
+      .using("gin", t.search)
+      .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
+    index("generation_featured_idx")
+      .on(t.featuredAt.desc())
+      .where(sql`${t.featuredAt} is not null`),
+    index("generation_remix_of_idx")
+      .on(t.remixOfId)
+      .where(sql`${t.remixOfId} is not null`),
     // The review queue.
     index("generation_flagged_idx")
       .on(t.createdAt)

@@ -14,3 +14,4 @@ export * from "./job-tally.ts";
 export * from "./catalog.ts";
 export * from "./safety.ts";
 export * from "./billing.ts";
+export * from "./explore.ts";

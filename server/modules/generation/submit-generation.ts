@@ -6,6 +6,7 @@ import type { PgBoss } from "#server/jobs/boss.ts";
 import { apiKey, asset, creditBalance, generation } from "#server/db/schema/index.ts";
 import { checkPrompt, safetyLevelOf, type RequestSource } from "#server/modules/safety/check-prompt.ts";
 import type { Locale } from "#common/locales.ts";
+import { promptLanguage } from "#server/modules/explore/prompt-language.ts";
 import type { SafetyLevel } from "#common/safety.ts";
 import { holdInTx, type Tx } from "#server/modules/credits/ledger.ts";
 import { isUniqueViolation } from "#server/db/errors.ts";
@@ -161,6 +162,7 @@ export async function submitGeneration(
         tool: request.tool,
         modelId: model.id,
         prompt: request.prompt,
+        promptLang: promptLanguage(request.prompt, options.locale),
         negativePrompt: "negativePrompt" in request && request.negativePrompt ? request.negativePrompt : null,
         params: inputs.params,
         modelSnapshot: snapshotOf(model),

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { NO_DURATION, TIMED_OUT_MESSAGES, rowsOf } from "#server/modules/job-metrics/schema.ts";
+import { NO_DURATION, TIMED_OUT_MESSAGES } from "#server/modules/job-metrics/schema.ts";
+import { rowsOf } from "#server/db/rows-of.ts";
 
 /**
  * How long after pg-boss fails a job it is counted: the failure's time is its transaction's start, so a moment must

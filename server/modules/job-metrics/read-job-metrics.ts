@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { jobTally } from "#server/db/schema/index.ts";
-import { rowsOf, type JobMetricsSnapshot } from "#server/modules/job-metrics/schema.ts";
+import { rowsOf } from "#server/db/rows-of.ts";
+import type { JobMetricsSnapshot } from "#server/modules/job-metrics/schema.ts";
 import { countTimedOutJobs } from "#server/modules/job-metrics/count-timed-out-jobs.ts";
 
 const STATES = { created: "queued", retry: "retry", active: "active" } as const;

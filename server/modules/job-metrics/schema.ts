@@ -24,8 +24,3 @@ export interface JobMetricsSnapshot {
   /** Finished jobs by queue, outcome and duration bucket, since the installation began counting. */
   tally: { queue: string; outcome: string; le: number; jobs: number; seconds: number }[];
 }
-
-/** The rows of a raw query: both drivers (node-postgres and PGlite) answer with an object holding `rows`. */
-export function rowsOf<T>(result: unknown): T[] {
-  return (result as { rows: T[] }).rows;
-}

@@ -69,6 +69,8 @@ export const settingsSchema = z.object({
      */
     publicResults: z.boolean().default(false),
   }),
+  /** The public gallery of results (`/explore`) and its link in the navigation; off, the page does not exist. */
+  explore: z.object({ enabled: z.boolean() }),
 });
 
 export type Settings = z.output<typeof settingsSchema>;
@@ -81,4 +83,5 @@ export const SETTINGS_SECTIONS = [
   "safety",
   "label",
   "billing",
+  "explore",
 ] as const;

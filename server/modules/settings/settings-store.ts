@@ -24,6 +24,7 @@ export function defaultSettings(site: Pick<SiteConfig, "signupBonusCredits" | "p
     safety: DEFAULT_SAFETY,
     label: { enabled: false, text: "", position: "bottom-right", scope: "everyone" },
     billing: { graceDays: 7, packExpiryDays: 0, bonusExpiryDays: 0, stripeTax: false, publicResults: false },
+    explore: { enabled: true },
   };
 }
 
@@ -107,5 +108,10 @@ async function plansStamp(db: Db): Promise<string> {
 
 /** The site's configuration with what the console changed of it. */
 export function siteWithSettings<Site extends SiteConfig>(site: Site, settings: Settings): Site {
-  return { ...site, signupBonusCredits: settings.signupBonusCredits, packs: settings.packs };
+  return {
+    ...site,
+    signupBonusCredits: settings.signupBonusCredits,
+    packs: settings.packs,
+    explore: settings.explore.enabled,
+  };
 }

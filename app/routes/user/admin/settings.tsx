@@ -118,6 +118,8 @@ export async function action({ context, request }: Route.ActionArgs) {
     }
     case "maintenance":
       return save("maintenance", { enabled: form.get("enabled") === "on" });
+    case "explore":
+      return save("explore", { enabled: form.get("enabled") === "on" });
     case "billing": {
       const days = (name: string) => Number(form.get(name) || "0");
       const billing = settingsSchema.shape.billing.safeParse({
@@ -389,6 +391,22 @@ export default function AdminSettings({ loaderData, actionData }: Route.Componen
         </Form>
         <Typography.Paragraph type="secondary" className="admin-hint">
           {t("settings.maintenance.hint")}
+        </Typography.Paragraph>
+      </Card>
+
+      <Card title={t("settings.explore.title")}>
+        {notice("explore")}
+        <Form method="post" className="admin-inline-form">
+          <input type="hidden" name="enabled" value={settings.explore.enabled ? "off" : "on"} />
+          <Typography.Text>
+            {t(settings.explore.enabled ? "settings.explore.on" : "settings.explore.off")}
+          </Typography.Text>
+          <Button htmlType="submit" name="intent" value="explore" loading={busy("explore")}>
+            {t(settings.explore.enabled ? "settings.explore.close" : "settings.explore.open")}
+          </Button>
+        </Form>
+        <Typography.Paragraph type="secondary" className="admin-hint">
+          {t("settings.explore.hint")}
         </Typography.Paragraph>
       </Card>
 

@@ -1,0 +1,17 @@
+import { and, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
+import { asset, generation } from "#server/db/schema/index.ts";
+
+/**
+ * What the public may see: a result its owner made public, that succeeded, that no administrator hid and that no
+ * check flagged. Every public listing (explore, search, creator pages, sitemaps, the share page) asks this; the first
+ * two terms are the predicate of the partial indexes it reads.
+ */
+export const shownPublicly: SQL = and(
+  eq(generation.visibility, "public"),
+  eq(generation.status, "succeeded"),
+  isNull(generation.hiddenAt),
+  or(isNull(generation.review), ne(generation.review, "flagged")),
+)!;
+
+/** Joins a result's first output (the still or video a listing shows). */
+export const firstOutput = sql`${asset.id} = (select a.id from ${asset} a where a.generation_id = ${generation.id} and a.role = 'output' order by a.position limit 1)`;
