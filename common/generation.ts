@@ -190,6 +190,8 @@ function requestSchema(spec: ToolSpec) {
     ...(takes("options") ? { options: parameterValuesSchema.optional() } : {}),
     /** The result this one varies (Variations: the same request with a new seed), linked as its parent. */
     variationOf: z.uuid().optional(),
+    /** The public result this one remixes (its settings, an edited prompt): linked to it and counted among its remixes. */
+    remixOf: z.uuid().optional(),
     ...(spec.image ? { inputAssetId: image.assetId, inputUrl: image.url } : {}),
     ...(spec.mask ? { maskAssetId: image.assetId, maskUrl: image.url } : {}),
     ...(spec.endImage ? { endAssetId: image.assetId, endUrl: image.url } : {}),
@@ -256,6 +258,7 @@ export interface SubmitRequest {
   extendTo?: ImageAspectRatio;
   extend?: ExtendPadding;
   variationOf?: string;
+  remixOf?: string;
 }
 
 /** What a request may carry, in its loosest form (the schema checks it per tool). */

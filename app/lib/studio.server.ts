@@ -7,6 +7,8 @@ import type { Db } from "#server/db/client.ts";
 import { AppError } from "#server/errors.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { getOwnImage } from "#server/modules/generation/get-own-image.ts";
+import { getPublicResult } from "#server/modules/explore/get-public-result.ts";
+import { isUuid } from "#common/ids.ts";
 import { listModels } from "#server/modules/generation/list-models.ts";
 import { GENERATION_TOOLS, kindOfTool, toolOfHash, type GenerationTool, type ToolKind } from "#common/tools.ts";
 import type { ImageSettings } from "#app/components/studio/image-studio.tsx";
@@ -96,6 +98,22 @@ export async function inputOfUrl(options: { db: Db; url: URL; viewerId: string }
 }
 
 /**
+ * The result a studio was opened to remix (`?remix=`): one shown publicly (public, finished, neither hidden nor
+ * flagged), with its settings; null for any other id.
+ */
+export async function remixSource(options: { db: Db; env: Env; url: URL; viewerId: string }) {
+  const id = options.url.searchParams.get("remix");
+  if (!id || !isUuid(id)) return null;
+  const [g, shown] = await Promise.all([
+    getGeneration({ db: options.db, env: options.env, id, viewerId: options.viewerId, allowPublic: true }).catch(
+      () => null,
+    ),
+    getPublicResult({ db: options.db, id, viewerId: options.viewerId }),
+  ]);
+  return g && shown ? g : null;
+}
+
+/**
  * What a tool's form starts with: the settings of one of the viewer's generations (`?from=`, "reuse settings"),
  * or a prompt handed over by another page (`?prompt=`), and an image of theirs to start from (`?input=`, a result's
  * "Upscale", "Edit"…).
@@ -115,6 +133,24 @@ export async function initialSettings(options: {
     inputOfUrl(options),
   ]);
   const given = input ? { input } : {};
+  const remixed = await remixSource(options);
+  if (remixed && remixed.kind === "image") {
+    // Its model, prompt and settings; its input image only when it is the viewer's own.
+    return {
+      model: remixed.model.id,
+      prompt: remixed.prompt,
+      negativePrompt: remixed.negativePrompt,
+      aspectRatio: remixed.params.aspectRatio as ImageSettings["aspectRatio"],
+      count: remixed.params.count,
+      seed: remixed.params.seed,
+      strength: remixed.params.strength,
+      ...(remixed.params.resolution !== undefined ? { resolution: remixed.params.resolution } : {}),
+      ...(remixed.params.options ? { options: remixed.params.options } : {}),
+      ...(remixed.params.scale !== undefined ? { scale: remixed.params.scale } : {}),
+      remixOf: { id: remixed.id, prompt: remixed.prompt },
+      ...given,
+    };
+  }
   if (g?.mine) {
     return {
       model: g.model.id,

@@ -195,6 +195,80 @@ describe.skipIf(TEST_DATABASE_URL)("explore", () => {
     await context.close();
   });
 
+  it("gives a result's page its structured data, previews, canonical and alternates, and its likes", async () => {
+    const context = await browser.newContext({ viewport: PHONE });
+    const page = await context.newPage();
+    const response = await page.goto(`${server.url}/de/share/${ids.leuchtturm}`);
+    expect(response?.status()).toBe(200);
+    const head = page.locator("head");
+    expect(await head.locator('meta[name="robots"]').count()).toBe(0);
+    expect(await head.locator('link[rel="canonical"]').getAttribute("href")).toBe(
+      `${server.url}/de/share/${ids.leuchtturm}`,
+    );
+    const alternates = await head
+      .locator('link[rel="alternate"][hreflang]')
+      .evaluateAll((links) => links.map((l) => l.getAttribute("hreflang")));
+    expect(alternates).toHaveLength(11);
+    expect(alternates).toContain("x-default");
+    expect(await head.locator('meta[property="og:image"]').getAttribute("content")).toMatch(
+      new RegExp(`^${server.url}/media/`),
+    );
+    expect(await head.locator('meta[name="twitter:card"]').getAttribute("content")).toBe("summary_large_image");
+    const ld = JSON.parse((await page.locator('script[type="application/ld+json"]').first().textContent())!) as Record<
+      string,
+      unknown
+    >;
+    // Google's image metadata: contentUrl and one of creator, creditText, copyrightNotice or license.
+    expect(ld).toMatchObject({ "@context": "https://schema.org", "@type": "ImageObject", inLanguage: "de" });
+    expect(ld.contentUrl).toMatch(new RegExp(`^${server.url}/media/`));
+    expect(ld.creator ?? ld.creditText).toBeTruthy();
+    expect(await page.locator(".share-prompt").getAttribute("lang")).toBe("de");
+    await shot(page, "share-phone-de");
+    // A video's page: VideoObject's required name, thumbnailUrl and uploadDate.
+    await page.goto(`${server.url}/share/${ids.waves}`);
+    const video = JSON.parse(
+      (await page.locator('script[type="application/ld+json"]').first().textContent())!,
+    ) as Record<string, unknown>;
+    expect(video["@type"]).toBe("VideoObject");
+    expect(video.name).toBeTruthy();
+    expect(video.thumbnailUrl).toMatch(/thumb\.webp$/);
+    expect(Number.isNaN(Date.parse(String(video.uploadDate)))).toBe(false);
+    expect(video.duration).toMatch(/^PT\d+S$/);
+    await context.close();
+  });
+
+  it("remixes a public result with its settings; the remix links back and is counted", async () => {
+    const { context, cookie } = await signedInContext(browser, server, "remixer@example.com", { viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/share/${ids.lighthouse}`);
+    await hydrated(page);
+    await page.getByTestId("remix").click();
+    await page.waitForURL(new RegExp(`/dashboard/image/7595af7e\\?remix=${ids.lighthouse}$`));
+    await page.getByTestId("remixing").waitFor();
+    expect(await page.locator("#studio-prompt").inputValue()).toBe("A lighthouse in a storm at dusk");
+    await page.fill("#studio-prompt", "A lighthouse in a storm at dawn");
+    await page.focus("#studio-prompt");
+    await page.keyboard.press("Control+Enter");
+    const card = page.locator(".gen-card").first();
+    await card.and(page.locator("[data-status=succeeded]")).waitFor({ timeout: 60_000 });
+    const remix = (await card.getAttribute("data-id"))!;
+    await page.goto(`${server.url}/dashboard/image/7595af7e/${remix}`);
+    await page.getByTestId("remix-of").getByRole("link").click();
+    await page.waitForURL(`${server.url}/share/${ids.lighthouse}`);
+    await page.locator(".share-remix-count").waitFor();
+    // Once public, the remix is listed on its source's page and says what it remixes.
+    const call = pageApi(server, server.url);
+    expect((await call("PATCH", `/api/generations/${remix}`, cookie, { visibility: "public" })).status).toBe(200);
+    await page.reload();
+    expect(await page.locator(`#share-remixes ~ .explore-grid [data-id="${remix}"]`).count()).toBe(1);
+    await page.goto(`${server.url}/share/${remix}`);
+    expect(await page.getByTestId("remix-of").getByRole("link").getAttribute("href")).toBe(`/share/${ids.lighthouse}`);
+    // The most remixed first.
+    await page.goto(`${server.url}/explore?sort=remixed`);
+    expect(await cards(page).first().getAttribute("data-id")).toBe(ids.lighthouse);
+    await context.close();
+  });
+
   it("is closed by an operator: no page, no link", async () => {
     const { context } = await signedInContext(browser, server, "curator@example.com", { viewport: DESKTOP });
     const page = await context.newPage();

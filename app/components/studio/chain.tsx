@@ -247,9 +247,15 @@ export function Chain({ generation: g }: { generation: GenerationView }) {
     g.end && { key: "end", label: t("chain.endFrame"), media: g.end },
   ].filter((x) => !!x);
   const children = g.children;
-  if (!g.parent && given.length === 0 && !children?.count) return null;
+  if (!g.parent && !g.remixOfId && given.length === 0 && !children?.count) return null;
   return (
     <section className="result-chain" aria-label={t("chain.title")}>
+      {g.remixOfId && (
+        <p className="result-chain-remix" data-testid="remix-of">
+          <BranchesOutlined aria-hidden /> {t("chain.remixOf")}{" "}
+          <Link to={hrefIn(pathname, `/share/${g.remixOfId}`)}>{t("chain.remixSource")}</Link>
+        </p>
+      )}
       {g.parent && (
         <div className="result-chain-parent" data-testid="made-from">
           <h2 className="result-chain-title">

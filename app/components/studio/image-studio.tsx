@@ -1,3 +1,4 @@
+import { RemixNotice } from "#app/components/studio/remix-notice.tsx";
 import { useMemo, useState, type CSSProperties, type FormEvent, type ReactNode } from "react";
 import { Button, Input, InputNumber, Segmented, Slider, Switch, Tooltip } from "antd";
 import { ThunderboltOutlined, ReloadOutlined } from "@ant-design/icons";
@@ -45,6 +46,8 @@ export interface ImageSettings {
   input?: InputImage | null;
   /** Upscaling: how many times larger. */
   scale?: number;
+  /** The public result these settings come from: what is made is linked to it as a remix. */
+  remixOf?: { id: string; prompt: string };
 }
 
 const randomSeed = () => Math.floor(Math.random() * MAX_SEED);
@@ -274,6 +277,7 @@ export function ImageStudioForm({
       ...(maskAssetId ? { maskAssetId } : {}),
       ...(spec.extend ? (extendMode === "ratio" ? { extendTo: effectiveExtendTo } : { extend: padding }) : {}),
       ...(spec.scale ? { scale: effectiveScale } : {}),
+      ...(initial.remixOf ? { remixOf: initial.remixOf.id } : {}),
     };
     await send(body);
   };
@@ -286,6 +290,7 @@ export function ImageStudioForm({
 
   return (
     <form className="studio-form" onSubmit={submit} noValidate aria-label={t(`tools.${tool}.title`)}>
+      {initial.remixOf && <RemixNotice source={initial.remixOf} />}
       {spec.image && (
         <Field label={t("form.inputImage")}>
           <div id="studio-input" tabIndex={-1}>

@@ -1,3 +1,4 @@
+import { RemixNotice } from "#app/components/studio/remix-notice.tsx";
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { Alert, App, Button, Empty, Segmented, Switch, Typography } from "antd";
 import { ReloadOutlined, VideoCameraOutlined } from "@ant-design/icons";
@@ -62,6 +63,8 @@ export interface VideoSettings {
   /** The start frame and the last frame (image to video). */
   input?: InputImage | null;
   end?: InputImage | null;
+  /** The public result these settings come from: what is made is linked to it as a remix. */
+  remixOf?: { id: string; prompt: string };
 }
 
 /** The video tools, one link each: those some offered model serves, when there is more than one. */
@@ -163,12 +166,14 @@ function VideoForm({
       ...audio,
       ...(spec.image ? image(input, "inputAssetId", "inputUrl") : {}),
       ...(spec.endImage ? image(end, "endAssetId", "endUrl") : {}),
+      ...(initial.remixOf ? { remixOf: initial.remixOf.id } : {}),
     };
     await send(body);
   };
 
   return (
     <form className="studio-form" onSubmit={submit} noValidate aria-label={t(`tools.${tool}.title`)}>
+      {initial.remixOf && <RemixNotice source={initial.remixOf} />}
       {spec.image && (
         <div className="studio-field">
           <span className="studio-label" id="video-input-label">

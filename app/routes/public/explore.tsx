@@ -15,7 +15,8 @@ import { GENERATION_TOOLS } from "#common/generation.ts";
 import { EXPLORE_QUERY_MAX, EXPLORE_SORTS, exploreSearch, readExploreQuery } from "#common/explore.ts";
 import { hrefIn } from "#common/locales.ts";
 import { Title, Paragraph } from "#app/components/ui/typography.tsx";
-import { ExploreCard, type ExploreCardItem } from "#app/components/explore/explore-card.tsx";
+import type { ExploreCardItem } from "#app/components/explore/explore-card.tsx";
+import { ExploreGrid } from "#app/components/explore/explore-grid.tsx";
 
 export const meta = ({ loaderData }: Route.MetaArgs) => seoMeta(loaderData?.seo);
 
@@ -113,18 +114,6 @@ function useMorePages(first: LoaderData, next: RefObject<HTMLAnchorElement | nul
     // eslint-disable-next-line react-hooks/exhaustive-deps -- `urlOf` follows `first.query`
   }, [last.page, last.hasMore, loading, first.query]);
   return { pages, last, loading, urlOf };
-}
-
-function Grid({ items, signedIn, eager }: { items: ExploreCardItem[]; signedIn: boolean; eager?: boolean }) {
-  return (
-    <ul className="explore-grid">
-      {items.map((item, i) => (
-        <li key={item.id}>
-          <ExploreCard item={item} signedIn={signedIn} eager={eager && i < 4} />
-        </li>
-      ))}
-    </ul>
-  );
 }
 
 /** The search and filters: a plain GET form (works before the scripts); once they run, a change applies at once. */
@@ -274,7 +263,7 @@ export default function Explore({ loaderData }: Route.ComponentProps) {
       {featured.length > 0 && (
         <section className="explore-featured" aria-labelledby="explore-featured">
           <h2 id="explore-featured">{t("featured")}</h2>
-          <Grid items={featured} signedIn={signedIn} eager />
+          <ExploreGrid items={featured} signedIn={signedIn} eager />
         </section>
       )}
       {items.length === 0 ? (
@@ -283,12 +272,12 @@ export default function Explore({ loaderData }: Route.ComponentProps) {
         </p>
       ) : (
         <section aria-label={t("pages.page", { page: query.page })}>
-          <Grid items={items} signedIn={signedIn} eager={featured.length === 0} />
+          <ExploreGrid items={items} signedIn={signedIn} eager={featured.length === 0} />
         </section>
       )}
       {more.pages.map((page) => (
         <section key={page.page} aria-label={t("pages.page", { page: page.page })}>
-          <Grid items={page.items} signedIn={signedIn} />
+          <ExploreGrid items={page.items} signedIn={signedIn} />
         </section>
       ))}
       <nav className="explore-pages" aria-label={t("pages.label")}>

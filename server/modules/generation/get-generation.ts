@@ -57,6 +57,8 @@ export interface GenerationView {
   end: MediaView | null;
   /** The generation this one was made from: its input image's, or the one it varies (owner only). */
   parentId: string | null;
+  /** The public result it remixes, when it was made as a remix (owner only; the public page shows its own). */
+  remixOfId: string | null;
   /**
    * The chain it belongs to, read for one generation's page only (`chain`): the generation it was made from (the
    * result its input image is, or the one it varies), and what was made from it. Absent from lists and polls.
@@ -146,6 +148,7 @@ export function presentGeneration(
     mask: given(g.maskAssetId),
     end: given(g.endAssetId),
     parentId: g.parentId,
+    remixOfId: g.remixOfId,
     createdAt: g.createdAt.toISOString(),
     startedAt: g.startedAt?.toISOString() ?? null,
     finishedAt: g.finishedAt?.toISOString() ?? null,
@@ -204,7 +207,13 @@ export async function viewOfGeneration(
   // Anyone else sees its own outputs only: not the images it was given (another result of the owner's among them).
   const shown = mine ? assets : assets.filter((a) => a.role === "output" && a.generationId === g.id);
   const view = presentGeneration(g, shown, typical, queue);
-  return { ...view, webhookUrl: mine ? view.webhookUrl : null, parentId: mine ? view.parentId : null, mine };
+  return {
+    ...view,
+    webhookUrl: mine ? view.webhookUrl : null,
+    parentId: mine ? view.parentId : null,
+    remixOfId: mine ? view.remixOfId : null,
+    mine,
+  };
 }
 
 /**

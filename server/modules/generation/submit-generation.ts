@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from "node:crypto";
-import { and, count, eq, inArray } from "drizzle-orm";
+import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
@@ -7,6 +7,7 @@ import { apiKey, asset, creditBalance, generation } from "#server/db/schema/inde
 import { checkPrompt, safetyLevelOf, type RequestSource } from "#server/modules/safety/check-prompt.ts";
 import type { Locale } from "#common/locales.ts";
 import { promptLanguage } from "#server/modules/explore/prompt-language.ts";
+import { shownPublicly } from "#server/modules/explore/shown-publicly.ts";
 import type { SafetyLevel } from "#common/safety.ts";
 import { holdInTx, type Tx } from "#server/modules/credits/ledger.ts";
 import { isUniqueViolation } from "#server/db/errors.ts";
@@ -155,6 +156,14 @@ export async function submitGeneration(
           : { holdId: null };
       const atOnce = mine.unlocks.concurrentJobs;
       if (atOnce !== null) await requireRoomForJob(tx, options.user.id, atOnce, cost > 0);
+      // A remix counts on its source while the source is shown publicly; otherwise it is simply not linked.
+      const [source] = request.remixOf
+        ? await tx
+            .update(generation)
+            .set({ remixCount: sql`${generation.remixCount} + 1` })
+            .where(and(eq(generation.id, request.remixOf), shownPublicly))
+            .returning({ id: generation.id })
+        : [];
       await tx.insert(generation).values({
         id,
         userId: options.user.id,
@@ -170,6 +179,7 @@ export async function submitGeneration(
         maskAssetId: inputs.mask?.id ?? null,
         endAssetId: inputs.end?.id ?? null,
         parentId: inputs.params.parentId ?? null,
+        remixOfId: source?.id ?? null,
         creditsHeld: cost,
         holdId,
         source: options.source ?? "web",

@@ -20,7 +20,7 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
     ...studioPage(context, request, `tools.${tool}.title`),
     tool,
     // A new "reuse settings" or handed-over prompt starts a fresh form.
-    formKey: `${tool}:${url.searchParams.get("from") ?? ""}:${url.searchParams.get("prompt") ?? ""}:${url.searchParams.get("input") ?? ""}`,
+    formKey: `${tool}:${url.searchParams.get("from") ?? ""}:${url.searchParams.get("remix") ?? ""}:${url.searchParams.get("prompt") ?? ""}:${url.searchParams.get("input") ?? ""}`,
     models: modelsFor(runtime, tool, viewer, request),
     served: toolsServed(runtime, "image", viewer),
     initial: await initialSettings({ db, env, url, viewerId: viewer.id }),

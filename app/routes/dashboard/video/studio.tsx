@@ -1,7 +1,7 @@
 import type { Route } from "./+types/studio";
 import { VideoStudio, type VideoSettings } from "#app/components/studio/video-studio.tsx";
 import { requireViewer } from "#app/lib/auth.server.ts";
-import { inputOfUrl, modelsFor, ownGeneration, studioPage, toolOf } from "#app/lib/studio.server.ts";
+import { inputOfUrl, modelsFor, ownGeneration, remixSource, studioPage, toolOf } from "#app/lib/studio.server.ts";
 import { seoMeta } from "#app/seo.ts";
 import { getGeneration } from "#server/modules/generation/get-generation.ts";
 import { listGenerations } from "#server/modules/generation/list-generations.ts";
@@ -24,13 +24,14 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
   const env = runtime.env;
   const id = url.searchParams.get("id");
   const from = url.searchParams.get("from");
-  const [current, history, source, given] = await Promise.all([
+  const [current, history, source, given, remixed] = await Promise.all([
     !workspace && id ? ownGeneration({ db, env, id, viewerId: viewer.id, tool }).catch(() => null) : null,
     workspace
       ? listGenerations({ db, userId: viewer.id, query: { kind: "video", limit: "12" } }).catch(() => null)
       : NO_HISTORY,
     from ? getGeneration({ db, env, id: from, viewerId: viewer.id }).catch(() => null) : null,
     toolSpec(tool).image ? inputOfUrl({ db, url, viewerId: viewer.id }) : null,
+    remixSource({ db, env, url, viewerId: viewer.id }),
   ]);
   const frame = (m: MediaView | null) =>
     m ? { assetId: m.id, preview: m.thumbUrl ?? m.url, label: source?.prompt ?? m.id } : null;
@@ -49,15 +50,31 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
           end: frame(source.end),
         }
       : null;
+  // A remix: the public result's model, prompt and settings; its frames only when they are the viewer's own.
+  const remix: VideoSettings | null =
+    remixed?.kind === "video"
+      ? {
+          model: remixed.model.id,
+          prompt: remixed.prompt,
+          style: remixed.params.style,
+          duration: remixed.params.duration,
+          aspectRatio: remixed.params.aspectRatio as VideoSettings["aspectRatio"],
+          ...(remixed.params.resolution !== undefined ? { resolution: remixed.params.resolution } : {}),
+          ...(remixed.params.audio !== undefined ? { audio: remixed.params.audio } : {}),
+          ...(remixed.params.options ? { options: remixed.params.options } : {}),
+          ...(remixed.mine ? { input: frame(remixed.input), end: frame(remixed.end) } : {}),
+          remixOf: { id: remixed.id, prompt: remixed.prompt },
+        }
+      : null;
   const initial: VideoSettings = {
-    ...(reused ?? { prompt: url.searchParams.get("prompt")?.slice(0, 2000) }),
+    ...(remix ?? reused ?? { prompt: url.searchParams.get("prompt")?.slice(0, 2000) }),
     ...(given ? { input: given } : {}),
   };
   return {
     ...studioPage(context, request, `tools.${tool}.title`),
     tool,
     workspace,
-    formKey: `${from ?? ""}:${url.searchParams.get("prompt") ?? ""}:${url.searchParams.get("input") ?? ""}`,
+    formKey: `${from ?? ""}:${url.searchParams.get("remix") ?? ""}:${url.searchParams.get("prompt") ?? ""}:${url.searchParams.get("input") ?? ""}`,
     models: modelsFor(runtime, tool, viewer, request),
     initial,
     current,
