@@ -59,6 +59,8 @@ const schema = z.object({
     .int()
     .min(0)
     .default(32 * 1024 * 1024),
+  /** Results in each of the results' sitemaps (the protocol's limit is 50,000 addresses and 50 MB a file). */
+  SITEMAP_RESULTS_PER_FILE: z.coerce.number().int().min(1).max(20_000).default(5_000),
   /**
    * Pages under `/__test/` that the end-to-end suite uses to raise each kind of error, and a request the shutdown
    * tests hold until the port closes; never set in production.

@@ -21,6 +21,7 @@ import { CLIENT_BUILD_DIR } from "#server/paths.ts";
 import { registerPageCacheSize, registry } from "#server/metrics.ts";
 import { bearerCheck } from "#server/http/bearer-check.ts";
 import { PAGE_VARY, PageCache } from "#server/http/page-cache.ts";
+import { resultSitemaps } from "#server/http/result-sitemaps.ts";
 import { mergeVary } from "#server/http/encoding.ts";
 import { watchContent } from "#server/modules/content/watch-content.ts";
 import { nonceFor, securityHeaders } from "#server/http/security.ts";
@@ -192,16 +193,19 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     app.use("*", (c, next) => (publicFiles.has(c.req.path) ? servePublic(c, next) : next()));
   }
 
-  // robots.txt, the sitemaps and llms.txt: from the content and settings alone, so they answer while starting.
+  // robots.txt, the sitemaps and llms.txt: from the content and settings alone, so they answer while starting; the
+  // results' sitemaps from the database once it is there.
+  const ready = runtimeReady(state);
   const values = docValuesOf(site, env);
-  const described = siteFiles({ site, values });
+  const results = resultSitemaps({ site, ready, perFile: env.SITEMAP_RESULTS_PER_FILE });
+  const described = siteFiles({ site, values, moreSitemaps: () => results.entries(state.runtime?.database.db) });
   app.route("/", described.routes);
+  app.route("/", results.routes);
   // Each public page's picture for link previews, drawn from its title: also without the database.
   const pictures = shareImages({ site, values });
   app.route("/", pictures.routes);
 
   // Avatars: public and immutable, since every new picture gets a new name; from whichever storage is configured.
-  const ready = runtimeReady(state);
   app.on(["GET", "HEAD"], "/files/*", ready, async (c) => {
     c.set("route", "files");
     const key = c.req.path.slice(FILES_PREFIX.length);

@@ -1,31 +1,13 @@
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { validateXML } from "xmllint-wasm";
+import { expectSchemaValid, schemaFile } from "#tests/support/sitemaps.ts";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import Parser from "rss-parser";
 import { describe, expect, it } from "vitest";
-import { validateXML } from "xmllint-wasm";
 import { siteFiles } from "#server/http/site-files.ts";
 import { publishedPosts } from "#server/modules/content/blog.ts";
-import { ROOT } from "#server/paths.ts";
 import { LOCALES, LOCALE_TAGS } from "#common/locales.ts";
 import type { SiteConfig } from "#config/site.ts";
 import { docValuesOf } from "#server/modules/content/get-doc.ts";
-
-const schemaFile = (name: string) => ({
-  fileName: name,
-  contents: readFileSync(join(ROOT, "tests/fixtures/sitemaps", name), "utf8"),
-});
-
-/** Validates a sitemap or sitemap index against the sitemaps.org schema with libxml2. */
-async function expectSchemaValid(text: string, schema: "sitemap.xsd" | "siteindex.xsd") {
-  const result = await validateXML({
-    xml: [{ fileName: "sitemap.xml", contents: text }],
-    schema: [schemaFile(schema)],
-    preload: [schemaFile("sitemap-types.xsd"), schemaFile("xhtml-link.xsd")],
-  });
-  expect(result.errors.map((e) => e.rawMessage)).toEqual([]);
-  expect(result.valid).toBe(true);
-}
 
 const site = { name: "Atelier", url: "https://atelier.example" } as SiteConfig;
 const { routes } = siteFiles({

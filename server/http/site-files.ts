@@ -10,8 +10,8 @@ import { escapeHtml } from "#common/html.ts";
 
 const urlOf = (site: SiteConfig, path: string, locale: Locale) => escapeHtml(localizedUrl(site.url, path, locale));
 
-/** The sitemap index: one sitemap per locale. */
-function sitemapIndex(site: SiteConfig, pages: PublicPage[]): string {
+/** The sitemap index: one sitemap per locale, then `more` (the results' sitemaps). */
+function sitemapIndex(site: SiteConfig, pages: PublicPage[], more: string[]): string {
   const lastmods = new Map<Locale, string>();
   for (const page of pages) {
     for (const { locale, updated } of page.locales) {
@@ -22,6 +22,7 @@ function sitemapIndex(site: SiteConfig, pages: PublicPage[]): string {
     const lastmod = lastmods.get(locale);
     return `  <sitemap>\n    <loc>${escapeHtml(`${site.url}/${locale}/sitemap.xml`)}</loc>\n${lastmod ? `    <lastmod>${lastmod}</lastmod>\n` : ""}  </sitemap>`;
   });
+  for (const loc of more) entries.push(`  <sitemap>\n    <loc>${escapeHtml(loc)}</loc>\n  </sitemap>`);
   return `<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n${entries.join("\n")}\n</sitemapindex>\n`;
 }
 
@@ -162,7 +163,12 @@ const coverType = (path: string) =>
  * while the database is starting or down; kept until the content changes (`forget`) or the day changes (an article
  * dated today is published today).
  */
-export function siteFiles(options: { site: SiteConfig; values: DocValues }) {
+export function siteFiles(options: {
+  site: SiteConfig;
+  values: DocValues;
+  /** More sitemaps for the index (the results'), when they can be known; the index never waits on an error. */
+  moreSitemaps?: () => Promise<string[]>;
+}) {
   const { site, values } = options;
   const made = new Map<string, string>();
   let pages: PublicPage[] | undefined;
@@ -191,7 +197,10 @@ export function siteFiles(options: { site: SiteConfig; values: DocValues }) {
       if (!isLocale(locale)) return next();
       return send(c, `feed:${locale}`, rss, () => feed(site, values, locale));
     })
-    .get("/sitemap.xml", (c) => send(c, "index", xml, () => sitemapIndex(site, publicPages())))
+    .get("/sitemap.xml", async (c) => {
+      const more = (await options.moreSitemaps?.().catch(() => [])) ?? [];
+      return send(c, `index:${more.length}`, xml, () => sitemapIndex(site, publicPages(), more));
+    })
     .get("/:locale{[a-z]{2}}/sitemap.xml", (c, next) => {
       const locale = c.req.param("locale");
       if (!isLocale(locale)) return next();
