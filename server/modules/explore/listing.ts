@@ -1,7 +1,7 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { asset, generation, generationLike, user } from "#server/db/schema/index.ts";
-import { mediaView } from "#server/modules/generation/get-generation.ts";
+import { mediaColumns, mediaView } from "#server/modules/generation/get-generation.ts";
 import type { GenerationKind, GenerationTool } from "#common/generation.ts";
 import { firstOutput, shownPublicly } from "./shown-publicly.ts";
 
@@ -55,15 +55,7 @@ export function listingColumns(viewerId: string | null) {
     liked: viewerId
       ? sql<boolean>`exists (select 1 from ${generationLike} l where l.generation_id = ${generation.id} and l.user_id = ${viewerId})`
       : sql<boolean>`false`,
-    asset: {
-      id: asset.id,
-      mimeType: asset.mimeType,
-      width: asset.width,
-      height: asset.height,
-      durationMs: asset.durationMs,
-      sizeBytes: asset.sizeBytes,
-      thumbKey: asset.thumbKey,
-    },
+    asset: mediaColumns,
   };
 }
 

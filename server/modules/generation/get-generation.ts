@@ -91,6 +91,17 @@ const EXT: Record<string, string> = {
 export const mediaUrl = (id: string, mimeType: string) => `/media/${id}.${EXT[mimeType] ?? "bin"}`;
 
 /** Media is served by the app at stable URLs that name the asset, never the storage location. */
+/** The columns of an asset that `mediaView` reads. */
+export const mediaColumns = {
+  id: asset.id,
+  mimeType: asset.mimeType,
+  width: asset.width,
+  height: asset.height,
+  durationMs: asset.durationMs,
+  sizeBytes: asset.sizeBytes,
+  thumbKey: asset.thumbKey,
+};
+
 export function mediaView(
   a: Pick<Asset, "id" | "mimeType" | "width" | "height" | "durationMs" | "sizeBytes" | "thumbKey">,
 ): MediaView {

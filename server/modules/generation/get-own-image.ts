@@ -2,7 +2,7 @@ import { and, eq } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { asset, generation } from "#server/db/schema/index.ts";
 import { isUuid } from "#common/ids.ts";
-import { mediaView, type MediaView } from "./get-generation.ts";
+import { mediaColumns, mediaView, type MediaView } from "./get-generation.ts";
 
 /**
  * One of the user's own images, to start a tool with ("Animate", "Upscale"… from a result, `?input=`): an output
@@ -16,16 +16,7 @@ export async function getOwnImage(options: {
 }): Promise<(MediaView & { prompt: string | null }) | null> {
   if (!isUuid(options.assetId)) return null;
   const [row] = await options.db
-    .select({
-      id: asset.id,
-      mimeType: asset.mimeType,
-      width: asset.width,
-      height: asset.height,
-      durationMs: asset.durationMs,
-      sizeBytes: asset.sizeBytes,
-      thumbKey: asset.thumbKey,
-      prompt: generation.prompt,
-    })
+    .select({ ...mediaColumns, prompt: generation.prompt })
     .from(asset)
     .leftJoin(generation, eq(generation.id, asset.generationId))
     .where(and(eq(asset.id, options.assetId), eq(asset.userId, options.userId), eq(asset.kind, "image")));

@@ -1,9 +1,8 @@
-import { and, isNotNull, sql, type SQL } from "drizzle-orm";
+import { isNotNull, sql, type SQL } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { asset, generation } from "#server/db/schema/index.ts";
+import { generation } from "#server/db/schema/index.ts";
 import { modelCatalog } from "#config/models.ts";
-import { mediaView } from "./get-generation.ts";
-import { firstOutput, shownPublicly } from "#server/modules/explore/shown-publicly.ts";
+import { ORDERS, listingRows, toExploreItem } from "#server/modules/explore/listing.ts";
 
 /** A generation its owner made public, as the home page shows it: its first picture, its prompt, its model. */
 export interface ShowcaseItem {
@@ -24,49 +23,28 @@ export interface ShowcaseItem {
  */
 export async function listShowcase(options: { db: Db; limit: number }): Promise<ShowcaseItem[]> {
   if (options.limit <= 0) return [];
-  const read = (where: SQL | undefined, order: SQL) =>
-    options.db
-      .select({
-        id: generation.id,
-        kind: generation.kind,
-        prompt: generation.prompt,
-        modelId: generation.modelId,
-        asset: {
-          id: asset.id,
-          mimeType: asset.mimeType,
-          width: asset.width,
-          height: asset.height,
-          durationMs: asset.durationMs,
-          sizeBytes: asset.sizeBytes,
-          thumbKey: asset.thumbKey,
-        },
-      })
-      .from(generation)
-      .innerJoin(asset, firstOutput)
-      .where(and(shownPublicly, where))
-      .orderBy(order)
-      .limit(options.limit);
+  const read = (where: SQL[], order: SQL) =>
+    listingRows(options.db, { viewerId: null, where, order, limit: options.limit });
   const [featured, newest] = await Promise.all([
-    read(isNotNull(generation.featuredAt), sql`${generation.featuredAt} desc nulls last`),
-    read(undefined, sql`${generation.createdAt} desc nulls last`),
+    read([isNotNull(generation.featuredAt)], sql`${generation.featuredAt} desc nulls last`),
+    read([], ORDERS.newest),
   ]);
   const seen = new Set<string>();
   return [...featured, ...newest]
     .filter((row) => !seen.has(row.id) && seen.add(row.id))
     .slice(0, options.limit)
     .flatMap((row) => {
-      const media = mediaView({ ...row.asset, sizeBytes: Number(row.asset.sizeBytes) });
-      const still = media.thumbUrl ?? (row.kind === "image" ? media.url : null);
-      if (!still) return [];
+      const item = toExploreItem(row);
+      if (!item) return [];
       return [
         {
-          id: row.id,
-          kind: row.kind,
-          prompt: row.prompt,
-          model: modelCatalog.find((m) => m.id === row.modelId)?.name ?? row.modelId,
-          imageUrl: still,
-          width: media.width,
-          height: media.height,
+          id: item.id,
+          kind: item.kind,
+          prompt: item.prompt,
+          model: modelCatalog.find((m) => m.id === item.modelId)?.name ?? item.modelId,
+          imageUrl: item.still,
+          width: item.width,
+          height: item.height,
         },
       ];
     });
