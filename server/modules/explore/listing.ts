@@ -101,4 +101,3 @@ export function toExploreItem(row: ListingRow): ExploreItem | null {
     createdAt: row.createdAt.toISOString(),
   };
 }
-
