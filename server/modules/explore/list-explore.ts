@@ -32,4 +32,3 @@ export async function listExplore(options: {
   const items = rows.slice(0, EXPLORE_PAGE_SIZE).flatMap((row) => toExploreItem(row) ?? []);
   return { items, hasMore: rows.length > EXPLORE_PAGE_SIZE };
 }
-
