@@ -40,6 +40,7 @@ export default [
     route("test", "routes/public/status.tsx"),
     route("verify", "routes/public/verify.tsx"),
     route("explore", "routes/public/explore.tsx"),
+    route("u/:handle", "routes/public/creator.tsx"),
     route("share/:id", "routes/public/share.tsx"),
     route("share/chat/:token", "routes/public/share-chat.tsx"),
     // The account pages are built with Ant Design: their layout adds its provider.

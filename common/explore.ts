@@ -26,6 +26,8 @@ export const exploreQuerySchema = z.object({
     .regex(/^[a-z0-9][a-z0-9._-]{0,99}$/)
     .optional()
     .catch(undefined),
+  /** Only the creators the visitor follows. */
+  feed: z.literal("following").optional().catch(undefined),
   sort: z.enum(EXPLORE_SORTS).catch("trending").default("trending"),
   page: z.coerce.number().int().min(1).max(EXPLORE_MAX_PAGE).catch(1).default(1),
 });
@@ -43,8 +45,83 @@ export function exploreSearch(query: Partial<ExploreQuery>): string {
   if (query.kind) params.set("kind", query.kind);
   if (query.tool) params.set("tool", query.tool);
   if (query.model) params.set("model", query.model);
+  if (query.feed) params.set("feed", query.feed);
   if (query.sort && query.sort !== "trending") params.set("sort", query.sort);
   if (query.page && query.page > 1) params.set("page", String(query.page));
   const text = params.toString();
   return text ? `?${text}` : "";
 }
+
+/** A creator's handle: 3 to 30 lowercase letters, digits, `_` or `-`, starting with a letter (`/u/{handle}`). */
+export const HANDLE_PATTERN = /^[a-z][a-z0-9_-]{2,29}$/;
+export const HANDLE_MAX = 30;
+export const BIO_MAX = 300;
+
+/**
+ * Handles nobody may take: the site's own words (its sections, roles and the names people would mistake for it),
+ * in every form a handle can have.
+ */
+export const RESERVED_HANDLES: ReadonlySet<string> = new Set([
+  "about",
+  "account",
+  "admin",
+  "administrator",
+  "api",
+  "app",
+  "assets",
+  "atelier",
+  "auth",
+  "billing",
+  "blog",
+  "chat",
+  "contact",
+  "dashboard",
+  "docs",
+  "explore",
+  "feed",
+  "files",
+  "help",
+  "home",
+  "index",
+  "legal",
+  "login",
+  "logout",
+  "me",
+  "media",
+  "moderator",
+  "mod",
+  "new",
+  "null",
+  "official",
+  "owner",
+  "pricing",
+  "privacy",
+  "profile",
+  "register",
+  "root",
+  "search",
+  "security",
+  "settings",
+  "share",
+  "signin",
+  "signup",
+  "site",
+  "staff",
+  "static",
+  "status",
+  "support",
+  "system",
+  "team",
+  "terms",
+  "test",
+  "u",
+  "undefined",
+  "user",
+  "users",
+  "verify",
+  "webmaster",
+  "www",
+]);
+
+/** A handle as typed (`@Ada `), as it is kept (`ada`). */
+export const normalizeHandle = (typed: string) => typed.trim().replace(/^@/, "").toLowerCase();

@@ -269,6 +269,44 @@ describe.skipIf(TEST_DATABASE_URL)("explore", () => {
     await context.close();
   });
 
+  it("gives a creator a page from their profile's handle, which others follow, before the scripts too", async () => {
+    const maker = await browser.newContext({ viewport: PHONE });
+    await maker.addCookies(
+      owner.split("; ").map((pair) => {
+        const i = pair.indexOf("=");
+        return { name: pair.slice(0, i), value: pair.slice(i + 1), url: server.url };
+      }),
+    );
+    const { page, release } = await openBeforeScripts(maker, `${server.url}/fr/user/profile`);
+    await page.locator("#profile-handle").fill("@Phare_Maker");
+    await page.locator("#profile-bio").fill("Des phares, surtout la nuit.");
+    await page.getByRole("button", { name: text("fr", "user", "profile.public.save") }).click();
+    await page.waitForLoadState("domcontentloaded");
+    release();
+    await page.goto(`${server.url}/fr/u/phare_maker`);
+    expect(await page.locator("h1").textContent()).toBe("Maker");
+    expect(await page.locator(".creator-handle").textContent()).toBe("@phare_maker");
+    expect(await page.locator(".creator-bio").textContent()).toBe("Des phares, surtout la nuit.");
+    expect(await cards(page).count()).toBeGreaterThan(3);
+    await shot(page, "creator-phone-fr");
+    await maker.close();
+
+    const { context } = await signedInContext(browser, server, "follower@example.com", { viewport: DESKTOP });
+    const visit = await openBeforeScripts(context, `${server.url}/u/phare_maker`);
+    await visit.page.getByTestId("follow").click();
+    await visit.page.waitForLoadState("domcontentloaded");
+    await expect.poll(() => visit.page.getByTestId("follow").getAttribute("aria-pressed")).toBe("true");
+    expect(await visit.page.getByTestId("followers").textContent()).toBe("1 follower");
+    visit.release();
+    // The feed of followed creators, and the creator named on their results.
+    await visit.page.goto(`${server.url}/explore?feed=following`);
+    expect(await cards(visit.page).count()).toBeGreaterThan(3);
+    await visit.page.goto(`${server.url}/share/${ids.lighthouse}`);
+    await visit.page.getByTestId("creator").click();
+    await visit.page.waitForURL(`${server.url}/u/phare_maker`);
+    await context.close();
+  });
+
   it("is closed by an operator: no page, no link", async () => {
     const { context } = await signedInContext(browser, server, "curator@example.com", { viewport: DESKTOP });
     const page = await context.newPage();

@@ -78,7 +78,11 @@ export function ExploreCard({ item, signedIn, eager }: { item: ExploreCardItem; 
         </p>
         <div className="explore-card-meta">
           <span className="explore-card-model">{item.model}</span>
-          {item.creator && <span className="explore-card-creator">@{item.creator.handle}</span>}
+          {item.creator && (
+            <Link to={hrefIn(pathname, `/u/${item.creator.handle}`)} className="explore-card-creator">
+              @{item.creator.handle}
+            </Link>
+          )}
           <LikeButton id={item.id} liked={item.liked} likes={item.likes} signedIn={signedIn} />
         </div>
       </div>

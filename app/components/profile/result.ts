@@ -14,6 +14,7 @@ export function useResultToast(result: ProfileResult | undefined) {
     if (!result || seen.current === result) return;
     seen.current = result;
     if (result.ok) toast.success(t(result.ok));
-    else if (result.error && result.field !== "name" && result.field !== "delete") toast.error(t(result.error));
+    else if (result.error && !["name", "delete", "handle", "bio"].includes(result.field ?? ""))
+      toast.error(t(result.error));
   }, [result, t, toast]);
 }

@@ -55,7 +55,7 @@ export async function loader({ context, request }: Route.LoaderArgs) {
   const locale = pathLocale(request);
   const studio = serverT(locale, ["studio"]);
   const viewerId = session.viewer?.id ?? null;
-  const plain = query.page === 1 && !query.q && !query.kind && !query.tool && !query.model;
+  const plain = query.page === 1 && !query.q && !query.kind && !query.tool && !query.model && !query.feed;
   const [list, featured] = await Promise.all([
     listExplore({ db: runtime.database.db, query, locale, viewerId }),
     plain ? listFeatured({ db: runtime.database.db, viewerId, limit: FEATURED_SIZE }) : [],
@@ -225,7 +225,7 @@ export default function Explore({ loaderData }: Route.ComponentProps) {
   const next = useRef<HTMLAnchorElement>(null);
   const more = useMorePages(loaderData, next);
   const explore = hrefIn(pathname, "/explore");
-  const filtered = Boolean(query.q || query.kind || query.tool || query.model);
+  const filtered = Boolean(query.q || query.kind || query.tool || query.model || query.feed);
   return (
     <div className="page-wide explore">
       <header className="explore-head">
@@ -254,6 +254,18 @@ export default function Explore({ loaderData }: Route.ComponentProps) {
             current: query.kind === kind,
           }))}
         />
+        {signedIn && (
+          <QueryLinks
+            name="feed"
+            label={t("filters.feed")}
+            links={([undefined, "following"] as const).map((feed) => ({
+              key: feed ?? "everyone",
+              search: exploreSearch({ ...query, feed, page: 1 }),
+              text: t(`filters.${feed ?? "everyone"}`),
+              current: query.feed === feed,
+            }))}
+          />
+        )}
         {filtered && (
           <Link to={explore} className="explore-clear">
             {t("filters.clear")}
@@ -268,7 +280,7 @@ export default function Explore({ loaderData }: Route.ComponentProps) {
       )}
       {items.length === 0 ? (
         <p className="explore-empty" data-testid="explore-empty">
-          {query.q ? t("emptySearch", { q: query.q }) : t("empty")}
+          {query.q ? t("emptySearch", { q: query.q }) : query.feed ? t("emptyFollowing") : t("empty")}
         </p>
       ) : (
         <section aria-label={t("pages.page", { page: query.page })}>

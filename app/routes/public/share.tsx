@@ -305,7 +305,13 @@ export default function SharedGeneration({ loaderData, actionData }: Route.Compo
           <Paragraph className="share-prompt" lang={result.promptLang ?? undefined} dir="auto">
             {g.prompt}
           </Paragraph>
-          {result.creator && <p className="share-creator">@{result.creator.handle}</p>}
+          {result.creator && loaderData.explore && (
+            <p className="share-creator">
+              <Link to={hrefIn(pathname, `/u/${result.creator.handle}`)} data-testid="creator">
+                {te("creator.by", { handle: result.creator.handle })}
+              </Link>
+            </p>
+          )}
           {result.remixOf && (
             <p className="share-parent" data-testid="remix-of">
               <span>{te("result.remixOf")}</span>{" "}

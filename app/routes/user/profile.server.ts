@@ -5,6 +5,7 @@ import type { ProfileResult } from "#app/components/profile/result.ts";
 import { flashCookie, localeCookie } from "#server/http/cookies.ts";
 import { deleteOwnAccount } from "#server/modules/auth/delete-own-account.ts";
 import { updateProfile } from "#server/modules/users/update-profile.ts";
+import { setPublicProfile } from "#server/modules/users/set-public-profile.ts";
 import { AvatarError, removeAvatar, setAvatar } from "#server/modules/users/set-avatar.ts";
 import { revokeSession } from "#server/modules/users/revoke-session.ts";
 import { revokeOtherSessions } from "#server/modules/users/revoke-other-sessions.ts";
@@ -28,6 +29,19 @@ export const profileIntents: Record<string, (args: IntentArgs) => Promise<Answer
     if (!parsed.success) return refused(`auth:${parsed.error.issues[0]!.message}`, "name");
     await updateProfile({ db, userId: viewer.id, name: parsed.data });
     return { ok: "profile.nameSaved" };
+  },
+
+  async publicProfile({ viewer, db, form }) {
+    const saved = await setPublicProfile({
+      db,
+      userId: viewer.id,
+      handle: String(form.get("handle") ?? ""),
+      bio: String(form.get("bio") ?? ""),
+      // The switch says what most people want: results kept private until they publish them.
+      publishByDefault: form.get("keepPrivate") !== "on",
+    });
+    if (!saved.ok) return refused(`profile.public.${saved.problem}`, saved.problem === "bioTooLong" ? "bio" : "handle");
+    return { ok: "profile.public.saved" };
   },
 
   async locale({ viewer, db, form }) {

@@ -9,6 +9,7 @@ import { seoMeta } from "#app/seo.ts";
 import type { ProfileResult } from "#app/components/profile/result.ts";
 import { DetailsCard } from "#app/components/profile/details-card.tsx";
 import { LanguageCard } from "#app/components/profile/language-card.tsx";
+import { PublicProfileCard } from "#app/components/profile/public-profile-card.tsx";
 import { PasswordCard } from "#app/components/profile/password-card.tsx";
 import { SessionsCard } from "#app/components/profile/sessions-card.tsx";
 import { DeleteAccountCard } from "#app/components/profile/delete-account-card.tsx";
@@ -60,6 +61,7 @@ export default function Profile({ loaderData }: Route.ComponentProps) {
       <Typography.Title level={1}>{t("profile.title")}</Typography.Title>
       <Typography.Paragraph type="secondary">{t("profile.subtitle")}</Typography.Paragraph>
       <DetailsCard account={account} locale={locale} />
+      <PublicProfileCard account={account} />
       <LanguageCard account={account} locale={locale} />
       <PasswordCard hasPassword={hasPassword} providers={providers} />
       <SessionsCard sessions={sessions} currentSessionId={currentSessionId} locale={locale} />

@@ -1,6 +1,6 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { generation } from "#server/db/schema/index.ts";
+import { follow, generation } from "#server/db/schema/index.ts";
 import { EXPLORE_PAGE_SIZE, type ExploreQuery } from "#common/explore.ts";
 import type { Locale } from "#common/locales.ts";
 import { ORDERS, listingRows, toExploreItem, type ExploreItem } from "./listing.ts";
@@ -21,6 +21,12 @@ export async function listExplore(options: {
   if (query.kind) where.push(eq(generation.kind, query.kind));
   if (query.tool) where.push(eq(generation.tool, query.tool));
   if (query.model) where.push(eq(generation.modelId, query.model));
+  if (query.feed === "following") {
+    if (!options.viewerId) return { items: [], hasMore: false };
+    where.push(
+      sql`${generation.userId} in (select ${follow.creatorId} from ${follow} where ${follow.followerId} = ${options.viewerId})`,
+    );
+  }
   if (query.q) where.push(sql`${generation.search} @@ atelier_search_query(${options.locale}, ${query.q})`);
   const rows = await listingRows(options.db, {
     viewerId: options.viewerId,

@@ -96,6 +96,8 @@ export async function getGenerationRecord({ db, id }: { db: Db; id: string }) {
       negativePrompt: generation.negativePrompt,
       snapshot: generation.modelSnapshot,
       parentId: generation.parentId,
+      featuredAt: generation.featuredAt,
+      review: generation.review,
     })
     .from(generation)
     .innerJoin(user, eq(user.id, generation.userId))

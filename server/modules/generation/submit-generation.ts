@@ -3,7 +3,7 @@ import { and, count, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import type { Env } from "#server/env.ts";
 import type { PgBoss } from "#server/jobs/boss.ts";
-import { apiKey, asset, creditBalance, generation } from "#server/db/schema/index.ts";
+import { apiKey, asset, creditBalance, generation, user } from "#server/db/schema/index.ts";
 import { checkPrompt, safetyLevelOf, type RequestSource } from "#server/modules/safety/check-prompt.ts";
 import type { Locale } from "#common/locales.ts";
 import { promptLanguage } from "#server/modules/explore/prompt-language.ts";
@@ -87,6 +87,12 @@ async function requireRoomForJob(tx: Tx, userId: string, atOnce: number, locked:
     throw new AppError("too_many_jobs", `the plan runs ${atOnce} jobs at once`, { values: { limit: atOnce } });
 }
 
+/** Whether the account chose, in its public profile, to have its new results start public. */
+async function publishesByDefault(db: Db, userId: string): Promise<boolean> {
+  const [row] = await db.select({ on: user.publishByDefault }).from(user).where(eq(user.id, userId));
+  return row?.on ?? false;
+}
+
 async function keySafetyLevel(db: Db, apiKeyId: string): Promise<SafetyLevel | null> {
   const [row] = await db.select({ level: apiKey.safetyLevel }).from(apiKey).where(eq(apiKey.id, apiKeyId));
   return row?.level ?? null;
@@ -105,7 +111,10 @@ export async function submitGeneration(
   // What the account's plan allows: the API, a model some plans reserve to their subscribers, how many jobs at once
   // and its place in the queue; checked before anything is held or saved.
   const mine = await currentPlan(deps.db, options.user.id);
-  const mustBePublic = await resultsMustBePublic(deps.db, deps.settings?.current(), mine, options.user);
+  const [mustBePublic, publishByDefault] = await Promise.all([
+    resultsMustBePublic(deps.db, deps.settings?.current(), mine, options.user),
+    publishesByDefault(deps.db, options.user.id),
+  ]);
   if (options.source === "api") await requireApiAllowed(deps.db, options.user, mine, options.locale);
   await requireModelAllowed(deps.db, options.user, model, options.locale, mine);
 
@@ -189,8 +198,9 @@ export async function submitGeneration(
         webhookUrl,
         timeoutSeconds: model.timeoutSeconds,
         safety: { level, prompt: promptFindings },
-        // The operator made results public for plans without private results: this one is public from the start.
-        ...(mustBePublic ? { visibility: "public" as const } : {}),
+        // Public from the start when the operator made results public for plans without private results, or when
+        // the account chose to publish its new results (either way through the checks before publication).
+        ...(mustBePublic || publishByDefault ? { visibility: "public" as const } : {}),
       });
       await enqueueGenerationInTx(
         deps.boss,

@@ -14,6 +14,9 @@ export async function getAccount({ db, userId }: { db: Db; userId: string }) {
       image: user.image,
       role: user.role,
       locale: user.locale,
+      handle: user.handle,
+      bio: user.bio,
+      publishByDefault: user.publishByDefault,
       createdAt: user.createdAt,
     })
     .from(user)

@@ -1,6 +1,6 @@
-import { Card, Descriptions, Space, Tag, Typography, type TableColumnsType } from "antd";
+import { Button, Card, Descriptions, Space, Tag, Typography, type TableColumnsType } from "antd";
 import { useTranslation } from "react-i18next";
-import { data, Link, useLocation } from "react-router";
+import { data, Form, Link, useLocation } from "react-router";
 import type { Route } from "./+types/generation";
 import { pageMeta } from "#app/lib/page.server.ts";
 import { seoMeta } from "#app/seo.ts";
@@ -12,6 +12,7 @@ import { GENERATION_STATUS_COLORS } from "#app/components/admin/status-colors.ts
 import { getGenerationRecord } from "#server/modules/generation/search-generations.ts";
 import { hideGeneration, refundGeneration } from "#server/modules/generation/moderate-generation.ts";
 import { AppError } from "#server/errors.ts";
+import { setFeatured } from "#server/modules/explore/set-featured.ts";
 import { formatDate, formatNumber } from "#common/format.ts";
 import { hrefIn, type Locale } from "#common/locales.ts";
 
@@ -32,6 +33,23 @@ export async function action({ context, request, params }: Route.ActionArgs) {
   const { db, actor, runtime } = requireAdmin(context, request);
   const form = await formOf(request);
   const intent = form.get("intent");
+  if (intent === "feature" || intent === "unfeature") {
+    try {
+      await setFeatured({ db, id: params.id, featured: intent === "feature", actor });
+    } catch (error) {
+      if (error instanceof AppError && error.code === "not_found")
+        throw data({ messageKey: "error.404" }, { status: 404 });
+      if (error instanceof AppError && error.code === "conflict")
+        return data<AdminResult>({ intent, error: "generation.notFeaturable" }, { status: 409 });
+      throw error;
+    }
+    // The home page and explore kept in memory show what is featured.
+    runtime.publicPages.changed();
+    return {
+      intent,
+      ok: intent === "feature" ? "generation.featuredNow" : "generation.unfeaturedNow",
+    } satisfies AdminResult;
+  }
   if (intent !== "refund" && intent !== "hide") throw data({ messageKey: "error.400" }, { status: 400 });
   const reason = String(form.get("reason") ?? "").trim();
   if (!reason || reason.length > 500)
@@ -179,6 +197,19 @@ export default function AdminGeneration({ loaderData, actionData }: Route.Compon
                 {t(g.refundedAt ? "generation.alreadyRefunded" : "generation.nothingToRefund")}
               </Typography.Text>
             )}
+            {g.featuredAt ||
+            (g.visibility === "public" && g.status === "succeeded" && !g.hiddenAt && g.review !== "flagged") ? (
+              <Form method="post" className="admin-inline-form">
+                <Typography.Text>
+                  {g.featuredAt
+                    ? t("generation.featuredSince", { date: formatDate(locale, g.featuredAt) })
+                    : t("generation.featureHint")}
+                </Typography.Text>
+                <Button htmlType="submit" name="intent" value={g.featuredAt ? "unfeature" : "feature"}>
+                  {t(g.featuredAt ? "generation.unfeature" : "generation.feature")}
+                </Button>
+              </Form>
+            ) : null}
             {g.hiddenAt ? (
               <Typography.Text type="secondary">
                 {t("generation.hiddenSince", { date: formatDate(locale, g.hiddenAt) })}
