@@ -68,6 +68,11 @@ const BUDGETS = {
     maxCallingThreadP99DelayMs: 20,
     note: "bench/classifier.mjs: the offline image classifier in its worker thread, with the production processes' memory settings: model load, p50/p95 per 1024×1024 image, resident memory added; it stays off the request path when the calling thread's event loop p99 delay ≤ 20 ms while it classifies",
   },
+  explore: {
+    maxSearchP95MsPostgres: 50,
+    minLikesPerSecondPostgres: 1000,
+    note: "bench/explore.mjs: explore's search and orders among 1,000,000 public results (p95 of the use case), and likes by 50 clients, on PostgreSQL",
+  },
   adminOverview: {
     maxP50MsPostgres: 250,
     note: "bench/overview.mjs: the console's 90-day overview over 100,000 generations and 10,000 accounts",
@@ -608,6 +613,7 @@ function printTable(report) {
     tools,
     provenance,
     classifier,
+    explore,
   } = report.results;
   const pad = (v, n) => String(v ?? "–").padEnd(n);
   const padL = (v, n) => String(v ?? "–").padStart(n);
@@ -709,6 +715,7 @@ function printTable(report) {
     toolsRow(tools),
     provenanceRow(provenance),
     classifierRow(classifier),
+    exploreRow(explore),
     "",
   ];
   process.stdout.write(lines.join("\n") + "\n");
@@ -839,10 +846,32 @@ function classifierRow(r) {
   return `${name}${r.backend}: load ${r.loadMs} ms; per 1024×1024 image p50 ${r.perImage.p50Ms} ms, p95 ${r.perImage.p95Ms} ms; +${m.addedByLoad} MiB resident loaded, +${m.addedAfterRuns} MiB after ${r.perImage.runs} images, +${m.keptAfterStop} MiB kept once stopped; calling thread's loop p99 ${r.callingThreadEventLoopDelay.p99Ms} ms${r.withinBudget ? "  ok" : "  OVER BUDGET"}`;
 }
 
+/** bench/explore.mjs: search and listing among a million public results, and likes, on PostgreSQL. */
+function benchExplore() {
+  const explore = benchScript("explore.mjs", 1_800_000);
+  const pg = explore.postgres;
+  explore.withinBudget =
+    typeof pg?.searchP95WorstMs === "number" && typeof pg?.likes?.likesPerSecond === "number"
+      ? pg.searchP95WorstMs <= BUDGETS.explore.maxSearchP95MsPostgres &&
+        pg.likes.likesPerSecond >= BUDGETS.explore.minLikesPerSecondPostgres
+      : null;
+  return explore;
+}
+
+function exploreRow(r) {
+  const name = "explore".padEnd(18);
+  const pg = r?.postgres;
+  if (!pg?.searches) return `${name}${r?.error ?? pg?.error?.slice(0, 200) ?? pg?.skipped ?? "not measured"}`;
+  const lists = pg.lists.map((l) => `${l.name} p95 ${l.p95} ms`).join(", ");
+  return `${name}PostgreSQL, ${r.rows} public results (seeded in ${pg.seedSeconds} s): ${lists}; search p95 worst ${pg.searchP95WorstMs} ms over ${pg.searches.length} queries; likes ${pg.likes.likesPerSecond}/s with ${pg.likes.clients} clients (p99 ${pg.likes.latencyMs.p99} ms)${r.withinBudget === false ? "  ✗" : r.withinBudget ? "  ok" : ""}`;
+}
+
 /** Scenarios that can be run alone (`npm run bench -- <name>`): their figures replace theirs in latest.json. */
 const SCENARIOS = {
   "rolling-restart": { key: "rollingRestart", run: benchRollingRestart, row: rollingRow },
   tools: { key: "tools", run: benchTools, row: toolsRow },
+  // Measures the use cases in-process on PostgreSQL; the server's build plays no part.
+  explore: { key: "explore", run: benchExplore, row: exploreRow, build: false },
   provenance: { key: "provenance", run: benchProvenance, row: provenanceRow },
   // Measures a module in-process; the server's build plays no part.
   classifier: { key: "classifier", run: benchClassifier, row: classifierRow, build: false },
@@ -995,6 +1024,9 @@ async function main() {
   process.stderr.write("bench: marking outputs with their provenance…\n");
   const provenance = benchProvenance();
 
+  process.stderr.write("bench: explore among a million public results, and likes, on PostgreSQL…\n");
+  const explore = benchExplore();
+
   process.stderr.write("bench: the offline image classifier (load, time per image, memory)…\n");
   const classifier = benchClassifier();
 
@@ -1039,6 +1071,7 @@ async function main() {
       tools,
       provenance,
       classifier,
+      explore,
     },
     budgets: BUDGETS,
   };
