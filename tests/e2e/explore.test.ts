@@ -307,6 +307,34 @@ describe.skipIf(TEST_DATABASE_URL)("explore", () => {
     await context.close();
   });
 
+  it("lets an operator feature a result on the home page and explore, and hide one from everything public", async () => {
+    const { context } = await signedInContext(browser, server, "curator@example.com", { viewport: DESKTOP });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/user/admin/generations/${ids.waves}`);
+    await page.getByRole("button", { name: text("en", "admin", "generation.feature") }).click();
+    await page.getByText(text("en", "admin", "generation.featuredNow")).waitFor();
+    await page.goto(`${server.url}/`);
+    expect(await page.locator(".home-showcase a").first().getAttribute("href")).toBe(`/share/${ids.waves}`);
+    await page.goto(`${server.url}/explore`);
+    expect(await page.locator(".explore-featured [data-testid=explore-card]").first().getAttribute("data-id")).toBe(
+      ids.waves,
+    );
+    // Hidden: gone from its page, explore, search, the creator's page and the sitemaps at once.
+    await page.goto(`${server.url}/user/admin/generations/${ids.leuchtturm}`);
+    await page.locator("#hide-reason").fill("Reported and confirmed");
+    await page.getByRole("button", { name: text("en", "admin", "generation.hideButton") }).click();
+    await page.getByText(text("en", "admin", "generation.hiddenNow")).waitFor();
+    expect((await page.goto(`${server.url}/de/share/${ids.leuchtturm}`))?.status()).toBe(404);
+    for (const path of ["/explore?sort=newest", "/de/explore?q=Leuchtturm", "/u/phare_maker"]) {
+      await page.goto(`${server.url}${path}`);
+      expect(await page.locator(`[data-id="${ids.leuchtturm}"]`).count(), path).toBe(0);
+    }
+    const sitemap = await (await fetch(`${server.url}/de/sitemap-results-1.xml`)).text();
+    expect(sitemap).toContain(ids.lighthouse);
+    expect(sitemap).not.toContain(ids.leuchtturm);
+    await context.close();
+  });
+
   it("is closed by an operator: no page, no link", async () => {
     const { context } = await signedInContext(browser, server, "curator@example.com", { viewport: DESKTOP });
     const page = await context.newPage();
