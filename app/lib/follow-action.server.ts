@@ -1,5 +1,6 @@
-import { data, redirect } from "react-router";
-import { serverContextOf, signInUrl, type Ctx } from "#app/lib/request.server.ts";
+import { data } from "react-router";
+import type { Ctx } from "#app/lib/request.server.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { AppError } from "#server/errors.ts";
 import { setFollow } from "#server/modules/explore/set-follow.ts";
 
@@ -15,14 +16,12 @@ export interface FollowOutcome {
 export async function followFromForm(context: Ctx, request: Request, form: FormData, creatorId: string) {
   const intent = form.get("intent");
   if (intent !== "follow" && intent !== "unfollow") return null;
-  const { runtime, session } = serverContextOf(context);
-  const url = new URL(request.url);
-  if (!session.viewer) throw redirect(signInUrl(request, `${url.pathname}${url.search}`));
+  const { viewer, db } = requireViewer(context, request);
   try {
     const outcome = await setFollow({
-      db: runtime.database.db,
+      db,
       creatorId,
-      followerId: session.viewer.id,
+      followerId: viewer.id,
       followed: intent === "follow",
     });
     return { follow: outcome } satisfies FollowOutcome;

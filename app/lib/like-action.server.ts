@@ -1,5 +1,6 @@
-import { data, redirect } from "react-router";
-import { serverContextOf, signInUrl, type Ctx } from "#app/lib/request.server.ts";
+import { data } from "react-router";
+import type { Ctx } from "#app/lib/request.server.ts";
+import { requireViewer } from "#app/lib/auth.server.ts";
 import { AppError } from "#server/errors.ts";
 import { setLike } from "#server/modules/explore/set-like.ts";
 import { isUuid } from "#common/ids.ts";
@@ -16,16 +17,14 @@ export interface LikeOutcome {
 export async function likeFromForm(context: Ctx, request: Request, form: FormData) {
   const intent = form.get("intent");
   if (intent !== "like" && intent !== "unlike") return null;
-  const { runtime, session } = serverContextOf(context);
-  const url = new URL(request.url);
-  if (!session.viewer) throw redirect(signInUrl(request, `${url.pathname}${url.search}`));
+  const { viewer, db } = requireViewer(context, request);
   const id = form.get("id");
   if (typeof id !== "string" || !isUuid(id)) throw data(null, { status: 404 });
   try {
     const outcome = await setLike({
-      db: runtime.database.db,
+      db,
       generationId: id,
-      userId: session.viewer.id,
+      userId: viewer.id,
       liked: intent === "like",
     });
     return { like: { id, ...outcome } } satisfies LikeOutcome;

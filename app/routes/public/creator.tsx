@@ -3,7 +3,7 @@ import { Link, data, useFetcher, useLocation } from "react-router";
 import type { Route } from "./+types/creator";
 import { seoMeta } from "#app/seo.ts";
 import { pageMeta } from "#app/lib/page.server.ts";
-import { formOf, serverContextOf } from "#app/lib/request.server.ts";
+import { formOf, serverContextOf, siteOf } from "#app/lib/request.server.ts";
 import { likeFromForm } from "#app/lib/like-action.server.ts";
 import { followFromForm, type FollowOutcome } from "#app/lib/follow-action.server.ts";
 import { getCreator } from "#server/modules/explore/get-creator.ts";
@@ -45,8 +45,10 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
   const { runtime, session } = serverContextOf(context);
   const url = new URL(request.url);
   const page = Math.min(Math.max(Number(url.searchParams.get("page")) || 1, 1), EXPLORE_MAX_PAGE);
+  // Creator pages are part of explore: closed with it, before anything is read.
+  if (!siteOf(context).explore) throw data(null, { status: 404 });
   const creator = await creatorOf(context, params.handle);
-  const { i18n, seo, site } = pageMeta(context, request, ["explore"], (t, site) => ({
+  const { i18n, seo } = pageMeta(context, request, ["explore"], (t, site) => ({
     title: t("explore:creator.metaTitle", { name: creator.name, handle: creator.handle }),
     description:
       creator.bio ??
@@ -74,7 +76,6 @@ export async function loader({ context, request, params }: Route.LoaderArgs) {
       },
     ],
   }));
-  if (!site.explore) throw data(null, { status: 404 });
   const viewerId = session.viewer?.id ?? null;
   const works = await listCreatorWorks({ db: runtime.database.db, creatorId: creator.id, viewerId, page });
   return data(

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { generation, generationLike, user } from "#server/db/schema/index.ts";
-import { shownPublicly } from "./shown-publicly.ts";
+import { generation, user } from "#server/db/schema/index.ts";
+import { likedBy, shownPublicly } from "./shown-publicly.ts";
 
 /** What a result's public page adds to the result itself: its place among the public ones. */
 export interface PublicResult {
@@ -38,9 +38,7 @@ export async function getPublicResult(options: {
       handle: user.handle,
       name: user.name,
       remixOf: sql<{ id: string; prompt: string } | null>`${source}`,
-      liked: options.viewerId
-        ? sql<boolean>`exists (select 1 from ${generationLike} l where l.generation_id = ${generation.id} and l.user_id = ${options.viewerId})`
-        : sql<boolean>`false`,
+      liked: likedBy(options.viewerId),
     })
     .from(generation)
     .innerJoin(user, eq(user.id, generation.userId))

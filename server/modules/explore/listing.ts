@@ -1,9 +1,9 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
-import { asset, generation, generationLike, user } from "#server/db/schema/index.ts";
+import { asset, generation, user } from "#server/db/schema/index.ts";
 import { mediaColumns, mediaView } from "#server/modules/generation/get-generation.ts";
 import type { GenerationKind, GenerationTool } from "#common/generation.ts";
-import { firstOutput, shownPublicly } from "./shown-publicly.ts";
+import { firstOutput, likedBy, shownPublicly } from "./shown-publicly.ts";
 
 /** A public result as explore's grid shows it. */
 export interface ExploreItem {
@@ -52,9 +52,7 @@ export function listingColumns(viewerId: string | null) {
     createdAt: generation.createdAt,
     handle: user.handle,
     name: user.name,
-    liked: viewerId
-      ? sql<boolean>`exists (select 1 from ${generationLike} l where l.generation_id = ${generation.id} and l.user_id = ${viewerId})`
-      : sql<boolean>`false`,
+    liked: likedBy(viewerId),
     asset: mediaColumns,
   };
 }

@@ -1,4 +1,4 @@
-import { and, eq, sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
@@ -28,7 +28,7 @@ export async function setFeatured(options: {
     await tx
       .update(generation)
       .set({ featuredAt: options.featured ? sql`now()` : null })
-      .where(and(eq(generation.id, row.id)));
+      .where(eq(generation.id, row.id));
     await recordAdminAction(tx, options.actor, {
       action: options.featured ? "generations.feature" : "generations.unfeature",
       targetType: "generation",

@@ -3,7 +3,7 @@ import type { Db } from "#server/db/client.ts";
 import { generation, generationLike } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
 import { rowsOf } from "#server/db/rows-of.ts";
-import { shownPublicly } from "./shown-publicly.ts";
+import { likedBy, shownPublicly } from "./shown-publicly.ts";
 
 /**
  * Likes a public result or takes the like back, for one account. Each is one statement: the like row and the count
@@ -43,7 +43,7 @@ export async function setLike(options: {
     .select({
       likes: generation.likeCount,
       shown: sql<boolean>`${shownPublicly}`,
-      liked: sql<boolean>`exists (select 1 from ${generationLike} l where l.generation_id = ${generation.id} and l.user_id = ${userId})`,
+      liked: likedBy(userId),
     })
     .from(generation)
     .where(eq(generation.id, generationId));

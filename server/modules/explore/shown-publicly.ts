@@ -1,5 +1,5 @@
 import { and, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
-import { asset, generation } from "#server/db/schema/index.ts";
+import { asset, generation, generationLike } from "#server/db/schema/index.ts";
 
 /**
  * What the public may see: a result its owner made public, that succeeded, that no administrator hid and that no
@@ -15,3 +15,9 @@ export const shownPublicly: SQL = and(
 
 /** Joins a result's first output (the still or video a listing shows). */
 export const firstOutput = sql`${asset.id} = (select a.id from ${asset} a where a.generation_id = ${generation.id} and a.role = 'output' order by a.position limit 1)`;
+
+/** Whether the account liked the result of the row being read (false for a signed-out visitor). */
+export const likedBy = (userId: string | null): SQL<boolean> =>
+  userId
+    ? sql<boolean>`exists (select 1 from ${generationLike} l where l.generation_id = ${generation.id} and l.user_id = ${userId})`
+    : sql<boolean>`false`;
