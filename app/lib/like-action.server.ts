@@ -17,12 +17,13 @@ export interface LikeOutcome {
 export async function likeFromForm(context: Ctx, request: Request, form: FormData) {
   const intent = form.get("intent");
   if (intent !== "like" && intent !== "unlike") return null;
-  const { viewer, db } = requireViewer(context, request);
+  const { viewer, runtime } = requireViewer(context, request);
   const id = form.get("id");
   if (typeof id !== "string" || !isUuid(id)) throw data(null, { status: 404 });
   try {
+    // A like may lose its last moments in a crash, together with its count (decision 051): the counters' pool.
     const outcome = await setLike({
-      db,
+      db: runtime.database.counters,
       generationId: id,
       userId: viewer.id,
       liked: intent === "like",

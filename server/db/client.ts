@@ -19,7 +19,7 @@ export type Db = PgDatabase<PgQueryResultHKT, Schema>;
 interface Common {
   db: Db;
   /**
-   * For counters that may lose their last moments in a crash (API keys' use and rate-limit windows), never for
+   * For counters that may lose their last moments in a crash (API keys' use, rate-limit windows, likes), never for
    * money or jobs: on PostgreSQL its connections commit without waiting for the write-ahead log to reach the disk
    * (`synchronous_commit = off`), which measured several times faster for 50 callers on one key's row. A crash can
    * forget the last fraction of a second of counts; nothing else is weaker. The embedded database has one

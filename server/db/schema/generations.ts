@@ -8,6 +8,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  smallint,
   text,
   timestamp,
   uniqueIndex,
@@ -110,17 +111,22 @@ export const generation = pgTable(
     remixOfId: uuid("remix_of_id").references((): AnyPgColumn => generation.id, { onDelete: "set null" }),
     /** The prompt's language (one of the ten locales) as detected when it was submitted; null when unsure. */
     promptLang: text("prompt_lang"),
-    /** Likes it has (one per account, `generation_like`), kept in the like's transaction. */
-    likeCount: integer("like_count").notNull().default(0),
+    /**
+     * Its likes on a doubling scale for the trending order: the whole part of log2 of `like_tally.likes` (0 for none
+     * or one). It changes only when the likes cross a power of two, so a like rarely rewrites this wide, much indexed
+     * row: the exact count lives in `like_tally`.
+     */
+    likeRank: smallint("like_rank").notNull().default(0),
     /** Remixes made of it, counted when each is submitted. */
     remixCount: integer("remix_count").notNull().default(0),
     /** When an administrator featured it (on the home page and at the top of explore); null when not featured. */
     featuredAt: timestamp("featured_at", { withTimezone: true }),
     /**
-     * Explore's "trending" order: likes on a log scale plus the creation time (`atelier_hot`, ten times the likes
-     * make up for 12.5 hours of age), so no job has to recompute it as time passes.
+     * Explore's "trending" order: likes on a log scale plus the creation time (`atelier_hot`: each doubling of the
+     * likes makes up for 3.8 hours of age, ten times the likes for 12.5 hours), so no job has to recompute it as time
+     * passes.
      */
-    hot: doublePrecision("hot").generatedAlwaysAs(sql`atelier_hot(like_count, created_at)`),
+    hot: doublePrecision("hot").generatedAlwaysAs(sql`atelier_hot(like_rank, created_at)`),
     /** The prompt for explore's search: stemmed in its language, word for word, and CJK text as characters and pairs. */
     search: tsvector("search").generatedAlwaysAs(sql`atelier_prompt_search(prompt_lang, prompt)`),
   },
@@ -173,8 +179,11 @@ export const generation = pgTable(
     index("generation_public_user_idx")
       .on(t.userId, t.createdAt.desc())
       .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
+    // Written straight into the index (no pending list that every search would read through): results are made far
+    // less often than they are searched.
     index("generation_public_search_idx")
       .using("gin", t.search)
+      .with({ fastupdate: false })
       .where(sql`${t.visibility} = 'public' and ${t.status} = 'succeeded'`),
     index("generation_featured_idx")
       .on(t.featuredAt.desc())

@@ -1,5 +1,5 @@
 import { and, eq, isNull, ne, or, sql, type SQL } from "drizzle-orm";
-import { asset, generation, generationLike } from "#server/db/schema/index.ts";
+import { asset, generation, generationLike, likeTally } from "#server/db/schema/index.ts";
 
 /**
  * What the public may see: a result its owner made public, that succeeded, that no administrator hid and that no
@@ -21,3 +21,7 @@ export const likedBy = (userId: string | null): SQL<boolean> =>
   userId
     ? sql<boolean>`exists (select 1 from ${generationLike} l where l.generation_id = ${generation.id} and l.user_id = ${userId})`
     : sql<boolean>`false`;
+
+/** A result's likes (`like_tally`; 0 when it has none), for the result of the row being read. */
+export const likesOf = (id: SQL | typeof generation.id): SQL<number> =>
+  sql<number>`coalesce((select t.likes from ${likeTally} t where t.generation_id = ${id}), 0)`;
