@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DATABASE_URL } from "#tests/support/server.ts";
 import { openApp } from "#tests/support/in-process.ts";
 import { insertUser } from "#tests/support/backends.ts";
-import { generation } from "#server/db/schema/index.ts";
+import { generation, likeTally } from "#server/db/schema/index.ts";
 import { listExplore } from "#server/modules/explore/list-explore.ts";
 import { listFeatured } from "#server/modules/explore/list-featured.ts";
 import { setLike } from "#server/modules/explore/set-like.ts";
@@ -24,8 +24,19 @@ describe(`explore on ${backend}`, () => {
   let cookie: string;
   const ids: Record<string, string> = {};
   const db = () => app.runtime.database.db;
-  const list = (query: Partial<ExploreQuery> = {}, locale: Locale = "en", viewerId: string | null = null) =>
-    listExplore({ db: db(), query: { ...readExploreQuery(new URLSearchParams()), ...query }, locale, viewerId });
+  const list = (
+    query: Partial<ExploreQuery> = {},
+    locale: Locale = "en",
+    viewerId: string | null = null,
+    fewMatches?: number,
+  ) =>
+    listExplore({
+      db: db(),
+      query: { ...readExploreQuery(new URLSearchParams()), ...query },
+      locale,
+      viewerId,
+      fewMatches,
+    });
   const listed = async (query: Partial<ExploreQuery> = {}, locale: Locale = "en") =>
     (await list(query, locale)).items.map((i) => i.id);
 
@@ -92,6 +103,18 @@ describe(`explore on ${backend}`, () => {
     expect(await listed({ q: "private" })).toEqual([]);
   });
 
+  it("orders and pages a search's matches as the listing does, whether they are few or many", async () => {
+    const q = "cat or city or Katzen or 猫";
+    for (const sort of ["newest", "trending", "remixed"] as const) {
+      const all = await listed({ sort });
+      for (const fewMatches of [1000, 1]) {
+        const found = await list({ q, sort }, "en", null, fewMatches);
+        expect(found.items.map((i) => i.id)).toEqual(all);
+        expect(await list({ q, sort, page: 2 }, "en", null, fewMatches)).toEqual({ items: [], hasMore: false });
+      }
+    }
+  });
+
   it("counts 200 likes by 200 accounts at once exactly, once each, undoable", async () => {
     const users = await Promise.all(Array.from({ length: 200 }, (_, i) => insertUser(db(), `Fan ${i}`)));
     const results = await Promise.all(
@@ -99,7 +122,8 @@ describe(`explore on ${backend}`, () => {
     );
     expect(results.every((r) => r.liked)).toBe(true);
     const count = async () =>
-      (await db().select({ n: generation.likeCount }).from(generation).where(eq(generation.id, ids.cat!)))[0]!.n;
+      (await db().select({ n: likeTally.likes }).from(likeTally).where(eq(likeTally.generationId, ids.cat!)))[0]?.n ??
+      0;
     expect(await count()).toBe(200);
     // The same like again, and 50 of them at once, count once.
     await Promise.all(
@@ -120,6 +144,15 @@ describe(`explore on ${backend}`, () => {
     // The viewer sees their own like.
     const mine = (await list({ sort: "newest" }, "en", users[1]!)).items.find((i) => i.id === ids.cat);
     expect(mine).toMatchObject({ liked: true, likes: 199 });
+    // The trending rank follows the count on a doubling scale, also with 72 unlikes at once (199 → 127).
+    const rank = async () =>
+      (await db().select({ r: generation.likeRank }).from(generation).where(eq(generation.id, ids.cat!)))[0]!.r;
+    expect(await rank()).toBe(7);
+    await Promise.all(
+      users.slice(1, 73).map((userId) => setLike({ db: db(), generationId: ids.cat!, userId, liked: false })),
+    );
+    expect(await count()).toBe(127);
+    expect(await rank()).toBe(6);
   });
 
   it("puts a liked result first in trending and keeps private ones unlikeable", async () => {
