@@ -29,8 +29,10 @@ const percentile = (sorted, p) =>
 const round = (n, d = 2) => (n === null ? null : Math.round(n * 10 ** d) / 10 ** d);
 
 /**
- * Prompts made of words in seven languages (each row one language, its words drawn at random), so a search finds
- * from a handful to tens of thousands of rows, as on a real site.
+ * Prompts in seven languages (each row one language): half their words from a short list of common ones (found in
+ * tens of thousands of rows), half from a long tail of 20,000 made-up words per language drawn on a log scale, as
+ * real prompts' vocabulary goes (`bench_tail_word`: a few words in thousands of rows, most in a handful). So the
+ * searches below find from none to tens of thousands of rows, and PostgreSQL's statistics see a real long tail.
  */
 const WORDS = {
   en: "lighthouse storm cat moon forest city neon portrait river mountain dragon garden ocean robot castle desert rain night sunset watercolor".split(
@@ -61,13 +63,38 @@ const QUERIES = [
   ["zh", "猫"],
   ["zh", "灯塔"],
   ["ja", "ロボット"],
+  // Long-tail words: in about 10,000 rows, about 2,800 and about 100 (`bench_tail_word` 5, 20 and 500).
+  ["en", "venkaka"],
+  ["en", "kaloka"],
+  ["en", "kavenlo"],
   ["en", "zeppelin"],
 ];
 
-/** `ROWS` public results (one account, one output each) straight in SQL, in batches. */
+const SYLLABLES = {
+  latin: "ka lo mi ser ta ven dor lu pa ri so te na gel bo fi mar qu zu ul".split(" "),
+  cyrillic: "ка ло ми сер та вен дор лу па ри со те на гел бо фи мар ку зу ул".split(" "),
+};
+
+/** Word `i` of a language's long tail: three syllables (a fourth past 8,000), or two CJK characters. */
+const TAIL_WORD = `
+  create function bench_tail_word(lang text, i int) returns text language sql immutable as $$
+    select case
+      when lang in ('zh', 'ja') then chr(19968 + (i * 7919) % 20000) || chr(19968 + (i * 104729) % 20000)
+      else (select s[1 + i % 20] || s[1 + (i / 20) % 20] || s[1 + (i / 400) % 20]
+        || case when i >= 8000 then s[1 + (i / 8000) % 4] else '' end
+        from (select case when lang = 'ru' then array['${SYLLABLES.cyrillic.join("','")}']
+          else array['${SYLLABLES.latin.join("','")}'] end as s) syllables)
+    end
+  $$`;
+
+/**
+ * `ROWS` public results (one account, one output each) straight in SQL, in batches, with their likes (a few results
+ * with many, most with few or none) in `like_tally` and their rank on the result.
+ */
 async function seed(db) {
   const owner = randomUUID();
   await db.insert(user).values({ id: owner, name: "Bench", email: `${owner}@bench.invalid`, emailVerified: true });
+  await db.execute(sql.raw(TAIL_WORD));
   const langs = Object.keys(WORDS);
   const arrays = langs.map((l) => `array[${WORDS[l].map((w) => `'${w}'`).join(",")}]`);
   const batch = 100_000;
@@ -75,28 +102,35 @@ async function seed(db) {
     const n = Math.min(batch, ROWS - from);
     await db.execute(
       sql.raw(`
-      with made as (
-        insert into generation (user_id, kind, tool, model_id, prompt, prompt_lang, params, status, credits_held,
-          visibility, timeout_seconds, created_at, finished_at, like_count)
-        select '${owner}', 'image', 'text-to-image', 'demo-image', p.prompt, p.lang, '{"aspectRatio":"1:1","count":1}',
-          'succeeded', 0, 'public', 60, now() - make_interval(secs => i * 30), now() - make_interval(secs => i * 30),
-          (random() * random() * 200)::int
+      with made as materialized (
+        select gen_random_uuid() as id, i, p.prompt, p.lang, (random() * random() * 200)::int as likes
         from generate_series(${from + 1}, ${from + n}) i
         cross join lateral (
-          select l.lang, array_to_string(array(select w[1 + floor(random() * array_length(w, 1))::int]
+          select l.lang, array_to_string(array(
+            select case when random() < 0.5 then w[1 + floor(random() * array_length(w, 1))::int]
+              else bench_tail_word(l.lang, floor(exp(random() * ln(20000)))::int) end
             from generate_series(1, 6 + (i % 5)) k), case when l.lang in ('zh', 'ja') then '' else ' ' end) as prompt
           from (select (array['${langs.join("','")}'])[1 + (i % ${langs.length})] as lang) l
           cross join lateral (select case l.lang ${langs.map((l, j) => `when '${l}' then ${arrays[j]}`).join(" ")} end as w) words
         ) p
-        returning id, user_id
-      )
+      ),
+      results as (
+        insert into generation (id, user_id, kind, tool, model_id, prompt, prompt_lang, params, status, credits_held,
+          visibility, timeout_seconds, created_at, finished_at, like_rank)
+        select id, '${owner}', 'image', 'text-to-image', 'demo-image', prompt, lang, '{"aspectRatio":"1:1","count":1}',
+          'succeeded', 0, 'public', 60, now() - make_interval(secs => i * 30), now() - make_interval(secs => i * 30),
+          atelier_like_rank(likes)
+        from made
+      ),
+      tallies as (insert into like_tally (generation_id, likes) select id, likes from made where likes > 0)
       insert into asset (user_id, generation_id, role, kind, mime_type, width, height, size_bytes, checksum, storage_key, thumb_key)
-      select user_id, id, 'output', 'image', 'image/png', 512, 512, 1000, 'x', 'bench/' || id, 'bench/' || id || '.webp'
+      select '${owner}', id, 'output', 'image', 'image/png', 512, 512, 1000, 'x', 'bench/' || id, 'bench/' || id || '.webp'
       from made`),
     );
   }
   await db.execute(sql`analyze generation`);
   await db.execute(sql`analyze asset`);
+  await db.execute(sql`analyze like_tally`);
 }
 
 async function timeQueries(db) {
@@ -175,7 +209,8 @@ try {
       const t0 = performance.now();
       await seed(handle.db);
       const seedSeconds = round((performance.now() - t0) / 1000, 1);
-      report.postgres = { seedSeconds, ...(await timeQueries(handle.db)), likes: await timeLikes(handle.db) };
+      // Likes go through the counters' pool, as the pages send them.
+      report.postgres = { seedSeconds, ...(await timeQueries(handle.db)), likes: await timeLikes(handle.counters) };
     } finally {
       await handle.close();
     }

@@ -418,6 +418,8 @@ async function benchAtelier({ databaseUrl, browser }) {
     API_ACCOUNT_RATE_LIMIT_PER_MINUTE: "1000000",
     // Every page load comes from this one address, thousands a second: the flood guard is counted, never reached
     PAGE_RATE_LIMIT_PER_MINUTE: "1000000",
+    // The account makes a page of public results for explore's figures (one credit each)
+    SIGNUP_BONUS_CREDITS: "100",
     // The shutdown measured here is the stop itself; the pre-stop delay is measured with a balancer (rolling restart)
     SHUTDOWN_DELAY_SECONDS: "0",
   };
@@ -473,6 +475,12 @@ async function benchAtelier({ databaseUrl, browser }) {
       await measure(`${base}/dashboard/home`, { durationSeconds: LOAD.warmupSeconds, headers: signedIn });
       result.dashboard = await measure(`${base}/dashboard/home`, { headers: signedIn });
       captured.dashboard = (await describePage(`${base}/dashboard/home`, signedIn)).html;
+      // Explore with a page of public results: signed out from the page cache, signed in rendered each time.
+      await publishResults(base, api, EXPLORE_RESULTS);
+      await measure(`${base}/explore`, { durationSeconds: LOAD.warmupSeconds });
+      result.explore = { cached: await measure(`${base}/explore`) };
+      await measure(`${base}/explore`, { durationSeconds: LOAD.warmupSeconds, headers: signedIn });
+      result.explore.signedIn = await measure(`${base}/explore`, { headers: signedIn });
       const headers = { authorization: `Bearer ${api.key}` };
       const poll = `${base}/api/v1/generations/${api.generationId}`;
       await measure(poll, { durationSeconds: LOAD.warmupSeconds, headers });
@@ -565,10 +573,45 @@ async function benchFloor(captured) {
  * An account with an API key and one finished image, made the way a developer would: sign up, confirm from the
  * outbox, sign in, create a key on the internal API, create an image on the public one.
  */
+/** Public results made for explore's figures: a page of them. */
+const EXPLORE_RESULTS = 24;
+
+/** `count` images made through the API and made public from the account's session, one after the other. */
+async function publishResults(base, api, count) {
+  const auth = { Authorization: `Bearer ${api.key}`, "Content-Type": "application/json" };
+  for (let i = 0; i < count; i++) {
+    const made = await fetch(`${base}/api/v1/images`, {
+      method: "POST",
+      headers: auth,
+      body: JSON.stringify({ model: "demo-image", prompt: `A benchmark lighthouse at dusk, study ${i + 1}` }),
+    });
+    if (made.status !== 201) throw new Error(`creating an image answered ${made.status}`);
+    const { id } = await made.json();
+    await finished(base, auth, id);
+    const shared = await fetch(`${base}/api/generations/${id}`, {
+      method: "PATCH",
+      headers: { ...samePage(base), Cookie: api.cookie, "Content-Type": "application/json" },
+      body: JSON.stringify({ visibility: "public" }),
+    });
+    if (shared.status !== 200) throw new Error(`making an image public answered ${shared.status}`);
+  }
+}
+
+/** Waits for a generation to succeed (a minute at most). */
+async function finished(base, auth, id) {
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    const g = await (await fetch(`${base}/api/v1/generations/${id}`, { headers: auth })).json();
+    if (g.status === "succeeded") return;
+    if (g.status !== "queued" && g.status !== "processing") throw new Error(`the image ${g.status}`);
+    if (performance.now() > deadline) throw new Error("the image did not finish");
+    await sleep(100);
+  }
+}
+
 async function prepareApi(base, dataDir) {
   const page = samePage(base);
   const cookie = await signUp(base, dataDir);
-  const deadline = performance.now() + 60_000;
   const created = await fetch(`${base}/api/keys`, {
     method: "POST",
     headers: { ...page, Cookie: cookie, "Content-Type": "application/json" },
@@ -584,13 +627,7 @@ async function prepareApi(base, dataDir) {
   });
   if (image.status !== 201) throw new Error(`creating an image answered ${image.status}`);
   const { id: generationId } = await image.json();
-  for (;;) {
-    const g = await (await fetch(`${base}/api/v1/generations/${generationId}`, { headers: auth })).json();
-    if (g.status === "succeeded") break;
-    if (g.status !== "queued" && g.status !== "processing") throw new Error(`the image ${g.status}`);
-    if (performance.now() > deadline) throw new Error("the image did not finish");
-    await sleep(100);
-  }
+  await finished(base, auth, generationId);
   return { key, generationId, cookie };
 }
 
@@ -664,6 +701,8 @@ function printTable(report) {
         row(`  ${path} from the cache`, a.pages[path].cached, r.pages[path].cached, v.cachedPages?.[path]),
       ]),
       row("  /dashboard/home", a.dashboard, r.dashboard, v.dashboard),
+      row("  /explore from the cache", a.explore?.cached, r.explore?.cached, v.exploreCached),
+      row("  /explore signed in", a.explore?.signedIn, r.explore?.signedIn, v.exploreSignedIn),
       row("  API status poll", a.apiGeneration, r.apiGeneration, v.apiPoll),
       `  memory (VmRSS)          before load ${a.memoryBeforeLoad.rssMiB} MiB, after ${a.memoryAfterLoad.rssMiB} MiB, peak ${a.memoryAfterLoad.peakRssMiB} MiB${mark(v.memory)}`,
       `  shutdown (SIGTERM)      ${a.shutdown.ms} ms, exit code ${a.shutdown.exitCode}${a.shutdown.forcedKill ? " (had to SIGKILL)" : ""}`,
@@ -920,6 +959,7 @@ function ratiosOf(a, plain) {
       Object.entries(a.pages).map(([path, m]) => [path, { uncached: r(m.uncached), cached: r(m.cached) }]),
     ),
     dashboard: r(a.dashboard),
+    explore: { cached: r(a.explore?.cached), signedIn: r(a.explore?.signedIn) },
     apiGeneration: r(a.apiGeneration),
   };
 }
@@ -942,6 +982,9 @@ function verdictsOf(a, r, postgres) {
       ]),
     ),
     dashboard: clean(a.dashboard) && r.dashboard >= BUDGETS.dashboard.minRatio,
+    // Explore: from the cache as any public page, rendered for a signed-in visitor as the dashboard.
+    exploreCached: clean(a.explore?.cached) && r.explore.cached >= BUDGETS.cachedPage.minRatio,
+    exploreSignedIn: clean(a.explore?.signedIn) && r.explore.signedIn >= BUDGETS.dashboard.minRatio,
     apiPoll: postgres ? clean(a.apiGeneration) && r.apiGeneration >= BUDGETS.apiPoll.minRatioPostgres : null,
     healthz: clean(a.healthz) && r.healthz >= BUDGETS.healthz.minRatio,
     homeHtml: a.homePage.bytes <= BUDGETS.homeHtml.maxBytes,
