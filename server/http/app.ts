@@ -198,7 +198,7 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   const ready = runtimeReady(state);
   const values = docValuesOf(site, env);
   const results = resultSitemaps({ site, ready, perFile: env.SITEMAP_RESULTS_PER_FILE });
-  const described = siteFiles({ site, values, moreSitemaps: () => results.entries(state.runtime?.database.db) });
+  const described = siteFiles({ site, values, moreSitemaps: () => results.entries(state.runtime) });
   app.route("/", described.routes);
   app.route("/", results.routes);
   // Each public page's picture for link previews, drawn from its title: also without the database.

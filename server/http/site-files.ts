@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { Hono, type Context } from "hono";
 import type { SiteConfig } from "#config/site.ts";
 import type { AppEnv } from "#server/http/request-context.ts";
@@ -199,7 +200,9 @@ export function siteFiles(options: {
     })
     .get("/sitemap.xml", async (c) => {
       const more = (await options.moreSitemaps?.().catch(() => [])) ?? [];
-      return send(c, `index:${more.length}`, xml, () => sitemapIndex(site, publicPages(), more));
+      // Kept per set of sitemaps: the same number of files can name other ones (results' and creators').
+      const key = createHash("sha1").update(more.join("\n")).digest("base64url");
+      return send(c, `index:${key}`, xml, () => sitemapIndex(site, publicPages(), more));
     })
     .get("/:locale{[a-z]{2}}/sitemap.xml", (c, next) => {
       const locale = c.req.param("locale");

@@ -4,7 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_DATABASE_URL } from "#tests/support/server.ts";
 import { openApp } from "#tests/support/in-process.ts";
 import { expectSchemaValid } from "#tests/support/sitemaps.ts";
-import { generation } from "#server/db/schema/index.ts";
+import { generation, user } from "#server/db/schema/index.ts";
+import { updateSettings } from "#server/modules/settings/update-settings.ts";
 import { hideGeneration } from "#server/modules/generation/moderate-generation.ts";
 import { CLI_ACTOR } from "#server/modules/audit/record-admin-action.ts";
 import { LOCALES } from "#common/locales.ts";
@@ -54,6 +55,10 @@ describe(`the results' sitemaps on ${backend}`, () => {
         await app.call("PATCH", `/api/generations/${made.id}`, { cookie, body: { visibility: "public" } });
       ids.push(made.id);
     }
+    // A creator with a handle and public works; another with a handle and nothing public.
+    await app.runtime.database.db.update(user).set({ handle: "mapper" }).where(eq(user.email, "mapped@example.com"));
+    await app.signedIn("quiet@example.com");
+    await app.runtime.database.db.update(user).set({ handle: "quiet" }).where(eq(user.email, "quiet@example.com"));
     // One hidden by an administrator, one flagged by a check: neither is listed.
     await hideGeneration({ db: app.runtime.database.db, id: ids[2]!, reason: "test", actor: CLI_ACTOR });
     await app.runtime.database.db.update(generation).set({ review: "flagged" }).where(eq(generation.id, ids[3]!));
@@ -81,5 +86,26 @@ describe(`the results' sitemaps on ${backend}`, () => {
     await app.call("PATCH", `/api/generations/${ids[4]}`, { cookie, body: { visibility: "public" } });
     const second = (await xml("/en/sitemap-results-2.xml", "sitemap.xsd")).urlset.url;
     expect(second.map((u) => u.loc)).toEqual([`${app.origin}/share/${ids[4]}`]);
+  });
+
+  it("lists creators with public works while explore is open, and none once it is closed", async () => {
+    const creators = LOCALES.map((l) => `${app.origin}/${l}/sitemap-creators-1.xml`);
+    const index = async () => (await xml("/sitemap.xml", "siteindex.xsd")).sitemapindex.sitemap.map((s) => s.loc);
+    expect((await index()).filter((loc) => loc.includes("sitemap-creators"))).toEqual(creators);
+    const ja = (await xml("/ja/sitemap-creators-1.xml", "sitemap.xsd")).urlset.url;
+    expect(ja.map((u) => u.loc)).toEqual([`${app.origin}/ja/u/mapper`]);
+    expect(ja[0]!["xhtml:link"].find((l) => l["@hreflang"] === "x-default")?.["@href"]).toBe(`${app.origin}/u/mapper`);
+    await updateSettings({
+      db: app.runtime.database.db,
+      defaults: app.runtime.settings.defaults,
+      section: "explore",
+      value: { enabled: false },
+      actor: CLI_ACTOR,
+    });
+    await app.runtime.settings.refresh();
+    expect((await app.call("GET", "/ja/sitemap-creators-1.xml")).status).toBe(404);
+    expect((await index()).some((loc) => loc.includes("sitemap-creators"))).toBe(false);
+    // The results' pages stay listed: they are not part of explore.
+    expect((await index()).some((loc) => loc.includes("sitemap-results"))).toBe(true);
   });
 });
