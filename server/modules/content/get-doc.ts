@@ -4,7 +4,7 @@ import { markdownCollection, type MarkdownPage } from "./markdown.ts";
 /** The documentation pages written in Markdown, in the order the docs index lists them. */
 /** The documentation's pages, by who reads them: people making things, developers, and operators. */
 export const DOC_GROUPS = {
-  creators: ["getting-started", "credits", "images", "videos", "chat", "provenance", "content-checks"],
+  creators: ["getting-started", "credits", "images", "videos", "chat", "explore", "provenance", "content-checks"],
   developers: ["api-keys", "api", "openai", "webhooks"],
   operators: ["self-hosting", "configuration", "models", "comfyui", "billing", "operator-duties"],
 } as const;
