@@ -35,7 +35,8 @@ const like = preparedPerDatabase((db) => {
             createdAt: sql<Date>`now()`.as("created_at"),
           })
           .from(generation)
-          .where(and(eq(generation.id, sql.placeholder("id")), shownPublicly)),
+          .where(and(eq(generation.id, sql.placeholder("id")), shownPublicly))
+          .for("key share"),
       )
       .onConflictDoNothing()
       .returning({ generationId: generationLike.generationId }),
@@ -53,12 +54,19 @@ const like = preparedPerDatabase((db) => {
 
 /** A like taken back and uncounted in one statement: nothing when the account had not liked it. */
 const unlike = preparedPerDatabase((db) => {
+  const target = db.$with("target").as(
+    db
+      .select({ id: generation.id })
+      .from(generation)
+      .where(eq(generation.id, sql.placeholder("id")))
+      .for("key share"),
+  );
   const removed = db.$with("removed").as(
     db
       .delete(generationLike)
       .where(
         and(
-          eq(generationLike.generationId, sql.placeholder("id")),
+          eq(generationLike.generationId, sql`(select ${target.id} from ${target})`),
           eq(generationLike.userId, sql.placeholder("userId")),
         ),
       )
@@ -73,14 +81,20 @@ const unlike = preparedPerDatabase((db) => {
       .returning({ generationId: likeTally.generationId, likes: likeTally.likes }),
   );
   const ranked = followRank(db, tallied);
-  return db.with(removed, tallied, ranked).select({ likes: tallied.likes }).from(tallied).prepare("atelier_unlike");
+  return db
+    .with(target, removed, tallied, ranked)
+    .select({ likes: tallied.likes })
+    .from(tallied)
+    .prepare("atelier_unlike");
 });
 
 /**
  * Likes a public result or takes the like back, for one account. Each is one prepared statement: the like row, its
  * count (`like_tally`, whose row lock orders concurrent likes, so any number at once count exactly) and, when the
- * count crosses a power of two, the result's trending rank; the same like sent twice counts once. A result no
- * longer public can be unliked, not liked; unknown: `not_found`.
+ * count crosses a power of two, the result's trending rank; the same like sent twice counts once. Each first takes
+ * the result's row with `for key share` (which no update of the result waits for, only its deletion), so the locks
+ * come in one order (result, tally, result) and a like cannot deadlock with the result's deletion, which takes the
+ * result before its likes and tally. A result no longer public can be unliked, not liked; unknown: `not_found`.
  */
 export async function setLike(options: {
   db: Db;
