@@ -10,8 +10,11 @@ import type { Runtime } from "#server/runtime.ts";
 import { DEFAULT_LOCALE, LOCALES, LOCALE_TAGS, isLocale, localizedUrl, type Locale } from "#common/locales.ts";
 import { escapeHtml } from "#common/html.ts";
 
-/** How long the number of result sitemaps is kept before it is counted again. */
+/** How long the number of sitemap files is kept before it is counted again. */
 const COUNT_TTL_MS = 10 * 60 * 1000;
+
+type Paged = { db: Db; file: number; perFile: number };
+type Page = { path: string; updatedAt: Date };
 
 /**
  * The two kinds of paged sitemaps: results' pages (`/share/{id}`) and creators' pages (`/u/{handle}`, only while
@@ -19,25 +22,24 @@ const COUNT_TTL_MS = 10 * 60 * 1000;
  */
 const KINDS = {
   results: {
-    path: (page: { id: string }) => `/share/${page.id}`,
-    list: listSitemapResults as (o: { db: Db; file: number; perFile: number }) => Promise<Listed[]>,
+    pages: async (o: Paged): Promise<Page[]> =>
+      (await listSitemapResults(o)).map((r) => ({ path: `/share/${r.id}`, updatedAt: r.updatedAt })),
     count: countResultSitemaps,
     open: () => true,
   },
   creators: {
-    path: (page: { handle: string }) => `/u/${page.handle}`,
-    list: listSitemapCreators as (o: { db: Db; file: number; perFile: number }) => Promise<Listed[]>,
+    pages: async (o: Paged): Promise<Page[]> =>
+      (await listSitemapCreators(o)).map((c) => ({ path: `/u/${c.handle}`, updatedAt: c.updatedAt })),
     count: countCreatorSitemaps,
     open: (runtime: Runtime) => runtime.settings.current().explore.enabled,
   },
 } as const;
 type Kind = keyof typeof KINDS;
-type Listed = { id: string; handle: string; updatedAt: Date };
 
 const fileName = (kind: Kind, file: number) => `sitemap-${kind}-${file}.xml`;
 
 /** One sitemap of pages in one locale: each page, when it last changed, and its address in every language. */
-function pagesSitemap(site: SiteConfig, locale: Locale, paths: { path: string; updatedAt: Date }[]): string {
+function pagesSitemap(site: SiteConfig, locale: Locale, paths: Page[]): string {
   const url = (path: string, l: Locale) => escapeHtml(localizedUrl(site.url, path, l));
   const urls = paths.map(({ path, updatedAt }) =>
     [
@@ -82,10 +84,9 @@ export function resultSitemaps(options: { site: SiteConfig; ready: MiddlewareHan
       const [, name, number] = /^sitemap-(results|creators)-(\d+)/.exec(c.req.param("file"))!;
       const kind = KINDS[name as Kind];
       if (!kind.open(c.var.runtime)) return c.text("Not found", 404);
-      const listed = await kind.list({ db: c.var.runtime.database.db, file: Number(number), perFile });
-      if (listed.length === 0) return c.text("Not found", 404);
-      const paths = listed.map((page) => ({ path: kind.path(page), updatedAt: page.updatedAt }));
-      return c.body(pagesSitemap(site, locale, paths), 200, {
+      const pages = await kind.pages({ db: c.var.runtime.database.db, file: Number(number), perFile });
+      if (pages.length === 0) return c.text("Not found", 404);
+      return c.body(pagesSitemap(site, locale, pages), 200, {
         "Content-Type": "application/xml; charset=utf-8",
         "Cache-Control": "public, max-age=3600",
       });

@@ -2,7 +2,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { follow, generation, user } from "#server/db/schema/index.ts";
 import { normalizeHandle } from "#common/explore.ts";
-import { likesOf, shownPublicly } from "./shown-publicly.ts";
+import { likeCount, shownPublicly } from "./shown-publicly.ts";
 
 /** A creator as their page shows them. */
 export interface Creator {
@@ -35,7 +35,7 @@ export async function getCreator(options: {
   const [figures] = await options.db
     .select({
       works: sql<number>`count(*)::int`,
-      likes: sql<number>`coalesce(sum(${likesOf(generation.id)}), 0)::int`,
+      likes: sql<number>`coalesce(sum(${likeCount}), 0)::int`,
       followers: sql<number>`(select count(*)::int from ${follow} f where f.creator_id = ${account.id})`,
       followed: options.viewerId
         ? sql<boolean>`exists (select 1 from ${follow} f where f.creator_id = ${account.id} and f.follower_id = ${options.viewerId})`

@@ -1,7 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "#server/db/client.ts";
 import { generation, user } from "#server/db/schema/index.ts";
-import { likedBy, likesOf, shownPublicly } from "./shown-publicly.ts";
+import { likedBy, likeCount, shownPublicly } from "./shown-publicly.ts";
 
 /** What a result's public page adds to the result itself: its place among the public ones. */
 export interface PublicResult {
@@ -32,7 +32,7 @@ export async function getPublicResult(options: {
   const [row] = await options.db
     .select({
       promptLang: generation.promptLang,
-      likes: likesOf(generation.id),
+      likes: likeCount,
       remixes: generation.remixCount,
       createdAt: generation.createdAt,
       handle: user.handle,

@@ -4,13 +4,9 @@ import { generation, user } from "#server/db/schema/index.ts";
 import { shownPublicly } from "./shown-publicly.ts";
 import { RESULTS_PER_SITEMAP } from "./list-sitemap-results.ts";
 
-/** Creators with a page worth listing: a handle and at least one work shown publicly. */
-const listedCreators = (db: Db) =>
-  db
-    .select({ handle: user.handle, updatedAt: max(generation.updatedAt) })
-    .from(user)
-    .innerJoin(generation, and(eq(generation.userId, user.id), shownPublicly))
-    .where(isNotNull(user.handle));
+/** Creators with a page worth listing: a handle (where) and at least one work shown publicly (joined). */
+const hasHandle = isNotNull(user.handle);
+const publicWorks = and(eq(generation.userId, user.id), shownPublicly);
 
 /**
  * One sitemap file's creator pages (`file` from 1, as many a file as results), the earliest accounts first; each
@@ -22,7 +18,11 @@ export async function listSitemapCreators(options: {
   perFile?: number;
 }): Promise<{ handle: string; updatedAt: Date }[]> {
   const perFile = options.perFile ?? RESULTS_PER_SITEMAP;
-  const rows = await listedCreators(options.db)
+  const rows = await options.db
+    .select({ handle: user.handle, updatedAt: max(generation.updatedAt) })
+    .from(user)
+    .innerJoin(generation, publicWorks)
+    .where(hasHandle)
     .groupBy(user.id)
     .orderBy(asc(user.createdAt), asc(user.id))
     .limit(perFile)
@@ -35,7 +35,7 @@ export async function countCreatorSitemaps(options: { db: Db; perFile?: number }
   const [row] = await options.db
     .select({ n: countDistinct(user.id) })
     .from(user)
-    .innerJoin(generation, and(eq(generation.userId, user.id), shownPublicly))
-    .where(isNotNull(user.handle));
+    .innerJoin(generation, publicWorks)
+    .where(hasHandle);
   return Math.ceil((row?.n ?? 0) / (options.perFile ?? RESULTS_PER_SITEMAP));
 }

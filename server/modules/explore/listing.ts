@@ -3,7 +3,7 @@ import type { Db } from "#server/db/client.ts";
 import { asset, generation, user } from "#server/db/schema/index.ts";
 import { mediaColumns, mediaView } from "#server/modules/generation/get-generation.ts";
 import type { GenerationKind, GenerationTool } from "#common/generation.ts";
-import { firstOutput, likedBy, likesOf, shownPublicly } from "./shown-publicly.ts";
+import { firstOutput, likedBy, likeCount, shownPublicly } from "./shown-publicly.ts";
 
 /** A public result as explore's grid shows it. */
 export interface ExploreItem {
@@ -46,7 +46,7 @@ export function listingColumns(viewerId: string | null) {
     prompt: generation.prompt,
     promptLang: generation.promptLang,
     modelId: generation.modelId,
-    likes: likesOf(generation.id),
+    likes: likeCount,
     remixes: generation.remixCount,
     featuredAt: generation.featuredAt,
     createdAt: generation.createdAt,

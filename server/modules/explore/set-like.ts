@@ -4,7 +4,7 @@ import type { Db } from "#server/db/client.ts";
 import { preparedPerDatabase } from "#server/db/prepared.ts";
 import { generation, generationLike, likeTally } from "#server/db/schema/index.ts";
 import { AppError } from "#server/errors.ts";
-import { likedBy, likesOf, shownPublicly } from "./shown-publicly.ts";
+import { likedBy, likeCount, shownPublicly } from "./shown-publicly.ts";
 
 /**
  * The result's rank follows its new count (`generation.like_rank`), written only when it changes: when the likes
@@ -108,7 +108,7 @@ export async function setLike(options: {
   // Nothing changed: liked already, not liked, or not a result one may like.
   const [current] = await db
     .select({
-      likes: likesOf(generation.id),
+      likes: likeCount,
       shown: sql<boolean>`${shownPublicly}`,
       liked: likedBy(userId),
     })

@@ -22,6 +22,5 @@ export const likedBy = (userId: string | null): SQL<boolean> =>
     ? sql<boolean>`exists (select 1 from ${generationLike} l where l.generation_id = ${generation.id} and l.user_id = ${userId})`
     : sql<boolean>`false`;
 
-/** A result's likes (`like_tally`; 0 when it has none), for the result of the row being read. */
-export const likesOf = (id: SQL | typeof generation.id): SQL<number> =>
-  sql<number>`coalesce((select t.likes from ${likeTally} t where t.generation_id = ${id}), 0)`;
+/** The likes of the result of the row being read (`like_tally`; 0 when it has none). */
+export const likeCount: SQL<number> = sql<number>`coalesce((select t.likes from ${likeTally} t where t.generation_id = ${generation.id}), 0)`;
