@@ -94,7 +94,7 @@ describe("a model added by id in the console, then used in the studio, in Chromi
       .toBe("succeeded");
     await page.getByRole("button", { name: text("en", "admin", "models.enable") }).click();
     await expect
-      .poll(() => page.locator("[data-test-card] [data-state]").getAttribute("data-state"), { timeout: 10_000 })
+      .poll(() => page.locator("[data-test-card] [data-state]").getAttribute("data-state"), { timeout: 30_000 })
       .toBe("on");
     await page.close();
   }

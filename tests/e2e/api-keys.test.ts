@@ -48,7 +48,7 @@ describe("API keys in Chromium", () => {
     page
       .locator(".ant-message-notice", { hasText: new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}$`) })
       .first()
-      .waitFor({ timeout: 10_000 });
+      .waitFor({ timeout: 30_000 });
   const call = (secret: string, path = "/api/v1/credits") =>
     fetch(`${server.url}${path}`, { headers: { Authorization: `Bearer ${secret}` } });
 

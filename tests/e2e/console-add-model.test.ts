@@ -131,7 +131,7 @@ describe("adding a model by its id in the console", () => {
     await proposal.locator("input[name=id]").fill("demo-image");
     await proposal.getByRole("button", { name: text("en", "admin", "modelAdd.submit") }).click();
     await expect
-      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .poll(() => notice(page).textContent(), { timeout: 30_000 })
       .toBe(say("catalog.refused.existsField", { field: "id" }));
     // Nothing typed is lost.
     expect(await proposal.locator("input[name='price.credits']").inputValue()).toBe("2");
@@ -174,7 +174,7 @@ describe("adding a model by its id in the console", () => {
 
     await page.getByRole("button", { name: text("en", "admin", "models.enable") }).click();
     await expect
-      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .poll(() => notice(page).textContent(), { timeout: 30_000 })
       .toBe(say("models.enabled", { model: "FLUX.1 [dev]" }));
     expect(await offered("console-flux-dev")).toBe(true);
     await page.close();
@@ -188,7 +188,7 @@ describe("adding a model by its id in the console", () => {
     await page.locator("select[name='mult.1.setting']").selectOption("resolution");
     await page.locator("input[name='mult.1.value']").fill("2K");
     await page.getByRole("button", { name: text("en", "admin", "model.save") }).click();
-    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(say("modelEditor.errors.factor"));
+    await expect.poll(() => notice(page).textContent(), { timeout: 30_000 }).toBe(say("modelEditor.errors.factor"));
     const unchanged = await (await get("/user/admin/models/console-flux-dev", chief)).text();
     expect(unchanged).not.toContain('value="2K"');
 
@@ -197,7 +197,7 @@ describe("adding a model by its id in the console", () => {
     await page.locator("[data-parameter='acceleration'] input[name$='.drop']").check();
     await page.getByRole("button", { name: text("en", "admin", "model.save") }).click();
     await expect
-      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .poll(() => notice(page).textContent(), { timeout: 30_000 })
       .toBe(say("model.saved", { model: "FLUX.1 [dev]" }));
     const saved = await (await get("/user/admin/models/console-flux-dev", chief)).text();
     expect(saved).toContain('value="2K"');
@@ -217,7 +217,7 @@ describe("adding a model by its id in the console", () => {
       await hydrated(page, "form[data-model-form]");
       await page.getByRole("button", { name: text("en", "admin", "model.save") }).click();
       await expect
-        .poll(() => notice(page).textContent(), { timeout: 10_000 })
+        .poll(() => notice(page).textContent(), { timeout: 30_000 })
         .toBe(text("en", "admin", "settings.unchanged"));
       await page.close();
     }

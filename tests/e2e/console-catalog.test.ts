@@ -89,7 +89,7 @@ describe("the console's connections and models", () => {
     await form.locator("input[name=allowPrivateNetwork]").check();
     await form.getByRole("button", { name: text("en", "admin", "connections.addSubmit") }).click();
     await expect
-      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .poll(() => notice(page).textContent(), { timeout: 30_000 })
       .toBe(say("connections.added", { name: "Studio fal" }));
     const row = page.locator(".ant-table-row", { has: page.locator("[data-connection='fal-2']") });
     await expect.poll(() => row.locator("[data-key-hint]").textContent()).toBe(`…${LAST4}`);
@@ -127,14 +127,14 @@ describe("the console's connections and models", () => {
     await form.locator("input[name=credits]").fill("2");
     await form.getByRole("button", { name: text("en", "admin", "models.add.submit") }).click();
     await expect
-      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .poll(() => notice(page).textContent(), { timeout: 30_000 })
       .toBe(say("models.added", { model: "Console Schnell", id: "console-schnell" }));
     expect(await studioOffers("console-schnell")).toBe(true);
 
     const row = page.locator(".ant-table-row", { has: page.locator("[data-model='console-schnell']") });
     await row.getByRole("button", { name: text("en", "admin", "models.disable") }).click();
     await expect
-      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .poll(() => notice(page).textContent(), { timeout: 30_000 })
       .toBe(say("models.disabled", { model: "console-schnell" }));
     expect(await studioOffers("console-schnell")).toBe(false);
     await page.close();
@@ -146,12 +146,12 @@ describe("the console's connections and models", () => {
     await hydrated(page, "form[data-model-form]");
     await page.locator("textarea[name='binding.0.options']").fill("[1, 2]");
     await page.getByRole("button", { name: text("en", "admin", "model.save") }).click();
-    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toBe(say("models.errors.options"));
+    await expect.poll(() => notice(page).textContent(), { timeout: 30_000 }).toBe(say("models.errors.options"));
     await page.locator("textarea[name='binding.0.options']").fill("");
     await page.locator("input[name=cover]").fill("ftp://example.com/x.png");
     await page.getByRole("button", { name: text("en", "admin", "model.save") }).click();
     await expect
-      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .poll(() => notice(page).textContent(), { timeout: 30_000 })
       .toBe(say("catalog.refused.invalidField", { field: "cover" }));
     const response = await get("/user/admin/models/demo-image", chief);
     expect(response.status).toBe(200);
@@ -171,7 +171,7 @@ describe("the console's connections and models", () => {
     await hydrated(page, "form[data-model-form]");
     await page.locator("input[name='price.credits']").fill("37");
     await page.getByRole("button", { name: text("en", "admin", "model.save") }).click();
-    await expect.poll(() => notice(page).textContent(), { timeout: 10_000 }).toContain("is saved");
+    await expect.poll(() => notice(page).textContent(), { timeout: 30_000 }).toContain("is saved");
     await expect.poll(priceOf, { timeout: 15_000 }).toBe("37");
     await page.close();
   });
@@ -232,7 +232,7 @@ describe("the console's connections and models", () => {
     await hydrated(page, ".admin-provider-picks");
     await page.getByRole("button", { name: text("en", "admin", "connections.remove") }).click();
     await expect
-      .poll(() => notice(page).textContent(), { timeout: 10_000 })
+      .poll(() => notice(page).textContent(), { timeout: 30_000 })
       .toBe(say("connections.removed", { name: "Wrong key" }));
     await expect.poll(() => page.locator("[data-connection='fal-3']").count()).toBe(0);
     await page.close();

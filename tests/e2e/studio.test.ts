@@ -229,9 +229,9 @@ describe("the image studio in Chromium, on the offline models", () => {
       await page.locator(".studio-submit:not([aria-busy])").waitFor();
       await page.click(".studio-submit");
       // (The answer may take more than the poll's default second on a loaded machine.)
-      await expect.poll(() => page.locator(".gen-card").count(), { timeout: 10_000 }).toBeGreaterThan(Math.min(i, 3));
+      await expect.poll(() => page.locator(".gen-card").count(), { timeout: 30_000 }).toBeGreaterThan(Math.min(i, 3));
     }
-    await expect.poll(() => balance(page).textContent(), { timeout: 10_000 }).toBe("0");
+    await expect.poll(() => balance(page).textContent(), { timeout: 30_000 }).toBe("0");
     await page.fill("#studio-prompt", "Un prompt que no se pierde");
     await expect(page.locator(".studio-cost-short a").getAttribute("href")).resolves.toBe("/es/pricing");
     await page.click(".studio-submit");
@@ -426,9 +426,9 @@ describe("a slow provider in the image studio", () => {
         if (!(await timeout.isVisible())) throw error;
       });
     };
-    await unlessTimedOut(() => task.locator(".ant-switch").click({ timeout: 10_000 }));
-    await unlessTimedOut(() => task.getByRole("button", { name: t("video.checkNow") }).click({ timeout: 10_000 }));
-    await unlessTimedOut(() => task.locator(".ant-switch").click({ timeout: 10_000 }));
+    await unlessTimedOut(() => task.locator(".ant-switch").click({ timeout: 30_000 }));
+    await unlessTimedOut(() => task.getByRole("button", { name: t("video.checkNow") }).click({ timeout: 30_000 }));
+    await unlessTimedOut(() => task.locator(".ant-switch").click({ timeout: 30_000 }));
     // Five seconds later the page stops checking and says so; checking again goes on to the end.
     await expect(timeout.locator(".ant-alert-title").textContent()).resolves.toBe(
       text("ko", "messages", "msg.generation.queryTimeout"),

@@ -231,7 +231,7 @@ describe("subscribing to a plan in Chromium", () => {
       "§",
     )[1]!;
     await expect
-      .poll(() => refusal.locator(".ant-alert-description").textContent(), { timeout: 10_000 })
+      .poll(() => refusal.locator(".ant-alert-description").textContent(), { timeout: 30_000 })
       .toContain(said);
     const link = refusal.getByRole("link", { name: text("fr", "studio", "form.seePlans") });
     expect(await link.getAttribute("href")).toBe("/fr/pricing");
