@@ -53,6 +53,13 @@ const schema = z.object({
    * from the page cache, assets, health checks and metrics are not counted. Behind a proxy, set CLIENT_IP_HEADER.
    */
   PAGE_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).max(1_000_000).default(600),
+  /**
+   * Pages rendered and API calls this process works at once (0: no bound); the next ones wait their turn for at most
+   * MAX_QUEUE_MS, and those whose turn would come later are refused with 503 and `Retry-After` (load shedding).
+   */
+  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(24),
+  /** The longest a request waits for its turn under MAX_CONCURRENT_REQUESTS before it is refused. */
+  MAX_QUEUE_MS: z.coerce.number().int().min(1).max(60_000).default(400),
   /** Memory the cache of public pages for signed-out visitors may hold (0 turns it off). */
   PAGE_CACHE_MAX_BYTES: z.coerce
     .number()

@@ -20,6 +20,12 @@ export interface StartOptions {
   devMiddleware?: Middleware;
 }
 
+/** The address to open in a browser on this machine: `localhost` for a server listening on every interface. */
+function localAddress(host: string, port: number): string {
+  const name = host === "0.0.0.0" || host === "::" ? "localhost" : host.includes(":") ? `[${host}]` : host;
+  return `http://${name}:${port}`;
+}
+
 /** Start-up problems the operator must fix: one plain line on stderr, exit code 1. */
 function fail(logger: Logger, message: string): never {
   logger.flush?.();
@@ -153,6 +159,11 @@ export async function start(options: StartOptions = {}) {
     await adminSocket?.close();
     return;
   }
-  logger.info({ database: runtime.database.kind, worker: env.WORKER }, "ready");
+  const url = localAddress(env.HOST, port);
+  logger.info({ database: runtime.database.kind, worker: env.WORKER, url }, "ready");
+  // The line a person starting the server waits for, plain (the log above is for machines): on stderr, beside the
+  // start-up's other plain lines, so that stdout stays one JSON object per line.
+  const site = runtime.env.SITE_URL?.replace(/\/$/, "");
+  process.stderr.write(`Atelier is ready at ${url}${site && site !== url ? ` (public address ${site})` : ""}\n`);
   return { server, state, port };
 }

@@ -240,3 +240,35 @@ export function registerPageCacheSize(source: () => { pages: number; bytes: numb
     },
   });
 }
+
+const requestsShed = new Counter({
+  name: "http_requests_shed_total",
+  help: "Requests refused with 503 because the process was working as many as it may and their turn would come too late",
+  registers: [registry],
+});
+
+export function recordShed(): void {
+  requestsShed.inc();
+}
+
+/** How many requests the admission bound is working and holding back, read when /metrics is scraped. */
+export function registerAdmission(source: () => { inProgress: number; waiting: number }): void {
+  registry.removeSingleMetric("http_requests_in_progress");
+  registry.removeSingleMetric("http_requests_waiting");
+  new Gauge({
+    name: "http_requests_in_progress",
+    help: "Requests under the admission bound being worked now (pages rendered, API calls)",
+    registers: [registry],
+    collect() {
+      this.set(source().inProgress);
+    },
+  });
+  new Gauge({
+    name: "http_requests_waiting",
+    help: "Requests waiting for their turn under the admission bound",
+    registers: [registry],
+    collect() {
+      this.set(source().waiting);
+    },
+  });
+}

@@ -1,7 +1,7 @@
 import { readdirSync } from "node:fs";
 import { STATUS_TTL_MS, getSystemStatus } from "#server/modules/status/system-status.ts";
 import { join } from "node:path";
-import { Hono, type MiddlewareHandler } from "hono";
+import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { getCookie } from "hono/cookie";
 import { bodyLimit } from "hono/body-limit";
 import { serveStatic } from "@hono/node-server/serve-static";
@@ -18,7 +18,7 @@ import { antdThemeOverride } from "#app/styles/antd-stylesheet.ts";
 import type { Env } from "#server/env.ts";
 import type { BuildInfo } from "#server/build-info.ts";
 import { CLIENT_BUILD_DIR } from "#server/paths.ts";
-import { registerPageCacheSize, registry } from "#server/metrics.ts";
+import { recordShed, registerAdmission, registerPageCacheSize, registry } from "#server/metrics.ts";
 import { bearerCheck } from "#server/http/bearer-check.ts";
 import { PAGE_VARY, PageCache } from "#server/http/page-cache.ts";
 import { resultSitemaps } from "#server/http/result-sitemaps.ts";
@@ -33,7 +33,8 @@ import { localeCookie } from "#server/http/cookies.ts";
 import { rootLocale } from "#server/http/locale.ts";
 import { authHeaders, authRoutes, sameOriginWrites, sessionOf } from "#server/http/auth.ts";
 import { requestContext, type AppEnv } from "#server/http/request-context.ts";
-import { runtimeReady } from "#server/http/runtime-gate.ts";
+import { runtimeReady, type RuntimeEnv } from "#server/http/runtime-gate.ts";
+import type { Runtime } from "#server/runtime.ts";
 import { drainConnections } from "#server/http/drain.ts";
 import { readiness } from "#server/http/readiness.ts";
 import type { ServerState } from "#server/http/state.ts";
@@ -47,6 +48,8 @@ import { checkoutOrigins } from "#server/modules/payments/stripe-client.ts";
 import { FILES_PREFIX, isStorageKey } from "#server/storage/storage.ts";
 import { mediaRoutes, sendStored } from "#server/http/media.ts";
 import { PageFloodGuard, tooManyPages } from "#server/http/page-flood.ts";
+import { Admission, admit, BUSY_RETRY_AFTER_SECONDS } from "#server/http/admission.ts";
+import { shortPage } from "#server/http/short-page.ts";
 import { DEFAULT_LOCALE, LOCALE_COOKIE, isLocale, localeOfPath, localizePath } from "#common/locales.ts";
 import { docValuesOf } from "#server/modules/content/get-doc.ts";
 
@@ -219,12 +222,22 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
   });
   app.route("/media", mediaRoutes(state));
 
-  app.all("/api/auth/*", ready, authRoutes);
+  // Pages rendered and API calls take turns (MAX_CONCURRENT_REQUESTS); past the process's capacity the rest are
+  // refused early with 503. A generation's status poll and a chat's stream are answered whatever the load: they are
+  // cheap, and what a person waiting for a result depends on.
+  const admission =
+    env.MAX_CONCURRENT_REQUESTS > 0
+      ? new Admission({ maxConcurrent: env.MAX_CONCURRENT_REQUESTS, maxWaitMs: env.MAX_QUEUE_MS })
+      : undefined;
+  if (admission) registerAdmission(() => admission);
+  const apiTurn = admit<AppEnv>(admission, { exempt: (c) => c.req.method === "GET" && UNGATED_API.test(c.req.path) });
+  app.all("/api/auth/*", ready, apiTurn, authRoutes);
   const internal = internalApi(state);
   app.use("/api/*", async (c, next) => {
     if (c.req.path.startsWith("/api/v1/") || c.req.path.startsWith("/api/auth/")) return next();
     return sameOriginWrites(site.url)(c, next);
   });
+  app.use("/api/*", apiTurn);
   app.route(
     "/api/v1",
     publicApi(state, {
@@ -265,6 +278,11 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
       const deadline = Date.now() + 60_000;
       while (!state.closed && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       return c.json({ held: true });
+    });
+    // For the load-shedding tests: an API call that keeps its turn for `ms` milliseconds (at most ten seconds).
+    app.get("/api/__test/slow", async (c) => {
+      await new Promise((r) => setTimeout(r, Math.min(10_000, Number(c.req.query("ms")) || 0)));
+      return c.json({ slow: true });
     });
   }
 
@@ -349,6 +367,26 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     // Only what is rendered for this request counts: a page from memory costs next to nothing.
     const retryAfter = flood.take(c.get("clientIp"));
     if (retryAfter) return tooManyPages(c, retryAfter, publicSiteFor(runtime.settings.current()));
+    const turn = admission?.enter();
+    if (turn !== undefined && turn !== true && !(await turn)) {
+      recordShed();
+      c.set("expectedFailure", true);
+      const busy = { status: 503 as const, messageKey: "error.busy", retryAfter: BUSY_RETRY_AFTER_SECONDS };
+      return shortPage(c, { ...busy, site: publicSiteFor(runtime.settings.current()) });
+    }
+    try {
+      return await renderPage(c, runtime, extra, cacheKey);
+    } finally {
+      admission?.leave();
+    }
+  });
+
+  const renderPage = async (
+    c: Context<RuntimeEnv>,
+    runtime: Runtime,
+    extra: Headers,
+    cacheKey: string | null,
+  ): Promise<Response> => {
     const session = await sessionOf(c);
     const context = new RouterContextProvider();
     context.set(serverContext, {
@@ -380,10 +418,13 @@ export function createApp(options: AppOptions): Hono<AppEnv> {
     }
     response.headers.set("Vary", mergeVary(response.headers.get("Vary"), PAGE_VARY));
     return cacheKey ? pages.offer(c, cacheKey, response, nonceFor(c)) : response;
-  });
+  };
 
   return app;
 }
+
+/** API reads answered outside the admission bound: a generation's status (both APIs) and a chat answer's stream. */
+const UNGATED_API = /^\/api\/(?:v1\/)?generations\/[^/]+$|^\/api\/chat\/messages\/[^/]+\/stream$/;
 
 /** URL paths of the files in the client build outside `assets/` (those are matched by their prefix). */
 function listPublicFiles(dir: string): Set<string> {
