@@ -57,7 +57,7 @@ const schema = z.object({
    * Pages rendered and API calls this process works at once (0: no bound); the next ones wait their turn for at most
    * MAX_QUEUE_MS, and those whose turn would come later are refused with 503 and `Retry-After` (load shedding).
    */
-  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(24),
+  MAX_CONCURRENT_REQUESTS: z.coerce.number().int().min(0).max(100_000).default(8),
   /** The longest a request waits for its turn under MAX_CONCURRENT_REQUESTS before it is refused. */
   MAX_QUEUE_MS: z.coerce.number().int().min(1).max(60_000).default(400),
   /** Memory the cache of public pages for signed-out visitors may hold (0 turns it off). */
