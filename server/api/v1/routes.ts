@@ -31,6 +31,9 @@ const COMMON_ERRORS = {
     "No key, an unknown or deleted key (`invalid_api_key`), or a deactivated one (`api_key_inactive`).",
   ),
   429: errorDocument("Too many requests for this key or its account (`rate_limited`); wait `Retry-After` seconds."),
+  503: errorDocument(
+    "The server is starting, stopping or busy (`service_unavailable`): nothing was done; send the same request again after `Retry-After` seconds (a write with the same `Idempotency-Key`).",
+  ),
 } as const;
 const WRITE_ERRORS = {
   ...COMMON_ERRORS,
