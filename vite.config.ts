@@ -1,6 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { reactRouter } from "@react-router/dev/vite";
 import { defineConfig, type Plugin } from "vite";
@@ -110,13 +111,20 @@ function precompress(): Plugin {
         }
       };
       walk(server ? join(options.dir, "..", "client") : options.dir);
-      await Promise.all(
-        files.map(async (path) => {
+      // A few files at a time: brotli at its best quality holds a large window per file, and starting every file at
+      // once held them all (hundreds of MB on top of the build's own memory); the zlib threads are as busy either way.
+      let next = 0;
+      const compressOne = async () => {
+        while (next < files.length) {
+          const path = files[next++]!;
           const body = readFileSync(path);
           const [b, g] = await Promise.all([encode(body, "br", "best"), encode(body, "gzip", "best")]);
           if (b.length < body.length) writeFileSync(`${path}.br`, b);
           if (g.length < body.length) writeFileSync(`${path}.gz`, g);
-        }),
+        }
+      };
+      await Promise.all(
+        Array.from({ length: Math.min(files.length, Math.max(2, availableParallelism())) }, compressOne),
       );
     },
   };
@@ -139,7 +147,14 @@ const PUBLIC_SHELL = new RegExp(
 
 // The server build holds the whole server, not only the React Router app: one bundle, one copy of every module.
 export default defineConfig({
-  build: { target: "es2022" },
+  build: {
+    target: "es2022",
+    // The chunks past Vite's 500 kB are the API reference's and the chat's Markdown and maths, each loaded only on the
+    // page that shows it: not a warning a person starting the server should read.
+    chunkSizeWarningLimit: 1024,
+    // Rolldown's report of slow plugins is for profiling the build, not for every start.
+    rolldownOptions: { checks: { pluginTimings: false } },
+  },
   // Ant Design's package entry for Node loads every component (about 17 MB of heap); bundled from its ES modules,
   // the server holds only the components the pages use.
   ssr: { noExternal: ["antd", "@ant-design/icons", /^@rc-component\//] },
