@@ -12,7 +12,6 @@
 //
 // Run on the embedded database, then on PostgreSQL when one can be had. Needs the build (bench/run.mjs makes it).
 // Prints one JSON object on stdout.
-import { spawn } from "node:child_process";
 import http from "node:http";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -23,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { samePage, signUp } from "./account.mjs";
 import { benchDatabase, sparePort } from "./postgres.mjs";
+import { startWeb } from "./web.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
@@ -38,10 +38,6 @@ const busyText = (locale) => JSON.parse(readFileSync(join(root, "locales", local
 const escapeHtml = (s) =>
   s.replace(/[&<>"']/g, (ch) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[ch]);
 
-const children = new Set();
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
-});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
 const round = (n, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
@@ -53,21 +49,6 @@ const latencies = (list) => {
   const sorted = list.toSorted((a, b) => a - b);
   return { p50: percentile(sorted, 50), p99: percentile(sorted, 99), max: percentile(sorted, 100) };
 };
-
-function startWeb(env) {
-  const child = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.add(child);
-  let output = "";
-  const keep = (d) => (output = (output + d.toString()).slice(-8000));
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-  const exited = new Promise((resolve) => child.once("exit", () => resolve(children.delete(child))));
-  return { child, exited, output: () => output };
-}
 
 function residentMiB(pid) {
   try {

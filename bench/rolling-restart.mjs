@@ -3,18 +3,16 @@
 // load of GET requests runs through it while each process in turn is stopped with SIGTERM, waited for, started again
 // and waited for until the balancer routes to it. Counts every answer, every request cut (the connection failed) and
 // every 5xx. Needs the build (bench/run.mjs makes it). Prints one JSON object on stdout.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import { startBalancer, steadyLoad } from "../tests/support/balancer.ts";
 import { benchDatabase, sparePort } from "./postgres.mjs";
+import { startWeb } from "./web.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
 const SETTINGS = {
   processes: 2,
@@ -28,34 +26,10 @@ const SETTINGS = {
 const READY_MS = 120_000;
 const EXIT_MS = 60_000;
 
-const children = new Set();
 const cleanup = [];
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
-});
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
 
 const round = (n, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
-
-function startWeb(env, port) {
-  const child = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
-    cwd: root,
-    env: { ...env, PORT: String(port), HOST },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.add(child);
-  let output = "";
-  const keep = (d) => (output = (output + d.toString()).slice(-8000));
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-  const exited = new Promise((resolve) =>
-    child.once("exit", (code, signal) => {
-      children.delete(child);
-      resolve(code ?? signal);
-    }),
-  );
-  return { child, exited, output: () => output, url: `http://${HOST}:${port}` };
-}
 
 async function until(what, check, timeoutMs, web) {
   const deadline = performance.now() + timeoutMs;
@@ -87,7 +61,7 @@ async function rollingRestart(databaseUrl) {
   const webs = [];
   // One after the other: the first start migrates the new database.
   for (const port of ports) {
-    const web = startWeb(env, port);
+    const web = startWeb(env, { port, host: HOST });
     await until("a web process to be ready", ready(web.url), READY_MS, web);
     webs.push(web);
   }
@@ -108,7 +82,7 @@ async function rollingRestart(databaseUrl) {
     const code = await Promise.race([old.exited, sleep(EXIT_MS).then(() => "did not exit")]);
     const stopMs = performance.now() - signalled;
     const started = performance.now();
-    const web = startWeb(env, ports[i]);
+    const web = startWeb(env, { port: ports[i], host: HOST });
     webs[i] = web;
     await until("the restarted process to be ready", ready(web.url), READY_MS, web);
     const startToReadyMs = Math.round(performance.now() - started);

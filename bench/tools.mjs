@@ -3,7 +3,6 @@
 // when one can be had, for the API part), with the in-process worker off so that the submitted jobs wait in the
 // queue and nothing else runs beside the requests measured. Needs the build (bench/run.mjs makes it). Prints one
 // JSON object on stdout.
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -17,6 +16,7 @@ import { TOOLS, toolPath } from "../common/tools.ts";
 import { samePage, signUp } from "./account.mjs";
 import { firstLoadJavaScript } from "./browser.mjs";
 import { benchDatabase, sparePort } from "./postgres.mjs";
+import { startWeb } from "./web.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
@@ -34,10 +34,8 @@ const PAGE_ALLOWANCE_KIB = 10;
 const PATH_ALLOWANCE = 1.25;
 const READY_MS = 120_000;
 
-const children = new Set();
 const cleanup = [];
 process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
   for (const step of cleanup.reverse()) step();
 });
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(130));
@@ -123,26 +121,6 @@ function multipart(png, name, purpose) {
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   return { body: Buffer.concat([head, png, tail]), type: `multipart/form-data; boundary=${boundary}` };
-}
-
-function startWeb(env) {
-  const child = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
-    cwd: root,
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  children.add(child);
-  let output = "";
-  const keep = (d) => (output = (output + d.toString()).slice(-8000));
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-  const exited = new Promise((resolve) =>
-    child.once("exit", (code, signal) => {
-      children.delete(child);
-      resolve(code ?? signal);
-    }),
-  );
-  return { child, exited, output: () => output };
 }
 
 async function stopWeb(web) {

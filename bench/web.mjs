@@ -1,0 +1,33 @@
+// Atelier's web process as `npm start` runs it, for the scenarios that measure a whole server: started from the build
+// (scripts/start.mjs), its output kept (the last 8,000 characters) to show when it does not start, and killed with
+// the scenario's process however that ends.
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const running = new Set();
+process.on("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+/** Starts a web process with `env` (and on `port` of `host`, when given). */
+export function startWeb(env, { port, host = "127.0.0.1" } = {}) {
+  const child = spawn(process.execPath, [join(root, "scripts", "start.mjs")], {
+    cwd: root,
+    env: port ? { ...env, PORT: String(port), HOST: host } : env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  let output = "";
+  const keep = (d) => (output = (output + d.toString()).slice(-8000));
+  child.stdout.on("data", keep);
+  child.stderr.on("data", keep);
+  const exited = new Promise((resolve) =>
+    child.once("exit", (code, signal) => {
+      running.delete(child);
+      resolve(code ?? signal);
+    }),
+  );
+  return { child, exited, output: () => output, url: port ? `http://${host}:${port}` : undefined };
+}
