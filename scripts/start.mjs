@@ -23,7 +23,7 @@ if (!existsSync(entry) || isBuildStale(root)) {
       : "Building Atelier again: its sources changed since the last build…\n",
   );
   const started = performance.now();
-  // V8 grows the build's heap far past what it keeps alive: bounded, the build peaked at 1.5 GB instead of 1.86 (the
+  // V8 grows the build's heap far past what it keeps alive: bounded, the build peaked at 1.52 GB instead of 1.79 (the
   // rest is the bundler's own memory), in the same time (docs/PERFORMANCE.md). Flags already given are kept.
   const given = process.env.NODE_OPTIONS ?? "";
   const bounds = ["--max-old-space-size=768", "--max-semi-space-size=8"].filter(
