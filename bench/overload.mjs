@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { samePage, signUp } from "./account.mjs";
 import { benchDatabase, sparePort } from "./postgres.mjs";
-import { startWeb } from "./web.mjs";
+import { startWeb, waitReady } from "./web.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
@@ -158,16 +158,7 @@ async function overload(databaseUrl) {
   else delete env.DATABASE_URL;
   const web = startWeb(env);
   try {
-    const deadline = performance.now() + READY_MS;
-    for (;;) {
-      const ready = await fetch(`${base}/readyz`).then(
-        (r) => r.ok,
-        () => false,
-      );
-      if (ready) break;
-      if (performance.now() > deadline) throw new Error(`did not start\n${web.output()}`);
-      await sleep(100);
-    }
+    await waitReady(base, web, READY_MS);
     const cookie = await signUp(base, dataDir);
     const created = await fetch(`${base}/api/keys`, {
       method: "POST",

@@ -16,7 +16,7 @@ import { TOOLS, toolPath } from "../common/tools.ts";
 import { samePage, signUp } from "./account.mjs";
 import { firstLoadJavaScript } from "./browser.mjs";
 import { benchDatabase, sparePort } from "./postgres.mjs";
-import { startWeb } from "./web.mjs";
+import { startWeb, waitReady } from "./web.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
@@ -129,19 +129,6 @@ async function stopWeb(web) {
     web.child.kill("SIGKILL");
     await web.exited;
   }
-}
-
-async function waitReady(base, web) {
-  const deadline = performance.now() + READY_MS;
-  while (performance.now() < deadline) {
-    if (web.child.exitCode !== null) throw new Error(`Atelier exited before it was ready\n${web.output()}`);
-    const ok = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })
-      .then((r) => r.ok)
-      .catch(() => false);
-    if (ok) return;
-    await sleep(50);
-  }
-  throw new Error(`Atelier was not ready within ${READY_MS} ms\n${web.output()}`);
 }
 
 /** Runs `once` warm-up times untimed and `runs` times timed; a failure ends the series with its reason. */
@@ -349,11 +336,11 @@ async function onDatabase(databaseUrl, images, { pages }) {
   // it, so that the submitted jobs stay queued and the figures are the requests alone, with nothing running beside
   let web = startWeb(env);
   try {
-    await waitReady(base, web);
+    await waitReady(base, web, READY_MS);
     const cookie = await signUp(base, dataDir);
     await stopWeb(web);
     web = startWeb({ ...env, WORKER: "off" });
-    await waitReady(base, web);
+    await waitReady(base, web, READY_MS);
     const api = await measureApi(base, cookie, images);
     const result = { ...api, ...judgeApi(api) };
     if (pages) result.firstLoadJavaScript = await measurePages(base, cookie).catch(failure);

@@ -3,6 +3,8 @@
 // the scenario's process however that ends.
 import { spawn } from "node:child_process";
 import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -30,4 +32,18 @@ export function startWeb(env, { port, host = "127.0.0.1" } = {}) {
     }),
   );
   return { child, exited, output: () => output, url: port ? `http://${host}:${port}` : undefined };
+}
+
+/** Waits until `web` answers 200 on `/readyz` at `base` (at most `timeoutMs`); fails with its output if it exits. */
+export async function waitReady(base, web, timeoutMs = 180_000) {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (web.child.exitCode !== null) throw new Error(`Atelier exited before it was ready\n${web.output()}`);
+    const ok = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5_000) })
+      .then((r) => r.ok)
+      .catch(() => false);
+    if (ok) return;
+    await sleep(50);
+  }
+  throw new Error(`Atelier was not ready within ${timeoutMs} ms\n${web.output()}`);
 }
