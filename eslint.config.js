@@ -24,6 +24,18 @@ export default tseslint.config(
       ...reactHooks.configs.recommended.rules,
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
       "@typescript-eslint/consistent-type-imports": "error",
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "@ant-design/icons",
+              message:
+                "Import the icon from app/components/antd-icons.ts (add it there): the package's index makes the build read all of its icons.",
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -64,6 +64,28 @@ function antdStylesheet(): Plugin {
   };
 }
 
+const SCALAR_MODULE = "virtual:scalar-api-reference";
+
+/**
+ * Scalar's own browser build of its API reference (its package lists no export for it): one prebuilt module and its
+ * chunks, instead of the five thousand source modules of its Vue application for the bundler to read. The server
+ * never draws the interactive reference: its build gets a module that says so, not 4 MB it would never load.
+ */
+function scalarReference(): Plugin {
+  const standalone = join(import.meta.dirname, "node_modules/@scalar/api-reference/dist/browser/standalone.esm.js");
+  return {
+    name: "atelier-scalar-reference",
+    resolveId(id) {
+      if (id !== SCALAR_MODULE) return undefined;
+      return this.environment.config.consumer === "client" ? standalone : `\0${SCALAR_MODULE}`;
+    },
+    load(id) {
+      if (id !== `\0${SCALAR_MODULE}`) return undefined;
+      return `export function createApiReference() { throw new Error("The interactive reference is drawn in the browser."); }`;
+    },
+  };
+}
+
 const SERVER_DIR = join(import.meta.dirname, "server") + "/";
 
 /**
@@ -177,5 +199,5 @@ export default defineConfig({
       },
     },
   },
-  plugins: [reactRouter(), buildInfo(), antdStylesheet(), serverStaysOnServer(), precompress()],
+  plugins: [reactRouter(), buildInfo(), antdStylesheet(), scalarReference(), serverStaysOnServer(), precompress()],
 });

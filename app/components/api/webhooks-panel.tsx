@@ -1,7 +1,13 @@
 import { useState } from "react";
 import { Link, useLocation } from "react-router";
 import { Button, Input, Popconfirm, Space, Table, Tag, Typography } from "antd";
-import { CopyOutlined, EyeInvisibleOutlined, EyeOutlined, ReloadOutlined, SyncOutlined } from "@ant-design/icons";
+import {
+  CopyOutlined,
+  EyeInvisibleOutlined,
+  EyeOutlined,
+  ReloadOutlined,
+  SyncOutlined,
+} from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useToast } from "#app/components/feedback.ts";
 import { RelativeTime } from "#app/components/relative-time.tsx";

@@ -1,5 +1,5 @@
 import { Card } from "antd";
-import { SyncOutlined } from "@ant-design/icons";
+import { SyncOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Form } from "react-router";
 import { Button } from "#app/components/ui/button.tsx";

@@ -1,5 +1,5 @@
 import { Button, Card, Space, Statistic } from "antd";
-import { ShoppingOutlined } from "@ant-design/icons";
+import { ShoppingOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useLocation } from "react-router";
 import { formatDate, formatNumber } from "#common/format.ts";

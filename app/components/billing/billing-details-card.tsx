@@ -1,5 +1,5 @@
 import { Card } from "antd";
-import { IdcardOutlined } from "@ant-design/icons";
+import { IdcardOutlined } from "#app/components/antd-icons.ts";
 import { useMemo } from "react";
 import { useTranslation } from "react-i18next";
 import { Form } from "react-router";

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { Button, Card, Input, Space } from "antd";
-import { GiftOutlined } from "@ant-design/icons";
+import { GiftOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useFetcher } from "react-router";
 import { useToast } from "#app/components/feedback.ts";

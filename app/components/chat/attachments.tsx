@@ -1,6 +1,6 @@
 import { useRef, useState } from "react";
 import { Button, Dropdown, Tooltip } from "antd";
-import { CloseOutlined, PaperClipOutlined } from "@ant-design/icons";
+import { CloseOutlined, PaperClipOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useToast } from "#app/components/feedback.ts";
 import { GalleryPicker, INPUT_TYPES, inputFileProblem } from "#app/components/studio/input-image.tsx";

@@ -14,7 +14,7 @@ import {
   ShareAltOutlined,
   StepForwardOutlined,
   WalletOutlined,
-} from "@ant-design/icons";
+} from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate, useRevalidator } from "react-router";
 import { RedeemCard, type RedeemResult } from "#app/components/billing/redeem-card.tsx";

@@ -9,7 +9,7 @@ import {
   PlusOutlined,
   PushpinOutlined,
   SearchOutlined,
-} from "@ant-design/icons";
+} from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Form, Link, useLocation, useNavigate, useRevalidator } from "react-router";
 import { useToast } from "#app/components/feedback.ts";

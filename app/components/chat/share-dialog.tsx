@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Button, Input, Modal, Space } from "antd";
-import { CopyOutlined } from "@ant-design/icons";
+import { CopyOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useLocation } from "react-router";
 import { useToast } from "#app/components/feedback.ts";

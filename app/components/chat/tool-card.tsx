@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { Alert, Button, Tag } from "antd";
-import { PictureOutlined, VideoCameraOutlined } from "@ant-design/icons";
+import { PictureOutlined, VideoCameraOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import { useToast } from "#app/components/feedback.ts";

@@ -9,7 +9,7 @@ import {
   MessageOutlined,
   PictureOutlined,
   VideoCameraOutlined,
-} from "@ant-design/icons";
+} from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import { LanguageSwitcher } from "#app/components/layout/language-switcher.tsx";

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Alert, Button, Card, Input, Modal, Typography } from "antd";
-import { DeleteOutlined } from "@ant-design/icons";
+import { DeleteOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useFetcher } from "react-router";
 import type { ProfileResult } from "./result.ts";

@@ -1,5 +1,5 @@
 import { Button, Card, Form as AntForm, Input, Space, Typography, Upload } from "antd";
-import { UploadOutlined } from "@ant-design/icons";
+import { UploadOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useFetcher } from "react-router";
 import { useToast } from "#app/components/feedback.ts";

@@ -1,5 +1,5 @@
 import { Button, Card, Typography } from "antd";
-import { LockOutlined } from "@ant-design/icons";
+import { LockOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import { hrefIn } from "#common/locales.ts";

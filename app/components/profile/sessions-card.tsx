@@ -1,5 +1,5 @@
 import { Button, Card, List, Tag, Typography } from "antd";
-import { DesktopOutlined } from "@ant-design/icons";
+import { DesktopOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useFetcher } from "react-router";
 import Bowser from "bowser";

@@ -9,7 +9,7 @@ import {
   EllipsisOutlined,
   PlayCircleOutlined,
   ZoomInOutlined,
-} from "@ant-design/icons";
+} from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate, useRouteLoaderData } from "react-router";
 import type { loader as dashboardLoader } from "#app/routes/dashboard/layout.tsx";

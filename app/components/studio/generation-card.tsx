@@ -5,7 +5,7 @@ import {
   LockOutlined,
   PlayCircleOutlined,
   StopOutlined,
-} from "@ant-design/icons";
+} from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import { isOpen, resultPath, type GenerationView } from "#app/lib/generations.ts";

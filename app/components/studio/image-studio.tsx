@@ -1,7 +1,7 @@
 import { RemixNotice } from "#app/components/studio/remix-notice.tsx";
 import { useMemo, useState, type CSSProperties, type FormEvent, type ReactNode } from "react";
 import { Button, Input, InputNumber, Segmented, Slider, Switch, Tooltip } from "antd";
-import { ThunderboltOutlined, ReloadOutlined } from "@ant-design/icons";
+import { ThunderboltOutlined, ReloadOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { SubmitFooter, useSubmitGeneration } from "#app/components/studio/submit.tsx";
 import { InputImageField, type InputImage } from "#app/components/studio/input-image.tsx";

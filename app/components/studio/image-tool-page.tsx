@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useEffectEvent, useMemo, useRef } from "react";
 import { Button, Empty, Typography } from "antd";
-import { AppstoreOutlined } from "@ant-design/icons";
+import { AppstoreOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useCancelGeneration } from "#app/components/studio/submit.tsx";
 import { Link, useLocation } from "react-router";

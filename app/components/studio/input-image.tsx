@@ -1,6 +1,6 @@
 import { useEffect, useEffectEvent, useRef, useState, type DragEvent } from "react";
 import { Button, Empty, Input, Modal, Space, Spin } from "antd";
-import { CloseOutlined, LinkOutlined, PictureOutlined, UploadOutlined } from "@ant-design/icons";
+import { CloseOutlined, LinkOutlined, PictureOutlined, UploadOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useToast } from "#app/components/feedback.ts";
 import { describeFailure, listGenerations, uploadInputImage, type GenerationView } from "#app/lib/generations.ts";

@@ -1,6 +1,6 @@
 import { Suspense, useRef, useState, type ComponentType } from "react";
 import { Button, Spin } from "antd";
-import { CloseOutlined, UploadOutlined } from "@ant-design/icons";
+import { CloseOutlined, UploadOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useToast } from "#app/components/feedback.ts";
 import { usePageLocale } from "#app/components/studio/parts.tsx";

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Button, Input, InputNumber, Segmented, Select, Slider, Switch } from "antd";
-import { UndoOutlined } from "@ant-design/icons";
+import { UndoOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import type { ModelView } from "#app/lib/generations.ts";
 import { changedSettings, defaultSettings, type SettingValues } from "#app/lib/model-settings.ts";

@@ -1,6 +1,12 @@
 import { useState, type ReactNode } from "react";
 import { Alert, Button, Descriptions, Image, Input, Popconfirm, Space, Switch, Typography } from "antd";
-import { CopyOutlined, DeleteOutlined, DownloadOutlined, RedoOutlined, StopOutlined } from "@ant-design/icons";
+import {
+  CopyOutlined,
+  DeleteOutlined,
+  DownloadOutlined,
+  RedoOutlined,
+  StopOutlined,
+} from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation, useNavigate } from "react-router";
 import { useToast } from "#app/components/feedback.ts";

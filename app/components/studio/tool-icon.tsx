@@ -8,7 +8,7 @@ import {
   ScissorOutlined,
   VideoCameraOutlined,
   ZoomInOutlined,
-} from "@ant-design/icons";
+} from "#app/components/antd-icons.ts";
 import type { GenerationTool } from "#common/tools.ts";
 
 /** Each tool's icon in menus and buttons (a new tool in the table needs one here). */

@@ -1,7 +1,7 @@
 import { RemixNotice } from "#app/components/studio/remix-notice.tsx";
 import { useCallback, useEffect, useMemo, useRef, useState, type FormEvent } from "react";
 import { Alert, App, Button, Empty, Segmented, Switch, Typography } from "antd";
-import { ReloadOutlined, VideoCameraOutlined } from "@ant-design/icons";
+import { ReloadOutlined, VideoCameraOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { useCancelGeneration } from "#app/components/studio/submit.tsx";
 import { SubmitFooter, useSubmitGeneration } from "#app/components/studio/submit.tsx";

@@ -7,7 +7,7 @@ import * as antd from "antd";
 // of the item has none).
 import ErrorList from "antd/lib/form/ErrorList";
 import { FormItemPrefixContext } from "antd/lib/form/context";
-import { ApiOutlined, CheckCircleFilled as AntCheckCircleFilled, MenuOutlined } from "@ant-design/icons";
+import { ApiOutlined, CheckCircleFilled as AntCheckCircleFilled, MenuOutlined } from "#app/components/antd-icons.ts";
 import ApiOutlinedSvg from "@ant-design/icons-svg/es/asn/ApiOutlined";
 import CheckCircleFilledSvg from "@ant-design/icons-svg/es/asn/CheckCircleFilled";
 import MenuOutlinedSvg from "@ant-design/icons-svg/es/asn/MenuOutlined";

@@ -1,6 +1,6 @@
 import { useState } from "react";
 import { Alert, Button, Form, Input, Modal, Popconfirm, Space, Switch, Table, Tag, Typography } from "antd";
-import { CopyOutlined, DeleteOutlined, KeyOutlined, PlusOutlined } from "@ant-design/icons";
+import { CopyOutlined, DeleteOutlined, KeyOutlined, PlusOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/api";

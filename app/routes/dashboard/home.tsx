@@ -1,5 +1,5 @@
 import { Button, Card, Typography } from "antd";
-import { ThunderboltOutlined } from "@ant-design/icons";
+import { ThunderboltOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, useLocation } from "react-router";
 import type { Route } from "./+types/home";

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import { Button, Descriptions, Result, Spin } from "antd";
-import { CloseCircleOutlined, RollbackOutlined } from "@ant-design/icons";
+import { CloseCircleOutlined, RollbackOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { Link, data, useLocation, useRevalidator } from "react-router";
 import type { Route } from "./+types/order";

@@ -1,6 +1,6 @@
 import { Alert, Button, Card, Input, Tag, Typography, type TableColumnsType } from "antd";
 import { MAX_EXPIRY_DAYS } from "#common/plans.ts";
-import { DownloadOutlined } from "@ant-design/icons";
+import { DownloadOutlined } from "#app/components/antd-icons.ts";
 import { useTranslation } from "react-i18next";
 import { data, Form, useNavigation } from "react-router";
 import { z } from "zod";
