@@ -177,9 +177,29 @@ export default defineConfig({
     // Rolldown's report of slow plugins is for profiling the build, not for every start.
     rolldownOptions: { checks: { pluginTimings: false } },
   },
-  // Ant Design's package entry for Node loads every component (about 17 MB of heap); bundled from its ES modules,
-  // the server holds only the components the pages use.
-  ssr: { noExternal: ["antd", "@ant-design/icons", /^@rc-component\//] },
+  ssr: {
+    noExternal: [
+      // Ant Design's package entry for Node loads every component (about 17 MB of heap); bundled from its ES
+      // modules, the server holds only the components the pages use.
+      "antd",
+      "@ant-design/icons",
+      "@ant-design/icons-svg",
+      /^@rc-component\//,
+      // Libraries of many small modules, each found, read and compiled on every start when left to Node: bundled,
+      // a start loads 734 modules instead of 1,635 and imports the server in 1.2 s instead of 2.0 s. Only those
+      // whose every importer is bundled too (one copy of each class in memory); zod stays out for the AI SDK.
+      "kysely",
+      "better-auth",
+      /^@better-auth\//,
+      "drizzle-orm",
+      "hono",
+      /^@hono\//,
+      "jose",
+      "yaml",
+      "semver",
+      "@babel/runtime",
+    ],
+  },
   environments: {
     client: {
       build: {

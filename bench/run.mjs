@@ -77,6 +77,14 @@ const BUDGETS = {
     maxServedP99Ms: 1000,
     note: "bench/overload.mjs: the signed-in dashboard home sent at twice its measured capacity for 60 s; the requests served keep p99 ≤ 1 s, the rest are refused with 503 and Retry-After, /healthz, /readyz, the status poll and webhooks are all answered, and every image accepted meanwhile is made and charged once",
   },
+  footprint: {
+    maxBuildPeakMiB: 1024,
+    maxBuildSeconds: 60,
+    maxOpenPeakMiB: 600,
+    maxReadyMiB: 400,
+    maxRestartReadyzMs: 3000,
+    note: "bench/footprint.mjs: `npm start` from no build and an empty data folder, on the embedded database, measured on its whole process tree: the build's peak and time, opening and migrating the database, ready and under load (10 connections), and a restart to /readyz",
+  },
   adminOverview: {
     maxP50MsPostgres: 250,
     note: "bench/overview.mjs: the console's 90-day overview over 100,000 generations and 10,000 accounts",
@@ -426,6 +434,9 @@ async function benchAtelier({ databaseUrl, browser }) {
     SIGNUP_BONUS_CREDITS: "100",
     // The shutdown measured here is the stop itself; the pre-stop delay is measured with a balancer (rolling restart)
     SHUTDOWN_DELAY_SECONDS: "0",
+    // These rows measure what a request costs at full speed: every connection gets its turn at once (the turns are
+    // still taken and given back). Refusing the excess is measured by the overload scenario, with the default.
+    MAX_CONCURRENT_REQUESTS: String(LOAD.connections + 14),
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
@@ -939,6 +950,32 @@ function overloadRow(r) {
   return `${"overload".padEnd(18)}${one("PGlite", r.pglite)}\n${"".padEnd(18)}${one("PostgreSQL", r.postgres)}${r.withinBudget === false ? "  ✗" : r.withinBudget ? "  ok" : ""}`;
 }
 
+/** bench/footprint.mjs: a newcomer's first start and a restart, on the process tree, against a 1 GiB server. */
+function benchFootprint() {
+  const result = benchScript("footprint.mjs", 900_000);
+  const b = BUDGETS.footprint;
+  const f = result.firstStart;
+  result.withinBudget =
+    typeof f?.peakMiB?.build === "number" && typeof result.restart?.readyzMs === "number"
+      ? {
+          build: f.peakMiB.build <= b.maxBuildPeakMiB && f.buildSeconds <= b.maxBuildSeconds,
+          openAndMigrate: f.peakMiB.openAndMigrate <= b.maxOpenPeakMiB,
+          readyAndLoad: Math.max(f.readyMiB, result.load.peakMiB) <= b.maxReadyMiB,
+          restart: result.restart.readyzMs <= b.maxRestartReadyzMs,
+        }
+      : null;
+  return result;
+}
+
+function footprintRow(r) {
+  const name = "footprint".padEnd(18);
+  const f = r?.firstStart;
+  if (!f?.peakMiB || !r.restart) return `${name}${r?.error?.slice(0, 300) ?? "not measured"}`;
+  const v = r.withinBudget ?? {};
+  const mark = (ok) => (ok ? " ok" : " ✗");
+  return `${name}first start: build ${f.buildSeconds} s peak ${f.peakMiB.build} MiB${mark(v.build)}, open and migrate peak ${f.peakMiB.openAndMigrate} MiB${mark(v.openAndMigrate)}, ready ${f.readyMiB} MiB; load peak ${r.load.peakMiB} MiB, after ${r.load.afterMiB} MiB${mark(v.readyAndLoad)}; restart /readyz ${r.restart.readyzMs} ms${mark(v.restart)} peak ${r.restart.peakMiB} MiB`;
+}
+
 /** Scenarios that can be run alone (`npm run bench -- <name>`): their figures replace theirs in latest.json. */
 const SCENARIOS = {
   "rolling-restart": { key: "rollingRestart", run: benchRollingRestart, row: rollingRow },
@@ -949,6 +986,8 @@ const SCENARIOS = {
   // Measures a module in-process; the server's build plays no part.
   classifier: { key: "classifier", run: benchClassifier, row: classifierRow, build: false },
   overload: { key: "overload", run: benchOverload, row: overloadRow },
+  // Removes the build and makes it again, measured: what a fresh clone's `npm start` does.
+  footprint: { key: "footprint", run: benchFootprint, row: footprintRow, build: false },
 };
 
 async function runOnly(names) {
