@@ -83,7 +83,7 @@ const BUDGETS = {
     maxOpenPeakMiB: 600,
     maxReadyMiB: 400,
     maxRestartReadyzMs: 3000,
-    note: "bench/footprint.mjs: `npm start` from no build and an empty data folder, on the embedded database, measured on its whole process tree: the build's peak and time, opening and migrating the database, ready and under load (10 connections), and a restart to /readyz",
+    note: "bench/footprint.mjs: `npm start` from no build and an empty data folder, on the embedded database, measured on its whole process tree: the build's peak and time, opening and migrating the database, ready and under load (8 connections), and a restart to /readyz",
   },
   adminOverview: {
     maxP50MsPostgres: 250,
