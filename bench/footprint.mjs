@@ -59,10 +59,10 @@ function treeKiB(pid) {
   return total;
 }
 
-/** Samples the tree under `pid`; `mark(name)` starts a new phase, `end()` returns each phase's peak in MiB. */
-function sampler(pid) {
+/** Samples the tree under `pid` from phase `first`; `mark(name)` starts the next, `end()` gives each one's peak in MiB. */
+function sampler(pid, first) {
   const peaks = {};
-  let phase = "start";
+  let phase = first;
   const sample = () => {
     peaks[phase] = Math.max(peaks[phase] ?? 0, treeKiB(pid));
   };
@@ -121,7 +121,7 @@ async function main() {
     rmSync(join(root, "build"), { recursive: true, force: true });
     let started = performance.now();
     let web = startWeb(env, { port, host: HOST });
-    let tree = sampler(web.child.pid);
+    let tree = sampler(web.child.pid, "build");
     let built = null;
     web.child.stderr.on("data", (chunk) => {
       if (built === null && /Built in/.test(chunk.toString())) {
@@ -129,7 +129,6 @@ async function main() {
         tree.mark("open");
       }
     });
-    tree.mark("build");
     await waitReady(base, web, 600_000);
     const ready = performance.now();
     tree.mark("ready");
@@ -150,8 +149,7 @@ async function main() {
 
     // 2. Load
     const cookie = await signUp(base, dataDir);
-    tree = sampler(web.child.pid);
-    tree.mark("load");
+    tree = sampler(web.child.pid, "load");
     result.load = {};
     for (const path of LOAD.paths) {
       const r = await load(`${base}${path}`, cookie);
@@ -167,8 +165,7 @@ async function main() {
     await web.exited;
     started = performance.now();
     web = startWeb(env, { port, host: HOST });
-    tree = sampler(web.child.pid);
-    tree.mark("restart");
+    tree = sampler(web.child.pid, "restart");
     const readyz = await firstOk(`${base}/readyz`, 120_000);
     const home = await firstOk(`${base}/`, 120_000);
     await sleep(3_000);

@@ -436,7 +436,7 @@ async function benchAtelier({ databaseUrl, browser }) {
     SHUTDOWN_DELAY_SECONDS: "0",
     // These rows measure what a request costs at full speed: every connection gets its turn at once (the turns are
     // still taken and given back). Refusing the excess is measured by the overload scenario, with the default.
-    MAX_CONCURRENT_REQUESTS: String(LOAD.connections + 14),
+    MAX_CONCURRENT_REQUESTS: String(LOAD.connections),
   };
   if (databaseUrl) env.DATABASE_URL = databaseUrl;
   else delete env.DATABASE_URL;
