@@ -51,6 +51,15 @@ if (!process.env.ATELIER_TUNED && (!existsSync(entry) || isBuildStale(root))) {
     process.stderr.write("The build failed; see the messages above.\n");
     process.exit(result.status ?? 1);
   }
+  // The embedded database's empty starting point, in a process of its own (scripts/embedded-database.mjs). Without
+  // it a first start still works, as PGlite makes the database itself, with more memory.
+  const template = spawnSync(process.execPath, ["--liftoff-only", `${root}scripts/embedded-database.mjs`], {
+    cwd: root,
+    stdio: [0, 2, 2],
+  });
+  if (template.status !== 0) {
+    process.stderr.write("The embedded database's starting point was not packed; a first start will make it.\n");
+  }
   writeBuildStamp(root);
   process.stderr.write(`Built in ${Math.round((performance.now() - started) / 1000)} s.\n`);
 }

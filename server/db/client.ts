@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT } from "drizzle-orm/pg-core";
@@ -10,6 +11,7 @@ import { acquireDataDirLock, type DataDirLock } from "#server/db/data-dir-lock.t
 import { redactUrl } from "#server/logger.ts";
 import { DatabaseStartError } from "#server/db/errors.ts";
 import { connectionBudget } from "#server/db/connections.ts";
+import { ROOT } from "#server/paths.ts";
 
 export { DatabaseStartError };
 
@@ -76,7 +78,33 @@ function takeTurns(pglite: PGlite): void {
   }) as PGlite["transaction"];
 }
 
-export async function openPglite(dataDir: string, logger: Logger): Promise<PgliteHandle> {
+/**
+ * The empty database the build packed (scripts/embedded-database.mjs) for this version of PGlite, when there is one:
+ * unpacked, it spares a first start PGlite's own way of making a database, a second PostgreSQL and initdb beside the
+ * first (about 300 MB more at its peak, and three times as long). Without a build (development), PGlite makes it.
+ */
+export function embeddedDatabaseTemplate(): string {
+  const { version } = JSON.parse(
+    readFileSync(join(ROOT, "node_modules/@electric-sql/pglite/package.json"), "utf8"),
+  ) as { version: string };
+  return join(ROOT, "build/embedded-database", `pglite-${version}.tar.gz`);
+}
+
+function readTemplate(path: string | null): Buffer | undefined {
+  if (!path) return undefined;
+  try {
+    return readFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+export interface PgliteOptions {
+  /** The tarball a new database is unpacked from; `null` lets PGlite make it. The build's by default. */
+  template?: string | null;
+}
+
+export async function openPglite(dataDir: string, logger: Logger, options: PgliteOptions = {}): Promise<PgliteHandle> {
   const dir = `${dataDir.replace(/\/+$/, "")}/pglite`;
   try {
     mkdirSync(dir, { recursive: true });
@@ -89,10 +117,24 @@ export async function openPglite(dataDir: string, logger: Logger): Promise<Pglit
     // Loaded here: a server on PostgreSQL never needs the embedded database's code in memory.
     const { PGlite } = await import("@electric-sql/pglite");
     const fresh = !existsSync(`${dir}/PG_VERSION`);
-    pglite = await PGlite.create(dir, { postgresqlconf: PGLITE_SETTINGS });
-    // Creating the database leaves the temporary one that made it (about 250 MB of WebAssembly memory) for the
-    // garbage collector, which may not come for a while: collected now, the first start holds what a restart holds.
-    // `gc` is there when scripts/start.mjs started this process.
+    const template = fresh ? readTemplate(options.template ?? embeddedDatabaseTemplate()) : undefined;
+    try {
+      pglite = await PGlite.create(dir, {
+        postgresqlconf: PGLITE_SETTINGS,
+        ...(template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {}),
+      });
+    } catch (error) {
+      if (!template) throw error;
+      // A damaged tarball must not keep the installation from starting: the folder held nothing before, and PGlite
+      // makes the database itself.
+      logger.warn({ err: error }, "the build's empty database could not be unpacked; making one instead");
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      pglite = await PGlite.create(dir, { postgresqlconf: PGLITE_SETTINGS });
+    }
+    // Creating a database without the build's tarball leaves the temporary one that made it (about 250 MB of
+    // WebAssembly memory) for the garbage collector, which may not come for a while: collected now, the first start
+    // holds what a restart holds. `gc` is there when scripts/start.mjs started this process.
     if (fresh) (globalThis as { gc?: () => void }).gc?.();
     takeTurns(pglite);
     await pglite.query("select 1");
