@@ -2,6 +2,7 @@
 // rendered by a React Router application that does nothing else (bench/floor/: no middleware, no translations,
 // no components of its own; Node's `http` in front). What Atelier adds on top of it is Atelier's own cost; the
 // floor itself is what React and React Router ask for that much markup and data.
+import { gzipSync } from "node:zlib";
 import { parse } from "parse5";
 import { UNSAFE_decodeViaTurboStream as decodeViaTurboStream } from "react-router";
 
@@ -14,11 +15,29 @@ function markupOf(node) {
   return [node.tagName, attributes, children.map(markupOf).filter((child) => child !== null)];
 }
 
+/** The hydration data's text as the page carried it (React Router's turbo-stream, in its inline scripts). */
+function hydrationTextOf(html) {
+  return [...html.matchAll(/streamController\.enqueue\(("(?:[^"\\]|\\.)*")\)/g)].map((m) => JSON.parse(m[1])).join("");
+}
+
+/**
+ * What a page weighs for a phone and for the server: the whole document, gzipped as it travels, and the part of it
+ * that is hydration data (which the browser parses again before the page answers).
+ */
+export function pageSizes(html) {
+  const hydration = Buffer.byteLength(hydrationTextOf(html));
+  const bytes = Buffer.byteLength(html);
+  return {
+    htmlBytes: bytes,
+    gzipBytes: gzipSync(html).length,
+    hydrationBytes: hydration,
+    markupBytes: bytes - hydration,
+  };
+}
+
 /** The loader data a page carried for hydration, decoded the way the browser decodes it. */
 async function hydrationDataOf(html) {
-  const text = [...html.matchAll(/streamController\.enqueue\(("(?:[^"\\]|\\.)*")\)/g)]
-    .map((m) => JSON.parse(m[1]))
-    .join("");
+  const text = hydrationTextOf(html);
   if (!text) return {};
   const body = new ReadableStream({
     start(controller) {

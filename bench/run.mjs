@@ -13,7 +13,8 @@ import autocannon from "autocannon";
 import { isBuildStale, writeBuildStamp } from "../scripts/build-stamp.mjs";
 import { samePage, signUp } from "./account.mjs";
 import { firstLoadJavaScript, lighthouseScores } from "./browser.mjs";
-import { capturePage } from "./floor.mjs";
+import { toolPath } from "../common/tools.ts";
+import { capturePage, pageSizes } from "./floor.mjs";
 import { benchDatabase } from "./postgres.mjs";
 
 // Same spelling as scripts/start.mjs computes it (with the trailing slash): the build stamp hashes paths
@@ -39,6 +40,12 @@ const BUDGETS = {
   homeUncached: { minRatio: 0.02, maxP99Ms: 100, note: "home rendered per request, 50 connections, no errors" },
   cachedPage: { minRatio: 0.25, note: "every public page from the page cache" },
   dashboard: { minRatio: 0.01, note: "signed-in dashboard home" },
+  ofFloor: {
+    minDashboard: 0.6,
+    minStudio: 0.6,
+    minHomeSignedIn: 0.8,
+    note: "each signed-in page's rate against its own floor (the same markup and hydration data rendered by bench/floor), 50 connections: the dashboard home and the text-to-image studio ≥ 0.6, the home page signed in ≥ 0.8",
+  },
   apiPoll: { minRatioPostgres: 0.04, note: "GET /api/v1/generations/{id} with a key, on PostgreSQL" },
   healthz: { minRatio: 0.4 },
   firstLoadJavaScript: { maxGzipKiB: 160, note: "every public page" },
@@ -490,6 +497,20 @@ async function benchAtelier({ databaseUrl, browser }) {
       await measure(`${base}/dashboard/home`, { durationSeconds: LOAD.warmupSeconds, headers: signedIn });
       result.dashboard = await measure(`${base}/dashboard/home`, { headers: signedIn });
       captured.dashboard = (await describePage(`${base}/dashboard/home`, signedIn)).html;
+      // The home page as a signed-in visitor sees it (rendered each time: the page cache is for visitors) and a
+      // studio, each against its own floor.
+      await measure(`${base}/`, { durationSeconds: LOAD.warmupSeconds, headers: signedIn });
+      result.homeSignedIn = await measure(`${base}/`, { headers: signedIn });
+      captured.homeSignedIn = (await describePage(`${base}/`, signedIn)).html;
+      const studio = `${base}${toolPath("text-to-image")}`;
+      await measure(studio, { durationSeconds: LOAD.warmupSeconds, headers: signedIn });
+      result.studio = await measure(studio, { headers: signedIn });
+      captured.studio = (await describePage(studio, signedIn)).html;
+      result.sizes = Object.fromEntries(
+        Object.entries(captured)
+          .filter(([, html]) => html)
+          .map(([name, html]) => [name, pageSizes(html)]),
+      );
       // Explore with a page of public results: signed out from the page cache, signed in rendered each time.
       await publishResults(base, api, EXPLORE_RESULTS);
       await measure(`${base}/explore`, { durationSeconds: LOAD.warmupSeconds });
@@ -716,6 +737,17 @@ function printTable(report) {
         row(`  ${path} from the cache`, a.pages[path].cached, r.pages[path].cached, v.cachedPages?.[path]),
       ]),
       row("  /dashboard/home", a.dashboard, r.dashboard, v.dashboard),
+      row("  / signed in", a.homeSignedIn, r.homeSignedIn),
+      row("  text-to-image studio", a.studio, r.studio),
+      ...(r.ofFloor
+        ? [
+            `  ÷ its floor             dashboard ${r.ofFloor.dashboard ?? "–"}${mark(v.ofFloor?.dashboard)}, studio ${r.ofFloor.studio ?? "–"}${mark(v.ofFloor?.studio)}, home signed in ${r.ofFloor.homeSignedIn ?? "–"}${mark(v.ofFloor?.homeSignedIn)}`,
+          ]
+        : []),
+      ...Object.entries(a.sizes ?? {}).map(
+        ([name, z]) =>
+          `  ${pad(`size ${name}`, 24)}HTML ${z.htmlBytes} B (gzip ${z.gzipBytes} B), of which hydration data ${z.hydrationBytes} B`,
+      ),
       row("  /explore from the cache", a.explore?.cached, r.explore?.cached, v.exploreCached),
       row("  /explore signed in", a.explore?.signedIn, r.explore?.signedIn, v.exploreSignedIn),
       row("  API status poll", a.apiGeneration, r.apiGeneration, v.apiPoll),
@@ -736,7 +768,9 @@ function printTable(report) {
     "Framework floor — the same markup and hydration data, React Router and React alone (bench/floor)",
     ...(floor.error ? [`  ${floor.error}`] : []),
     row("  home page", floor.pages?.home, ratios.floor.home),
+    row("  home page signed in", floor.pages?.homeSignedIn, ratios.floor.homeSignedIn),
     row("  dashboard home", floor.pages?.dashboard, ratios.floor.dashboard),
+    row("  text-to-image studio", floor.pages?.studio, ratios.floor.studio),
     `  memory (VmRSS)          after the loads ${floor.memoryAfterLoad?.rssMiB ?? "–"} MiB`,
     "",
     "first-load JavaScript (gzip, KiB)",
@@ -1024,10 +1058,18 @@ async function runOnly(names) {
 const ratio = (a, b) => (typeof a === "number" && b > 0 ? round(a / b, 4) : null);
 
 /** Each measure as a share of the plain server's requests per second. */
-function ratiosOf(a, plain) {
+function ratiosOf(a, plain, floor) {
   if (!a?.healthz) return null;
   const r = (m) => ratio(m?.requestsPerSecond, plain.requestsPerSecond);
+  const ofFloor = (m, name) => ratio(m?.requestsPerSecond, floor?.pages?.[name]?.requestsPerSecond);
   return {
+    homeSignedIn: r(a.homeSignedIn),
+    studio: r(a.studio),
+    ofFloor: {
+      dashboard: ofFloor(a.dashboard, "dashboard"),
+      studio: ofFloor(a.studio, "studio"),
+      homeSignedIn: ofFloor(a.homeSignedIn, "homeSignedIn"),
+    },
     healthz: r(a.healthz),
     pages: Object.fromEntries(
       Object.entries(a.pages).map(([path, m]) => [path, { uncached: r(m.uncached), cached: r(m.cached) }]),
@@ -1056,6 +1098,11 @@ function verdictsOf(a, r, postgres) {
       ]),
     ),
     dashboard: clean(a.dashboard) && r.dashboard >= BUDGETS.dashboard.minRatio,
+    ofFloor: {
+      dashboard: clean(a.dashboard) && r.ofFloor.dashboard >= BUDGETS.ofFloor.minDashboard,
+      studio: clean(a.studio) && r.ofFloor.studio >= BUDGETS.ofFloor.minStudio,
+      homeSignedIn: clean(a.homeSignedIn) && r.ofFloor.homeSignedIn >= BUDGETS.ofFloor.minHomeSignedIn,
+    },
     // Explore: from the cache as any public page, rendered for a signed-in visitor as the dashboard.
     exploreCached: clean(a.explore?.cached) && r.explore.cached >= BUDGETS.cachedPage.minRatio,
     exploreSignedIn: clean(a.explore?.signedIn) && r.explore.signedIn >= BUDGETS.dashboard.minRatio,
@@ -1114,7 +1161,7 @@ async function main() {
     await database?.dispose();
   }
 
-  process.stderr.write("bench: the framework's floor for the home page and the dashboard…\n");
+  process.stderr.write("bench: the framework's floor for the home page, the dashboard and a studio…\n");
   const floor = await benchFloor(atelier.postgres?.captured ?? atelier.pglite?.captured);
 
   process.stderr.write("bench: credit holds, 20 clients, on PGlite and PostgreSQL…\n");
@@ -1148,8 +1195,8 @@ async function main() {
   const classifier = benchClassifier();
 
   const ratios = {
-    pglite: ratiosOf(atelier.pglite, plain),
-    postgres: ratiosOf(atelier.postgres, plain),
+    pglite: ratiosOf(atelier.pglite, plain, floor),
+    postgres: ratiosOf(atelier.postgres, plain, floor),
     floor: Object.fromEntries(
       Object.entries(floor.pages ?? {}).map(([name, m]) => [name, ratio(m.requestsPerSecond, plain.requestsPerSecond)]),
     ),
