@@ -6,6 +6,9 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { URLSearchParams } from "node:url";
 
+/** The account `signUp` makes unless told another. */
+export const BENCH_EMAIL = "bench@bench.invalid";
+
 /** The headers of a form posted from one of Atelier's own pages. */
 export const samePage = (base) => ({ Origin: base, "Sec-Fetch-Site": "same-origin" });
 
@@ -13,7 +16,7 @@ export const samePage = (base) => ({ Origin: base, "Sec-Fetch-Site": "same-origi
  * Signs up `email` on the server at `base` (whose `DATA_DIR` is `dataDir`, where the outbox lies), follows the
  * confirmation link and signs in. Returns the session's `Cookie` header.
  */
-export async function signUp(base, dataDir, { email = "bench@bench.invalid", password = "bench-Harbor-42!" } = {}) {
+export async function signUp(base, dataDir, { email = BENCH_EMAIL, password = "bench-Harbor-42!" } = {}) {
   const page = samePage(base);
   const form = (fields) => new URLSearchParams(fields);
   await fetch(`${base}/auth/register`, {

@@ -64,8 +64,11 @@ function parseCookie(header, base) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
-/** Lighthouse's default (mobile, simulated slow 4G and a slower CPU), `runs` times per page; medians. */
-export async function lighthouseScores(base, paths, runs = 3) {
+/**
+ * Lighthouse's default (mobile, simulated slow 4G and a slower CPU), `runs` times per page; medians. `headers` go with
+ * every request of the page (a session's cookie, for signed-in pages).
+ */
+export async function lighthouseScores(base, paths, runs = 3, headers = undefined) {
   let lighthouse;
   let launcher;
   try {
@@ -85,7 +88,10 @@ export async function lighthouseScores(base, paths, runs = 3) {
           output: "json",
           logLevel: "error",
           onlyCategories: ["performance", "accessibility", "seo", "best-practices"],
+          ...(headers ? { extraHeaders: headers } : {}),
         });
+        if (lhr.finalDisplayedUrl && new URL(lhr.finalDisplayedUrl).pathname !== new URL(`${base}${path}`).pathname)
+          throw new Error(`${path} was redirected to ${lhr.finalDisplayedUrl}`);
         const audit = (id) => lhr.audits[id]?.numericValue ?? null;
         samples.push({
           performance: Math.round((lhr.categories.performance?.score ?? 0) * 100),

@@ -11,7 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { isBuildStale, writeBuildStamp } from "../scripts/build-stamp.mjs";
-import { samePage, signUp } from "./account.mjs";
+import { BENCH_EMAIL, samePage, signUp } from "./account.mjs";
 import { firstLoadJavaScript, lighthouseScores } from "./browser.mjs";
 import { toolPath } from "../common/tools.ts";
 import { capturePage, pageSizes } from "./floor.mjs";
@@ -50,6 +50,11 @@ const BUDGETS = {
   healthz: { minRatio: 0.4 },
   firstLoadJavaScript: { maxGzipKiB: 160, note: "every public page" },
   lighthouse: { minPerformance: 95, maxCls: 0, maxTbtMs: 150, minAccessibility: 95, minSeo: 100 },
+  lighthouseSignedIn: {
+    minPerformance: 90,
+    minAccessibility: 95,
+    note: "Lighthouse mobile (median of 3) signed in, on the embedded database: the dashboard home, a studio, the chat and the console's overview",
+  },
   homeHtml: { maxBytes: 40_000 },
   memory: { maxRssMiBPostgres: 250, note: "VmRSS of the web process on PostgreSQL after the loads" },
   holds: { minPerSecondPostgres: 500, note: "bench/holds.mjs: 20 clients each holding 1 credit in a loop for 5 s" },
@@ -92,6 +97,11 @@ const BUDGETS = {
     maxRestartReadyzMs: 3000,
     note: "bench/footprint.mjs: `npm start` from no build and an empty data folder, on the embedded database, measured on its whole process tree: the build's peak and time, opening and migrating the database, ready and under load (8 connections), and a restart to /readyz",
   },
+  generationPath: {
+    maxSubmitToRunningP50Ms: 50,
+    minTwoWorkersOverOne: 1.6,
+    note: "bench/generation-path.mjs: images through the public API with a provider that answers at once, on PostgreSQL, one web process and 1, 2 and 4 worker processes: submit → running p50 one image at a time, and finished images per second from one worker to two",
+  },
   adminOverview: {
     maxP50MsPostgres: 250,
     note: "bench/overview.mjs: the console's 90-day overview over 100,000 generations and 10,000 accounts",
@@ -117,6 +127,8 @@ const PUBLIC_PAGES = [
   "/ja/",
   "/no-such-page",
 ];
+/** Signed-in pages in Lighthouse, as an admin (the console's overview is one of them). */
+const LIGHTHOUSE_SIGNED_IN_PAGES = ["/dashboard/home", toolPath("text-to-image"), "/dashboard/chat", "/user/admin"];
 const LIGHTHOUSE_PAGES = ["/", "/pricing", "/docs", "/legal/terms", "/blog/writing-prompts-that-work", "/test"];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -491,8 +503,10 @@ async function benchAtelier({ databaseUrl, browser }) {
         cached: await measure(`${base}${path}`),
       };
     }
+    let session = null;
     try {
       const api = await prepareApi(base, dataDir);
+      session = api.cookie;
       const signedIn = { cookie: api.cookie };
       await measure(`${base}/dashboard/home`, { durationSeconds: LOAD.warmupSeconds, headers: signedIn });
       result.dashboard = await measure(`${base}/dashboard/home`, { headers: signedIn });
@@ -535,6 +549,12 @@ async function benchAtelier({ databaseUrl, browser }) {
       result.lighthouse = await lighthouseScores(base, LIGHTHOUSE_PAGES).catch((error) => ({
         error: String(error.message ?? error),
       }));
+      if (session) {
+        process.stderr.write("bench: Lighthouse, mobile, signed in as an admin…\n");
+        result.lighthouseSignedIn = await signedInLighthouse(base, env, session).catch((error) => ({
+          error: String(error.message ?? error),
+        }));
+      }
     }
   } finally {
     const stopped = await stopProcess(child, LIMITS.shutdownMs);
@@ -549,6 +569,18 @@ async function benchAtelier({ databaseUrl, browser }) {
     removeTempDirs();
   }
   return result;
+}
+
+/** The bench's account made an admin with the operators' command, then Lighthouse on the signed-in pages. */
+async function signedInLighthouse(base, env, cookie) {
+  const granted = spawnSync(process.execPath, [join(root, "scripts", "start.mjs"), "admin", "grant", BENCH_EMAIL], {
+    cwd: root,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  if (granted.status !== 0) throw new Error(`admin grant failed: ${(granted.stderr || granted.stdout).slice(-500)}`);
+  return lighthouseScores(base, LIGHTHOUSE_SIGNED_IN_PAGES, 3, { Cookie: cookie });
 }
 
 /**
@@ -679,6 +711,7 @@ function printTable(report) {
     verdicts,
     holds,
     generation,
+    generationPath,
     apiKeys,
     adminOverview,
     chat,
@@ -757,6 +790,7 @@ function printTable(report) {
   };
   const js = atelier.pglite?.firstLoadJavaScript;
   const lh = atelier.pglite?.lighthouse;
+  const lhs = atelier.pglite?.lighthouseSignedIn;
   const lines = [
     "",
     `Atelier bench — ${report.date} — Node ${report.node} — ${report.cpus.count}× ${report.cpus.model}`,
@@ -784,14 +818,22 @@ function printTable(report) {
     ...(lh && !lh.error && !lh.skipped
       ? Object.entries(lh).map(
           ([path, r]) =>
-            `  ${pad(path, 24)}${padL(r.performance, 4)}${padL(r.accessibility, 5)}${padL(r.seo, 5)}${padL(`${r.lcpMs} ms`, 10)}${padL(`${r.tbtMs} ms`, 9)}${padL(r.cls, 7)}${mark(verdicts.lighthouse?.[path])}`,
+            `  ${pad(path, 24)}${padL(r.performance, 4)}${padL(r.accessibility, 5)}${padL(r.seo, 5)}${padL(`${r.lcpMs} ms`, 10)}${padL(`${r.tbtMs} ms`, 9)}${padL(r.cls, 7)}${mark(verdicts.pglite?.lighthouse?.[path])}`,
         )
       : [`  ${lh?.error ?? lh?.skipped ?? "not measured"}`]),
+    "Lighthouse mobile signed in as an admin (median of 3)",
+    ...(lhs && !lhs.error && !lhs.skipped
+      ? Object.entries(lhs).map(
+          ([path, r]) =>
+            `  ${pad(path, 24)}${padL(r.performance, 4)}${padL(r.accessibility, 5)}${padL(r.seo, 5)}${padL(`${r.lcpMs} ms`, 10)}${padL(`${r.tbtMs} ms`, 9)}${padL(r.cls, 7)}${mark(verdicts.pglite?.lighthouseSignedIn?.[path])}`,
+        )
+      : [`  ${lhs?.error ?? lhs?.skipped ?? "not measured"}`]),
     "",
     holdRow("holds PGlite", holds.pglite),
     `${holdRow("holds PostgreSQL", holds.postgres)}${mark(holds.withinBudget ?? undefined)}`,
     ...genRows("jobs PGlite", generation.pglite),
     ...genRows("jobs PostgreSQL", generation.postgres, generation.withinBudget ?? undefined),
+    generationPathRow(generationPath),
     keyRow("keys PGlite", apiKeys.pglite),
     keyRow("keys PostgreSQL", apiKeys.postgres),
     chatRow("chat PGlite", chat.pglite),
@@ -860,6 +902,31 @@ function benchGeneration() {
   const median = generation.postgres?.idlePickupMs?.p50;
   generation.withinBudget = typeof median === "number" ? median <= BUDGETS.pickup.maxMedianMsPostgres : null;
   return generation;
+}
+
+/** bench/generation-path.mjs: the generation path's own overhead, and finished images per second by workers. */
+function benchGenerationPath() {
+  const path = benchScript("generation-path.mjs", 900_000);
+  const b = BUDGETS.generationPath;
+  path.withinBudget =
+    typeof path.idle?.submitToRunningMs?.p50 === "number" && typeof path.scaling?.twoOverOne === "number"
+      ? {
+          submitToRunning: path.idle.submitToRunningMs.p50 <= b.maxSubmitToRunningP50Ms,
+          scaling: path.scaling.twoOverOne >= b.minTwoWorkersOverOne,
+        }
+      : null;
+  return path;
+}
+
+function generationPathRow(r) {
+  const name = "generation path".padEnd(18);
+  if (!r?.idle) return `${name}${r?.skipped ?? r?.error?.slice(0, 300) ?? "not measured"}`;
+  const v = r.withinBudget ?? {};
+  const mark = (ok) => (ok ? " ok" : " ✗");
+  const rates = Object.entries(r.workers ?? {})
+    .map(([count, w]) => `${count} × ${w.finishedPerSecond}/s`)
+    .join(", ");
+  return `${name}one at a time: submit → running p50 ${r.idle.submitToRunningMs.p50} ms (p99 ${r.idle.submitToRunningMs.p99})${mark(v.submitToRunning)}, POST p50 ${r.idle.postMs.p50} ms, submit → succeeded on the poll p50 ${r.idle.submitToSucceededPolledMs.p50} ms (p99 ${r.idle.submitToSucceededPolledMs.p99}); workers ${rates}; 2 ÷ 1 ${r.scaling?.twoOverOne}${mark(v.scaling)}, 4 ÷ 1 ${r.scaling?.fourOverOne}`;
 }
 
 /** bench/rolling-restart.mjs: two web processes on PostgreSQL restarted one after the other under load. */
@@ -1020,6 +1087,7 @@ const SCENARIOS = {
   // Measures a module in-process; the server's build plays no part.
   classifier: { key: "classifier", run: benchClassifier, row: classifierRow, build: false },
   overload: { key: "overload", run: benchOverload, row: overloadRow },
+  "generation-path": { key: "generationPath", run: benchGenerationPath, row: generationPathRow },
   // Removes the build and makes it again, measured: what a fresh clone's `npm start` does.
   footprint: { key: "footprint", run: benchFootprint, row: footprintRow, build: false },
 };
@@ -1116,6 +1184,16 @@ function verdictsOf(a, r, postgres) {
       a.firstLoadJavaScript && !a.firstLoadJavaScript.error
         ? Object.values(a.firstLoadJavaScript).every((x) => x.gzipKiB <= BUDGETS.firstLoadJavaScript.maxGzipKiB)
         : null,
+    lighthouseSignedIn:
+      a.lighthouseSignedIn && !a.lighthouseSignedIn.error && !a.lighthouseSignedIn.skipped
+        ? Object.fromEntries(
+            Object.entries(a.lighthouseSignedIn).map(([path, x]) => [
+              path,
+              x.performance >= BUDGETS.lighthouseSignedIn.minPerformance &&
+                x.accessibility >= BUDGETS.lighthouseSignedIn.minAccessibility,
+            ]),
+          )
+        : null,
     lighthouse:
       a.lighthouse && !a.lighthouse.error && !a.lighthouse.skipped
         ? Object.fromEntries(
@@ -1169,6 +1247,9 @@ async function main() {
 
   process.stderr.write("bench: generation jobs (offline image model) on PGlite and PostgreSQL…\n");
   const generation = benchGeneration();
+
+  process.stderr.write("bench: the generation path with a provider that answers at once, 1, 2 and 4 workers…\n");
+  const generationPath = benchGenerationPath();
 
   process.stderr.write("bench: API key verification on PGlite and PostgreSQL…\n");
   const apiKeys = benchScript("api-keys.mjs", 180_000);
@@ -1228,6 +1309,7 @@ async function main() {
       verdicts,
       holds,
       generation,
+      generationPath,
       apiKeys,
       adminOverview,
       chat,
