@@ -16,7 +16,7 @@
 // Needs the build (bench/run.mjs makes it) and PostgreSQL (a throwaway server or BENCH_DATABASE_URL). Prints one JSON
 // object on stdout.
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -144,6 +144,56 @@ async function idle(base, key, client) {
   };
 }
 
+/** The machine's processor time, busy and in all, in clock ticks (/proc/stat's first line). */
+function machineTicks() {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+  const idle = fields[3] + (fields[4] ?? 0);
+  const total = fields.reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
+/** A process's processor time (user and system) in clock ticks; 0 once it is gone. */
+function processTicks(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Where the processor time went while `work` ran: the machine's busy share (1 = every core busy all along) and the
+ * milliseconds of processor time per image of the web process, the workers together, and this process (the fake
+ * provider and the clients). Clock ticks are 10 ms (USER_HZ 100).
+ */
+async function accounted(pids, images, work) {
+  const ticks = () => ({
+    machine: machineTicks(),
+    web: processTicks(pids.web),
+    workers: pids.workers().reduce((sum, pid) => sum + processTicks(pid), 0),
+    bench: process.cpuUsage(),
+  });
+  const before = ticks();
+  const result = await work();
+  const after = ticks();
+  const perImage = (t) => round((t * 10) / images, 1);
+  const benchMs = (after.bench.user + after.bench.system - before.bench.user - before.bench.system) / 1000;
+  return {
+    ...result,
+    machineBusyShare: round(
+      (after.machine.busy - before.machine.busy) / (after.machine.total - before.machine.total),
+      2,
+    ),
+    processorMsPerImage: {
+      web: perImage(after.web - before.web),
+      workers: perImage(after.workers - before.workers),
+      providerFakeAndClients: round(benchMs / images, 1),
+    },
+  };
+}
+
 /** JOBS images from CLIENTS clients at once; waits for every one to end. */
 async function throughput(base, key, client) {
   const ids = [];
@@ -213,9 +263,21 @@ try {
       API_RATE_LIMIT_PER_MINUTE: "1000000",
       API_ACCOUNT_RATE_LIMIT_PER_MINUTE: "1000000",
       SHUTDOWN_DELAY_SECONDS: "0",
+      // The clients' requests are all taken at once: refusing the excess is the overload scenario's measure.
+      MAX_CONCURRENT_REQUESTS: String(CLIENTS * 2),
     };
     web = startWeb({ ...env, PORT: String(port), HOST });
     await waitReady(base, web);
+    // The first worker also sends the confirmation e-mail.
+    const running = [];
+    const scale = async (count) => {
+      while (running.length < count) {
+        const worker = startWorker(env);
+        running.push(worker);
+        await worker.started;
+      }
+    };
+    await scale(1);
     const cookie = await signUp(base, dataDir);
     const created = await fetch(`${base}/api/keys`, {
       method: "POST",
@@ -227,23 +289,20 @@ try {
     client = new pg.Client({ connectionString: database.url });
     await client.connect();
 
-    const running = [];
-    const scale = async (count) => {
-      while (running.length < count) {
-        const worker = startWorker(env);
-        running.push(worker);
-        await worker.started;
-      }
-    };
-    await scale(1);
     // One image first: the worker's modules, the provider's connection and the checks' models are loaded.
     const warm = await api(base, key, "POST", "/images", { model: MODEL, prompt: "A first harbour" });
     if (warm.status !== 201) throw new Error(`the first image answered ${warm.status}: ${JSON.stringify(warm.body)}`);
+    for (let polled = null; polled?.status !== "succeeded"; await sleep(50)) {
+      polled = (await api(base, key, "GET", `/generations/${warm.body.id}`)).body;
+      if (polled?.status === "failed" || polled?.status === "canceled")
+        throw new Error(`the first image ${polled.status}`);
+    }
     report.idle = await idle(base, key, client);
     report.workers = {};
     for (const count of WORKER_COUNTS) {
       await scale(count);
-      report.workers[count] = await throughput(base, key, client);
+      const pids = { web: web.child.pid, workers: () => running.map((w) => w.child.pid) };
+      report.workers[count] = await accounted(pids, JOBS, () => throughput(base, key, client));
     }
     const one = report.workers[1]?.finishedPerSecond;
     const two = report.workers[2]?.finishedPerSecond;
