@@ -15,20 +15,17 @@
 //
 // Needs the build (bench/run.mjs makes it) and PostgreSQL (a throwaway server or BENCH_DATABASE_URL). Prints one JSON
 // object on stdout.
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import pg from "pg";
 import { startFakeFal } from "../tests/fakes/fal.ts";
 import { samePage, signUp } from "./account.mjs";
 import { benchDatabase, sparePort } from "./postgres.mjs";
-import { startWeb, waitReady } from "./web.mjs";
+import { startWeb, startWorker, stopWorker, waitReady } from "./web.mjs";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
 const HOST = "127.0.0.1";
 const IDLE_IMAGES = Number(process.env.BENCH_IDLE_IMAGES ?? 40);
 const JOBS = Number(process.env.BENCH_JOBS ?? 160);
@@ -43,47 +40,6 @@ function spread(list) {
   const sorted = list.toSorted((a, b) => a - b);
   const at = (p) => round(sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]);
   return sorted.length ? { p50: at(0.5), p99: at(0.99), max: round(sorted.at(-1)) } : null;
-}
-
-const workers = new Set();
-process.on("exit", () => {
-  for (const w of workers) w.child.kill("SIGKILL");
-});
-
-/** A worker process from the build; resolves once its queue is subscribed. */
-function startWorker(env) {
-  const child = spawn(process.execPath, [join(root, "scripts", "start.mjs"), "worker"], {
-    cwd: root,
-    env: { ...env, LOG_LEVEL: "info" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const keep = (d) => (output = (output + d.toString()).slice(-8000));
-  child.stdout.on("data", keep);
-  child.stderr.on("data", keep);
-  const worker = { child, output: () => output };
-  workers.add(worker);
-  child.once("exit", () => workers.delete(worker));
-  worker.started = new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (output.includes("worker started")) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 20);
-    child.once("exit", (code) => {
-      clearInterval(timer);
-      reject(new Error(`a worker exited with ${code}\n${output}`));
-    });
-  });
-  return worker;
-}
-
-async function stopWorker(worker) {
-  if (worker.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => worker.child.once("exit", resolve));
-  worker.child.kill("SIGTERM");
-  await Promise.race([exited, sleep(30_000).then(() => worker.child.kill("SIGKILL"))]);
 }
 
 async function api(base, key, method, path, body) {
@@ -319,7 +275,6 @@ try {
     web.child.kill("SIGTERM");
     await Promise.race([web.exited, sleep(30_000)]);
   }
-  for (const worker of workers) worker.child.kill("SIGKILL");
   await fal?.close().catch(() => {});
   await database?.dispose().catch(() => {});
   rmSync(dataDir, { recursive: true, force: true });

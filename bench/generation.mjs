@@ -2,14 +2,12 @@
 // processing, from the database's own timestamps) and jobs completed per second, on PGlite with the embedded
 // worker, and on PostgreSQL with one and then two standalone worker processes (`npm run worker`).
 // Needs the build (bench/run.mjs makes it). Prints one JSON object on stdout.
-import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
 import pino from "pino";
 import { eq, inArray, sql } from "drizzle-orm";
 import { parseEnv } from "../server/env.ts";
@@ -23,6 +21,7 @@ import { GENERATION_QUEUE, HEARTBEAT_SECONDS, MAX_RUNS } from "../server/modules
 import { WEBHOOK_MAX_ATTEMPTS, WEBHOOK_QUEUE } from "../server/modules/webhooks/queue-webhook.ts";
 import { benchDatabase } from "./postgres.mjs";
 import { throughVite } from "./through-vite.mjs";
+import { startWorker, stopWorker } from "./web.mjs";
 
 // The job's modules reach the offline models, whose prompt helper reads its translations through Vite.
 const vite = await throughVite();
@@ -33,7 +32,6 @@ const { ModelRegistry } = await vite.load("/server/modules/catalog/model-registr
 const JOBS = Number(process.env.BENCH_JOBS ?? 120);
 const CLIENTS = 8;
 const logger = pino({ level: "silent" });
-const root = fileURLToPath(new URL("..", import.meta.url));
 
 const percentile = (sorted, p) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] : null;
@@ -185,37 +183,6 @@ async function load(runtime) {
   };
 }
 
-function startWorker(env) {
-  const child = spawn(process.execPath, [join(root, "scripts/start.mjs"), "worker"], {
-    cwd: root,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, LOG_LEVEL: "info", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let out = "";
-  child.stdout.on("data", (d) => (out += d));
-  child.stderr.on("data", (d) => (out += d));
-  const started = new Promise((resolve, reject) => {
-    const timer = setInterval(() => {
-      if (out.includes("worker started")) {
-        clearInterval(timer);
-        resolve();
-      }
-    }, 50);
-    child.once("exit", (code) => {
-      clearInterval(timer);
-      reject(new Error(`worker exited with ${code}: ${out.slice(-500)}`));
-    });
-  });
-  return { child, started };
-}
-
-async function stopWorker(worker) {
-  if (worker.child.exitCode !== null) return;
-  const exited = new Promise((resolve) => worker.child.once("exit", resolve));
-  worker.child.kill("SIGTERM");
-  await Promise.race([exited, sleep(30_000).then(() => worker.child.kill("SIGKILL"))]);
-}
-
 const report = { jobs: JOBS, clients: CLIENTS, model: "demo-image", pglite: null, postgres: null };
 
 const dataDir = mkdtempSync(join(os.tmpdir(), "atelier-bench-gen-"));
@@ -245,7 +212,7 @@ try {
   } else {
     const env = { DATABASE_URL: database.url, DATA_DIR: pgDataDir };
     // The first worker migrates the database and creates the queues.
-    const first = startWorker(env);
+    const first = startWorker({ PATH: process.env.PATH, HOME: process.env.HOME, ...env });
     workers.push(first);
     await first.started;
     const handle = await openPostgres({ url: env.DATABASE_URL, poolMax: CLIENTS, connectTimeoutSeconds: 10, logger });
@@ -254,7 +221,7 @@ try {
       report.postgres = { idlePickupMs: await idlePickup(runtime) };
       for (const count of [1, 2]) {
         while (workers.length < count) {
-          const worker = startWorker(env);
+          const worker = startWorker({ PATH: process.env.PATH, HOME: process.env.HOME, ...env });
           workers.push(worker);
           await worker.started;
         }

@@ -788,6 +788,13 @@ function printTable(report) {
       `  shutdown (SIGTERM)      ${a.shutdown.ms} ms, exit code ${a.shutdown.exitCode}${a.shutdown.forcedKill ? " (had to SIGKILL)" : ""}`,
     ];
   };
+  const lighthouseRows = (scores, within) =>
+    scores && !scores.error && !scores.skipped
+      ? Object.entries(scores).map(
+          ([path, r]) =>
+            `  ${pad(path, 24)}${padL(r.performance, 4)}${padL(r.accessibility, 5)}${padL(r.seo, 5)}${padL(`${r.lcpMs} ms`, 10)}${padL(`${r.tbtMs} ms`, 9)}${padL(r.cls, 7)}${mark(within?.[path])}`,
+        )
+      : [`  ${scores?.error ?? scores?.skipped ?? "not measured"}`];
   const js = atelier.pglite?.firstLoadJavaScript;
   const lh = atelier.pglite?.lighthouse;
   const lhs = atelier.pglite?.lighthouseSignedIn;
@@ -815,19 +822,9 @@ function printTable(report) {
         )
       : [`  ${js?.error ?? "not measured"}`]),
     "Lighthouse mobile (median of 3): performance, accessibility, SEO, LCP, TBT, CLS",
-    ...(lh && !lh.error && !lh.skipped
-      ? Object.entries(lh).map(
-          ([path, r]) =>
-            `  ${pad(path, 24)}${padL(r.performance, 4)}${padL(r.accessibility, 5)}${padL(r.seo, 5)}${padL(`${r.lcpMs} ms`, 10)}${padL(`${r.tbtMs} ms`, 9)}${padL(r.cls, 7)}${mark(verdicts.pglite?.lighthouse?.[path])}`,
-        )
-      : [`  ${lh?.error ?? lh?.skipped ?? "not measured"}`]),
+    ...lighthouseRows(lh, verdicts.pglite?.lighthouse),
     "Lighthouse mobile signed in as an admin (median of 3)",
-    ...(lhs && !lhs.error && !lhs.skipped
-      ? Object.entries(lhs).map(
-          ([path, r]) =>
-            `  ${pad(path, 24)}${padL(r.performance, 4)}${padL(r.accessibility, 5)}${padL(r.seo, 5)}${padL(`${r.lcpMs} ms`, 10)}${padL(`${r.tbtMs} ms`, 9)}${padL(r.cls, 7)}${mark(verdicts.pglite?.lighthouseSignedIn?.[path])}`,
-        )
-      : [`  ${lhs?.error ?? lhs?.skipped ?? "not measured"}`]),
+    ...lighthouseRows(lhs, verdicts.pglite?.lighthouseSignedIn),
     "",
     holdRow("holds PGlite", holds.pglite),
     `${holdRow("holds PostgreSQL", holds.postgres)}${mark(holds.withinBudget ?? undefined)}`,
