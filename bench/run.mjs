@@ -16,6 +16,7 @@ import { firstLoadJavaScript, lighthouseScores } from "./browser.mjs";
 import { toolPath } from "../common/tools.ts";
 import { capturePage, pageSizes } from "./floor.mjs";
 import { benchDatabase } from "./postgres.mjs";
+import { startWeb, waitReady } from "./web.mjs";
 
 // Same spelling as scripts/start.mjs computes it (with the trailing slash): the build stamp hashes paths
 // relative to it, so a different spelling would make start.mjs think the build is stale.
@@ -1074,6 +1075,59 @@ function footprintRow(r) {
   return `${name}first start: build ${f.buildSeconds} s peak ${f.peakMiB.build} MiB${mark(v.build)}, open and migrate peak ${f.peakMiB.openAndMigrate} MiB${mark(v.openAndMigrate)}, ready ${f.readyMiB} MiB; load peak ${r.load.peakMiB} MiB, after ${r.load.afterMiB} MiB${mark(v.readyAndLoad)}; restart /readyz ${r.restart.readyzMs} ms${mark(v.restart)} peak ${r.restart.peakMiB} MiB`;
 }
 
+/**
+ * Lighthouse alone (`npm run bench -- lighthouse`): Atelier on the embedded database as the full run starts it, the
+ * public pages, then the signed-in ones as an admin; the same figures as the full run's, in a few minutes.
+ */
+async function benchLighthouse() {
+  const dataDir = mkdtempSync(join(os.tmpdir(), "atelier-bench-lighthouse-"));
+  tempDirs.add(dataDir);
+  const port = await sparePort();
+  const base = `http://${HOST}:${port}`;
+  const env = { ...process.env, PORT: String(port), HOST, SITE_URL: base, DATA_DIR: dataDir, LOG_LEVEL: "warn" };
+  env.NODE_ENV = "production";
+  env.SHUTDOWN_DELAY_SECONDS = "0";
+  delete env.DATABASE_URL;
+  const web = startWeb(env);
+  try {
+    await waitReady(base, web);
+    const cookie = await signUp(base, dataDir);
+    const result = { public: await lighthouseScores(base, LIGHTHOUSE_PAGES) };
+    result.signedIn = await signedInLighthouse(base, env, cookie).catch((error) => ({
+      error: String(error.message ?? error),
+    }));
+    const within = (scores, budget) =>
+      scores && !scores.error
+        ? Object.fromEntries(
+            Object.entries(scores).map(([path, x]) => [
+              path,
+              x.performance >= budget.minPerformance && x.accessibility >= budget.minAccessibility,
+            ]),
+          )
+        : null;
+    result.withinBudget = {
+      public: within(result.public, BUDGETS.lighthouse),
+      signedIn: within(result.signedIn, BUDGETS.lighthouseSignedIn),
+    };
+    return result;
+  } finally {
+    web.child.kill("SIGTERM");
+    await Promise.race([web.exited, sleep(LIMITS.shutdownMs)]);
+    removeTempDirs();
+  }
+}
+
+function lighthouseRow(r) {
+  const name = "lighthouse".padEnd(18);
+  const line = (scores) =>
+    scores && !scores.error && !scores.skipped
+      ? Object.entries(scores)
+          .map(([path, x]) => `${path} ${x.performance}/${x.accessibility} (TBT ${x.tbtMs} ms)`)
+          .join(", ")
+      : (scores?.error ?? scores?.skipped ?? "not measured");
+  return `${name}performance/accessibility, mobile, median of 3 — public: ${line(r?.public)}\n${"".padEnd(18)}signed in as an admin: ${line(r?.signedIn)}`;
+}
+
 /** Scenarios that can be run alone (`npm run bench -- <name>`): their figures replace theirs in latest.json. */
 const SCENARIOS = {
   "rolling-restart": { key: "rollingRestart", run: benchRollingRestart, row: rollingRow },
@@ -1085,6 +1139,7 @@ const SCENARIOS = {
   classifier: { key: "classifier", run: benchClassifier, row: classifierRow, build: false },
   overload: { key: "overload", run: benchOverload, row: overloadRow },
   "generation-path": { key: "generationPath", run: benchGenerationPath, row: generationPathRow },
+  lighthouse: { key: "lighthouse", run: benchLighthouse, row: lighthouseRow },
   // Removes the build and makes it again, measured: what a fresh clone's `npm start` does.
   footprint: { key: "footprint", run: benchFootprint, row: footprintRow, build: false },
 };
