@@ -210,9 +210,9 @@ try {
   if (!database) {
     report.postgres = { skipped: "no PostgreSQL server binaries and no BENCH_DATABASE_URL" };
   } else {
-    const env = { DATABASE_URL: database.url, DATA_DIR: pgDataDir };
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: database.url, DATA_DIR: pgDataDir };
     // The first worker migrates the database and creates the queues.
-    const first = startWorker({ PATH: process.env.PATH, HOME: process.env.HOME, ...env });
+    const first = startWorker(env);
     workers.push(first);
     await first.started;
     const handle = await openPostgres({ url: env.DATABASE_URL, poolMax: CLIENTS, connectTimeoutSeconds: 10, logger });
@@ -221,7 +221,7 @@ try {
       report.postgres = { idlePickupMs: await idlePickup(runtime) };
       for (const count of [1, 2]) {
         while (workers.length < count) {
-          const worker = startWorker({ PATH: process.env.PATH, HOME: process.env.HOME, ...env });
+          const worker = startWorker(env);
           workers.push(worker);
           await worker.started;
         }

@@ -1084,10 +1084,17 @@ async function benchLighthouse() {
   tempDirs.add(dataDir);
   const port = await sparePort();
   const base = `http://${HOST}:${port}`;
-  const env = { ...process.env, PORT: String(port), HOST, SITE_URL: base, DATA_DIR: dataDir, LOG_LEVEL: "warn" };
-  env.NODE_ENV = "production";
-  env.SHUTDOWN_DELAY_SECONDS = "0";
-  delete env.DATABASE_URL;
+  const env = {
+    ...process.env,
+    PORT: String(port),
+    HOST,
+    SITE_URL: base,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+    SHUTDOWN_DELAY_SECONDS: "0",
+  };
+  delete env.DATABASE_URL; // the embedded database, as the full run's Lighthouse
   const web = startWeb(env);
   try {
     await waitReady(base, web);
@@ -1096,18 +1103,9 @@ async function benchLighthouse() {
     result.signedIn = await signedInLighthouse(base, env, cookie).catch((error) => ({
       error: String(error.message ?? error),
     }));
-    const within = (scores, budget) =>
-      scores && !scores.error
-        ? Object.fromEntries(
-            Object.entries(scores).map(([path, x]) => [
-              path,
-              x.performance >= budget.minPerformance && x.accessibility >= budget.minAccessibility,
-            ]),
-          )
-        : null;
     result.withinBudget = {
-      public: within(result.public, BUDGETS.lighthouse),
-      signedIn: within(result.signedIn, BUDGETS.lighthouseSignedIn),
+      public: lighthouseWithin(result.public, BUDGETS.lighthouse),
+      signedIn: lighthouseWithin(result.signedIn, BUDGETS.lighthouseSignedIn),
     };
     return result;
   } finally {
@@ -1202,6 +1200,18 @@ function ratiosOf(a, plain, floor) {
 
 const clean = (m) => m && m.non2xx === 0 && m.errors === 0;
 
+/** Each page's Lighthouse scores against `budget` (the limits it names); null when Lighthouse did not run. */
+function lighthouseWithin(scores, budget) {
+  if (!scores || scores.error || scores.skipped) return null;
+  const within = (x) =>
+    x.performance >= budget.minPerformance &&
+    x.accessibility >= budget.minAccessibility &&
+    (budget.minSeo === undefined || x.seo >= budget.minSeo) &&
+    (budget.maxCls === undefined || x.cls <= budget.maxCls) &&
+    (budget.maxTbtMs === undefined || x.tbtMs <= budget.maxTbtMs);
+  return Object.fromEntries(Object.entries(scores).map(([path, x]) => [path, within(x)]));
+}
+
 /** Which budgets a server's figures keep (null: not measured there). */
 function verdictsOf(a, r, postgres) {
   if (!a?.healthz || !r) return {};
@@ -1236,29 +1246,8 @@ function verdictsOf(a, r, postgres) {
       a.firstLoadJavaScript && !a.firstLoadJavaScript.error
         ? Object.values(a.firstLoadJavaScript).every((x) => x.gzipKiB <= BUDGETS.firstLoadJavaScript.maxGzipKiB)
         : null,
-    lighthouseSignedIn:
-      a.lighthouseSignedIn && !a.lighthouseSignedIn.error && !a.lighthouseSignedIn.skipped
-        ? Object.fromEntries(
-            Object.entries(a.lighthouseSignedIn).map(([path, x]) => [
-              path,
-              x.performance >= BUDGETS.lighthouseSignedIn.minPerformance &&
-                x.accessibility >= BUDGETS.lighthouseSignedIn.minAccessibility,
-            ]),
-          )
-        : null,
-    lighthouse:
-      a.lighthouse && !a.lighthouse.error && !a.lighthouse.skipped
-        ? Object.fromEntries(
-            Object.entries(a.lighthouse).map(([path, x]) => [
-              path,
-              x.performance >= BUDGETS.lighthouse.minPerformance &&
-                x.cls <= BUDGETS.lighthouse.maxCls &&
-                x.tbtMs <= BUDGETS.lighthouse.maxTbtMs &&
-                x.accessibility >= BUDGETS.lighthouse.minAccessibility &&
-                x.seo >= BUDGETS.lighthouse.minSeo,
-            ]),
-          )
-        : null,
+    lighthouseSignedIn: lighthouseWithin(a.lighthouseSignedIn, BUDGETS.lighthouseSignedIn),
+    lighthouse: lighthouseWithin(a.lighthouse, BUDGETS.lighthouse),
   };
 }
 

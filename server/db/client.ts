@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, openAsBlob, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { sql } from "drizzle-orm";
@@ -83,17 +83,17 @@ function takeTurns(pglite: PGlite): void {
  * unpacked, it spares a first start PGlite's own way of making a database, a second PostgreSQL and initdb beside the
  * first (about 300 MB more at its peak, and three times as long). Without a build (development), PGlite makes it.
  */
-export function embeddedDatabaseTemplate(): string {
+function embeddedDatabaseTemplate(): string {
   const { version } = JSON.parse(
     readFileSync(join(ROOT, "node_modules/@electric-sql/pglite/package.json"), "utf8"),
   ) as { version: string };
   return join(ROOT, "build/embedded-database", `pglite-${version}.tar.gz`);
 }
 
-function readTemplate(path: string | null): Buffer | undefined {
-  if (!path) return undefined;
+/** The file as a Blob, read from the disk when PGlite unpacks it; none when it cannot be opened. */
+async function fileBlob(path: string): Promise<Blob | undefined> {
   try {
-    return readFileSync(path);
+    return await openAsBlob(path);
   } catch {
     return undefined;
   }
@@ -117,11 +117,12 @@ export async function openPglite(dataDir: string, logger: Logger, options: Pglit
     // Loaded here: a server on PostgreSQL never needs the embedded database's code in memory.
     const { PGlite } = await import("@electric-sql/pglite");
     const fresh = !existsSync(`${dir}/PG_VERSION`);
-    const template = fresh ? readTemplate(options.template ?? embeddedDatabaseTemplate()) : undefined;
+    const path = fresh ? (options.template === undefined ? embeddedDatabaseTemplate() : options.template) : null;
+    const template = path ? await fileBlob(path) : undefined;
     try {
       pglite = await PGlite.create(dir, {
         postgresqlconf: PGLITE_SETTINGS,
-        ...(template ? { loadDataDir: new Blob([new Uint8Array(template)]) } : {}),
+        ...(template ? { loadDataDir: template } : {}),
       });
     } catch (error) {
       if (!template) throw error;
